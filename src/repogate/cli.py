@@ -1,0 +1,162 @@
+"""The ``repogate`` command line.
+
+User errors print one line, ``error: <what>; <how to fix>``, on standard error and exit with
+:attr:`ExitCode.USAGE`. Every exit code is a member of :class:`ExitCode`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import IntEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import ValidationError
+
+from repogate._version import __version__
+from repogate.contract import contract_schema
+from repogate.decision import Decision, Evidence, decide
+from repogate.errors import EvidenceError, RepogateError, UserInputError
+from repogate.report.terminal import attempts_table, decision_table, print_table
+from repogate.store import Store
+
+
+class ExitCode(IntEnum):
+    """Exit codes of the ``repogate`` command."""
+
+    OK = 0
+    NOT_ACCEPTED = 1
+    USAGE = 2
+    INTERNAL = 3
+    INTERRUPTED = 130
+
+
+app = typer.Typer(
+    name="repogate",
+    help="Decide whether a coding agent's change became an accepted repository state transition.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+SCHEMAS = ("contract", "evidence", "decision")
+
+
+def _schema_of(name: str) -> dict[str, Any]:
+    builders = {
+        "contract": contract_schema,
+        "evidence": Evidence.model_json_schema,
+        "decision": Decision.model_json_schema,
+    }
+    if name not in builders:
+        raise UserInputError(
+            f"unknown schema {name!r}", f"choose one of: {', '.join(sorted(builders))}"
+        )
+    return builders[name]()
+
+
+def load_evidence(path: Path) -> Evidence:
+    """Read an evidence JSON file.
+
+    Raises:
+        EvidenceError: missing file, not JSON, wrong schema version, or not valid evidence.
+    """
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise EvidenceError(
+            f"evidence file {path} cannot be read ({exc.strerror})", "give an evidence .json file"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise EvidenceError(f"evidence file {path} is not JSON: {exc}", "fix the JSON") from None
+    version = raw.get("schema_version") if isinstance(raw, dict) else None
+    if version != 1:
+        raise EvidenceError(
+            f"evidence file {path} has schema_version {version!r}",
+            "this repogate reads schema_version 1; `repogate schema evidence` prints it",
+        )
+    try:
+        return Evidence.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise EvidenceError(
+            f"evidence file {path}: key {loc!r}: {err['msg']}",
+            "`repogate schema evidence` prints the valid shape",
+        ) from None
+
+
+@app.command("decide")
+def decide_cmd(
+    evidence: Annotated[Path, typer.Argument(help="Evidence JSON (see `repogate schema evidence`).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the decision as JSON.")] = False,
+) -> None:
+    """Apply the non-compensating gates to typed evidence; exit 0 when accepted, 1 when not."""
+    decision = decide(load_evidence(evidence))
+    if as_json:
+        typer.echo(decision.model_dump_json(indent=2))
+    else:
+        print_table(decision_table(decision))
+    raise typer.Exit(ExitCode.OK if decision.accepted else ExitCode.NOT_ACCEPTED)
+
+
+@app.command("schema")
+def schema_cmd(
+    name: Annotated[str, typer.Argument(help=f"One of: {', '.join(SCHEMAS)}.")],
+) -> None:
+    """Print the JSON Schema of a contract, evidence file or decision."""
+    typer.echo(json.dumps(_schema_of(name), indent=2))
+
+
+@app.command("show")
+def show_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory written by `repogate run`.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print attempts as JSON.")] = False,
+) -> None:
+    """Print a run's attempts and decisions."""
+    store = Store.open(run_dir)
+    try:
+        records = store.attempts()
+    finally:
+        store.close()
+    if as_json:
+        typer.echo(json.dumps([r.model_dump(mode="json") for r in records], indent=2))
+    else:
+        print_table(attempts_table(records, f"run {run_dir}"))
+
+
+@app.command("version")
+def version_cmd() -> None:
+    """Print the evaluator version."""
+    typer.echo(__version__)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI and return its exit code (an :class:`ExitCode` value)."""
+    try:
+        result = app(args=argv, standalone_mode=False)
+    except UserInputError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        return ExitCode.USAGE
+    except RepogateError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        return ExitCode.INTERNAL
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        typer.echo("interrupted: finished attempts are kept; rerun the same command to resume", err=True)
+        return ExitCode.INTERRUPTED
+    except Exception as exc:  # click's usage errors
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            return ExitCode.USAGE
+        raise
+    return int(result) if isinstance(result, int) else ExitCode.OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""The non-compensating decision: every hard check of the profile passes, or the change is not accepted.
+
+Hard checks come in a fixed order. The first four are derived from the candidate state's identity;
+the rest are read from the receipts the gates produced. Soft metrics (cost, time, review minutes,
+retries, changed lines) are reported beside the verdict and never change it: no saving in one
+place buys back a failed gate in another.
+
+A check no receipt reports counts as failed (no evidence is not a pass). A check whose receipt is an
+``error`` counts as errored: the evaluator's or the environment's fault, reported apart and never
+scored as a wrong patch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from repogate.contract import Profile
+from repogate.receipt import Check, Receipt, Status
+from repogate.state import CandidateState, sha256_hex
+
+EMPTY_DIFF_DIGEST = sha256_hex(b"")
+
+IDENTITY_CHECKS = (
+    "base_commit_recorded",
+    "patch_is_a_new_state",
+    "evidence_bound_to_patch",
+    "patch_digest_verified",
+)
+HERMETIC_CHECKS = (
+    *IDENTITY_CHECKS,
+    "edits_permitted",
+    "oracle_untouched",
+    "requirements_recovered",
+    "environment_reproduced",
+    "focused_tests_passed",
+    "regression_tests_passed",
+    "dependency_policy_passed",
+)
+LIFECYCLE_CHECKS = (
+    *HERMETIC_CHECKS,
+    "generated_artifacts_fresh",
+    "code_owner_approved",
+    "review_threads_resolved",
+    "post_merge_sentinel_passed",
+    "release_receipt_present",
+)
+STAGES: dict[str, tuple[str, ...]] = {
+    "environment reconstructed": ("environment_reproduced",),
+    "requirement recovered": ("requirements_recovered",),
+    "focused tests passed": ("focused_tests_passed",),
+    "regression tests passed": ("regression_tests_passed",),
+    "review accepted": ("code_owner_approved", "review_threads_resolved"),
+    "sentinel passed": ("post_merge_sentinel_passed",),
+}
+
+Outcome = Literal["accepted", "rejected", "error"]
+
+
+def hard_checks(profile: Profile) -> tuple[str, ...]:
+    """Return the hard checks of ``profile``, in the order failures are reported."""
+    return LIFECYCLE_CHECKS if profile == "lifecycle" else HERMETIC_CHECKS
+
+
+class SoftMetrics(BaseModel):
+    """Operating measures observed beside the hard gates; they never change the verdict.
+
+    Units: minutes, US dollars, seconds, counts.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    review_minutes: float = 0.0
+    agent_cost_usd: float = 0.0
+    wall_time_s: float = 0.0
+    retries: int = 0
+    changed_lines: int = 0
+    review_rounds: int = 0
+    extra_repair_effort: int = 0
+    tokens: int = 0
+
+
+class Evidence(BaseModel):
+    """Everything a decision reads: the state the harness computed, the agent's claim, the receipts.
+
+    Attributes:
+        schema_version: version of this record (1); another version is refused.
+        task_id: the contract's id.
+        profile: ``hermetic`` or ``lifecycle``.
+        state: the candidate state as the harness computed it.
+        submitted_patch_digest: the patch digest the proposal claims (what the agent submitted).
+        receipts: every receipt of the attempt.
+        soft: soft metrics.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: Literal[1] = 1
+    task_id: str
+    profile: Profile
+    state: CandidateState
+    submitted_patch_digest: str
+    receipts: tuple[Receipt, ...] = ()
+    soft: SoftMetrics = Field(default_factory=SoftMetrics)
+
+
+class Decision(BaseModel):
+    """The verdict for one attempt.
+
+    Attributes:
+        accepted: every hard check of the profile passed.
+        outcome: ``accepted``; ``rejected`` when a check failed (the agent's); ``error`` when none
+            failed but one errored (the evaluator's or environment's, never scored as a wrong patch).
+        failed: failed hard checks, in the profile's order.
+        errored: hard checks that could not be decided, in the same order.
+        checks: every hard check as resolved.
+        stages: partial progress, stage name to status.
+        soft: soft metrics, beside the verdict.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: Literal[1] = 1
+    task_id: str
+    profile: Profile
+    state_id: str
+    accepted: bool
+    outcome: Outcome
+    failed: tuple[str, ...]
+    errored: tuple[str, ...]
+    checks: tuple[Check, ...]
+    stages: dict[str, Status]
+    soft: SoftMetrics
+
+
+def _identity_checks(evidence: Evidence) -> dict[str, Check]:
+    state = evidence.state
+    unbound = sorted({r.gate for r in evidence.receipts if r.state_id != state.state_id})
+    new_state = (
+        state.candidate_commit != state.base_commit and state.patch_digest != EMPTY_DIFF_DIGEST
+    )
+    values = {
+        "base_commit_recorded": (bool(state.base_commit), state.base_commit or "no base commit"),
+        "patch_is_a_new_state": (new_state, "" if new_state else "the candidate equals the base"),
+        "evidence_bound_to_patch": (
+            not unbound,
+            f"receipts bound to another state: {', '.join(unbound)}" if unbound else "",
+        ),
+        "patch_digest_verified": (
+            evidence.submitted_patch_digest == state.patch_digest,
+            "" if evidence.submitted_patch_digest == state.patch_digest
+            else f"submitted {evidence.submitted_patch_digest[:12]}, "
+            f"candidate {state.patch_digest[:12]}",
+        ),
+    }
+    return {
+        name: Check(name=name, status="passed" if ok else "failed", detail=detail)
+        for name, (ok, detail) in values.items()
+    }
+
+
+def _fold(name: str, receipts: Iterable[Receipt]) -> Check:
+    """Combine every report of ``name``: an errored receipt errors it, any failure fails it."""
+    found: list[Check] = []
+    for receipt in receipts:
+        for check in receipt.checks:
+            if check.name == name:
+                found.append(
+                    check if receipt.crash is None else check.model_copy(update={"status": "error"})
+                )
+    if not found:
+        return Check(name=name, status="failed", detail="no receipt reports this check")
+    for status in ("error", "failed", "skipped"):
+        bad = [c for c in found if c.status == status]
+        if bad:
+            resolved: Status = "failed" if status == "skipped" else status  # type: ignore[assignment]
+            return Check(name=name, status=resolved, detail="; ".join(c.detail for c in bad if c.detail))
+    return Check(name=name, status="passed", detail="; ".join(c.detail for c in found if c.detail))
+
+
+def _stages(checks: dict[str, Check]) -> dict[str, Status]:
+    stages: dict[str, Status] = {}
+    for stage, names in STAGES.items():
+        present = [checks[n] for n in names if n in checks]
+        if not present:
+            stages[stage] = "skipped"
+        elif any(c.status == "error" for c in present):
+            stages[stage] = "error"
+        else:
+            stages[stage] = "passed" if all(c.passed for c in present) else "failed"
+    return stages
+
+
+def decide(evidence: Evidence) -> Decision:
+    """Apply the profile's hard checks to ``evidence`` without letting any compensate for another.
+
+    Args:
+        evidence: the state, the submitted digest and the receipts of one attempt.
+
+    Returns:
+        The decision; ``accepted`` only when every hard check passed.
+    """
+    identity = _identity_checks(evidence)
+    checks = {
+        name: identity[name] if name in identity else _fold(name, evidence.receipts)
+        for name in hard_checks(evidence.profile)
+    }
+    failed = tuple(n for n, c in checks.items() if c.status == "failed")
+    errored = tuple(n for n, c in checks.items() if c.status == "error")
+    outcome: Outcome = "rejected" if failed else "error" if errored else "accepted"
+    return Decision(
+        task_id=evidence.task_id,
+        profile=evidence.profile,
+        state_id=evidence.state.state_id,
+        accepted=outcome == "accepted",
+        outcome=outcome,
+        failed=failed,
+        errored=errored,
+        checks=tuple(checks.values()),
+        stages=_stages(checks),
+        soft=evidence.soft,
+    )

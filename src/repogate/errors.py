@@ -1,0 +1,93 @@
+"""Errors raised by repogate.
+
+The hierarchy, drawn once::
+
+    RepogateError                  base of every error repogate raises on purpose
+    ├── UserInputError             bad input from the user: the CLI prints one line and exits 2
+    │   ├── ContractError          a contract file that is missing, malformed or invalid
+    │   ├── EvidenceError          an evidence or review file that is missing or of the wrong schema
+    │   ├── RunDirError            a run directory that does not exist or is not a repogate run
+    │   └── AgentSpecError         an ``--agent`` value that names no agent, or a bad predictions file
+    ├── GitError                   a git command failed (command, exit code and stderr kept)
+    ├── EnvironmentBuildError      an environment could not be built: the environment's fault, not the agent's
+    ├── PatchApplyError            a patch does not apply to the state it was meant for
+    └── BudgetExceeded             an agent or command ran past its time budget
+
+Expected outcomes (a failing test, a rejected patch) are values, never exceptions. Exceptions that
+come from libraries (``subprocess``, ``sqlite3``, pydantic) are translated here once, at the edge.
+"""
+
+from __future__ import annotations
+
+
+class RepogateError(Exception):
+    """Base class of every error repogate raises on purpose."""
+
+
+class UserInputError(RepogateError):
+    """Input from the user is wrong; the message says what and how to fix it.
+
+    Args:
+        what: what went wrong, naming the bad value.
+        fix: how to fix it, naming the valid choices where there are some.
+    """
+
+    def __init__(self, what: str, fix: str) -> None:
+        super().__init__(f"{what}; {fix}")
+        self.what = what
+        self.fix = fix
+
+
+class ContractError(UserInputError):
+    """A contract file is missing, is not TOML, or does not validate."""
+
+
+class EvidenceError(UserInputError):
+    """An evidence or review file is missing, malformed or of an unknown schema version."""
+
+
+class RunDirError(UserInputError):
+    """A run directory does not exist, or holds no repogate store."""
+
+
+class AgentSpecError(UserInputError):
+    """An ``--agent`` spec names no known agent, or its input file is unusable."""
+
+
+class GitError(RepogateError):
+    """A git command failed.
+
+    Args:
+        args: the git command line as run.
+        returncode: git's exit code.
+        stderr: what git printed on standard error (kept whole, up to the sandbox's cap).
+    """
+
+    def __init__(self, args: list[str], returncode: int, stderr: str) -> None:
+        cmd = " ".join(args)
+        super().__init__(f"git failed ({returncode}): {cmd}: {stderr.strip()[:2000]}")
+        self.args_ = list(args)
+        self.returncode = returncode
+        self.stderr = stderr
+
+
+class EnvironmentBuildError(RepogateError):
+    """The environment recipe could not be instantiated (install failed, interpreter missing)."""
+
+
+class PatchApplyError(RepogateError):
+    """A patch does not apply cleanly (no reverse apply, no fuzz) to the state it targets."""
+
+
+class BudgetExceeded(RepogateError):
+    """A command or agent ran past its time budget and was stopped.
+
+    Args:
+        what: what was stopped.
+        seconds: the budget in seconds.
+    """
+
+    def __init__(self, what: str, seconds: float) -> None:
+        super().__init__(f"{what} exceeded its budget of {seconds:g} s and was stopped")
+        self.what = what
+        self.seconds = seconds

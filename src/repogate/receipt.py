@@ -1,0 +1,166 @@
+"""Receipts: what one gate observed, bound to one candidate state.
+
+A gate returns an :class:`Observation` (named checks, details, artifacts). :func:`observe` is the one
+wrapper that turns a gate call into a :class:`Receipt`: it times the call, binds the result to a
+state id, and turns a crash into an ``error`` receipt carrying the exception's type and message.
+Gates never time themselves or catch their own crashes.
+
+A receipt renders as an in-toto Statement v1 (https://github.com/in-toto/attestation, spec v1):
+the subject is the candidate tree and the patch digest, the predicate type names the gate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from repogate import clock
+from repogate._version import __version__
+from repogate.state import CandidateState, sha256_hex
+
+Status = Literal["passed", "failed", "error", "skipped"]
+IN_TOTO_STATEMENT = "https://in-toto.io/Statement/v1"
+PREDICATE_BASE = "https://repogate.dev/receipt"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Check(_Frozen):
+    """One named hard check a gate observed: ``passed``, ``failed``, ``error`` or ``skipped``.
+
+    ``error`` means the check could not be decided (an evaluator or environment fault); it is
+    reported apart and never scored as the agent's failure.
+    """
+
+    name: str
+    status: Status
+    detail: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """True only for ``passed``."""
+        return self.status == "passed"
+
+
+class Artifact(_Frozen):
+    """A file a gate produced or read as evidence: its path in the attempt folder and sha256."""
+
+    path: str
+    sha256: str
+
+    @classmethod
+    def of(cls, path: Path, root: Path) -> Artifact:
+        """Describe ``path`` (a file under ``root``) by its relative path and sha256."""
+        return cls(path=str(path.relative_to(root)), sha256=sha256_hex(path.read_bytes()))
+
+
+class GateCrash(_Frozen):
+    """A gate that raised: the exception's type and message, kept as data."""
+
+    type: str
+    message: str
+
+
+class Observation(_Frozen):
+    """What a gate function returns: its checks, free-form details and artifacts."""
+
+    checks: tuple[Check, ...] = ()
+    details: dict[str, Any] = Field(default_factory=dict)
+    artifacts: tuple[Artifact, ...] = ()
+
+
+class Receipt(_Frozen):
+    """What one gate observed, bound to one state id.
+
+    Attributes:
+        schema_version: version of this record (1).
+        gate: the gate's name (``E``, ``I``, ``V``, ``R``, ``A``, ``S`` or a step name).
+        status: ``error`` if any check errored or the gate crashed, else ``failed`` if any check
+            failed, else ``passed``; ``skipped`` when there were no checks.
+        checks: the named checks.
+        state_id: the :attr:`CandidateState.state_id` this observation belongs to.
+        started_at: wall time the gate started (UTC).
+        duration_s: how long it ran, in seconds.
+        evaluator_version: the repogate version that made it.
+        artifacts: evidence files with their sha256.
+        details: what the gate saw, free-form JSON.
+        crash: the exception, when the gate raised.
+    """
+
+    schema_version: Literal[1] = 1
+    gate: str
+    status: Status
+    checks: tuple[Check, ...] = ()
+    state_id: str
+    started_at: datetime
+    duration_s: float = 0.0
+    evaluator_version: str = __version__
+    artifacts: tuple[Artifact, ...] = ()
+    details: dict[str, Any] = Field(default_factory=dict)
+    crash: GateCrash | None = None
+
+    def to_in_toto(self, state: CandidateState) -> dict[str, Any]:
+        """Render as an in-toto Statement v1 whose subject is ``state``'s tree and patch digest."""
+        subject: list[dict[str, Any]] = [
+            {"name": "patch", "digest": {"sha256": state.patch_digest}},
+        ]
+        if state.candidate_tree:
+            subject.insert(0, {"name": "candidate-tree", "digest": {"gitTree": state.candidate_tree}})
+        return {
+            "_type": IN_TOTO_STATEMENT,
+            "subject": subject,
+            "predicateType": f"{PREDICATE_BASE}/{self.gate}/v1",
+            "predicate": {"state": state.model_dump(mode="json"), **self.model_dump(mode="json")},
+        }
+
+
+def status_of(checks: tuple[Check, ...]) -> Status:
+    """Fold check statuses: any ``error`` wins, then any ``failed``, then ``passed``."""
+    statuses = {c.status for c in checks}
+    for status in ("error", "failed", "passed"):
+        if status in statuses:
+            return status  # type: ignore[return-value]
+    return "skipped"
+
+
+def observe(gate: str, state_id: str, call: Callable[[], Observation]) -> Receipt:
+    """Run one gate call and turn whatever happens into a receipt.
+
+    Args:
+        gate: the gate's name.
+        state_id: the state the observation is bound to.
+        call: the gate, its arguments already bound.
+
+    Returns:
+        A receipt; a crash becomes status ``error`` with the exception type and message. Never raises
+        for an ``Exception`` raised inside ``call``.
+    """
+    started = clock.now()
+    t0 = clock.monotonic()
+    try:
+        seen = call()
+    except Exception as exc:  # the one place a gate's crash becomes data
+        return Receipt(
+            gate=gate,
+            status="error",
+            state_id=state_id,
+            started_at=started,
+            duration_s=clock.monotonic() - t0,
+            crash=GateCrash(type=type(exc).__name__, message=str(exc)[:4000]),
+        )
+    return Receipt(
+        gate=gate,
+        status=status_of(seen.checks),
+        checks=seen.checks,
+        state_id=state_id,
+        started_at=started,
+        duration_s=clock.monotonic() - t0,
+        artifacts=seen.artifacts,
+        details=seen.details,
+    )

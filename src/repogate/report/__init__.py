@@ -1,0 +1,1 @@
+"""Reports: terminal tables and JSON, read from decisions and the store only."""

@@ -1,0 +1,58 @@
+"""Terminal rendering of decisions and runs with rich tables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from repogate.decision import Decision
+from repogate.store import AttemptRecord
+
+_STYLE = {"passed": "green", "failed": "red", "error": "yellow", "skipped": "dim"}
+
+
+def decision_table(decision: Decision) -> Table:
+    """Return a table of one decision: every hard check, its status and detail, then soft metrics."""
+    verdict = {"accepted": "[green]accepted", "rejected": "[red]rejected", "error": "[yellow]error"}
+    table = Table(
+        title=f"{decision.task_id} ({decision.profile}): {verdict[decision.outcome]}",
+        title_justify="left",
+    )
+    table.add_column("check")
+    table.add_column("status")
+    table.add_column("detail", overflow="fold")
+    for check in decision.checks:
+        style = _STYLE[check.status]
+        table.add_row(check.name, f"[{style}]{check.status}", check.detail)
+    soft = decision.soft.model_dump()
+    table.caption = "soft: " + ", ".join(f"{k}={v:g}" for k, v in soft.items() if v)
+    return table
+
+
+def attempts_table(records: Sequence[AttemptRecord], title: str) -> Table:
+    """Return a table with one row per attempt: contract, agent, epoch, verdict, failed, errored."""
+    table = Table(title=title, title_justify="left")
+    for column in ("contract", "agent", "epoch", "verdict", "failed", "errored", "wall s"):
+        table.add_column(column, overflow="fold")
+    for record in records:
+        decision = record.decision
+        if decision is None:
+            verdict = "[yellow]crashed" if record.status == "crashed" else f"[dim]{record.status}"
+            row = (verdict, "", record.crash or "", "")
+        else:
+            style = {"accepted": "green", "rejected": "red", "error": "yellow"}[decision.outcome]
+            row = (
+                f"[{style}]{decision.outcome}",
+                ", ".join(decision.failed),
+                ", ".join(decision.errored),
+                f"{decision.soft.wall_time_s:.1f}",
+            )
+        table.add_row(record.contract_id, record.agent, str(record.epoch), *row)
+    return table
+
+
+def print_table(table: Table) -> None:
+    """Print ``table`` to standard output, wide enough not to cut check names."""
+    Console(width=max(Console().width, 120)).print(table)

@@ -1,0 +1,315 @@
+"""The run store: an SQLite index plus an evidence folder per attempt, written as work proceeds.
+
+Layout of a run directory::
+
+    RUN_DIR/store.sqlite                  index of runs, attempts and receipts (WAL mode)
+    RUN_DIR/manifest.json                 the run manifest, written before the first attempt
+    RUN_DIR/attempts/<attempt_id>/        evidence of one attempt
+        receipts/<nn>-<gate>.intoto.json  each receipt as an in-toto Statement v1
+        decision.json                     the decision, once made
+        ...                               patch, logs, JUnit XML, trajectory
+
+Every attempt is kept whatever becomes of it (the denominator). Each receipt is committed as soon as
+its gate finishes, so a killed process leaves every finished receipt readable; an attempt left
+``running`` by a killed process is discarded and redone on resume, never duplicated.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from repogate import clock
+from repogate.decision import Decision
+from repogate.errors import RunDirError
+from repogate.receipt import Receipt
+from repogate.state import CandidateState
+
+SCHEMA_VERSION = 1
+DB_NAME = "store.sqlite"
+AttemptStatus = Literal["running", "done", "crashed"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS attempts (
+    attempt_id TEXT PRIMARY KEY,
+    contract_id TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    epoch INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    decision TEXT,
+    crash TEXT,
+    UNIQUE (contract_id, agent, epoch)
+);
+CREATE TABLE IF NOT EXISTS receipts (
+    attempt_id TEXT NOT NULL REFERENCES attempts(attempt_id),
+    seq INTEGER NOT NULL,
+    gate TEXT NOT NULL,
+    status TEXT NOT NULL,
+    state_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (attempt_id, seq)
+);
+"""
+
+
+class AttemptRecord(BaseModel):
+    """One attempt as the store indexes it: who, which contract, which epoch, and its decision."""
+
+    model_config = ConfigDict(frozen=True)
+
+    attempt_id: str
+    contract_id: str
+    agent: str
+    epoch: int
+    status: AttemptStatus
+    started_at: str
+    finished_at: str | None = None
+    decision: Decision | None = None
+    crash: str | None = None
+
+
+def attempt_id_for(contract_id: str, agent: str, epoch: int) -> str:
+    """Return a filesystem-safe attempt id from the contract id, agent spec and epoch."""
+    safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in agent)[:60]
+    return f"{contract_id}__{safe}__e{epoch}"
+
+
+class Store:
+    """A run's SQLite index and evidence folders. Open with :meth:`create` or :meth:`open`."""
+
+    def __init__(self, run_dir: Path, conn: sqlite3.Connection) -> None:
+        self.run_dir = run_dir
+        self._conn = conn
+
+    @classmethod
+    def create(cls, run_dir: Path) -> Store:
+        """Create (or reopen, to resume) the store in ``run_dir``.
+
+        Raises:
+            RunDirError: ``run_dir`` exists and holds a store of another schema version.
+        """
+        run_dir.mkdir(parents=True, exist_ok=True)
+        conn = cls._connect(run_dir / DB_NAME)
+        conn.executescript(_SCHEMA)
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+            (str(SCHEMA_VERSION),),
+        )
+        conn.commit()
+        store = cls(run_dir, conn)
+        store._check_version()
+        return store
+
+    @classmethod
+    def open(cls, run_dir: Path) -> Store:
+        """Open an existing run directory for reading.
+
+        Raises:
+            RunDirError: it does not exist, holds no store, or the store is unreadable.
+        """
+        db = run_dir / DB_NAME
+        if not run_dir.is_dir():
+            raise RunDirError(
+                f"run directory {run_dir} does not exist", "give the --out folder of a repogate run"
+            )
+        if not db.is_file():
+            raise RunDirError(
+                f"{run_dir} holds no {DB_NAME}", "give the --out folder of a repogate run"
+            )
+        store = cls(run_dir, cls._connect(db))
+        store._check_version()
+        return store
+
+    @staticmethod
+    def _connect(db: Path) -> sqlite3.Connection:
+        conn = sqlite3.connect(db, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=5000")
+        return conn
+
+    def _check_version(self) -> None:
+        try:
+            row = self._conn.execute(
+                "SELECT value FROM meta WHERE key='schema_version'"
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise RunDirError(
+                f"{self.run_dir / DB_NAME} is not a readable repogate store ({exc})",
+                "give the --out folder of a repogate run, or rerun into a new folder",
+            ) from None
+        if row is None or row[0] != str(SCHEMA_VERSION):
+            raise RunDirError(
+                f"{self.run_dir} has store schema version {row[0] if row else 'none'}, "
+                f"this repogate reads {SCHEMA_VERSION}",
+                "use the repogate version that wrote it, or rerun into a new folder",
+            )
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self._conn.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._conn
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    def write_manifest(self, manifest: BaseModel) -> Path:
+        """Write the run manifest (before the first attempt) and return its path."""
+        path = self.run_dir / "manifest.json"
+        _atomic_write(path, manifest.model_dump_json(indent=2))
+        return path
+
+    def manifest(self) -> dict[str, Any] | None:
+        """Return the run manifest as JSON data, or None when none was written."""
+        path = self.run_dir / "manifest.json"
+        if not path.is_file():
+            return None
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return data
+
+    def attempt_dir(self, attempt_id: str) -> Path:
+        """Return the evidence folder of ``attempt_id``."""
+        return self.run_dir / "attempts" / attempt_id
+
+    def begin_attempt(self, contract_id: str, agent: str, epoch: int) -> AttemptRecord:
+        """Start an attempt, or return the finished record when it is already done (resume).
+
+        An attempt left ``running`` by a killed process is discarded with its evidence and begun
+        anew, so a resumed run neither loses nor duplicates attempts.
+        """
+        attempt_id = attempt_id_for(contract_id, agent, epoch)
+        existing = self.get(attempt_id)
+        if existing is not None and existing.status != "running":
+            return existing
+        folder = self.attempt_dir(attempt_id)
+        with self._tx() as tx:
+            tx.execute("DELETE FROM receipts WHERE attempt_id=?", (attempt_id,))
+            tx.execute("DELETE FROM attempts WHERE attempt_id=?", (attempt_id,))
+            tx.execute(
+                "INSERT INTO attempts (attempt_id, contract_id, agent, epoch, status, started_at)"
+                " VALUES (?, ?, ?, ?, 'running', ?)",
+                (attempt_id, contract_id, agent, epoch, clock.now().isoformat()),
+            )
+        if folder.exists():
+            shutil.rmtree(folder)
+        (folder / "receipts").mkdir(parents=True)
+        record = self.get(attempt_id)
+        assert record is not None
+        return record
+
+    def add_receipt(self, attempt_id: str, receipt: Receipt, state: CandidateState) -> Path:
+        """Write ``receipt`` as an in-toto statement file and index it; return the file's path."""
+        seq = self._conn.execute(
+            "SELECT COUNT(*) FROM receipts WHERE attempt_id=?", (attempt_id,)
+        ).fetchone()[0]
+        path = self.attempt_dir(attempt_id) / "receipts" / f"{seq:02d}-{receipt.gate}.intoto.json"
+        _atomic_write(path, json.dumps(receipt.to_in_toto(state), indent=2))
+        with self._tx() as tx:
+            tx.execute(
+                "INSERT INTO receipts (attempt_id, seq, gate, status, state_id, path, body)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    attempt_id,
+                    seq,
+                    receipt.gate,
+                    receipt.status,
+                    receipt.state_id,
+                    str(path.relative_to(self.run_dir)),
+                    receipt.model_dump_json(),
+                ),
+            )
+        return path
+
+    def finish_attempt(
+        self, attempt_id: str, decision: Decision | None, crash: str | None = None
+    ) -> None:
+        """Record the decision (or the crash) and mark the attempt finished."""
+        if decision is not None:
+            _atomic_write(
+                self.attempt_dir(attempt_id) / "decision.json", decision.model_dump_json(indent=2)
+            )
+        with self._tx() as tx:
+            tx.execute(
+                "UPDATE attempts SET status=?, finished_at=?, decision=?, crash=?"
+                " WHERE attempt_id=?",
+                (
+                    "done" if crash is None else "crashed",
+                    clock.now().isoformat(),
+                    None if decision is None else decision.model_dump_json(),
+                    crash,
+                    attempt_id,
+                ),
+            )
+
+    def get(self, attempt_id: str) -> AttemptRecord | None:
+        """Return one attempt's record, or None."""
+        rows = self._select("WHERE attempt_id=?", (attempt_id,))
+        return rows[0] if rows else None
+
+    def attempts(self) -> list[AttemptRecord]:
+        """Return every attempt, in the order they were begun."""
+        return self._select("ORDER BY rowid", ())
+
+    def receipts(self, attempt_id: str) -> list[Receipt]:
+        """Return an attempt's receipts in the order they were written."""
+        rows = self._conn.execute(
+            "SELECT body FROM receipts WHERE attempt_id=? ORDER BY seq", (attempt_id,)
+        ).fetchall()
+        return [Receipt.model_validate_json(body) for (body,) in rows]
+
+    def _select(self, where: str, params: tuple[Any, ...]) -> list[AttemptRecord]:
+        cols = "attempt_id, contract_id, agent, epoch, status, started_at, finished_at, decision, crash"
+        try:
+            rows = self._conn.execute(f"SELECT {cols} FROM attempts {where}", params).fetchall()  # noqa: S608
+        except sqlite3.DatabaseError as exc:
+            raise RunDirError(
+                f"{self.run_dir / DB_NAME} is half written or damaged ({exc})",
+                "rerun into a new --out folder",
+            ) from None
+        records = []
+        for row in rows:
+            try:
+                decision = None if row[7] is None else Decision.model_validate_json(row[7])
+            except ValidationError as exc:
+                raise RunDirError(
+                    f"attempt {row[0]} in {self.run_dir} has an unreadable decision ({exc.errors()[0]['msg']})",
+                    "rerun that attempt with `repogate run --out` on the same folder",
+                ) from None
+            records.append(
+                AttemptRecord(
+                    attempt_id=row[0],
+                    contract_id=row[1],
+                    agent=row[2],
+                    epoch=row[3],
+                    status=row[4],
+                    started_at=row[5],
+                    finished_at=row[6],
+                    decision=decision,
+                    crash=row[8],
+                )
+            )
+        return records
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
