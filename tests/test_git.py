@@ -1,0 +1,286 @@
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from repogate import git
+from repogate.errors import GitError, PatchApplyError, UserInputError
+from repogate.state import patch_digest
+
+_ENV = {
+    "PATH": os.environ["PATH"],
+    "HOME": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+}
+
+
+def sh(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "-c", "init.defaultBranch=main", *args],
+        cwd=cwd,
+        env=_ENV,
+        capture_output=True,
+        text=True,
+        check=check,
+    )
+
+
+def commit(repo: Path, files: dict[str, str], message: str) -> str:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    sh(repo, "add", "-A")
+    sh(repo, "commit", "-q", "-m", message)
+    return sh(repo, "rev-parse", "HEAD").stdout.strip()
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A repository with three commits on main, a tag on the last, and a side branch."""
+    repo = tmp_path / "src"
+    repo.mkdir()
+    sh(repo, "init", "-q")
+    shas = [commit(repo, {"a.py": f"x = {i}\n"}, f"c{i}") for i in range(3)]
+    sh(repo, "tag", "-a", "v1", "-m", "v1")
+    sh(repo, "branch", "side", shas[1])
+    return repo, shas
+
+
+@pytest.fixture
+def workspace(history: tuple[Path, list[str]], tmp_path: Path) -> tuple[Path, str]:
+    repo, shas = history
+    ws = tmp_path / "ws"
+    return ws, git.prepare_workspace(repo, shas[0], ws)
+
+
+def test_workspace_holds_nothing_after_base(
+    history: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """Threat: an agent reads the fix from future history (SWE-bench issue #465)."""
+    repo, shas = history
+    for source in (repo, tmp_path / "bare"):
+        if source != repo:
+            sh(tmp_path, "clone", "-q", "--mirror", str(repo), str(source))
+        ws = tmp_path / f"ws-{source.name}"
+        base = git.prepare_workspace(source, shas[0][:8], ws)
+        assert base == shas[0]
+        assert sh(ws, "log", "--all", "--format=%H").stdout.split() == [shas[0]]
+        assert sh(ws, "tag").stdout == ""
+        assert sh(ws, "for-each-ref", "--format=%(refname)").stdout.split() == ["refs/heads/main"]
+        for later in shas[1:]:
+            assert sh(ws, "cat-file", "-e", later, check=False).returncode != 0
+            assert not git.has_object(ws, later)
+        reflog = sh(ws, "reflog", "--all", "--format=%H").stdout.split()
+        assert set(reflog) == {shas[0]}
+        assert not (ws / ".git" / "FETCH_HEAD").exists()
+        assert (ws / "a.py").read_text() == "x = 0\n"
+        assert git.status_porcelain(ws) == ()
+
+
+def test_base_missing_is_user_error(history: tuple[Path, list[str]], tmp_path: Path) -> None:
+    repo, _ = history
+    with pytest.raises(UserInputError, match="deadbeef") as info:
+        git.prepare_workspace(repo, "deadbeef" * 5, tmp_path / "ws")
+    assert str(repo) in str(info.value)
+
+
+def test_resolve_source(history: tuple[Path, list[str]], tmp_path: Path) -> None:
+    repo, _ = history
+    cache = tmp_path / "cache"
+    sh(tmp_path, "clone", "-q", "--bare", str(repo), str(cache / "owner+name" / "repo"))
+    assert git.resolve_source("src", tmp_path, None) == repo.resolve()
+    found = git.resolve_source("https://github.com/owner/name.git", tmp_path, cache)
+    assert found == (cache / "owner+name" / "repo").resolve()
+    assert git.resolve_source("git@github.com:owner/name.git", tmp_path, cache) == found
+    with pytest.raises(UserInputError, match="--repo-cache DIR") as info:
+        git.resolve_source("https://github.com/other/thing", tmp_path, cache)
+    assert "https://github.com/other/thing" in str(info.value)
+    with pytest.raises(UserInputError, match="not a git repository"):
+        git.resolve_source("nowhere", tmp_path, None)
+
+
+def test_rev_helpers(history: tuple[Path, list[str]]) -> None:
+    repo, shas = history
+    assert git.rev_parse(repo, shas[1][:7]) == shas[1]
+    assert git.is_ancestor(repo, shas[0], shas[2])
+    assert not git.is_ancestor(repo, shas[2], shas[0])
+    assert git.log_range(repo, shas[0], shas[2], first_parent=True) == tuple(shas[1:])
+    assert len(git.tree_of(repo, shas[0])) == 40
+    assert git.show_file(repo, shas[1], "a.py") == b"x = 1\n"
+    assert git.show_file(repo, shas[1], "missing.py") is None
+    with pytest.raises(GitError):
+        git.rev_parse(repo, "no-such-ref")
+    with pytest.raises(GitError):
+        git.rev_parse(repo, "--all")
+
+
+def test_commit_candidate_is_deterministic(workspace: tuple[Path, str], tmp_path: Path) -> None:
+    ws, base = workspace
+    (ws / "new.txt").write_text("n\n")
+    (ws / "ignored.log").write_text("x\n")
+    (ws / ".gitignore").write_text("*.log\n")
+    first = git.commit_candidate(ws, "candidate", parent=base)
+    again = git.commit_candidate(ws, "candidate", parent=base)
+    assert first == again
+    assert git.rev_parse(ws, git.CANDIDATE_REF) == first
+    paths = {c.path: c.status for c in git.changed_paths(ws, base, first)}
+    assert paths == {"new.txt": "A", ".gitignore": "A"}
+    author = sh(ws, "log", "-1", "--format=%an <%ae> %aI %cn %cI", first).stdout.strip()
+    assert author == (
+        "repogate-harness <harness@repogate.invalid> 2000-01-01T00:00:00+00:00 "
+        "repogate-harness 2000-01-01T00:00:00+00:00"
+    )
+    empty = git.commit_candidate(tmp_path / "ws", "nothing", parent=base)
+    assert git.tree_of(ws, empty) == git.tree_of(ws, first)
+
+
+def test_commit_candidate_refuses_hostile_git_config(workspace: tuple[Path, str]) -> None:
+    """Threat: the agent configures a filter driver so the harness's `git add` runs its command."""
+    ws, base = workspace
+    sh(ws, "config", "filter.x.clean", "touch pwned")
+    with pytest.raises(PatchApplyError, match=r"filter\.x\.clean"):
+        git.commit_candidate(ws, "c", parent=base)
+    assert not (ws / "pwned").exists()
+
+
+def test_commit_candidate_refuses_missing_git_dir(workspace: tuple[Path, str]) -> None:
+    ws, base = workspace
+    sh(ws, "rev-parse", "HEAD")
+    (ws / ".git").rename(ws / "moved")
+    (ws / ".git").write_text("gitdir: moved\n")
+    with pytest.raises(PatchApplyError, match=r"\.git"):
+        git.commit_candidate(ws, "c", parent=base)
+
+
+def test_changed_paths_marks_symlinks(workspace: tuple[Path, str]) -> None:
+    ws, base = workspace
+    (ws / "link").symlink_to("a.py")
+    (ws / "a.py").unlink()
+    cand = git.commit_candidate(ws, "c", parent=base)
+    changes = {c.path: c for c in git.changed_paths(ws, base, cand)}
+    assert changes["link"] == git.ChangedPath("A", "link", None, True)
+    assert changes["a.py"].status == "D"
+    assert not changes["a.py"].is_symlink
+
+
+def test_whitespace_only_change_changes_digest(workspace: tuple[Path, str]) -> None:
+    """Threat: two Python programs differing only in indentation share one patch identity."""
+    ws, base = workspace
+    (ws / "m.py").write_text("if x:\n    a()\n    b()\n")
+    one = git.commit_candidate(ws, "c", parent=base)
+    (ws / "m.py").write_text("if x:\n    a()\nb()\n")
+    two = git.commit_candidate(ws, "c", parent=base)
+    d1, d2 = git.diff_binary(ws, base, one), git.diff_binary(ws, base, two)
+    assert patch_digest(d1) != patch_digest(d2)
+    assert git.diff_binary(ws, base, one, exclude=["m.py"]) == b""
+    assert git.diff_binary(ws, base, one, paths=["m.py"]) == d1
+
+
+def test_binary_patch_round_trip(workspace: tuple[Path, str], tmp_path: Path) -> None:
+    ws, base = workspace
+    blob = bytes(range(256)) * 10
+    (ws / "img.bin").write_bytes(blob)
+    cand = git.commit_candidate(ws, "c", parent=base)
+    patch = git.diff_binary(ws, base, cand)
+    assert b"GIT binary patch" in patch
+    fresh = tmp_path / "fresh"
+    git.export_tree(ws, base, fresh)
+    git.apply_patch(fresh, patch, index=True)
+    assert (fresh / "img.bin").read_bytes() == blob
+    assert git.status_porcelain(fresh) == ("A  img.bin",)
+
+
+def test_export_tree_is_clean_and_self_contained(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    ws, base = workspace
+    (ws / "b.txt").write_text("b\n")
+    cand = git.commit_candidate(ws, "c", parent=base)
+    out = tmp_path / "export"
+    git.export_tree(ws, cand, out)
+    assert git.rev_parse(out, "HEAD") == cand
+    assert git.status_porcelain(out) == ()
+    assert not (out / ".git" / "objects" / "info" / "alternates").exists()
+    (out / "b.txt").write_text("changed\n")
+    (out / "c.txt").write_text("new\n")
+    assert git.status_porcelain(out) == (" M b.txt", "?? c.txt")
+
+
+def test_patch_that_does_not_apply(workspace: tuple[Path, str]) -> None:
+    ws, _ = workspace
+    patch = b"--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 99\n+x = 100\n"
+    with pytest.raises(PatchApplyError, match=r"a\.py"):
+        git.apply_patch(ws, patch)
+    assert (ws / "a.py").read_text() == "x = 0\n"
+
+
+def _new_file_patch(path: str) -> bytes:
+    return (
+        f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
+        "@@ -0,0 +1 @@\n+evil\n"
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        (".git/hooks/post-checkout", "inside .git"),
+        ("sub/.GIT/config", "inside .git"),
+        ("/OUTSIDE/abs.txt", "absolute"),
+        ("../escape.txt", r"'\.\.'"),
+        ("ok/../../escape.txt", r"'\.\.'"),
+        ("link/escape.txt", "symbolic link"),
+    ],
+)
+def test_patch_refused_for_paths_outside(
+    workspace: tuple[Path, str], tmp_path: Path, path: str, why: str
+) -> None:
+    """Threat: a patch writes outside the workspace (hooks, absolute paths, '..', symlinks)."""
+    ws, _ = workspace
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    sentinel = outside / "sentinel"
+    sentinel.write_text("untouched")
+    (ws / "link").symlink_to(outside)
+    path = path.replace("/OUTSIDE", str(outside))
+    with pytest.raises(PatchApplyError, match=why):
+        git.apply_patch(ws, _new_file_patch(path))
+    assert sorted(p.name for p in outside.iterdir()) == ["sentinel"]
+    assert sentinel.read_text() == "untouched"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["outside", "src", "ws"]
+    assert not (ws / ".git" / "hooks" / "post-checkout").exists()
+
+
+def test_git_itself_refuses_symlink_made_in_same_patch(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    """Threat: a patch creates a symlink out of the workspace, then writes through it."""
+    ws, _ = workspace
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = str(outside).encode()
+    patch = (
+        b"diff --git a/esc b/esc\nnew file mode 120000\n--- /dev/null\n+++ b/esc\n"
+        b"@@ -0,0 +1 @@\n+"
+        + target
+        + b"\n\\ No newline at end of file\n"
+        + _new_file_patch("esc/f")
+    )
+    with pytest.raises(PatchApplyError):
+        git.apply_patch(ws, patch)
+    assert list(outside.iterdir()) == []
+    assert not (ws / "esc").exists()
+
+
+def test_empty_patch_is_a_no_op(workspace: tuple[Path, str]) -> None:
+    ws, _ = workspace
+    git.apply_patch(ws, b"")
+    assert git.status_porcelain(ws) == ()
