@@ -1,0 +1,1 @@
+"""Gates: one module per gate, each exposing a function that returns a receipt's observation."""

@@ -1,0 +1,89 @@
+"""Gate check ``release_receipt_present``: the patch adds an entry where release notes are kept.
+
+The contract names the release-notes paths (``oracles.release_notes``): a changelog file, a folder
+of towncrier fragments (``changelog.d/``, https://towncrier.readthedocs.io), a migration note. The
+patch must *add* at least one non-blank line to a file under one of them: editing a changelog only
+by removing lines, or adding an empty fragment, is not an entry. Lines are counted from the patch
+itself (``git diff --binary`` output, parsed with ``unidiff``), so the check reads the same bytes
+the patch digest is computed over.
+
+A contract that names no release-notes path cannot be shown to have a receipt: the check fails
+with that reason (the contract, not the patch, must be fixed to make the lifecycle profile
+meaningful), rather than erroring, since nothing about the environment could change the outcome.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Sequence
+
+from unidiff.patch import PatchSet
+
+from repogate.gates._globs import matches_any
+from repogate.receipt import Check, Observation, Status
+
+CHECK = "release_receipt_present"
+
+
+def _unquote(path: str) -> str:
+    r"""Undo git's C-style quoting of unusual paths (``"dir/caf\303\251.md"``)."""
+    if len(path) >= 2 and path.startswith('"') and path.endswith('"'):
+        raw, _ = codecs.escape_decode(path[1:-1].encode("ascii", "backslashreplace"))
+        path = raw.decode("utf-8", "surrogateescape")
+    return path.removeprefix("b/")
+
+
+def added_lines(diff: bytes) -> dict[str, int]:
+    """Count the non-blank lines each file of ``diff`` gains.
+
+    Args:
+        diff: a unified diff as ``git diff --binary --full-index`` prints it.
+
+    Returns:
+        Repository-relative path (the new side; the old side for a deletion) to the number of
+        added lines holding more than whitespace. Binary files count 0.
+    """
+    counts: dict[str, int] = {}
+    for patched in PatchSet(diff.decode("utf-8", "surrogateescape")):
+        name = patched.source_file if patched.is_removed_file else patched.path
+        path = _unquote(name).removeprefix("a/") if patched.is_removed_file else _unquote(name)
+        counts[path] = sum(
+            1 for hunk in patched for line in hunk if line.is_added and line.value.strip()
+        )
+    return counts
+
+
+def check_release_notes(diff: bytes, release_globs: Sequence[str]) -> Observation:
+    """Decide ``release_receipt_present``: the patch adds a release-notes entry.
+
+    Args:
+        diff: the patch (``git.diff_binary(repo, base, candidate)``).
+        release_globs: the contract's ``oracles.release_notes`` paths or globs.
+
+    Returns:
+        One check: ``passed`` naming the files that gained an entry and how many lines; ``failed``
+        when no release-notes path is declared, or none gained a non-blank line (the detail says
+        whether such a file was touched at all). ``details`` holds ``release_globs`` and
+        ``entries`` (path to added lines).
+    """
+    globs = tuple(release_globs)
+    if not globs:
+        return _result(
+            "failed", "contract names no release-notes paths (oracles.release_notes)", globs, {}
+        )
+    touched = {p: n for p, n in added_lines(diff).items() if matches_any(p, globs)}
+    entries = {p: n for p, n in touched.items() if n > 0}
+    if entries:
+        named = ", ".join(f"{p} (+{n} lines)" for p, n in sorted(entries.items()))
+        return _result("passed", f"release-notes entry added: {named}", globs, entries)
+    if touched:
+        names = ", ".join(sorted(touched))
+        return _result("failed", f"{names} changed but gained no line: no entry added", globs, {})
+    return _result("failed", f"no entry added under {', '.join(globs)}", globs, {})
+
+
+def _result(
+    status: Status, detail: str, globs: tuple[str, ...], entries: dict[str, int]
+) -> Observation:
+    check = Check(name=CHECK, status=status, detail=detail)
+    return Observation(checks=(check,), details={"release_globs": list(globs), "entries": entries})
