@@ -284,3 +284,15 @@ def test_empty_patch_is_a_no_op(workspace: tuple[Path, str]) -> None:
     ws, _ = workspace
     git.apply_patch(ws, b"")
     assert git.status_porcelain(ws) == ()
+
+
+def test_init_repo_and_commit_all_are_deterministic(tmp_path: Path) -> None:
+    shas = []
+    for name in ("one", "two"):
+        repo = tmp_path / name
+        git.init_repo(repo)
+        (repo / "f.txt").write_text("f\n")
+        shas.append(git.commit_all(repo, "first"))
+        assert git.status_porcelain(repo) == ()
+    assert shas[0] == shas[1]
+    assert git.log_range(tmp_path / "one", shas[0], "HEAD", first_parent=True) == ()

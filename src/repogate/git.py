@@ -42,6 +42,11 @@ _PINNED_CONFIG = (
     "apply.ignoreWhitespace=no", "apply.whitespace=nowarn",
 )
 # fmt: on
+_IDENTITY = {
+    f"GIT_{role}_{field}": value
+    for role in ("AUTHOR", "COMMITTER")
+    for field, value in (("NAME", HARNESS_NAME), ("EMAIL", HARNESS_EMAIL), ("DATE", HARNESS_DATE))
+}
 _UPLOAD_PACK = "git -c uploadpack.allowAnySHA1InWant=true upload-pack"
 
 
@@ -291,18 +296,38 @@ def commit_candidate(workspace: Path, message: str, *, parent: str | None = None
         _run_env(["read-tree", base], workspace, index_env)
         _run_env(["add", "-A", "--", "."], workspace, index_env)
         tree = _run_env(["write-tree"], workspace, index_env).decode().strip()
-    identity = {
-        "GIT_AUTHOR_NAME": HARNESS_NAME,
-        "GIT_AUTHOR_EMAIL": HARNESS_EMAIL,
-        "GIT_AUTHOR_DATE": HARNESS_DATE,
-        "GIT_COMMITTER_NAME": HARNESS_NAME,
-        "GIT_COMMITTER_EMAIL": HARNESS_EMAIL,
-        "GIT_COMMITTER_DATE": HARNESS_DATE,
-    }
-    out = _run_env(["commit-tree", tree, "-p", base, "-F", "-"], workspace, identity, message)
+    out = _run_env(["commit-tree", tree, "-p", base, "-F", "-"], workspace, _IDENTITY, message)
     sha = out.decode().strip()
     run_git(["update-ref", CANDIDATE_REF, sha], workspace)
     return sha
+
+
+def init_repo(path: Path) -> None:
+    """Create an empty repository at ``path`` (made if absent) on branch ``main``.
+
+    Raises:
+        GitError: git failed.
+    """
+    path.mkdir(parents=True, exist_ok=True)
+    run_git(["init", "-q", "-b", "main", str(path)], path)
+
+
+def commit_all(repo: Path, message: str) -> str:
+    """Commit every file of ``repo``'s work tree (``git add -A``) on the current branch.
+
+    For repositories the harness builds itself (scenarios, fixtures), never for an agent's
+    workspace (use :func:`commit_candidate`). Fixed harness author, committer and date, so the same
+    files and parents always give the same SHA; empty commits are allowed.
+
+    Returns:
+        The new commit's full SHA.
+
+    Raises:
+        GitError: git failed.
+    """
+    run_git(["add", "-A", "--", "."], repo)
+    _run_env(["commit", "-q", "--no-verify", "--allow-empty", "-F", "-"], repo, _IDENTITY, message)
+    return rev_parse(repo, "HEAD")
 
 
 def _run_env(
@@ -459,10 +484,12 @@ __all__ = [
     "ChangedPath",
     "apply_patch",
     "changed_paths",
+    "commit_all",
     "commit_candidate",
     "diff_binary",
     "export_tree",
     "has_object",
+    "init_repo",
     "is_ancestor",
     "log_range",
     "prepare_workspace",
