@@ -1,0 +1,248 @@
+"""FAIL_TO_PASS / PASS_TO_PASS grading, the base-state check, and flaky tests.
+
+The rules follow SWE-bench's harness (``swebench/harness/grading.py``: ``test_passed``,
+``test_failed``, ``get_eval_tests_report``), with two deliberate differences, both stricter:
+
+- SWE-bench counts a test as passed when its status is PASSED or XFAIL, and as failed when it is
+  FAILED, ERROR or absent from the log; a SKIPPED test is neither and silently drops out of both
+  lists (and an empty list scores 1.0). Here a FAIL_TO_PASS test passes only when it ran and passed:
+  skipped or missing is a failure, and an empty FAIL_TO_PASS list never makes ``focused_ok`` true.
+- A skipped PASS_TO_PASS test is, by default, a regression (``skipped_regression="fail"``). A
+  PASS_TO_PASS test passed at the base in this same environment (the base-state check makes sure),
+  so a skip on the candidate was caused by the candidate (an ``importorskip`` of a module the patch
+  broke, a skip condition the patch changed) and the evidence the test gave is gone.
+  ``skipped_regression="ignore"`` restores SWE-bench's behaviour.
+
+An expected id that the run did not report at all is ``missing`` and, unless its test file failed to
+collect, also listed in ``invalid``: on the base plus hidden tests such an id means the task itself
+names a test that does not exist (truncated, renamed, a docstring instead of an id), which is an
+evaluator error, not an agent failure (see :func:`base_state_check`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from repogate.oracles.junit import TestOutcome, match_ids, volatile_key
+
+Observed = Literal["passed", "failed", "error", "skipped", "missing"]
+Kind = Literal["fail_to_pass", "pass_to_pass"]
+_FAILING: frozenset[Observed] = frozenset({"failed", "error"})
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TestResult(_Frozen):
+    """One expected test's result after a run.
+
+    Attributes:
+        test_id: the id as the contract names it.
+        kind: whether it is a FAIL_TO_PASS or a PASS_TO_PASS test.
+        observed: the run's outcome for it, or ``missing`` when the run did not report it.
+        matched_id: the reported id it was matched to (differs from ``test_id`` only through the
+            run-varying fallback of :func:`~repogate.oracles.junit.match_ids`), or None.
+        ok: whether it counts as passed for its kind.
+        excluded: True when the caller excluded it (flaky); it then counts for nothing.
+    """
+
+    __test__ = False
+
+    test_id: str
+    kind: Kind
+    observed: Observed
+    matched_id: str | None
+    ok: bool
+    excluded: bool = False
+
+
+class Grading(_Frozen):
+    """The grade of one run against FAIL_TO_PASS and PASS_TO_PASS.
+
+    Attributes:
+        results: one entry per expected id, FAIL_TO_PASS first, in the contract's order.
+        focused_ok: at least one non-excluded FAIL_TO_PASS test, and every one of them passed.
+        regression_ok: every non-excluded PASS_TO_PASS test passed (skipped: see module docs).
+        invalid: expected ids the run did not report at all, whose file did collect: on the base
+            with hidden tests, this makes the task invalid.
+        excluded: expected ids left out of the verdict (flaky), kept as a record.
+    """
+
+    results: tuple[TestResult, ...]
+    focused_ok: bool
+    regression_ok: bool
+    invalid: tuple[str, ...]
+    excluded: tuple[str, ...]
+
+
+class BaseCheck(_Frozen):
+    """Whether the task is valid at its base state with the hidden tests applied.
+
+    Attributes:
+        valid: every FAIL_TO_PASS test fails, every PASS_TO_PASS test passes, none is missing.
+        not_failing: FAIL_TO_PASS ids that did not fail at the base (passed, skipped).
+        not_passing: PASS_TO_PASS ids that did not pass at the base.
+        nonexistent: expected ids the base run did not report at all.
+        reasons: one sentence per problem, for the evaluator-error record.
+    """
+
+    valid: bool
+    not_failing: tuple[str, ...]
+    not_passing: tuple[str, ...]
+    nonexistent: tuple[str, ...]
+    reasons: tuple[str, ...]
+
+
+def _test_file(test_id: str) -> str:
+    return test_id.split("::", 1)[0]
+
+
+def _observe(
+    outcomes: Mapping[str, TestOutcome], expected: Sequence[str]
+) -> tuple[dict[str, Observed], dict[str, str | None], list[str]]:
+    matched = match_ids(expected, outcomes)
+    observed: dict[str, Observed] = {}
+    invalid: list[str] = []
+    for test_id in expected:
+        hit = matched[test_id]
+        if hit is not None:
+            observed[test_id] = outcomes[hit]
+            continue
+        observed[test_id] = "missing"
+        if outcomes.get(_test_file(test_id)) != "error":
+            invalid.append(test_id)
+    return observed, matched, invalid
+
+
+def grade(
+    outcomes_after: Mapping[str, TestOutcome],
+    fail_to_pass: Sequence[str],
+    pass_to_pass: Sequence[str],
+    *,
+    exclude: Collection[str] = (),
+    skipped_regression: Literal["fail", "ignore"] = "fail",
+) -> Grading:
+    """Grade a run's outcomes against FAIL_TO_PASS and PASS_TO_PASS (SWE-bench, made stricter).
+
+    Args:
+        outcomes_after: node id -> outcome of the run on the candidate (with hidden tests).
+        fail_to_pass: ids that must pass now (they failed at the base).
+        pass_to_pass: ids that passed at the base and must still pass.
+        exclude: ids to leave out of the verdict (flaky ones, see :func:`flaky`); recorded.
+        skipped_regression: ``fail`` (default) counts a skipped PASS_TO_PASS test as a
+            regression; ``ignore`` drops it from the verdict, as SWE-bench does.
+
+    Returns:
+        The per-id results, ``focused_ok``, ``regression_ok``, the ``invalid`` ids and the
+        ``excluded`` ids.
+    """
+    expected = [*fail_to_pass, *pass_to_pass]
+    observed, matched, invalid = _observe(outcomes_after, expected)
+    skip = set(exclude)
+    results: list[TestResult] = []
+    groups: tuple[tuple[Kind, Sequence[str]], ...] = (
+        ("fail_to_pass", fail_to_pass),
+        ("pass_to_pass", pass_to_pass),
+    )
+    for kind, ids in groups:
+        for test_id in ids:
+            seen = observed[test_id]
+            ok = seen == "passed" or (
+                kind == "pass_to_pass" and seen == "skipped" and skipped_regression == "ignore"
+            )
+            results.append(
+                TestResult(
+                    test_id=test_id,
+                    kind=kind,
+                    observed=seen,
+                    matched_id=matched[test_id],
+                    ok=ok,
+                    excluded=test_id in skip,
+                )
+            )
+    focused = [r for r in results if r.kind == "fail_to_pass" and not r.excluded]
+    regression = [r for r in results if r.kind == "pass_to_pass" and not r.excluded]
+    return Grading(
+        results=tuple(results),
+        focused_ok=bool(focused) and all(r.ok for r in focused),
+        regression_ok=all(r.ok for r in regression),
+        invalid=tuple(invalid),
+        excluded=tuple(t for t in expected if t in skip),
+    )
+
+
+def base_state_check(
+    outcomes_at_base: Mapping[str, TestOutcome],
+    fail_to_pass: Sequence[str],
+    pass_to_pass: Sequence[str],
+) -> BaseCheck:
+    """Check the task at its base state plus hidden tests: FAIL_TO_PASS fail, PASS_TO_PASS pass.
+
+    A task that breaks this rule cannot grade anyone (SWE-bench validates its instances the same
+    way): the result is an evaluator error, never an agent failure. FAIL_TO_PASS "fails" means
+    ``failed`` or ``error`` (SWE-bench's ``test_failed`` minus the missing case, which is reported
+    apart as ``nonexistent``); an xfail counts as a pass and so does not fail.
+
+    Args:
+        outcomes_at_base: node id -> outcome of the run at the base with hidden tests applied.
+        fail_to_pass: the contract's FAIL_TO_PASS ids.
+        pass_to_pass: the contract's PASS_TO_PASS ids.
+
+    Returns:
+        The check, with the offending ids and a sentence per problem.
+    """
+    observed, _matched, _invalid = _observe(outcomes_at_base, [*fail_to_pass, *pass_to_pass])
+    nonexistent = tuple(t for t in observed if observed[t] == "missing")
+    not_failing = tuple(
+        t for t in fail_to_pass if observed[t] != "missing" and observed[t] not in _FAILING
+    )
+    not_passing = tuple(
+        t for t in pass_to_pass if observed[t] != "missing" and observed[t] != "passed"
+    )
+    reasons: list[str] = []
+    if not fail_to_pass:
+        reasons.append("the task names no FAIL_TO_PASS test, so nothing checks the change")
+    if nonexistent:
+        reasons.append(f"{len(nonexistent)} expected test id(s) do not exist at the base")
+    if not_failing:
+        reasons.append(f"{len(not_failing)} FAIL_TO_PASS test(s) do not fail at the base")
+    if not_passing:
+        reasons.append(f"{len(not_passing)} PASS_TO_PASS test(s) do not pass at the base")
+    return BaseCheck(
+        valid=not reasons,
+        not_failing=not_failing,
+        not_passing=not_passing,
+        nonexistent=nonexistent,
+        reasons=tuple(reasons),
+    )
+
+
+def flaky(runs: Sequence[Mapping[str, TestOutcome]]) -> set[str]:
+    """Return the ids whose outcome differs between repeated runs of the same state.
+
+    Ids are compared through :func:`~repogate.oracles.junit.volatile_key`, so an id that embeds a
+    run-varying value is the same test in every run. An id reported in some runs and not in others
+    counts as differing (absent is an outcome). Callers leave these out of the verdict
+    (``grade(..., exclude=...)``) and keep the record.
+
+    Args:
+        runs: the outcomes of two or more runs; fewer than two runs finds nothing.
+
+    Returns:
+        Every reported id (in any run) whose masked key had more than one outcome.
+    """
+    if len(runs) < 2:
+        return set()
+    per_run: list[dict[str, frozenset[TestOutcome]]] = []
+    for run in runs:
+        keyed: dict[str, set[TestOutcome]] = {}
+        for test_id, outcome in run.items():
+            keyed.setdefault(volatile_key(test_id), set()).add(outcome)
+        per_run.append({k: frozenset(v) for k, v in keyed.items()})
+    keys: set[str] = set().union(*per_run)
+    unstable = {k for k in keys if len({run.get(k, frozenset()) for run in per_run}) > 1}
+    return {t for run in runs for t in run if volatile_key(t) in unstable}

@@ -1,0 +1,236 @@
+"""Read a pytest JUnit XML report, safely, into exact pytest node ids and outcomes.
+
+Why JUnit and not ``pytest --report-log``: the JUnit writer ships with pytest, so reading it adds
+nothing to the environment under test (``pytest-reportlog`` would be one more package in the target
+environment, changing its resolved set and its digest, and ``uv sync`` removes packages the lock
+does not name). The report is written with ``-o junit_family=xunit1`` so each ``<testcase>``
+carries a ``file`` attribute next to the dotted ``classname``.
+
+Node ids are rebuilt by inverting pytest's own mangling (``mangle_test_address`` in
+``_pytest/junitxml.py``): pytest cuts the node id at the first ``[`` (so ``::`` and dots inside a
+parameter id survive untouched in ``name``), splits the rest on ``::``, turns the file path's ``/``
+into ``.`` and drops ``.py``. The inverse needs to know where the module ends in the dotted
+``classname``. In order:
+
+1. the ``file`` attribute, when its dotted form is a prefix of ``classname`` (the usual case);
+2. otherwise (a test inherited from a base class in another module, where ``file`` names the
+   defining module; or no ``file`` at all), the longest dotted prefix that names a file under
+   ``rootdir``, trying ``/`` and ``.`` between parts (folders may contain dots);
+3. otherwise, the trailing parts that start with an upper-case letter are taken as classes.
+
+Outcomes follow SWE-bench's status map: an ``xfail`` (reported by pytest as ``<skipped
+type="pytest.xfail">``) counts as ``passed``, as SWE-bench counts ``XFAIL``; a non-strict ``XPASS``
+is a plain pass in the report and so ``passed``; a strict ``XPASS`` is reported as a failure and so
+``failed``. A ``<failure>`` is ``failed``, an ``<error>`` (setup or teardown error, or a collection
+error, whose id is the file's path) is ``error``, any other ``<skipped>`` is ``skipped``.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Literal
+from xml.etree.ElementTree import ParseError
+
+import defusedxml
+import defusedxml.ElementTree
+from junitparser import Error, Failure, JUnitXml, JUnitXmlError, Skipped
+
+from repogate.errors import RepogateError
+
+TestOutcome = Literal["passed", "failed", "error", "skipped"]
+
+MAX_REPORT_BYTES = 256 * 1024 * 1024
+"""Reports larger than this (bytes) are refused rather than parsed."""
+
+_RANK: dict[TestOutcome, int] = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
+_XFAIL_TYPE = "pytest.xfail"
+_MAX_SPLIT_PARTS = 8
+
+_VOLATILE = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:[+-]\d{2}:?\d{2}|Z)?"
+    r"|\d{2}:\d{2}:\d{2}(?:\.\d+)?"
+    r"|0x[0-9a-fA-F]{6,}"
+    r"|\d{9,}"
+)
+_VOLATILE_MARK = "\x00"
+
+
+class ReportError(RepogateError):
+    """A test report is missing, too large, malformed, or refused as unsafe XML.
+
+    Args:
+        path: the report file.
+        why: what is wrong with it.
+    """
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(f"test report {path.name}: {why}")
+        self.path = path
+        self.why = why
+
+
+def parse_junit(
+    path: Path, rootdir: Path | None = None, *, max_bytes: int = MAX_REPORT_BYTES
+) -> dict[str, TestOutcome]:
+    """Parse a pytest JUnit XML report into ``{node id: outcome}``.
+
+    The XML is parsed with ``defusedxml`` with DTDs forbidden: pytest never writes one, so any DTD
+    (entity expansion, external entities) is refused rather than expanded.
+
+    Args:
+        path: the report file (written by ``--junitxml`` with ``-o junit_family=xunit1``).
+        rootdir: the checkout the tests ran in, used to place the module boundary in a dotted
+            ``classname`` when the ``file`` attribute does not settle it; None skips that step.
+        max_bytes: reports larger than this many bytes are refused.
+
+    Returns:
+        Node id (exactly as ``pytest --collect-only -q`` prints it) mapped to its outcome. A node
+        id reported more than once keeps its worst outcome (failed > error > skipped > passed).
+
+    Raises:
+        ReportError: the file is missing, larger than ``max_bytes``, not well-formed XML, holds a
+            DTD or entity declaration, or is not a JUnit document.
+    """
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ReportError(path, f"cannot be read ({exc.strerror})") from None
+    if size > max_bytes:
+        raise ReportError(path, f"{size} bytes is larger than the {max_bytes}-byte limit")
+    parse = functools.partial(defusedxml.ElementTree.parse, forbid_dtd=True)
+    try:
+        xml = JUnitXml.fromfile(str(path), parse_func=parse)
+    except defusedxml.DefusedXmlException as exc:
+        raise ReportError(path, f"refused as unsafe XML ({type(exc).__name__})") from None
+    except (ParseError, JUnitXmlError) as exc:
+        raise ReportError(path, f"not a JUnit XML document ({exc})") from None
+    outcomes: dict[str, TestOutcome] = {}
+    for case in _cases(xml):
+        test_id = node_id(case.classname or "", case.name or "", _file_of(case), rootdir)
+        outcome = _outcome(case)
+        previous = outcomes.get(test_id)
+        if previous is None or _RANK[outcome] > _RANK[previous]:
+            outcomes[test_id] = outcome
+    return outcomes
+
+
+def _cases(xml: Any) -> Iterator[Any]:
+    for suite in xml:
+        yield from suite
+
+
+def _file_of(case: Any) -> str | None:
+    value = case._elem.get("file")
+    return str(value) if value else None
+
+
+def _outcome(case: Any) -> TestOutcome:
+    results = case.result
+    if any(isinstance(r, Failure) for r in results):
+        return "failed"
+    if any(isinstance(r, Error) for r in results):
+        return "error"
+    skips = [r for r in results if isinstance(r, Skipped)]
+    if skips and all(r.type == _XFAIL_TYPE for r in skips):
+        return "passed"
+    return "skipped" if skips else "passed"
+
+
+def node_id(classname: str, name: str, file: str | None, rootdir: Path | None = None) -> str:
+    """Rebuild a pytest node id from a JUnit ``<testcase>``'s attributes.
+
+    Args:
+        classname: the dotted ``classname`` (module path, then classes); empty for an entry that
+            stands for a whole file (a collection error), whose dotted path is then in ``name``.
+        name: the ``name`` attribute: the test name with its parameter id, e.g. ``test_b[x::y]``.
+        file: the ``file`` attribute (xunit1), or None.
+        rootdir: the checkout, to resolve the module boundary when ``file`` does not.
+
+    Returns:
+        The node id, e.g. ``tests/test_x.py::TestA::test_b[1-a b]``; for a whole-file entry, the
+        file's path.
+    """
+    if not classname:
+        module, _classes = _split_module(name.split("."), file, rootdir)
+        return module
+    module, classes = _split_module(classname.split("."), file, rootdir)
+    return "::".join([module, *classes, name])
+
+
+def _dotted(file: str) -> str:
+    return re.sub(r"\.py$", "", file.replace("/", "."))
+
+
+def _split_module(
+    parts: list[str], file: str | None, rootdir: Path | None
+) -> tuple[str, list[str]]:
+    dotted = ".".join(parts)
+    if file is not None:
+        prefix = _dotted(file)
+        if dotted == prefix:
+            return file, []
+        if dotted.startswith(prefix + "."):
+            return file, dotted[len(prefix) + 1 :].split(".")
+    if rootdir is not None:
+        for i in range(len(parts), 0, -1):
+            for candidate in _joinings(parts[:i]):
+                if (rootdir / candidate).is_file():
+                    return candidate, parts[i:]
+    cut = len(parts)
+    while cut > 1 and parts[cut - 1][:1].isupper():
+        cut -= 1
+    return "/".join(parts[:cut]) + ".py", parts[cut:]
+
+
+def _joinings(parts: Sequence[str]) -> Iterator[str]:
+    if len(parts) > _MAX_SPLIT_PARTS:
+        yield "/".join(parts) + ".py"
+        return
+    for seps in itertools.product("/.", repeat=len(parts) - 1):
+        joined = parts[0] + "".join(sep + part for sep, part in zip(seps, parts[1:], strict=True))
+        yield joined + ".py"
+
+
+def volatile_key(test_id: str) -> str:
+    """Return ``test_id`` with run-varying tokens masked, for the fallback match.
+
+    Masked: dates and times (``2024-05-01 10:11:12.123456+00:00``), clock times, hex addresses of
+    six or more digits (``0x7f3a9c...``, object reprs) and runs of nine or more digits (epoch
+    timestamps). An id with none of these is returned unchanged.
+    """
+    return _VOLATILE.sub(_VOLATILE_MARK, test_id)
+
+
+def match_ids(expected: Iterable[str], observed: Iterable[str]) -> dict[str, str | None]:
+    """Match expected test ids to the ids a run reported: exact first, then a guarded fallback.
+
+    Some parametrized ids embed values that change from run to run (``datetime.now()`` in a
+    marshmallow parametrization, an object's address), so an id recorded once never appears again.
+    The fallback applies only when the exact id is absent, the expected id holds a run-varying token
+    (see :func:`volatile_key`), and exactly one reported id has the same masked form. Anything else
+    stays unmatched (None): an ambiguous match is never guessed.
+
+    Args:
+        expected: the contract's ids (FAIL_TO_PASS, PASS_TO_PASS).
+        observed: the ids a run reported.
+
+    Returns:
+        Each expected id mapped to the reported id it stands for, or None.
+    """
+    seen = set(observed)
+    by_key: dict[str, list[str]] = {}
+    for test_id in seen:
+        by_key.setdefault(volatile_key(test_id), []).append(test_id)
+    matched: dict[str, str | None] = {}
+    for test_id in expected:
+        if test_id in seen:
+            matched[test_id] = test_id
+            continue
+        key = volatile_key(test_id)
+        candidates = by_key.get(key, []) if key != test_id else []
+        matched[test_id] = candidates[0] if len(candidates) == 1 else None
+    return matched

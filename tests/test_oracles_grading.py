@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+from repogate.oracles.grading import base_state_check, flaky, grade
+from repogate.oracles.junit import TestOutcome
+
+F2P = ["t.py::test_fixed"]
+P2P = ["t.py::test_kept", "t.py::test_other[a b]"]
+
+
+def _outcomes(**by_name: TestOutcome) -> dict[str, TestOutcome]:
+    names = {"fixed": F2P[0], "kept": P2P[0], "other": P2P[1]}
+    return {names[k]: v for k, v in by_name.items()}
+
+
+def test_all_pass_is_focused_and_regression_ok() -> None:
+    g = grade(_outcomes(fixed="passed", kept="passed", other="passed"), F2P, P2P)
+    assert (g.focused_ok, g.regression_ok, g.invalid) == (True, True, ())
+    assert [r.observed for r in g.results] == ["passed", "passed", "passed"]
+
+
+def test_skipped_fail_to_pass_fails() -> None:
+    """Threat: a patch that makes the focused test skip would pass SWE-bench's grading."""
+    g = grade(_outcomes(fixed="skipped", kept="passed", other="passed"), F2P, P2P)
+    assert g.focused_ok is False
+    assert g.results[0].observed == "skipped"
+
+
+def test_missing_fail_to_pass_fails_and_is_reported_invalid() -> None:
+    g = grade(_outcomes(kept="passed", other="passed"), F2P, P2P)
+    assert g.focused_ok is False
+    assert g.results[0].observed == "missing"
+    assert g.invalid == (F2P[0],)
+
+
+def test_nonexistent_pass_to_pass_is_invalid() -> None:
+    g = grade(_outcomes(fixed="passed", kept="passed"), F2P, P2P)
+    assert g.regression_ok is False
+    assert g.invalid == (P2P[1],)
+
+
+def test_ids_in_a_file_that_failed_to_collect_are_missing_not_invalid() -> None:
+    g = grade({"t.py": "error"}, F2P, P2P)
+    assert g.focused_ok is False and g.regression_ok is False
+    assert g.invalid == ()
+
+
+def test_skipped_pass_to_pass_is_a_regression_unless_ignored() -> None:
+    outcomes = _outcomes(fixed="passed", kept="skipped", other="passed")
+    assert grade(outcomes, F2P, P2P).regression_ok is False
+    assert grade(outcomes, F2P, P2P, skipped_regression="ignore").regression_ok is True
+
+
+def test_failed_and_error_are_not_passes() -> None:
+    g = grade(_outcomes(fixed="error", kept="failed", other="passed"), F2P, P2P)
+    assert (g.focused_ok, g.regression_ok) == (False, False)
+
+
+def test_empty_fail_to_pass_is_never_focused_ok() -> None:
+    assert grade(_outcomes(kept="passed"), [], P2P[:1]).focused_ok is False
+
+
+def test_excluded_ids_are_recorded_and_do_not_count() -> None:
+    outcomes = _outcomes(fixed="passed", kept="failed", other="passed")
+    g = grade(outcomes, F2P, P2P, exclude={P2P[0]})
+    assert g.regression_ok is True
+    assert g.excluded == (P2P[0],)
+    assert grade(outcomes, F2P, P2P, exclude=set(F2P) | {P2P[0]}).focused_ok is False
+
+
+def test_volatile_ids_are_matched_for_grading() -> None:
+    g = grade(
+        {"t.py::test_d[2024-01-01 00:00:01]": "passed"}, ["t.py::test_d[2019-02-02 01:01:01]"], []
+    )
+    assert g.focused_ok is True
+    assert g.results[0].matched_id == "t.py::test_d[2024-01-01 00:00:01]"
+
+
+def test_base_state_valid_when_f2p_fail_and_p2p_pass() -> None:
+    check = base_state_check(_outcomes(fixed="failed", kept="passed", other="passed"), F2P, P2P)
+    assert check.valid and check.reasons == ()
+    assert base_state_check(_outcomes(fixed="error", kept="passed", other="passed"), F2P, P2P).valid
+
+
+def test_base_state_invalid_cases() -> None:
+    """Threat: a task whose oracle cannot tell a fix from no fix would blame or credit the agent."""
+    passing_f2p = base_state_check(
+        _outcomes(fixed="passed", kept="passed", other="passed"), F2P, P2P
+    )
+    assert not passing_f2p.valid and passing_f2p.not_failing == (F2P[0],)
+    failing_p2p = base_state_check(
+        _outcomes(fixed="failed", kept="failed", other="passed"), F2P, P2P
+    )
+    assert not failing_p2p.valid and failing_p2p.not_passing == (P2P[0],)
+    nonexistent = base_state_check(_outcomes(fixed="failed", kept="passed"), F2P, P2P)
+    assert not nonexistent.valid and nonexistent.nonexistent == (P2P[1],)
+    assert not base_state_check(_outcomes(kept="passed"), [], P2P[:1]).valid
+
+
+def test_flaky_finds_ids_that_flip_or_vanish() -> None:
+    runs: list[dict[str, TestOutcome]] = [
+        {"a": "passed", "b": "passed", "c": "failed", "t[2024-01-01]": "passed"},
+        {"a": "passed", "b": "failed", "t[2024-01-02]": "passed"},
+    ]
+    assert flaky(runs) == {"b", "c"}
+    assert flaky(runs[:1]) == set()
