@@ -500,3 +500,296 @@ __all__ = [
     "status_porcelain",
     "tree_of",
 ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Merge and replay, for the harness's merge step and the post-merge sentinel (gates/sentinel.py).
+# Merges are tree operations (``git merge-tree --write-tree``, merge-ort, renames on): no work tree,
+# index, HEAD or ref of the repository is touched; only new objects are written.
+# ---------------------------------------------------------------------------------------------
+
+# merge-tree reads these from configuration; pinned so the markers and rename detection are the
+# same on every machine whatever the repository configures.
+_MERGE_CONFIG = ("-c", "merge.conflictStyle=merge", "-c", "merge.renames=true")
+
+
+@dataclass(frozen=True)
+class MergeMessage:
+    """One informational message of a merge, as ``git merge-tree --messages -z`` reports it.
+
+    Attributes:
+        paths: the paths the message is about.
+        kind: git's stable type token, e.g. ``CONFLICT (contents)``, ``CONFLICT (modify/delete)``,
+            ``Auto-merging``, ``CONFLICT (rename/delete)``.
+        text: the human-readable message.
+    """
+
+    paths: tuple[str, ...]
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """The result of a three-way tree merge.
+
+    Attributes:
+        tree: the merged tree id; when conflicted, files with content conflicts hold conflict
+            markers (``<<<<<<<``, ``=======``, ``>>>>>>>``) and structural conflicts keep one side.
+        conflicted: the paths left with unmerged entries, sorted; empty for a clean merge.
+        messages: git's informational and conflict messages.
+    """
+
+    tree: str
+    conflicted: tuple[str, ...]
+    messages: tuple[MergeMessage, ...]
+
+    @property
+    def clean(self) -> bool:
+        """True when no path conflicted."""
+        return not self.conflicted
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """One follow-up commit's own change replayed onto a state.
+
+    Attributes:
+        commit: the follow-up commit replayed.
+        parent: the parent its change was taken against (``parent..commit``).
+        onto: the tree it was replayed onto.
+        empty: True when ``commit`` changes nothing against ``parent`` (same tree); then
+            ``merge.tree`` is ``onto``.
+        merge: the merge result.
+        conflict_text: for each conflicted path, the bytes left in the result tree (with
+            conflict markers for a content conflict), or None when no file is left there.
+    """
+
+    commit: str
+    parent: str
+    onto: str
+    empty: bool
+    merge: MergeResult
+    conflict_text: tuple[tuple[str, bytes | None], ...] = ()
+
+
+def _parse_merge_tree(out: bytes) -> MergeResult:
+    """Parse ``git merge-tree --write-tree --name-only --messages -z`` output."""
+    fields = out.split(b"\0")
+    tree = fields[0].decode().strip()
+    i = 1
+    conflicted: set[str] = set()
+    while i < len(fields) and fields[i]:
+        conflicted.add(os.fsdecode(fields[i]))
+        i += 1
+    i += 1
+    messages: list[MergeMessage] = []
+    while i < len(fields) and fields[i].isdigit():
+        count = int(fields[i])
+        paths = tuple(os.fsdecode(p) for p in fields[i + 1 : i + 1 + count])
+        kind, text = fields[i + 1 + count], fields[i + 2 + count]
+        messages.append(MergeMessage(paths, kind.decode("utf-8", "replace"), text.decode().strip()))
+        i += count + 3
+    return MergeResult(tree, tuple(sorted(conflicted)), tuple(messages))
+
+
+def _merge_trees(repo: Path, ours: str, theirs: str) -> MergeResult:
+    args = [
+        *_MERGE_CONFIG,
+        "merge-tree",
+        "--write-tree",
+        "--name-only",
+        "--messages",
+        "-z",
+        "--end-of-options",
+        _checked_rev(ours),
+        _checked_rev(theirs),
+    ]
+    done = _exec(args, repo)
+    if done.returncode not in (0, 1):
+        raise GitError(["git", *args], done.returncode, done.stderr.decode("utf-8", "replace"))
+    return _parse_merge_tree(done.stdout)
+
+
+def merge_candidate(repo: Path, target: str, candidate: str) -> MergeResult:
+    """Merge commit ``candidate`` into commit ``target`` as a tree operation: the harness's merge.
+
+    ``git merge-tree --write-tree target candidate`` (merge-ort, rename detection on, merge base
+    found from history): nothing is checked out and no ref moves. When ``target`` is the
+    candidate's own parent the result is the candidate's tree.
+
+    Args:
+        repo: a repository holding both commits.
+        target: the target head (normally the base commit, or the branch head the contract names).
+        candidate: the candidate commit.
+
+    Returns:
+        The merged tree and any conflicted paths.
+
+    Raises:
+        GitError: a commit is unknown or git failed (exit status other than 0 or 1).
+    """
+    return _merge_trees(repo, target, candidate)
+
+
+def commit_tree(repo: Path, tree: str, parents: Sequence[str], message: str) -> str:
+    """Make a commit of ``tree`` with ``parents``, a fixed author and date, and no ref.
+
+    The harness identity and date of :func:`commit_candidate` are used, so the same tree, parents
+    and message always give the same SHA.
+
+    Args:
+        repo: the repository.
+        tree: a tree id.
+        parents: parent commits (none for a root commit).
+        message: the commit message.
+
+    Returns:
+        The new commit's full SHA.
+
+    Raises:
+        GitError: the tree or a parent is unknown.
+    """
+    identity = {
+        "GIT_AUTHOR_NAME": HARNESS_NAME,
+        "GIT_AUTHOR_EMAIL": HARNESS_EMAIL,
+        "GIT_AUTHOR_DATE": HARNESS_DATE,
+        "GIT_COMMITTER_NAME": HARNESS_NAME,
+        "GIT_COMMITTER_EMAIL": HARNESS_EMAIL,
+        "GIT_COMMITTER_DATE": HARNESS_DATE,
+    }
+    args = ["commit-tree", _checked_rev(tree)]
+    for parent in parents:
+        args += ["-p", _checked_rev(parent)]
+    return _run_env([*args, "-F", "-"], repo, identity, message).decode().strip()
+
+
+def _conflict_text(
+    repo: Path, tree: str, paths: Sequence[str]
+) -> tuple[tuple[str, bytes | None], ...]:
+    return tuple((path, show_file(repo, tree, path)) for path in paths)
+
+
+def replay_commit(repo: Path, onto_tree_or_commit: str, commit: str, parent: str) -> ReplayStep:
+    """Apply the change ``parent..commit`` onto a state: a cherry-pick done as a tree operation.
+
+    A three-way merge with base ``parent``, ours ``onto``, theirs ``commit`` (merge-ort, rename
+    detection on), as ``git cherry-pick`` (or ``cherry-pick -m`` for a merge commit) does it. git
+    2.39 has no ``merge-tree --merge-base``, so the base is fixed through history instead: a
+    throw-away commit of ``onto`` whose only parent is ``parent`` has ``parent`` as its one best
+    common ancestor with ``commit`` (``parent`` is an ancestor of ``commit``).
+
+    Args:
+        repo: a repository holding the full history.
+        onto_tree_or_commit: the current state (a tree or commit id).
+        commit: the follow-up commit to replay.
+        parent: the parent of ``commit`` whose change is replayed; for a merge commit the parent
+            that descends from the reference change.
+
+    Returns:
+        The replay step: the result tree, whether it was empty, conflicted paths and their text.
+
+    Raises:
+        GitError: a commit or tree is unknown, ``parent`` is not an ancestor of ``commit``, or
+            git failed.
+    """
+    onto = tree_of(repo, onto_tree_or_commit)
+    if not is_ancestor(repo, parent, commit):
+        raise GitError(["git", "merge-base", parent, commit], -1, f"{parent} is not an ancestor")
+    if tree_of(repo, commit) == tree_of(repo, parent):
+        return ReplayStep(commit, parent, onto, True, MergeResult(onto, (), ()))
+    ours = commit_tree(repo, onto, [parent], "repogate: replay state")
+    merged = _merge_trees(repo, ours, commit)
+    text = _conflict_text(repo, merged.tree, merged.conflicted)
+    return ReplayStep(commit, parent, onto, False, merged, text)
+
+
+def commit_parents(repo: Path, commit: str) -> tuple[str, ...]:
+    """Return the parents of ``commit``, first parent first (empty for a root commit).
+
+    Raises:
+        GitError: ``commit`` names no commit.
+    """
+    args = ["rev-list", "--parents", "-n", "1", "--end-of-options", _checked_rev(commit)]
+    line = _text(args, repo)
+    return tuple(line.split()[1:])
+
+
+def commit_subject(repo: Path, commit: str) -> str:
+    """Return the first line of ``commit``'s message.
+
+    Raises:
+        GitError: ``commit`` names no commit.
+    """
+    return _text(["log", "-1", "--format=%s", "--end-of-options", _checked_rev(commit)], repo)
+
+
+def tree_with_files(repo: Path, tree: str, files: Mapping[str, bytes | None]) -> str:
+    """Return a tree equal to ``tree`` except for ``files`` (None removes a path).
+
+    Written through a private index (``read-tree``, ``update-index``, ``write-tree``); new files get
+    mode 100644, existing ones keep theirs.
+
+    Raises:
+        GitError: ``tree`` is unknown or git failed.
+    """
+    with tempfile.TemporaryDirectory(prefix="repogate-index-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        _run_env(["read-tree", _checked_rev(tree)], repo, env)
+        for path, data in sorted(files.items()):
+            if data is None:
+                _run_env(["update-index", "--force-remove", "--", path], repo, env)
+                continue
+            blob = run_git(["hash-object", "-w", "--stdin"], repo, input=data).decode().strip()
+            listed = _run_env(["ls-files", "-s", "--", path], repo, env).split(b" ")
+            mode = listed[0].decode() if len(listed) > 1 else "100644"
+            _run_env(["update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}"], repo, env)
+        return _run_env(["write-tree"], repo, env).decode().strip()
+
+
+def checkout_tree(repo: Path, tree_or_commit: str, dest: Path) -> None:
+    """Write the files of a tree into ``dest`` (no ``.git``): a plain checkout for running tests.
+
+    Through a private index (``read-tree`` then ``checkout-index -a``), so the repository's own
+    index, HEAD and work tree are untouched; cheaper than :func:`export_tree` for repositories with
+    long histories, and tree ids (not only commits) are accepted.
+
+    Raises:
+        GitError: the tree is unknown, or git failed.
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    tree = tree_of(repo, tree_or_commit)
+    with tempfile.TemporaryDirectory(prefix="repogate-index-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        _run_env(["read-tree", tree], repo, env)
+        _run_env([f"--work-tree={dest}", "checkout-index", "-a", "-f"], repo, env)
+
+
+def tree_from_dir(repo: Path, src: Path) -> str:
+    """Store the files under ``src`` (a plain folder) as a tree in ``repo`` and return its id.
+
+    Taken as ``git add -A`` sees them (``.gitignore`` in ``src`` respected) through a private
+    index. Compare the result with another tree through :func:`changed_paths`.
+
+    Raises:
+        GitError: git failed.
+    """
+    with tempfile.TemporaryDirectory(prefix="repogate-index-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        _run_env([f"--work-tree={src}", "add", "-A", "--", "."], repo, env)
+        return _run_env(["write-tree"], repo, env).decode().strip()
+
+
+__all__ += [
+    "MergeMessage",
+    "MergeResult",
+    "ReplayStep",
+    "checkout_tree",
+    "commit_parents",
+    "commit_subject",
+    "commit_tree",
+    "merge_candidate",
+    "replay_commit",
+    "tree_from_dir",
+    "tree_with_files",
+]
