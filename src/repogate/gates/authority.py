@@ -1,0 +1,284 @@
+"""Gate A, authority: checks ``code_owner_approved`` and ``review_threads_resolved``.
+
+Who may let a change land is read from outside the patch: CODEOWNERS at the *base* commit (a patch
+must not grant itself owners) and a review-evidence file written by the reviewers' side, never by
+the agent. The rules follow GitHub's branch protection ("Require review from Code Owners",
+"Dismiss stale pull request approvals when new commits are pushed"):
+
+* every changed path whose base CODEOWNERS rule names owners needs an approval from one of them
+  (a user, or a member of an owning team) given on the *current* patch digest;
+* an approval given on an earlier digest is stale and does not count;
+* the author's own approval never counts; at least ``min_approvals`` valid approvals are needed;
+* a reviewer whose latest verdict on the current digest is "changes requested" blocks;
+* the agent never holds merge authority: evidence that the author merged fails the check.
+
+Review rounds, concerns, minutes and changes after review are reported as soft metrics in
+``details``; they never change the verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+
+from repogate.errors import EvidenceError
+from repogate.gates.codeowners import Owners
+from repogate.git import ChangedPath
+from repogate.receipt import Check, Observation
+
+CANDIDATE_PLACEHOLDER = "{{candidate}}"
+APPROVED = "code_owner_approved"
+THREADS = "review_threads_resolved"
+ReviewState = Literal["approved", "changes_requested", "commented"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Review(_Model):
+    """One review of one patch digest.
+
+    Attributes:
+        reviewer: the reviewer's login (``alice`` or ``@alice``) or email address.
+        teams: teams the reviewer belongs to, ``org/team`` (a leading ``@`` is allowed).
+        state: ``approved``, ``changes_requested`` or ``commented``.
+        patch_digest: sha256 (64 hex) of the patch the review was given on.
+        at: when the review was given (with a time zone).
+        minutes: time the reviewer spent, in minutes.
+    """
+
+    reviewer: str = Field(min_length=1)
+    teams: tuple[str, ...] = ()
+    state: ReviewState
+    patch_digest: str = Field(pattern=r"^[0-9a-f]{64}$")
+    at: AwareDatetime
+    minutes: float = Field(default=0.0, ge=0)
+
+
+class Thread(_Model):
+    """One review thread: the concern raised, whether and how it was resolved, and by whom."""
+
+    concern: str
+    resolved: bool
+    resolution: str = ""
+    by: str = ""
+
+
+class ReviewEvidence(_Model):
+    """The review evidence of one attempt (JSON; `repogate schema reviews` prints its schema).
+
+    Attributes:
+        schema_version: version of this record (1); another version is refused.
+        reviews: every review, in any order (sorted by ``at`` when read).
+        threads: the review threads.
+        merged_by: who merged the change, when it was merged.
+    """
+
+    schema_version: Literal[1] = 1
+    reviews: tuple[Review, ...] = ()
+    threads: tuple[Thread, ...] = ()
+    merged_by: str | None = None
+
+
+def reviews_schema() -> dict[str, Any]:
+    """Return the JSON Schema (draft 2020-12) of a review-evidence file."""
+    return ReviewEvidence.model_json_schema()
+
+
+def _substitute(data: Any, candidate_digest: str | None) -> Any:
+    if isinstance(data, dict) and candidate_digest is not None:
+        for review in data.get("reviews", ()):
+            if isinstance(review, dict) and review.get("patch_digest") == CANDIDATE_PLACEHOLDER:
+                review["patch_digest"] = candidate_digest
+    return data
+
+
+def load_reviews(path: Path, candidate_digest: str | None = None) -> ReviewEvidence:
+    """Read and validate a review-evidence file.
+
+    Args:
+        path: the JSON file.
+        candidate_digest: for built-in scenarios only: the digest that replaces a
+            ``"{{candidate}}"`` patch digest. Without it the placeholder is refused.
+
+    Returns:
+        The evidence.
+
+    Raises:
+        EvidenceError: the file is missing, is not JSON, or does not match the schema; the one-line
+            message names the file and the first bad key.
+    """
+    fix = "fix it; `repogate schema reviews` prints the schema"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise EvidenceError(f"review file {path} cannot be read ({exc.strerror})", fix) from None
+    except json.JSONDecodeError as exc:
+        raise EvidenceError(f"review file {path} is not JSON: {exc}", fix) from None
+    try:
+        return ReviewEvidence.model_validate(_substitute(data, candidate_digest))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise EvidenceError(f"review file {path}: key {key!r}: {first['msg']}{more}", fix) from None
+
+
+def _norm(name: str) -> str:
+    return name.strip().lstrip("@").lower()
+
+
+def _is_owner(review: Review, owner: str) -> bool:
+    if "/" in owner and owner.startswith("@"):
+        return _norm(owner) in {_norm(team) for team in review.teams}
+    return _norm(owner) == _norm(review.reviewer)
+
+
+def _latest_on(reviews: Sequence[Review], digest: str) -> dict[str, Review]:
+    """Return each reviewer's latest approval or change request on ``digest`` (comments skipped)."""
+    latest: dict[str, Review] = {}
+    for review in reviews:
+        if review.patch_digest == digest and review.state != "commented":
+            latest[_norm(review.reviewer)] = review
+    return latest
+
+
+def soft_metrics(evidence: ReviewEvidence, patch_digest: str) -> dict[str, Any]:
+    """Return the review soft metrics: rounds, concerns, minutes, changes after review, merger.
+
+    ``review_rounds`` counts distinct digests reviewed; ``changes_after_review`` counts the
+    distinct patch versions after the first one reviewed (the current patch included).
+    """
+    order: list[str] = []
+    for review in sorted(evidence.reviews, key=lambda r: r.at):
+        if review.patch_digest not in order:
+            order.append(review.patch_digest)
+    versions = order + ([patch_digest] if order and patch_digest not in order else [])
+    return {
+        "review_rounds": len(order),
+        "concerns_raised": len(evidence.threads),
+        "review_minutes": sum(r.minutes for r in evidence.reviews),
+        "changes_after_review": max(len(versions) - 1, 0),
+        "merged_by": evidence.merged_by,
+    }
+
+
+def _owner_failures(
+    owners: Owners, changed: Sequence[ChangedPath], valid: Sequence[Review], stale: Sequence[Review]
+) -> tuple[list[str], dict[str, list[str]]]:
+    """Return the failure reasons for owned paths lacking an owner's approval, and the owner map."""
+    needs: dict[tuple[str, ...], list[str]] = {}
+    owner_map: dict[str, list[str]] = {}
+    for path in sorted({p for c in changed for p in (c.path, c.old_path) if p}):
+        path_owners = owners.of(path)
+        owner_map[path] = list(path_owners)
+        if path_owners and not any(_is_owner(r, o) for r in valid for o in path_owners):
+            needs.setdefault(path_owners, []).append(path)
+    reasons = []
+    for path_owners, paths in needs.items():
+        reason = f"{', '.join(paths)} need an approval from {' or '.join(path_owners)}"
+        stale_owners = sorted({r.reviewer for r in stale for o in path_owners if _is_owner(r, o)})
+        if stale_owners:
+            reason += f" (stale approval by {', '.join(stale_owners)} on an earlier patch)"
+        reasons.append(reason + " on the current patch")
+    return reasons, owner_map
+
+
+def _approval_check(
+    codeowners_text: str | None,
+    changed: Sequence[ChangedPath],
+    evidence: ReviewEvidence,
+    patch_digest: str,
+    author: str,
+    min_approvals: int,
+) -> tuple[Check, dict[str, Any]]:
+    reviews = sorted(evidence.reviews, key=lambda r: r.at)
+    latest = _latest_on(reviews, patch_digest)
+    own = [
+        r for r in latest.values() if r.state == "approved" and _norm(r.reviewer) == _norm(author)
+    ]
+    valid = [r for r in latest.values() if r.state == "approved" and r not in own]
+    blocking = [r for r in latest.values() if r.state == "changes_requested"]
+    approvers = {_norm(r.reviewer) for r in valid}
+    stale = [
+        r
+        for r in reviews
+        if r.state == "approved"
+        and r.patch_digest != patch_digest
+        and _norm(r.reviewer) not in approvers
+        and _norm(r.reviewer) != _norm(author)
+    ]
+    owners = Owners(codeowners_text or "")
+    reasons, owner_map = _owner_failures(owners, changed, valid, stale)
+    if len(valid) < min_approvals:
+        reasons.append(f"{len(valid)} of {min_approvals} required approvals on the current patch")
+    reasons += [f"changes requested by {r.reviewer} on the current patch" for r in blocking]
+    if evidence.merged_by is not None and _norm(evidence.merged_by) == _norm(author):
+        reasons.append(f"merged by the author {author}: the agent never holds merge authority")
+    notes = [f"approval by the author {author} does not count"] if own else []
+    details: dict[str, Any] = {
+        "owners": owner_map,
+        "approvals": sorted(r.reviewer for r in valid),
+        "stale_approvals": [
+            {"reviewer": r.reviewer, "patch_digest": r.patch_digest} for r in stale
+        ],
+        "codeowners_problems": [{"line": p.line, "message": p.message} for p in owners.problems],
+    }
+    if owners.problems:
+        lines = "; ".join(str(p) for p in owners.problems)
+        detail = f"CODEOWNERS at the base has lines GitHub rejects and skips ({lines}); " + (
+            "owners were computed without them; fix the file"
+        )
+        return Check(name=APPROVED, status="error", detail=detail), details
+    if reasons:
+        return Check(name=APPROVED, status="failed", detail="; ".join(reasons + notes)), details
+    names = ", ".join(sorted(r.reviewer for r in valid)) or "nobody (none required)"
+    detail = "; ".join([f"approved by {names} on the current patch", *notes])
+    return Check(name=APPROVED, status="passed", detail=detail), details
+
+
+def _threads_check(evidence: ReviewEvidence) -> Check:
+    open_threads = [t.concern for t in evidence.threads if not t.resolved]
+    if open_threads:
+        return Check(name=THREADS, status="failed", detail="unresolved: " + "; ".join(open_threads))
+    if not evidence.threads:
+        return Check(name=THREADS, status="passed", detail="no review threads")
+    return Check(name=THREADS, status="passed", detail=f"{len(evidence.threads)} threads resolved")
+
+
+def check_authority(
+    codeowners_text: str | None,
+    changed: Sequence[ChangedPath],
+    reviews: ReviewEvidence | None,
+    patch_digest: str,
+    author: str,
+    min_approvals: int,
+) -> Observation:
+    """Decide ``code_owner_approved`` and ``review_threads_resolved`` for one candidate.
+
+    Args:
+        codeowners_text: the CODEOWNERS file read at the *base* commit (None: none there).
+        changed: the paths the patch changes.
+        reviews: the review evidence (None: no reviews were given).
+        patch_digest: the digest of the patch under evaluation.
+        author: who wrote the patch (the contract's ``authority.author``).
+        min_approvals: valid approvals needed overall.
+
+    Returns:
+        Two checks. ``code_owner_approved`` errors when the base CODEOWNERS has a line GitHub
+        rejects (the owners GitHub would require differ from the file as written), naming the
+        line. ``details`` holds owners per path, approvals, stale approvals, CODEOWNERS problems,
+        and the soft metrics of :func:`soft_metrics`.
+    """
+    evidence = reviews or ReviewEvidence()
+    approval, details = _approval_check(
+        codeowners_text, changed, evidence, patch_digest, author, min_approvals
+    )
+    details.update(soft_metrics(evidence, patch_digest))
+    details["unresolved_threads"] = [t.concern for t in evidence.threads if not t.resolved]
+    return Observation(checks=(approval, _threads_check(evidence)), details=details)
