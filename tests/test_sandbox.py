@@ -1,0 +1,200 @@
+from __future__ import annotations
+
+import os
+import resource
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from repogate import sandbox
+from repogate.sandbox import SandboxPolicy
+
+PY = sys.executable
+QUICK = SandboxPolicy(timeout_s=20)
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A TCP port listening on the host's loopback, in the test's own network namespace."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        yield server.getsockname()[1]
+
+
+def _connect(port: int) -> list[str]:
+    code = (
+        "import socket,sys\n"
+        f"s=socket.create_connection(('127.0.0.1',{port}),timeout=3)\n"
+        "print('connected')"
+    )
+    return [PY, "-c", code]
+
+
+def _mechanisms() -> list[str]:
+    return [m for m in ("bwrap", "unshare") if _kind_with(m) == m]
+
+
+def _kind_with(choice: str) -> str:
+    old = os.environ.get(sandbox.SANDBOX_ENV)
+    os.environ[sandbox.SANDBOX_ENV] = choice
+    try:
+        return sandbox.isolation(False).kind
+    finally:
+        if old is None:
+            del os.environ[sandbox.SANDBOX_ENV]
+        else:
+            os.environ[sandbox.SANDBOX_ENV] = old
+
+
+@pytest.mark.parametrize("mechanism", _mechanisms())
+def test_network_is_off_unless_granted(
+    listener: int, tmp_path: Path, mechanism: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Threat: a command without a network grant reaches a server (here the host loopback)."""
+    monkeypatch.setenv(sandbox.SANDBOX_ENV, mechanism)
+    off = sandbox.run(_connect(listener), tmp_path, QUICK)
+    assert off.isolation.kind == mechanism
+    assert off.isolation.network_off
+    assert off.returncode != 0
+    assert "connected" not in off.stdout
+    granted = sandbox.run(_connect(listener), tmp_path, QUICK.model_copy(update={"network": True}))
+    assert not granted.isolation.network_off
+    assert granted.ok, granted.stderr
+    assert granted.stdout == "connected\n"
+
+
+def test_no_isolation_is_said_loudly(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(sandbox.SANDBOX_ENV, "none")
+    iso = sandbox.isolation(False)
+    assert iso.kind == "none"
+    assert not iso.network_off
+    assert iso.detail.startswith("NETWORK NOT ISOLATED")
+    assert sandbox.run(["true"], tmp_path, QUICK).isolation == iso
+
+
+def test_environment_is_scrubbed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Threat: an untrusted command reads the caller's tokens and keys from its environment."""
+    secrets = {
+        "GITHUB_TOKEN": "ghp_fake",
+        "AWS_SECRET_ACCESS_KEY": "fake",
+        "OPENAI_API_KEY": "sk-fake",
+        "SSH_AUTH_SOCK": "/tmp/fake.sock",
+        "MY_PASSWORD": "hunter2",
+    }
+    for key, value in secrets.items():
+        monkeypatch.setenv(key, value)
+    policy = QUICK.model_copy(update={"env": {"GRANTED": "yes"}})
+    result = sandbox.run(["env"], tmp_path, policy)
+    env = dict(line.split("=", 1) for line in result.stdout.splitlines())
+    assert not set(secrets) & set(env)
+    assert not any(value in result.stdout for value in secrets.values())
+    assert env["GRANTED"] == "yes"
+    assert set(env) <= {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "HOME", "TMPDIR"} | {
+        "TMP",
+        "TEMP",
+        "GRANTED",
+        "PWD",
+        "SHLVL",
+        "_",
+    }
+
+
+def test_home_and_tmpdir_are_private(tmp_path: Path) -> None:
+    """Threat: a command reads the user's ~/.gitconfig, ~/.netrc or cloud credentials."""
+    script = 'echo "$HOME"; echo "$TMPDIR"; ls -A "$HOME" | wc -l; touch "$HOME/mark" "$TMPDIR/t"'
+    result = sandbox.run(["sh", "-c", script], tmp_path, QUICK)
+    home, tmp, count = result.stdout.split()
+    assert home != os.environ.get("HOME")
+    assert count == "0"
+    assert not Path(home).exists()
+    assert not Path(tmp).exists()
+    given = tmp_path / "home"
+    given.mkdir()
+    kept = sandbox.run(["sh", "-c", script], tmp_path, QUICK.model_copy(update={"home": given}))
+    assert kept.stdout.split()[0] == str(given)
+    assert (given / "mark").exists()
+
+
+def _processes_with(marker: str) -> list[str]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if marker.encode() in cmdline:
+            found.append(proc.name)
+    return found
+
+
+def test_timeout_kills_the_whole_group(tmp_path: Path) -> None:
+    """Threat: a hung agent or test leaves grandchildren running after its budget."""
+    script = "sleep 100.0123 & sleep 100.0123 & wait"
+    policy = SandboxPolicy(timeout_s=1)
+    result = sandbox.run(["sh", "-c", script], tmp_path, policy)
+    assert result.timed_out
+    assert result.returncode == -9
+    assert not result.ok
+    assert 1 <= result.duration_s < 5
+    assert _processes_with("100.0123") == []
+
+
+def test_timeout_kills_descendants_that_left_the_group(tmp_path: Path) -> None:
+    if sandbox.isolation(False).kind != "bwrap":
+        pytest.skip("only bubblewrap gives the command its own PID namespace")
+    script = "setsid sleep 100.0456 & sleep 100.0456"
+    result = sandbox.run(["sh", "-c", script], tmp_path, SandboxPolicy(timeout_s=1))
+    assert result.timed_out
+    assert _processes_with("100.0456") == []
+
+
+def test_huge_output_is_capped_and_memory_stays_small(tmp_path: Path) -> None:
+    """Threat: a command printing hundreds of megabytes exhausts the evaluator's memory."""
+    total_mb = 300
+    code = (
+        "import sys\nb=b'x'*(1<<20)\n"
+        f"for _ in range({total_mb}): sys.stdout.buffer.write(b)\n"
+        "sys.stderr.write('done')"
+    )
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    cap = 64 * 1024
+    result = sandbox.run(
+        [PY, "-c", code], tmp_path, SandboxPolicy(timeout_s=60, output_cap_bytes=cap)
+    )
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert result.ok
+    assert len(result.stdout) == cap
+    assert result.stderr == "done"
+    assert result.truncated_bytes == total_mb * (1 << 20) - cap
+    assert grown_kib < 50 * 1024
+
+
+def test_command_not_found_is_a_value(tmp_path: Path) -> None:
+    result = sandbox.run(["no-such-command-xyz", "--flag"], tmp_path, QUICK)
+    assert result.returncode == 127
+    assert "no-such-command-xyz" in result.stderr
+    assert not result.ok
+    (tmp_path / "plain.txt").write_text("not a program")
+    assert sandbox.run(["./plain.txt"], tmp_path, QUICK).returncode == 126
+
+
+def test_exit_code_and_streams_are_kept(tmp_path: Path) -> None:
+    result = sandbox.run(["sh", "-c", "echo out; echo err >&2; exit 3"], tmp_path, QUICK)
+    assert (result.returncode, result.stdout, result.stderr) == (3, "out\n", "err\n")
+    assert result.argv == ("sh", "-c", "echo out; echo err >&2; exit 3")
+    assert not result.timed_out
+
+
+def test_escaped_descendant_holding_the_pipe_does_not_hang_the_harness(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Threat: a command daemonises a child holding stdout open; the evaluator waits forever."""
+    monkeypatch.setenv(sandbox.SANDBOX_ENV, "none")
+    result = sandbox.run(["sh", "-c", "setsid sleep 4 & echo started"], tmp_path, QUICK)
+    assert result.ok
+    assert result.stdout == "started\n"
+    assert result.duration_s < 3.5
