@@ -793,3 +793,36 @@ __all__ += [
     "tree_from_dir",
     "tree_with_files",
 ]
+
+
+# --- Attributes (lifecycle gates) ------------------------------------------------------------
+
+
+def check_attr(repo: Path, attribute: str, paths: Sequence[str]) -> dict[str, str]:
+    """Return the value of ``attribute`` for each path, as the work tree's ``.gitattributes`` say.
+
+    ``git check-attr -z --stdin ATTRIBUTE``: every ``.gitattributes`` in the work tree counts
+    (nested files and pattern precedence as git applies them); system attributes are off.
+
+    Args:
+        repo: a repository with a work tree.
+        attribute: e.g. ``linguist-generated``.
+        paths: repository-relative paths (they need not exist).
+
+    Returns:
+        Path to ``'set'``, ``'unset'``, ``'unspecified'`` or the attribute's value (``'true'``).
+
+    Raises:
+        GitError: git failed.
+    """
+    if not paths:
+        return {}
+    data = b"".join(os.fsencode(p) + b"\0" for p in paths)
+    out = run_git(["check-attr", "-z", "--stdin", attribute], repo, input=data).split(b"\0")
+    return {
+        os.fsdecode(path): value.decode("utf-8", "replace")
+        for path, _, value in zip(out[0::3], out[1::3], out[2::3], strict=False)
+    }
+
+
+__all__ += ["check_attr"]
