@@ -24,6 +24,11 @@ _NETWORK = re.compile(
 )
 
 
+# Where TLS trust is configured on machines with their own certificate authority: forwarded to a
+# command granted the network, so its HTTPS requests are verified as the caller's would be.
+_TLS_TRUST = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "PIP_CERT")
+
+
 def looks_like_network_failure(text: str) -> bool:
     """Return True when ``text`` (a command's stderr) says a host or index could not be reached."""
     return _NETWORK.search(text) is not None
@@ -49,8 +54,12 @@ def granted(
         python_bin: the environment's interpreter; its folder goes first on ``PATH`` so ``python``
             resolves to it. A folder is accepted too.
         extra: further variables; the policy's own grants win over them.
+
+    With ``network``, the caller's TLS trust settings (``SSL_CERT_FILE``, ``SSL_CERT_DIR``, ...)
+    are forwarded too.
     """
-    env = {**(extra or {}), **policy.env}
+    trust = {k: os.environ[k] for k in _TLS_TRUST if network and k in os.environ}
+    env = {**trust, **(extra or {}), **policy.env}
     if python_bin is not None:
         folder = python_bin if python_bin.is_dir() else python_bin.parent
         env["PATH"] = f"{folder}{os.pathsep}{system_path(policy.env)}"

@@ -1,0 +1,159 @@
+"""Which dependency projects a patch touches: manifests, lockfiles, their manager; declared names.
+
+Private to :mod:`repogate.gates.dependency`. A *project* is one lockfile with its manifest and the
+manager that writes it: uv (``uv.lock``), poetry (``poetry.lock``) or pip-tools (a
+``requirements*.txt`` whose header says ``pip-compile``, https://pip-tools.readthedocs.io).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from repogate.contract import Lockfile
+from repogate.git import ChangedPath
+
+MANIFEST_NAMES = ("pyproject.toml", "setup.cfg", "setup.py")
+_REQ_IN = re.compile(r"^requirements.*\.in$")
+_REQ_TXT = re.compile(r"^requirements.*\.txt$")
+_PIP_COMPILE = re.compile(r"^#\s+(pip-compile\b.*)$", re.MULTILINE)
+_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_DEFAULT_LOCK = {"uv": "uv.lock", "poetry": "poetry.lock", "pip-tools": "requirements.txt"}
+
+
+@dataclass(frozen=True)
+class Project:
+    """One lockfile, its manifest and its manager; paths are repository-relative."""
+
+    manager: str
+    manifest: str
+    lockfile: str
+
+    @property
+    def folder(self) -> str:
+        """The folder holding the lockfile (``""`` for the repository root)."""
+        return posixpath.dirname(self.lockfile)
+
+
+def _read(root: Path, path: str) -> str | None:
+    try:
+        return (root / path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def pip_compile_command(text: str | None) -> str | None:
+    """Return the ``pip-compile ...`` command a compiled requirements file's header records."""
+    found = _PIP_COMPILE.search(text or "")
+    return found.group(1).strip() if found else None
+
+
+def is_manifest(path: str) -> bool:
+    """True for a file that declares dependencies (pyproject, setup.cfg/py, requirements*.in)."""
+    name = posixpath.basename(path)
+    return name in MANIFEST_NAMES or bool(_REQ_IN.match(name))
+
+
+def _declared(lock: Lockfile) -> Project:
+    lockfile = lock.lockfile
+    if lock.manager != "uv" and lockfile == "uv.lock":  # the model's default is uv's name
+        lockfile = _DEFAULT_LOCK[lock.manager]
+    return Project(lock.manager, lock.manifest, lockfile)
+
+
+def _by_name(path: str, roots: Sequence[Path]) -> Project | None:
+    """The project a changed lockfile or manifest belongs to, found by file names."""
+    folder, name = posixpath.split(path)
+    manifest = posixpath.join(folder, "pyproject.toml")
+    if name == "uv.lock":
+        return Project("uv", manifest, path)
+    if name == "poetry.lock":
+        return Project("poetry", manifest, path)
+    if _REQ_TXT.match(name):
+        command = next(filter(None, (pip_compile_command(_read(r, path)) for r in roots)), None)
+        if command is None:
+            return None
+        sources = [a for a in command.split()[1:] if not a.startswith("-")]
+        return Project(
+            "pip-tools", posixpath.join(folder, sources[0]) if sources else manifest, path
+        )
+    if is_manifest(path):
+        for lock_name, manager in (("uv.lock", "uv"), ("poetry.lock", "poetry")):
+            lockfile = posixpath.join(folder, lock_name)
+            if any((r / lockfile).is_file() for r in roots):
+                return Project(manager, manifest, lockfile)
+    return None
+
+
+def touched_projects(
+    changed: Sequence[ChangedPath], lock: Lockfile | None, base: Path, candidate: Path
+) -> tuple[list[Project], list[str]]:
+    """Return the projects the patch touches, and manifests it changes that have no lockfile.
+
+    Args:
+        changed: the patch's changed paths.
+        lock: the contract's lockfile policy, if any; lockfiles are detected by name regardless.
+        base: a checkout of the base tree.
+        candidate: a checkout of the candidate tree.
+    """
+    declared = _declared(lock) if lock is not None else None
+    projects: dict[str, Project] = {}
+    unlocked: list[str] = []
+    for change in changed:
+        path = change.path
+        if declared is not None and (
+            path in (declared.manifest, declared.lockfile)
+            or (is_manifest(path) and posixpath.dirname(path) == declared.folder)
+        ):
+            projects.setdefault(declared.lockfile, declared)
+            continue
+        found = _by_name(path, (candidate, base))
+        if found is not None:
+            projects.setdefault(found.lockfile, found)
+        elif is_manifest(path):
+            unlocked.append(path)
+    return list(projects.values()), unlocked
+
+
+def _normalise(requirement: str) -> str | None:
+    found = _NAME.match(requirement)
+    return re.sub(r"[-_.]+", "-", found.group(1)).lower() if found else None
+
+
+def _toml_names(data: dict[str, Any]) -> set[str]:
+    project = data.get("project", {})
+    specs: list[Any] = list(project.get("dependencies", []))
+    for group in project.get("optional-dependencies", {}).values():
+        specs += group
+    for group in data.get("dependency-groups", {}).values():
+        specs += [s for s in group if isinstance(s, str)]
+    poetry = data.get("tool", {}).get("poetry", {})
+    keys = list(poetry.get("dependencies", {}))
+    for group in poetry.get("group", {}).values():
+        keys += list(group.get("dependencies", {}))
+    specs += [k for k in keys if k.lower() != "python"]
+    return {n for n in map(_normalise, (str(s) for s in specs)) if n}
+
+
+def declared_names(root: Path, manifest: str) -> set[str]:
+    """Return the normalised names (PEP 503) of the dependencies ``manifest`` declares.
+
+    Reads ``[project]`` dependencies and optional dependencies, ``[dependency-groups]``, poetry's
+    dependency tables, or the lines of a ``requirements*.in``. A missing or unreadable manifest
+    declares nothing.
+    """
+    text = _read(root, manifest)
+    if text is None:
+        return set()
+    if manifest.endswith(".toml"):
+        try:
+            return _toml_names(tomllib.loads(text))
+        except tomllib.TOMLDecodeError:
+            return set()
+    lines = (line.split("#")[0] for line in text.splitlines())
+    return {n for n in map(_normalise, lines) if n and not n.startswith("-")}

@@ -1,0 +1,224 @@
+"""Gate check ``dependency_policy_passed``: a changed lockfile is exactly what its manager writes.
+
+When the patch touches a manifest or a lockfile, for each project touched (see
+:mod:`repogate.gates._lockfiles`), in a scratch copy of the candidate tree:
+
+1. **check mode**: the lockfile agrees with the manifest (``uv lock --check``,
+   ``poetry check --lock``; pip-tools has none);
+2. **replay**: the base lockfile is put back and the manager's lock command is run with the
+   candidate manifest (``uv lock``, ``poetry lock``, the ``pip-compile`` command the file's header
+   records); the result must equal the candidate lockfile byte for byte. Check modes alone accept
+   a hand-edited pin or hash (uv keeps whatever a lockfile says as long as it still satisfies the
+   manifest), so the replay is what catches them;
+3. **allowlist**: with ``allow_new`` in the contract, a dependency name the candidate manifest
+   declares and the base did not must be on the list.
+
+A manager that is not installed, or an index that cannot be reached (read from the manager's
+stderr), leaves the lockfile unverified: ``error``, never ``passed``. Without a network grant uv
+runs ``--offline`` (its cache only). A definite failure (the lockfile disagrees, the replay
+differs, a dependency outside the allowlist) fails the check even if another project errored.
+
+Limits: a replay resolves new dependencies against today's index, so a lockfile written before a
+newer release appeared can differ for that reason alone; the detail shows the difference.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shlex
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from repogate import sandbox
+from repogate.contract import Lockfile
+from repogate.gates._commands import (
+    describe_failure,
+    granted,
+    looks_like_network_failure,
+    system_path,
+)
+from repogate.gates._lockfiles import Project, declared_names, pip_compile_command, touched_projects
+from repogate.git import ChangedPath
+from repogate.receipt import Check, Observation, Status
+from repogate.sandbox import SandboxPolicy
+
+CHECK = "dependency_policy_passed"
+_PROGRAM = {"uv": "uv", "poetry": "poetry", "pip-tools": "pip-compile"}
+
+
+def _uv_cache_grant() -> dict[str, str]:
+    """Share the caller's uv cache (the sandbox's private HOME would start an empty one)."""
+    cache = os.environ.get("UV_CACHE_DIR")
+    if not cache:
+        xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        cache = str(Path(xdg) / "uv")
+    return {"UV_CACHE_DIR": cache, "UV_PYTHON_DOWNLOADS": "never"}
+
+
+def _commands(
+    project: Project, lock_text: str | None, network: bool
+) -> tuple[list[str] | None, list[str] | None]:
+    """Return (check argv or None, lock argv or None: the replay cannot be known)."""
+    if project.manager == "uv":
+        offline = [] if network else ["--offline"]
+        return ["uv", "lock", "--check", *offline], ["uv", "lock", *offline]
+    if project.manager == "poetry":
+        return ["poetry", "check", "--lock"], ["poetry", "lock"]
+    command = pip_compile_command(lock_text)
+    return None, shlex.split(command) if command else None
+
+
+class _Outcome:
+    """What one project's verification found: status, a sentence, and facts for ``details``."""
+
+    def __init__(self, project: Project) -> None:
+        self.status: Status = "passed"
+        self.reasons: list[str] = []
+        self.facts: dict[str, Any] = {
+            "manager": project.manager,
+            "manifest": project.manifest,
+            "lockfile": project.lockfile,
+        }
+
+    def fail(self, status: Status, reason: str) -> None:
+        if status == "failed" or self.status == "passed":
+            self.status = status
+        self.reasons.append(reason)
+
+
+def _first_difference(expected: bytes, got: bytes) -> str:
+    a = expected.decode("utf-8", "replace").splitlines()
+    b = got.decode("utf-8", "replace").splitlines()
+    changes = [
+        line
+        for line in difflib.unified_diff(a, b, "replayed", "candidate", n=0, lineterm="")
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    return " | ".join(changes[:4])
+
+
+def _run(
+    argv: list[str], tree: Path, out: _Outcome, policy: SandboxPolicy, *, replay: bool
+) -> bool:
+    """Run one manager command in ``tree``; record why it failed. True when it succeeded.
+
+    An unreachable index or a timeout is ``error``; otherwise a failing check mode is ``failed``
+    (the lockfile disagrees with the manifest) and a failing replay ``error`` (nothing to compare).
+    """
+    what = f"{shlex.join(argv)} ({'replay from the base lockfile' if replay else 'check mode'})"
+    result = sandbox.run(argv, tree, policy)
+    out.facts.setdefault("commands", []).append({"argv": argv, "returncode": result.returncode})
+    if result.ok:
+        return True
+    if result.timed_out or looks_like_network_failure(result.stderr):
+        out.fail("error", describe_failure(f"{what}, index unreachable: unverified", result))
+    else:
+        out.fail("error" if replay else "failed", describe_failure(what, result))
+    return False
+
+
+def _verify(
+    project: Project, base: Path, candidate: Path, lock: Lockfile | None, policy: SandboxPolicy
+) -> _Outcome:
+    out = _Outcome(project)
+    base_lock, cand_lock = base / project.lockfile, candidate / project.lockfile
+    if lock is not None and lock.allow_new is not None:
+        allowed = {n.lower().replace("_", "-") for n in lock.allow_new}
+        new = declared_names(candidate, project.manifest) - declared_names(base, project.manifest)
+        out.facts["new_dependencies"] = sorted(new)
+        for name in sorted(new - allowed):
+            out.fail("failed", f"new dependency {name!r} is not in the contract's allow_new list")
+    if not cand_lock.is_file():
+        if base_lock.is_file():
+            out.fail("failed", f"{project.lockfile} was deleted")
+        else:
+            out.fail("error", f"{project.lockfile} does not exist at the base or the candidate")
+        return out
+    program = _PROGRAM[project.manager]
+    if shutil.which(program, path=system_path(policy.env)) is None:
+        out.fail(
+            "error", f"lock manager {project.manager} is not installed ({program} not on PATH)"
+        )
+        return out
+    grant = granted(policy, network=policy.network, extra=_uv_cache_grant())
+    lock_text = cand_lock.read_bytes().decode("utf-8", "replace")
+    check, replay = _commands(project, lock_text, policy.network)
+    with tempfile.TemporaryDirectory(prefix="repogate-lock-") as tmp:
+        tree = Path(tmp) / "tree"
+        shutil.copytree(candidate, tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        folder = tree / project.folder
+        if check is not None and not _run(check, folder, out, grant, replay=False):
+            return out
+        if replay is None:
+            out.fail("error", f"{project.lockfile}: cannot tell how {project.manager} wrote it")
+            return out
+        written = tree / project.lockfile
+        if base_lock.is_file():
+            shutil.copyfile(base_lock, written)
+        else:
+            written.unlink()
+        if not _run(replay, folder, out, grant, replay=True):
+            return out
+        expected, got = written.read_bytes(), cand_lock.read_bytes()
+    out.facts["replay_reproduced"] = expected == got
+    if expected != got:
+        out.fail(
+            "failed",
+            f"replaying {shlex.join(replay)} from the base {project.lockfile} does not reproduce "
+            f"the candidate's (edited by hand?): {_first_difference(expected, got)}",
+        )
+    return out
+
+
+def check_dependency_policy(
+    source_repo_checkout_at_base: Path,
+    candidate_checkout: Path,
+    lock: Lockfile | None,
+    changed: Sequence[ChangedPath],
+    policy: SandboxPolicy,
+) -> Observation:
+    """Decide ``dependency_policy_passed`` for one candidate (hermetic and lifecycle profiles).
+
+    Args:
+        source_repo_checkout_at_base: a checkout of the base tree (base lockfile and manifest).
+        candidate_checkout: a checkout of the candidate tree; it is copied, never written.
+        lock: the contract's ``oracles.lockfile`` (manager, manifest, lockfile, ``allow_new``);
+            None still checks lockfiles the patch touches, found by name.
+        changed: the patch's changed paths.
+        policy: timeout and environment for the manager's commands; ``network`` lets the lock
+            command reach the index (without it uv works from its cache, ``--offline``).
+
+    Returns:
+        One check. ``passed`` with the reason when no manifest or lockfile changed, or every
+        touched project verified; ``failed`` naming the lockfile and the first differing lines;
+        ``error`` when a manager is missing or the index unreachable. ``details["projects"]``
+        lists each project with its commands and findings.
+    """
+    projects, unlocked = touched_projects(
+        changed, lock, source_repo_checkout_at_base, candidate_checkout
+    )
+    details: dict[str, Any] = {"projects": [], "manifests_without_lockfile": unlocked}
+    if not projects:
+        detail = (
+            f"manifest changed without a lockfile to check: {', '.join(unlocked)}"
+            if unlocked
+            else "no manifest or lockfile changed"
+        )
+        return Observation(
+            checks=(Check(name=CHECK, status="passed", detail=detail),), details=details
+        )
+    outcomes = [
+        _verify(p, source_repo_checkout_at_base, candidate_checkout, lock, policy) for p in projects
+    ]
+    details["projects"] = [{**o.facts, "status": o.status, "reasons": o.reasons} for o in outcomes]
+    statuses = {o.status for o in outcomes}
+    status: Status = next((s for s in ("failed", "error") if s in statuses), "passed")
+    if status == "passed":
+        detail = "; ".join(f"{o.facts['lockfile']} reproduced by its manager" for o in outcomes)
+    else:
+        detail = "; ".join(f"{o.facts['lockfile']}: {r}" for o in outcomes for r in o.reasons)
+    return Observation(checks=(Check(name=CHECK, status=status, detail=detail),), details=details)
