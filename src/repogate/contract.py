@@ -172,7 +172,11 @@ class Authority(_Model):
 
 
 class Sentinel(_Model):
-    """The bounded post-merge observation: follow-up commits (or a count), regeneration, matrix."""
+    """The bounded post-merge observation: follow-up commits (or a count), regeneration, matrix.
+
+    ``changelog_policy`` resolves replay conflicts confined to ``changelog_paths``: ``union`` keeps
+    both sides' lines, ``theirs`` takes the follow-up's version.
+    """
 
     follow_ups: tuple[str, ...] = ()
     follow_up_count: int = Field(default=0, ge=0)
@@ -181,6 +185,7 @@ class Sentinel(_Model):
     python_matrix: tuple[str, ...] = ()
     window: str = ""
     residual_unknowns: tuple[str, ...] = ()
+    changelog_policy: Literal["union", "theirs"] = "union"
     changelog_paths: tuple[str, ...] = (
         "CHANGES.rst",
         "CHANGES.md",

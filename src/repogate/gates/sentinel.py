@@ -1,0 +1,399 @@
+"""Gate S, the post-merge sentinel: replay the repository's real later history onto the candidate.
+
+A change that passes today and is undone by the next regeneration, or that blocks the next real
+change, did not establish the intended successor state. The sentinel observes a bounded future
+(the seed's "frozen repository" thought experiment, made real):
+
+1. **regenerate**: rerun the contract's generators on the merged state; the candidate's intent must
+   survive (:mod:`repogate.gates._survival`).
+2. **replay**: apply each follow-up commit's own change (``parent..commit``) to the current state
+   with a three-way merge and rename detection (:func:`repogate.git.replay_commit`). A step is
+   ``clean``; ``resolved`` (conflicts only in changelog and news files, resolved by the declared
+   policy and counted apart); ``conflict`` (a semantic conflict: the follow-up is blocked, and the
+   steps after it are ``blocked``); or ``empty`` (the follow-up changes nothing; not a failure).
+3. **regressions**: after each replayed step, the tests that passed at that follow-up commit in real
+   history run on the replayed state; one that does not pass is a regression attributed to the
+   candidate (:mod:`repogate.gates._history`, which also caches the history's results). A step
+   whose tests cannot be collected in history is an ``error`` for that step, not a regression.
+4. **matrix**: the focused and regression tests on each Python version the contract lists.
+
+The check ``post_merge_sentinel_passed`` fails on a semantic conflict, a regression, lost intent
+or a matrix failure; otherwise it errors when anything could not be decided (a step's history not
+collectable, a generator failing, a missing interpreter, an empty window); otherwise it passes.
+The soft metric ``extra_repair_effort`` is the number of semantically conflicted lines.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from repogate import git
+from repogate.contract import Generator, Sentinel
+from repogate.gates._follow_ups import FollowUp, follow_up_commits
+from repogate.gates._history import (
+    HistoryCache,
+    TestRunner,
+    history_results,
+    regressions,
+    run_in_tree,
+    select_tests,
+    uncollected,
+)
+from repogate.gates._replay import ConflictFile, conflict_files, resolve_changelog
+from repogate.gates._survival import (
+    CommandRunner,
+    MatrixEntry,
+    MatrixRunner,
+    Regeneration,
+    python_matrix,
+    regeneration_survival,
+    sandboxed_command,
+)
+from repogate.receipt import Check, Observation, Status
+
+CHECK = "post_merge_sentinel_passed"
+__all__ = [
+    "CHECK",
+    "FollowUp",
+    "SentinelInputs",
+    "StepRecord",
+    "check_sentinel",
+    "follow_up_commits",
+    "replay_window",
+]
+
+ReplayOutcome = Literal["clean", "resolved", "conflict", "empty", "blocked"]
+StepStatus = Literal["clean", "resolved", "conflict", "empty", "blocked", "error", "regressed"]
+TestsOutcome = Literal["passed", "regressed", "error", "none"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class StepRecord(_Frozen):
+    """What replaying one follow-up did.
+
+    Attributes:
+        sha: the follow-up commit.
+        parent: the parent its change was taken against.
+        subject: its subject line.
+        replay: how the change applied (see the module docstring).
+        status: the step as a whole: ``replay``, except that a replayed step whose history could
+            not be collected is ``error`` and one with regressions is ``regressed``.
+        conflicts: conflicted files, changelog and semantic.
+        tree: the state after the step (None when blocked or conflicted).
+        tests: the test files selected.
+        tests_outcome: ``passed``, ``regressed``, ``error`` (not collectable in history) or
+            ``none`` (nothing selected, or not run).
+        history_cached: True when the history's results came from the cache.
+        history_passed: how many tests passed at the follow-up in real history.
+        regressions: ids that passed in history and did not pass here.
+        detail: one sentence for people.
+    """
+
+    sha: str
+    parent: str
+    subject: str
+    replay: ReplayOutcome
+    status: StepStatus
+    conflicts: tuple[ConflictFile, ...] = ()
+    tree: str | None = None
+    tests: tuple[str, ...] = ()
+    tests_outcome: TestsOutcome = "none"
+    history_cached: bool = False
+    history_passed: int = 0
+    regressions: tuple[str, ...] = ()
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class SentinelInputs:
+    """Everything the sentinel reads.
+
+    Attributes:
+        repo: a repository holding the full history (never the agent's workspace).
+        base: the base commit.
+        candidate: the candidate commit (child of ``base``).
+        start_tree: the tree the replay starts from: the merged candidate with the contract's
+            hidden tests applied (the tree the checks ran on).
+        config: the contract's ``[sentinel]`` table.
+        run_tests: runs test files in a checkout (see :data:`repogate.gates._history.TestRunner`).
+        cache_dir: where real-history results are cached.
+        reference: the reference (gold) commit; follow-ups by count start after it.
+        target_branch: the branch whose history follow-ups are taken from (by count).
+        focused_tests: the contract's FAIL_TO_PASS ids.
+        regression_tests: the contract's PASS_TO_PASS ids.
+        generators: the contract's generators.
+        environment_digest: part of the history cache key.
+        run_command: runs generator commands and interpreter probes (default: the sandbox).
+        matrix_runner: runs tests under another interpreter (None: a listed version errors).
+        work_dir: folder for temporary checkouts (None: the system's temporary folder).
+    """
+
+    repo: Path
+    base: str
+    candidate: str
+    start_tree: str
+    config: Sentinel
+    run_tests: TestRunner
+    cache_dir: Path
+    reference: str | None = None
+    target_branch: str = "main"
+    focused_tests: tuple[str, ...] = ()
+    regression_tests: tuple[str, ...] = ()
+    generators: tuple[Generator, ...] = ()
+    environment_digest: str = ""
+    run_command: CommandRunner = field(default=sandboxed_command)
+    matrix_runner: MatrixRunner | None = None
+    work_dir: Path | None = None
+
+
+def _with_tests(
+    ctx: SentinelInputs, follow: FollowUp, record: StepRecord, cache: HistoryCache
+) -> StepRecord:
+    """Run the step's selected tests in history and on the replayed state; record regressions."""
+    assert record.tree is not None  # noqa: S101 - only replayed steps reach here
+    files = select_tests(
+        ctx.repo, follow.sha, follow.parent, ctx.focused_tests + ctx.regression_tests
+    )
+    if not files:
+        return record.model_copy(update={"detail": "no test file selected for this follow-up"})
+    history, cached = history_results(
+        ctx.repo, follow.sha, files, ctx.environment_digest, cache, ctx.run_tests, ctx.work_dir
+    )
+    bad = uncollected(history, files)
+    good = tuple(f for f in files if f not in bad)
+    if not good:
+        replayed: dict[str, str] = {}
+    elif record.tree == git.tree_of(ctx.repo, follow.sha):
+        replayed = history  # the same tree in the same environment: history's results are its own
+    else:
+        replayed = run_in_tree(ctx.repo, record.tree, good, ctx.run_tests, ctx.work_dir)
+    regressed = regressions(history, replayed, good)
+    passed = sum(1 for t, o in history.items() if o == "passed")
+    notes = (
+        [f"{len(regressed)} of {passed} tests passing in history do not pass here"]
+        if regressed
+        else []
+    )
+    notes += [f"not collectable at {follow.sha[:12]} in history: {', '.join(bad)}"] if bad else []
+    outcome: TestsOutcome = "regressed" if regressed else "error" if bad else "passed"
+    status: StepStatus = "regressed" if regressed else "error" if bad else record.replay
+    return record.model_copy(
+        update={
+            "tests": files,
+            "tests_outcome": outcome,
+            "status": status,
+            "history_cached": cached,
+            "history_passed": passed,
+            "regressions": regressed,
+            "detail": "; ".join(notes),
+        }
+    )
+
+
+def _step(ctx: SentinelInputs, follow: FollowUp, state: str, cache: HistoryCache) -> StepRecord:
+    """Replay one follow-up onto ``state`` and, when it applied, run its tests."""
+    ids = {"sha": follow.sha, "parent": follow.parent, "subject": follow.subject}
+    step = git.replay_commit(ctx.repo, state, follow.sha, follow.parent)
+    if step.empty:
+        return StepRecord(
+            **ids,
+            replay="empty",
+            status="empty",
+            tree=step.onto,
+            detail="the follow-up changes nothing",
+        )
+    conflicts = conflict_files(ctx.repo, step, ctx.config.changelog_paths)
+    semantic = [c.path for c in conflicts if not c.changelog]
+    if semantic:
+        return StepRecord(
+            **ids,
+            replay="conflict",
+            status="conflict",
+            conflicts=conflicts,
+            detail=f"the follow-up conflicts with the candidate in {', '.join(semantic)}",
+        )
+    if conflicts:
+        tree = resolve_changelog(ctx.repo, step, ctx.config.changelog_policy)
+        record = StepRecord(
+            **ids, replay="resolved", status="resolved", conflicts=conflicts, tree=tree
+        )
+    else:
+        record = StepRecord(**ids, replay="clean", status="clean", tree=step.merge.tree)
+    return _with_tests(ctx, follow, record, cache)
+
+
+def replay_window(ctx: SentinelInputs, follow_ups: Sequence[FollowUp]) -> tuple[StepRecord, ...]:
+    """Replay ``follow_ups`` in order from ``ctx.start_tree``; steps after a conflict are blocked.
+
+    Raises:
+        GitError: git failed.
+    """
+    cache = HistoryCache(ctx.cache_dir)
+    state = ctx.start_tree
+    steps: list[StepRecord] = []
+    blocker: str | None = None
+    for follow in follow_ups:
+        if blocker is not None:
+            steps.append(
+                StepRecord(
+                    sha=follow.sha,
+                    parent=follow.parent,
+                    subject=follow.subject,
+                    replay="blocked",
+                    status="blocked",
+                    detail=f"not replayed: blocked by the conflict at {blocker[:12]}",
+                )
+            )
+            continue
+        record = _step(ctx, follow, state, cache)
+        steps.append(record)
+        if record.tree is None:
+            blocker = follow.sha
+        else:
+            state = record.tree
+    return tuple(steps)
+
+
+def _effort(steps: Sequence[StepRecord], changelog: bool) -> dict[str, int]:
+    files = [c for s in steps for c in s.conflicts if c.changelog == changelog]
+    return {
+        "files": len(files),
+        "hunks": sum(c.hunks for c in files),
+        "lines": sum(c.lines for c in files),
+    }
+
+
+def _residual(
+    ctx: SentinelInputs, follow_ups: Sequence[FollowUp], steps: Sequence[StepRecord]
+) -> list[str]:
+    notes = list(ctx.config.residual_unknowns)
+    wanted = ctx.config.follow_up_count
+    if not ctx.config.follow_ups and wanted and len(follow_ups) < wanted:
+        notes.append(f"history holds {len(follow_ups)} of the {wanted} follow-ups asked for")
+    blocked = [s for s in steps if s.status == "blocked"]
+    if blocked:
+        notes.append(f"{len(blocked)} follow-up(s) not observed after a semantic conflict")
+    notes += [f"follow-up {s.sha[:12]} selected no tests" for s in steps if s.tree and not s.tests]
+    return notes
+
+
+def _verdict(
+    steps: Sequence[StepRecord], regen: Regeneration, matrix: Sequence[MatrixEntry]
+) -> tuple[Status, str]:
+    failed: list[str] = []
+    errored: list[str] = []
+    for s in steps:
+        if s.status == "conflict":
+            failed.append(f"follow-up {s.sha[:12]} conflicts ({s.detail})")
+        elif s.status == "regressed":
+            failed.append(f"follow-up {s.sha[:12]}: regressions {', '.join(s.regressions[:5])}")
+        elif s.status == "error":
+            errored.append(f"follow-up {s.sha[:12]}: {s.detail}")
+    if regen.status in ("failed", "error"):
+        (failed if regen.status == "failed" else errored).append(f"regeneration: {regen.detail}")
+    for m in matrix:
+        if m.status in ("failed", "error"):
+            (failed if m.status == "failed" else errored).append(f"python {m.version}: {m.detail}")
+    if not steps:
+        errored.append("the window is empty: no follow-up commit to replay")
+    if failed:
+        return "failed", "; ".join(failed)
+    if errored:
+        return "error", "; ".join(errored)
+    replayed = sum(1 for s in steps if s.tree is not None)
+    return "passed", f"{replayed} follow-up(s) replayed without conflict or regression"
+
+
+def _matrix(ctx: SentinelInputs) -> tuple[MatrixEntry, ...]:
+    if not ctx.config.python_matrix:
+        return ()
+    tests = ctx.focused_tests + ctx.regression_tests
+    with tempfile.TemporaryDirectory(prefix="repogate-matrix-", dir=ctx.work_dir) as tmp:
+        checkout = Path(tmp) / "checkout"
+        git.checkout_tree(ctx.repo, ctx.start_tree, checkout)
+        return python_matrix(
+            ctx.config.python_matrix, checkout, tests, ctx.matrix_runner, ctx.run_command
+        )
+
+
+def check_sentinel(ctx: SentinelInputs) -> Observation:
+    """Observe the bounded future of the merged candidate: check ``post_merge_sentinel_passed``.
+
+    Args:
+        ctx: the repository with full history, the merged state, the contract's sentinel table,
+            the test runner and the cache.
+
+    Returns:
+        One check, ``post_merge_sentinel_passed``, and details: ``window``, ``steps``,
+        ``conflicts`` (semantic and changelog paths, the changelog policy), ``regressions``,
+        ``repair_effort`` (semantic and changelog files, hunks, lines), ``regeneration``,
+        ``matrix``, ``residual_unknowns`` and the soft metric ``extra_repair_effort`` (semantically
+        conflicted lines).
+
+    Raises:
+        UserInputError: a follow-up is missing, not a commit, or not a descendant of the base; the
+            target branch does not exist.
+        GitError: git failed.
+    """
+    cfg = ctx.config
+    follow_ups = follow_up_commits(
+        ctx.repo,
+        ctx.base,
+        ctx.reference,
+        cfg.follow_ups,
+        cfg.follow_up_count,
+        ctx.target_branch,
+        cfg.first_parent,
+    )
+    regen = (
+        regeneration_survival(
+            ctx.repo,
+            ctx.base,
+            ctx.candidate,
+            ctx.start_tree,
+            ctx.generators,
+            ctx.run_command,
+            ctx.work_dir,
+        )
+        if cfg.regenerate
+        else Regeneration(status="skipped", detail="regeneration is off in the contract")
+    )
+    steps = replay_window(ctx, follow_ups)
+    matrix = _matrix(ctx)
+    status, detail = _verdict(steps, regen, matrix)
+    semantic = _effort(steps, changelog=False)
+    details: dict[str, Any] = {
+        "window": {
+            "label": cfg.window,
+            "source": "contract"
+            if cfg.follow_ups
+            else "history"
+            if cfg.follow_up_count
+            else "none",
+            "first_parent": cfg.first_parent,
+            "commits": [f.sha for f in follow_ups],
+            "replayed": sum(1 for s in steps if s.tree is not None),
+        },
+        "steps": [s.model_dump(mode="json") for s in steps],
+        "conflicts": {
+            "semantic": sorted({c.path for s in steps for c in s.conflicts if not c.changelog}),
+            "changelog": sorted({c.path for s in steps for c in s.conflicts if c.changelog}),
+            "changelog_policy": cfg.changelog_policy,
+        },
+        "regressions": [{"step": s.sha, "test": t} for s in steps for t in s.regressions],
+        "repair_effort": {"semantic": semantic, "changelog": _effort(steps, changelog=True)},
+        "regeneration": regen.model_dump(mode="json"),
+        "matrix": [m.model_dump(mode="json") for m in matrix],
+        "residual_unknowns": _residual(ctx, follow_ups, steps),
+        "extra_repair_effort": semantic["lines"],
+    }
+    return Observation(checks=(Check(name=CHECK, status=status, detail=detail),), details=details)

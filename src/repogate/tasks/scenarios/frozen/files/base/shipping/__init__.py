@@ -1,0 +1,5 @@
+"""Shipping costs."""
+
+from shipping.rates import shipping_cost
+
+__all__ = ["shipping_cost"]
