@@ -27,7 +27,6 @@ error, whose id is the file's path) is ``error``, any other ``<skipped>`` is ``s
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -73,41 +72,70 @@ class ReportError(RepogateError):
         self.why = why
 
 
+def read_report(path: Path, *, max_bytes: int = MAX_REPORT_BYTES) -> bytes:
+    """Return a report's bytes, read once (hash and parse the same bytes).
+
+    Raises:
+        ReportError: the file cannot be read, or is larger than ``max_bytes``.
+    """
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise ReportError(path, f"{size} bytes is larger than the {max_bytes}-byte limit")
+        return path.read_bytes()
+    except OSError as exc:
+        raise ReportError(path, f"cannot be read ({exc.strerror})") from None
+
+
 def parse_junit(
     path: Path, rootdir: Path | None = None, *, max_bytes: int = MAX_REPORT_BYTES
 ) -> dict[str, TestOutcome]:
-    """Parse a pytest JUnit XML report into ``{node id: outcome}``.
+    """Parse a pytest JUnit XML report file into ``{node id: outcome}``.
+
+    Args:
+        path: the report file (written by ``--junitxml`` with ``-o junit_family=xunit1``).
+        rootdir: see :func:`parse_junit_bytes`.
+        max_bytes: reports larger than this many bytes are refused.
+
+    Returns:
+        See :func:`parse_junit_bytes`.
+
+    Raises:
+        ReportError: the file is missing, larger than ``max_bytes``, or refused by
+            :func:`parse_junit_bytes`.
+    """
+    return parse_junit_bytes(read_report(path, max_bytes=max_bytes), path, rootdir)
+
+
+def parse_junit_bytes(
+    data: bytes, source: Path, rootdir: Path | None = None
+) -> dict[str, TestOutcome]:
+    """Parse a pytest JUnit XML report's bytes into ``{node id: outcome}``.
 
     The XML is parsed with ``defusedxml`` with DTDs forbidden: pytest never writes one, so any DTD
     (entity expansion, external entities) is refused rather than expanded.
 
     Args:
-        path: the report file (written by ``--junitxml`` with ``-o junit_family=xunit1``).
+        data: the report's bytes.
+        source: the report's path, for error messages.
         rootdir: the checkout the tests ran in, used to place the module boundary in a dotted
             ``classname`` when the ``file`` attribute does not settle it; None skips that step.
-        max_bytes: reports larger than this many bytes are refused.
 
     Returns:
         Node id (exactly as ``pytest --collect-only -q`` prints it) mapped to its outcome. A node
         id reported more than once keeps its worst outcome (failed > error > skipped > passed).
 
     Raises:
-        ReportError: the file is missing, larger than ``max_bytes``, not well-formed XML, holds a
-            DTD or entity declaration, or is not a JUnit document.
+        ReportError: not well-formed XML, holds a DTD or entity declaration, or is not a JUnit
+            document.
     """
     try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise ReportError(path, f"cannot be read ({exc.strerror})") from None
-    if size > max_bytes:
-        raise ReportError(path, f"{size} bytes is larger than the {max_bytes}-byte limit")
-    parse = functools.partial(defusedxml.ElementTree.parse, forbid_dtd=True)
-    try:
-        xml = JUnitXml.fromfile(str(path), parse_func=parse)
+        root = defusedxml.ElementTree.fromstring(data, forbid_dtd=True)
+        xml = JUnitXml.fromroot(root)
     except defusedxml.DefusedXmlException as exc:
-        raise ReportError(path, f"refused as unsafe XML ({type(exc).__name__})") from None
+        raise ReportError(source, f"refused as unsafe XML ({type(exc).__name__})") from None
     except (ParseError, JUnitXmlError) as exc:
-        raise ReportError(path, f"not a JUnit XML document ({exc})") from None
+        raise ReportError(source, f"not a JUnit XML document ({exc})") from None
     outcomes: dict[str, TestOutcome] = {}
     for case in _cases(xml):
         test_id = node_id(case.classname or "", case.name or "", _file_of(case), rootdir)

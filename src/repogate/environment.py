@@ -1,0 +1,365 @@
+"""Gate E: build the environment a contract's recipe describes, cached, and record what it is.
+
+A build is a uv virtual environment made from an interpreter already on this machine (pyenv or
+uv-managed pythons, found with ``uv python find``; no interpreter is downloaded:
+``UV_PYTHON_DOWNLOADS=never``), then the recipe's install commands run in the sandbox with the
+environment activated, in the base checkout, so they read the base commit's own lockfile or
+requirements, never today's.
+
+**Cache.** The venv lives at ``cache_dir/<key>/venv``, where ``key`` is sha256 over the recipe, the
+interpreter's full version and platform, and the bytes of each ``lock_inputs`` file at the base. A
+venv is not relocatable, so it is built where it stays and reused in place; a warm build does not
+reinstall. The uv package cache (``cache_dir/uv-cache``) is shared so a cold build reuses downloads,
+and uv copies files from it (``UV_LINK_MODE=copy``) so a change to a venv never reaches the cache.
+Builds of one key are serialised with a file lock. A finished build writes ``record.json`` last,
+holding a fingerprint of every file in the venv (path, size, mtime, mode); a warm build whose venv
+no longer matches (tests that wrote into it) is thrown away and rebuilt.
+
+**Editable installs.** ``pip install -e .`` or ``uv sync`` make the venv import the project from the
+checkout it was built in. The cached venv must instead import each candidate's own checkout, so
+after the install commands the hooks that point into the build checkout are removed (path lines
+in ``.pth`` files, setuptools' ``__editable___*_finder`` modules) and the folders they named are
+kept as ``import_roots``, relative to the checkout; :func:`activate` puts ``<checkout>/<root>`` on
+``PYTHONPATH`` for every run. A hook that still names the build checkout afterwards is an
+:class:`~repogate.errors.EnvironmentBuildError`, never a silent run of the base code.
+
+The install commands may write into the checkout they run in (``*.egg-info``, ``build/``): give a
+harness-owned checkout of the base, not the agent's workspace.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shlex
+import shutil
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from repogate import clock, sandbox
+from repogate._editable import detach
+from repogate._toolchain import (
+    SYSTEM_PATH,
+    find_python,
+    interpreter_facts,
+    tool,
+    trust,
+    uv_bin,
+    uv_version,
+)
+from repogate.contract import EnvironmentRecipe
+from repogate.errors import EnvironmentBuildError
+
+_LAYOUT = 1  # bump when the cache layout or the build steps change
+_CHECKOUT = "<checkout>"
+
+
+class Toolchain(BaseModel):
+    """The tools that made an environment.
+
+    Attributes:
+        python: the interpreter's full version, e.g. ``3.11.7``.
+        implementation: e.g. ``CPython``.
+        platform: the interpreter's platform tag, e.g. ``linux-x86_64``.
+        uv: ``uv --version`` as printed, e.g. ``uv 0.4.30``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    python: str
+    implementation: str
+    platform: str
+    uv: str
+
+
+class BuiltEnvironment(BaseModel):
+    """A built (or reused) environment.
+
+    Attributes:
+        python: the venv's interpreter.
+        bin_dir: the venv's ``bin`` folder (first on PATH for every command run in it).
+        venv: the venv folder, ``cache_dir/<cache_key>/venv``.
+        cache_key: the cache digest (recipe, interpreter, lock inputs).
+        digest: the environment digest: sha256 over the toolchain and the resolved packages.
+        toolchain: the python, uv and platform that made it.
+        packages: ``uv pip freeze`` lines, the build checkout's path written ``<checkout>``.
+        commands: the install commands run, as the recipe gives them.
+        import_roots: folders of a checkout (relative, ``.`` for its top) put on PYTHONPATH.
+        cold: True when this call built it, False when it was reused.
+        build_seconds: wall seconds this call took (building, or checking the cached one).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: Literal[1] = 1
+    python: Path
+    bin_dir: Path
+    venv: Path
+    cache_key: str
+    digest: str
+    toolchain: Toolchain
+    packages: tuple[str, ...]
+    commands: tuple[str, ...]
+    import_roots: tuple[str, ...] = ()
+    cold: bool
+    build_seconds: float
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    environment: BuiltEnvironment
+    fingerprint: str
+
+
+def _lock_digests(recipe: EnvironmentRecipe, workdir: Path) -> dict[str, str]:
+    base = workdir.resolve()
+    digests: dict[str, str] = {}
+    for name in recipe.lock_inputs:
+        path = (base / name).resolve()
+        if not path.is_relative_to(base):
+            raise EnvironmentBuildError(f"lock input {name!r} lies outside the checkout")
+        digests[name] = (
+            hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "absent"
+        )
+    return digests
+
+
+def cache_key(
+    recipe: EnvironmentRecipe, interpreter: tuple[str, str, str], locks: Mapping[str, str]
+) -> str:
+    """Return the cache digest of an environment (hex sha256).
+
+    Args:
+        recipe: the contract's recipe.
+        interpreter: (full version, implementation, platform) of the interpreter it is built from.
+        locks: each lock input's sha256 at the base (``absent`` for a file that is not there).
+    """
+    payload = {
+        "layout": _LAYOUT,
+        "recipe": recipe.model_dump(mode="json"),
+        "python": interpreter,
+        "locks": dict(locks),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def environment_digest(toolchain: Toolchain, packages: tuple[str, ...]) -> str:
+    """Return sha256 (hex) over the toolchain and the resolved package set."""
+    payload = {"toolchain": toolchain.model_dump(mode="json"), "packages": sorted(packages)}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def activate(env: BuiltEnvironment, checkout: Path) -> dict[str, str]:
+    """Return the variables that run a command in ``env`` against ``checkout``.
+
+    ``VIRTUAL_ENV``, ``PATH`` (the venv's bin, then :data:`SYSTEM_PATH`), ``PYTHONPATH`` (the
+    checkout's import roots) and ``PYTHONDONTWRITEBYTECODE=1`` (nothing written into the venv or
+    the checkout). Merge them into a :class:`~repogate.sandbox.SandboxPolicy`'s ``env``.
+    """
+    roots = [str((checkout / root).resolve()) for root in env.import_roots]
+    variables = {
+        "VIRTUAL_ENV": str(env.venv),
+        "PATH": f"{env.bin_dir}{os.pathsep}{SYSTEM_PATH}",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    if roots:
+        variables["PYTHONPATH"] = os.pathsep.join(roots)
+    return variables
+
+
+def _fingerprint(venv: Path) -> str:
+    """Return sha256 over (path, size, mtime, mode) of every entry under ``venv`` (no symlinks)."""
+    rows: list[str] = []
+    for folder, dirs, files in os.walk(venv):
+        for name in [*dirs, *files]:
+            path = Path(folder) / name
+            st = path.lstat()
+            rows.append(f"{path.relative_to(venv)}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_mode}")
+    rows.sort()
+    return hashlib.sha256("\n".join(rows).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _load(entry: Path) -> _Record | None:
+    try:
+        return _Record.model_validate_json((entry / "record.json").read_text(encoding="utf-8"))
+    except (OSError, ValidationError):
+        return None
+
+
+def _needs_pip(commands: tuple[str, ...]) -> bool:
+    """True when an install command calls pip itself (``uv venv`` then seeds pip into the venv)."""
+    for command in commands:
+        words = shlex.split(command)
+        if words[:1] in (["pip"], ["pip3"]) or words[1:3] == ["-m", "pip"]:
+            return True
+    return False
+
+
+def _install_env(venv: Path, cache_dir: Path, granted: Mapping[str, str]) -> dict[str, str]:
+    tools = cache_dir / ".bin"
+    tools.mkdir(parents=True, exist_ok=True)
+    link = tools / "uv"
+    if not link.exists() or link.resolve() != Path(uv_bin()).resolve():
+        link.unlink(missing_ok=True)
+        link.symlink_to(uv_bin())
+    python = venv / "bin" / "python"
+    return {
+        **trust(),
+        **granted,
+        "VIRTUAL_ENV": str(venv),
+        "PATH": os.pathsep.join([str(venv / "bin"), str(tools), SYSTEM_PATH]),
+        "UV_CACHE_DIR": str(cache_dir / "uv-cache"),
+        "UV_PROJECT_ENVIRONMENT": str(venv),
+        "UV_PYTHON": str(python),
+        "UV_PYTHON_DOWNLOADS": "never",
+        "UV_LINK_MODE": "copy",
+        "UV_NO_PROGRESS": "1",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+
+
+def _run_install(
+    recipe: EnvironmentRecipe,
+    venv: Path,
+    workdir: Path,
+    cache_dir: Path,
+    policy: sandbox.SandboxPolicy,
+) -> None:
+    env = _install_env(venv, cache_dir, policy.env)
+    granted = policy.model_copy(update={"network": recipe.network, "env": env})
+    for command in recipe.install:
+        result = sandbox.run(shlex.split(command), workdir, granted)
+        if not result.ok:
+            why = "timed out" if result.timed_out else f"exit {result.returncode}"
+            tail = (result.stderr or result.stdout).strip()[-2000:]
+            raise EnvironmentBuildError(f"install command `{command}` failed ({why}): {tail}")
+
+
+def _freeze(python: Path, workdir: Path, cwd: Path) -> tuple[str, ...]:
+    out = tool(
+        [uv_bin(), "pip", "freeze", "--python", str(python)],
+        {"PATH": SYSTEM_PATH},
+        cwd,
+        "list packages",
+    )
+    url = workdir.resolve().as_uri()
+    return tuple(
+        line.replace(url, _CHECKOUT).replace(str(workdir.resolve()), _CHECKOUT)
+        for line in out.splitlines()
+        if line.strip()
+    )
+
+
+def build_environment(
+    recipe: EnvironmentRecipe, workdir: Path, cache_dir: Path, policy: sandbox.SandboxPolicy
+) -> BuiltEnvironment:
+    """Build the recipe's environment at the base checkout ``workdir``, or reuse the cached one.
+
+    Args:
+        recipe: the contract's environment recipe (python version, install commands, network).
+        workdir: a harness-owned checkout of the base commit; install commands run there.
+        cache_dir: the environment cache (shared between attempts; created when absent).
+        policy: the sandbox policy for install commands (timeout, output cap, extra env); its
+            ``network`` is replaced by the recipe's.
+
+    Returns:
+        The environment, ``cold`` True when this call built it.
+
+    Raises:
+        EnvironmentBuildError: no interpreter for the version; ``uv venv`` failed; an install
+            command failed or timed out; an editable install this module cannot redirect. The
+            environment's fault, reported as an ``error``, never the agent's failure.
+    """
+    start = clock.monotonic()
+    cache_dir = cache_dir.resolve()
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    python = find_python(recipe.python, cache_dir)
+    facts = interpreter_facts(python, cache_dir)
+    key = cache_key(recipe, facts, _lock_digests(recipe, workdir))
+    entry = cache_dir / key
+    with _locked(cache_dir / f"{key}.lock"):
+        record = _load(entry)
+        if record is not None and record.fingerprint == _fingerprint(entry / "venv"):
+            return record.environment.model_copy(
+                update={"cold": False, "build_seconds": clock.monotonic() - start}
+            )
+        shutil.rmtree(entry, ignore_errors=True)
+        entry.mkdir(parents=True)
+        try:
+            built = _build(_Job(recipe, python, facts, entry, workdir, cache_dir, policy))
+        except BaseException:
+            shutil.rmtree(entry, ignore_errors=True)
+            raise
+        built = built.model_copy(update={"build_seconds": clock.monotonic() - start})
+        record = _Record(environment=built, fingerprint=_fingerprint(entry / "venv"))
+        tmp = entry / "record.json.tmp"
+        tmp.write_text(record.model_dump_json(indent=2), encoding="utf-8")
+        tmp.replace(entry / "record.json")
+    return built
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One cold build: what to build, from which interpreter, where."""
+
+    recipe: EnvironmentRecipe
+    python: Path
+    facts: tuple[str, str, str]
+    entry: Path
+    workdir: Path
+    cache_dir: Path
+    policy: sandbox.SandboxPolicy
+
+
+def _build(job: _Job) -> BuiltEnvironment:
+    recipe, entry, workdir, cache_dir = job.recipe, job.entry, job.workdir, job.cache_dir
+    venv = entry / "venv"
+    argv = [uv_bin(), "venv", "--python", str(job.python), "--no-config", "--quiet"]
+    argv += ["--seed"] if _needs_pip(recipe.install) else []
+    env = {
+        **trust(),
+        "PATH": SYSTEM_PATH,
+        "UV_CACHE_DIR": str(cache_dir / "uv-cache"),
+        "UV_PYTHON_DOWNLOADS": "never",
+        "UV_LINK_MODE": "copy",
+    }
+    tool([*argv, str(venv)], env, entry, "create venv")
+    _run_install(recipe, venv, workdir, cache_dir, job.policy)
+    roots = detach(venv, workdir)
+    version, implementation, plat = job.facts
+    toolchain = Toolchain(
+        python=version, implementation=implementation, platform=plat, uv=uv_version(entry)
+    )
+    packages = _freeze(venv / "bin" / "python", workdir, entry)
+    return BuiltEnvironment(
+        python=venv / "bin" / "python",
+        bin_dir=venv / "bin",
+        venv=venv,
+        cache_key=entry.name,
+        digest=environment_digest(toolchain, packages),
+        toolchain=toolchain,
+        packages=packages,
+        commands=recipe.install,
+        import_roots=roots,
+        cold=True,
+        build_seconds=0.0,
+    )

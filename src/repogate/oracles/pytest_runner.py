@@ -1,0 +1,245 @@
+"""Run the contract's pytest command in the sandbox and read its JUnit report, never its output.
+
+The command is the contract's ``test_command`` (a string such as ``python -m pytest``, split like
+a shell would split it, but run without one) with these arguments appended:
+
+- ``-p no:cacheprovider`` (unless given) and ``PYTHONDONTWRITEBYTECODE=1``: nothing is written
+  into the checkout or the cached environment;
+- ``-o junit_family=xunit1 --junitxml=<report_dir>/junit.xml``: the structured report, in a
+  harness-owned folder outside the checkout. Outcomes come only from that file, so text a patch
+  prints (``PASSED``) changes nothing;
+- the selection: the *files* holding the expected ids, not the ids. pytest splits a node-id
+  argument on every ``::``, even inside a parameter id (``test_p[x::y]`` cannot be selected), ids
+  that embed run-varying values cannot be selected at all, and thousands of ids overflow the
+  command line. SWE-bench runs whole test files for the same reasons; the grader then picks the
+  expected ids out of the report. Files that do not exist in the checkout are left out (their ids
+  are then missing, and grading reports them), so one bad id does not sink the run.
+
+``python`` resolves to the environment's interpreter: the environment's ``bin`` folder is first on
+PATH. A run whose report is missing, unreadable, or lists no test at all, a run stopped at its
+timeout, and pytest's own internal or usage errors (exit 3, 4) and "no tests collected" (exit 5) are
+``status="error"``: never a pass. Collection errors are data: the report lists the file as
+``error``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from repogate import sandbox
+from repogate._toolchain import SYSTEM_PATH
+from repogate.environment import BuiltEnvironment, activate
+from repogate.oracles.junit import ReportError, TestOutcome, parse_junit_bytes, read_report
+
+REPORT_NAME = "junit.xml"
+TAIL_CHARS = 4000
+_PYTEST_ERROR_EXITS = {3: "pytest internal error", 4: "pytest usage error", 5: "no tests collected"}
+
+
+class ExecSummary(BaseModel):
+    """What the test command did, kept short.
+
+    Attributes:
+        returncode: pytest's exit code (-9 when stopped at the timeout).
+        duration_s: wall seconds.
+        timed_out: stopped at the policy's timeout.
+        truncated_bytes: output bytes dropped past the sandbox's cap.
+        stdout_tail: the last ``TAIL_CHARS`` characters of stdout (for people; never graded).
+        stderr_tail: the same of stderr.
+        isolation: the isolation in force.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    returncode: int
+    duration_s: float
+    timed_out: bool
+    truncated_bytes: int
+    stdout_tail: str
+    stderr_tail: str
+    isolation: sandbox.Isolation
+
+
+class TestRun(BaseModel):
+    """One run of the test command, as data.
+
+    Attributes:
+        status: ``ok`` when the report was read and lists at least one test; ``error`` otherwise.
+        reason: why ``error`` (empty when ``ok``).
+        outcomes: node id -> outcome, from the report only.
+        collected: how many distinct ids the report lists.
+        command: the command as run (before the sandbox's wrapper).
+        report_path: the report file (None when none was written).
+        report_sha256: sha256 (hex) of the report's bytes, taken right after the run.
+        execution: the command's exit code, time and output tails.
+    """
+
+    __test__ = False
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: Literal[1] = 1
+    status: Literal["ok", "error"]
+    reason: str = ""
+    outcomes: dict[str, TestOutcome]
+    collected: int
+    command: tuple[str, ...]
+    report_path: Path | None
+    report_sha256: str | None
+    execution: ExecSummary
+
+
+def select_files(test_ids: Sequence[str], workdir: Path) -> list[str]:
+    """Return the test files that hold ``test_ids`` and exist inside ``workdir``, sorted.
+
+    Args:
+        test_ids: pytest node ids (``path::name``); a bare path selects that file.
+        workdir: the checkout; a path that leaves it, or does not exist in it, is left out.
+    """
+    base = workdir.resolve()
+    files: set[str] = set()
+    for test_id in test_ids:
+        path = test_id.split("::", 1)[0]
+        resolved = (base / path).resolve()
+        if path and resolved.is_relative_to(base) and resolved.exists():
+            files.add(path)
+    return sorted(files)
+
+
+def _variables(env: BuiltEnvironment | Path, workdir: Path) -> dict[str, str]:
+    if isinstance(env, BuiltEnvironment):
+        return activate(env, workdir)
+    bin_dir = env.parent
+    return {
+        "VIRTUAL_ENV": str(bin_dir.parent),
+        "PATH": f"{bin_dir}{os.pathsep}{SYSTEM_PATH}",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+
+def _command(test_command: str, report: Path, files: Sequence[str]) -> list[str]:
+    argv = shlex.split(test_command)
+    if "no:cacheprovider" not in argv:
+        argv += ["-p", "no:cacheprovider"]
+    return [*argv, "-o", "junit_family=xunit1", f"--junitxml={report}", *files]
+
+
+def _summary(result: sandbox.ExecResult) -> ExecSummary:
+    return ExecSummary(
+        returncode=result.returncode,
+        duration_s=result.duration_s,
+        timed_out=result.timed_out,
+        truncated_bytes=result.truncated_bytes,
+        stdout_tail=result.stdout[-TAIL_CHARS:],
+        stderr_tail=result.stderr[-TAIL_CHARS:],
+        isolation=result.isolation,
+    )
+
+
+def _read(
+    result: sandbox.ExecResult, report: Path, workdir: Path, timeout_s: float
+) -> tuple[str, dict[str, TestOutcome], str | None]:
+    """Return (reason or "", outcomes, report sha256) for a finished run."""
+    if result.timed_out:
+        return f"the test command timed out after {timeout_s:g} s", {}, None
+    if not report.is_file():
+        return f"no test report was written (exit {result.returncode})", {}, None
+    try:
+        data = read_report(report)
+    except ReportError as exc:
+        return str(exc), {}, None
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        outcomes = parse_junit_bytes(data, report, workdir)
+    except ReportError as exc:
+        return str(exc), {}, digest
+    if result.returncode in _PYTEST_ERROR_EXITS:
+        return (
+            f"{_PYTEST_ERROR_EXITS[result.returncode]} (exit {result.returncode})",
+            outcomes,
+            digest,
+        )
+    if not outcomes:
+        return "no tests collected: the report lists no test", outcomes, digest
+    return "", outcomes, digest
+
+
+def run_tests(
+    env: BuiltEnvironment | Path,
+    workdir: Path,
+    test_command: str,
+    test_ids: Sequence[str] | None,
+    report_dir: Path,
+    policy: sandbox.SandboxPolicy,
+) -> TestRun:
+    """Run the test command on ``workdir`` in ``env`` and read the outcomes from its JUnit report.
+
+    Args:
+        env: the built environment, or a Python interpreter in a venv's ``bin`` folder.
+        workdir: the checkout to test (the candidate with hidden tests applied, or the base).
+        test_command: the contract's command, e.g. ``python -m pytest -p no:cacheprovider``.
+        test_ids: the ids that matter (their files are run); None or empty runs the whole suite
+            as the project's configuration selects it.
+        report_dir: a harness-owned folder outside ``workdir`` (created; a stale report in it is
+            removed before the run).
+        policy: the sandbox policy (timeout, output cap, network, extra env); the environment's
+            variables are added to its ``env``.
+
+    Returns:
+        The run as data; ``status="error"`` with a reason when no trustworthy outcome exists.
+
+    Raises:
+        ValueError: ``report_dir`` lies inside ``workdir`` (the patch could forge the report).
+    """
+    report_dir = report_dir.resolve()
+    if report_dir.is_relative_to(workdir.resolve()):
+        raise ValueError(f"report folder {report_dir} lies inside the checkout {workdir}")
+    report_dir.mkdir(parents=True, exist_ok=True)
+    report = report_dir / REPORT_NAME
+    report.unlink(missing_ok=True)
+    files = select_files(test_ids, workdir) if test_ids else []
+    argv = _command(test_command, report, files)
+    granted: Mapping[str, str] = {**policy.env, **_variables(env, workdir)}
+    if test_ids and not files:
+        reason = f"none of the {len(test_ids)} selected test ids names a file in the checkout"
+        return _error_run(argv, reason, policy)
+    result = sandbox.run(argv, workdir, policy.model_copy(update={"env": granted}))
+    reason, outcomes, digest = _read(result, report, workdir, policy.timeout_s)
+    return TestRun(
+        status="error" if reason else "ok",
+        reason=reason,
+        outcomes=outcomes,
+        collected=len(outcomes),
+        command=tuple(argv),
+        report_path=report if report.is_file() else None,
+        report_sha256=digest,
+        execution=_summary(result),
+    )
+
+
+def _error_run(argv: Sequence[str], reason: str, policy: sandbox.SandboxPolicy) -> TestRun:
+    not_run = ExecSummary(
+        returncode=-1,
+        duration_s=0.0,
+        timed_out=False,
+        truncated_bytes=0,
+        stdout_tail="",
+        stderr_tail="",
+        isolation=sandbox.isolation(policy.network),
+    )
+    return TestRun(
+        status="error",
+        reason=reason,
+        outcomes={},
+        collected=0,
+        command=tuple(argv),
+        report_path=None,
+        report_sha256=None,
+        execution=not_run,
+    )

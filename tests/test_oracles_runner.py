@@ -1,0 +1,153 @@
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from repogate.oracles.pytest_runner import run_tests, select_files
+from repogate.sandbox import SandboxPolicy
+
+PYTHON = Path(sys.executable)
+COMMAND = "python -m pytest -p no:cacheprovider"
+POLICY = SandboxPolicy(timeout_s=60)
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
+
+
+TRICKY = """
+import pytest
+
+@pytest.mark.parametrize("v", ["a b", "ü", "x::y", "[nested]"])
+def test_p(v):
+    pass
+
+class TestA:
+    class TestB:
+        def test_c(self):
+            assert False
+"""
+
+
+def test_runs_selected_files_and_maps_tricky_ids(tmp_path: Path) -> None:
+    work = _write(
+        tmp_path / "work",
+        {"tests/sub/test_t.py": TRICKY, "tests/test_other.py": "def test_o():\n    pass\n"},
+    )
+    ids = ["tests/sub/test_t.py::test_p[x::y]", "tests/sub/test_t.py::TestA::TestB::test_c"]
+    run = run_tests(PYTHON, work, COMMAND, ids, tmp_path / "report", POLICY)
+    assert run.status == "ok", run.reason
+    assert run.outcomes == {
+        "tests/sub/test_t.py::test_p[a b]": "passed",
+        "tests/sub/test_t.py::test_p[\\xfc]": "passed",
+        "tests/sub/test_t.py::test_p[x::y]": "passed",
+        "tests/sub/test_t.py::test_p[[nested]]": "passed",
+        "tests/sub/test_t.py::TestA::TestB::test_c": "failed",
+    }
+    assert run.collected == 5
+    assert run.report_path is not None
+    assert run.report_sha256 == hashlib.sha256(run.report_path.read_bytes()).hexdigest()
+    assert run.command[-1] == "tests/sub/test_t.py"
+    assert run.execution.returncode == 1
+
+
+def test_printed_pass_lines_change_nothing(tmp_path: Path) -> None:
+    """Threat: a patch prints lines that look like passing results; only the report counts."""
+    work = _write(
+        tmp_path / "work",
+        {
+            "test_x.py": """
+            import sys
+
+            def test_f():
+                print("test_x.py::test_f PASSED")
+                sys.__stdout__.write("test_x.py::test_f PASSED\\n=== 1 passed in 0.01s ===\\n")
+                assert False
+            """
+        },
+    )
+    run = run_tests(PYTHON, work, COMMAND, ["test_x.py::test_f"], tmp_path / "r", POLICY)
+    assert run.outcomes == {"test_x.py::test_f": "failed"}
+
+
+def test_zero_collected_is_an_error_never_a_pass(tmp_path: Path) -> None:
+    """Threat: a run that tests nothing must not read as a clean pass."""
+    work = _write(tmp_path / "work", {"test_empty.py": "X = 1\n"})
+    run = run_tests(PYTHON, work, COMMAND, None, tmp_path / "r", POLICY)
+    assert (run.status, run.collected, run.outcomes) == ("error", 0, {})
+    assert "no tests collected" in run.reason
+
+
+def test_missing_report_is_an_error(tmp_path: Path) -> None:
+    work = _write(tmp_path / "work", {"test_a.py": "def test_a():\n    pass\n"})
+    run = run_tests(PYTHON, work, "python -c pass", None, tmp_path / "r", POLICY)
+    assert run.status == "error" and "no test report" in run.reason
+
+
+def test_selection_naming_no_existing_file_is_an_error(tmp_path: Path) -> None:
+    work = _write(tmp_path / "work", {"test_a.py": "def test_a():\n    pass\n"})
+    ids = ["test_gone.py::test_a", "../outside.py::test_b"]
+    assert select_files(ids, work) == []
+    run = run_tests(PYTHON, work, COMMAND, ids, tmp_path / "r", POLICY)
+    assert run.status == "error" and run.collected == 0
+
+
+def test_a_nonexistent_file_does_not_sink_the_others(tmp_path: Path) -> None:
+    work = _write(tmp_path / "work", {"test_a.py": "def test_a():\n    pass\n"})
+    ids = ["test_a.py::test_a", "test_gone.py::test_b"]
+    run = run_tests(PYTHON, work, COMMAND, ids, tmp_path / "r", POLICY)
+    assert run.status == "ok" and run.outcomes == {"test_a.py::test_a": "passed"}
+
+
+def test_collection_error_is_data(tmp_path: Path) -> None:
+    work = _write(tmp_path / "work", {"test_b.py": "import not_a_module_anywhere\n"})
+    run = run_tests(PYTHON, work, COMMAND, ["test_b.py::test_x"], tmp_path / "r", POLICY)
+    assert run.status == "ok" and run.outcomes == {"test_b.py": "error"}
+
+
+def test_hanging_tests_stop_at_the_timeout(tmp_path: Path) -> None:
+    work = _write(
+        tmp_path / "work", {"test_h.py": "import time\n\ndef test_h():\n    time.sleep(60)\n"}
+    )
+    policy = SandboxPolicy(timeout_s=1.5)
+    run = run_tests(PYTHON, work, COMMAND, None, tmp_path / "r", policy)
+    assert run.status == "error" and run.execution.timed_out
+    assert "timed out" in run.reason
+
+
+def test_nothing_is_written_into_the_workspace(tmp_path: Path) -> None:
+    """Threat: test runs that leave files (caches, bytecode) change the state being judged."""
+    work = _write(
+        tmp_path / "work",
+        {
+            "pkg/__init__.py": "X = 1\n",
+            "tests/test_p.py": "import pkg\n\ndef test_p():\n    assert pkg.X\n",
+        },
+    )
+    _git(work, "init", "-q")
+    _git(work, "add", ".")
+    assert _git(work, "status", "--porcelain", "--ignored") != ""
+    before = _git(work, "status", "--porcelain", "--ignored")
+    run = run_tests(PYTHON, work, COMMAND, None, tmp_path / "r", POLICY)
+    assert run.status == "ok"
+    assert _git(work, "status", "--porcelain", "--ignored") == before
+
+
+def test_report_folder_inside_the_checkout_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="inside the checkout"):
+        run_tests(PYTHON, tmp_path, COMMAND, None, tmp_path / "reports", POLICY)
