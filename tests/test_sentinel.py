@@ -296,3 +296,13 @@ def test_empty_window_is_an_error(tmp_path: Path) -> None:
     obs = check_sentinel(_ctx(repo, base, fix, tmp_path, ()))
     assert obs.checks[0].status == "error"
     assert "window is empty" in obs.checks[0].detail
+
+
+def test_missing_matrix_interpreter_errors_the_sentinel_naming_it(tmp_path: Path) -> None:
+    repo, base, fix = _repo(tmp_path)
+    empty = commit(repo, {}, "empty")
+    config = Sentinel(follow_ups=(empty,), python_matrix=("2.1",))
+    obs = check_sentinel(_ctx(repo, base, fix, tmp_path, (), config=config))
+    assert obs.checks[0].status == "error"
+    assert "python2.1 not found" in obs.checks[0].detail
+    assert obs.details["matrix"][0]["version"] == "2.1"
