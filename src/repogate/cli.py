@@ -41,12 +41,15 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-SCHEMAS = ("contract", "evidence", "decision")
+SCHEMAS = ("contract", "evidence", "decision", "reviews")
 
 
 def _schema_of(name: str) -> dict[str, Any]:
+    from repogate.gates.authority import reviews_schema
+
     builders = {
         "contract": contract_schema,
+        "reviews": reviews_schema,
         "evidence": Evidence.model_json_schema,
         "decision": Decision.model_json_schema,
     }
@@ -102,6 +105,34 @@ def decide_cmd(
     raise typer.Exit(ExitCode.OK if decision.accepted else ExitCode.NOT_ACCEPTED)
 
 
+@app.command("run")
+def run_cmd(
+    contracts: Annotated[
+        list[Path] | None, typer.Argument(help="Contract TOML files; none runs the embedded default.")
+    ] = None,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--agent",
+            help="gold | null | predictions:FILE | cmd:'COMMAND' | scripted:FILE (repeatable).",
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="Run directory (rerun to resume).")] = Path(
+        "repogate-run"
+    ),
+    repo_cache: Annotated[
+        Path | None,
+        typer.Option("--repo-cache", envvar="REPOGATE_REPO_CACHE", help="Local mirrors of URLs."),
+    ] = None,
+    epochs: Annotated[int, typer.Option("--epochs", min=1, help="Repeats of every attempt.")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print decisions as JSON.")] = False,
+) -> None:
+    """Run agents on contracts and decide each attempt; exit 0 when every attempt ran."""
+    from repogate.cli_run import execute
+
+    raise typer.Exit(execute(contracts or [], agent or [], out, repo_cache, epochs, as_json))
+
+
 @app.command("schema")
 def schema_cmd(
     name: Annotated[str, typer.Argument(help=f"One of: {', '.join(SCHEMAS)}.")],
@@ -148,13 +179,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         typer.echo("interrupted: finished attempts are kept; rerun the same command to resume", err=True)
         return ExitCode.INTERRUPTED
-    except Exception as exc:  # click's usage errors
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            return ExitCode.USAGE
-        raise
+    except typer.Abort:
+        return ExitCode.INTERRUPTED
+    except typer.TyperException as exc:  # the command line's own usage errors
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show()
+        else:
+            typer.echo(f"error: {exc}", err=True)
+        return ExitCode.USAGE
     return int(result) if isinstance(result, int) else ExitCode.OK
 
 

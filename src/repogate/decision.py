@@ -104,6 +104,7 @@ class Evidence(BaseModel):
     submitted_patch_digest: str
     receipts: tuple[Receipt, ...] = ()
     soft: SoftMetrics = Field(default_factory=SoftMetrics)
+    stopped_at: str | None = None
 
 
 class Decision(BaseModel):
@@ -137,6 +138,14 @@ class Decision(BaseModel):
 
 def _identity_checks(evidence: Evidence) -> dict[str, Check]:
     state = evidence.state
+    if not state.candidate_commit:
+        why = f"no candidate: the attempt stopped at {evidence.stopped_at or 'an early phase'}"
+        return {
+            name: Check(name=name, status="error", detail=why)
+            if name != "base_commit_recorded"
+            else Check(name=name, status="passed" if state.base_commit else "error")
+            for name in IDENTITY_CHECKS
+        }
     unbound = sorted({r.gate for r in evidence.receipts if r.state_id != state.state_id})
     new_state = (
         state.candidate_commit != state.base_commit and state.patch_digest != EMPTY_DIFF_DIGEST

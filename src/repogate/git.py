@@ -826,3 +826,46 @@ def check_attr(repo: Path, attribute: str, paths: Sequence[str]) -> dict[str, st
 
 
 __all__ += ["check_attr"]
+
+
+# --- Harness history repository (pipeline) -------------------------------------------------------
+
+
+def harness_repo(source: Path, dest: Path) -> None:
+    """Make ``dest`` an empty repository that borrows ``source``'s objects (git alternates).
+
+    The harness, never the agent, uses it to hold the full history together with the candidate:
+    for the merge and the sentinel's replay. Nothing is written into ``source``.
+
+    Raises:
+        GitError: git failed, or ``source`` has no object folder.
+    """
+    objects = source / "objects" if (source / "objects").is_dir() else source / ".git" / "objects"
+    if not objects.is_dir():
+        raise GitError(["git", "init", str(dest)], -1, f"{source} has no objects folder")
+    dest.mkdir(parents=True, exist_ok=True)
+    run_git(["init", "-q", "--bare", str(dest)], dest)
+    (dest / "objects" / "info" / "alternates").write_text(f"{objects.resolve()}\n")
+
+
+def fetch_commit(dest: Path, source: Path, sha: str) -> None:
+    """Copy commit ``sha`` (and what it needs) from repository ``source`` into ``dest``.
+
+    Raises:
+        GitError: ``sha`` is not in ``source``, or git failed.
+    """
+    run_git(
+        [
+            "fetch",
+            "-q",
+            "--no-tags",
+            "--no-write-fetch-head",
+            f"--upload-pack={_UPLOAD_PACK}",
+            str(source),
+            f"{_checked_rev(sha)}:refs/repogate/fetched/{sha}",
+        ],
+        dest,
+    )
+
+
+__all__ += ["fetch_commit", "harness_repo"]

@@ -127,7 +127,13 @@ class Store:
             raise RunDirError(
                 f"{run_dir} holds no {DB_NAME}", "give the --out folder of a repogate run"
             )
-        store = cls(run_dir, cls._connect(db))
+        try:
+            store = cls(run_dir, cls._connect(db))
+        except sqlite3.DatabaseError as exc:
+            raise RunDirError(
+                f"{db} is not a readable repogate store ({exc})",
+                "give the --out folder of a repogate run, or rerun into a new folder",
+            ) from None
         store._check_version()
         return store
 

@@ -1,0 +1,65 @@
+"""Agents under evaluation, chosen by spec string.
+
+===================  ==========================================================================
+spec                 agent
+===================  ==========================================================================
+``gold``             applies the contract's reference patch
+``null``             changes nothing
+``predictions:FILE`` applies ``model_patch`` from SWE-bench predictions (JSON or JSONL)
+``cmd:COMMAND``      runs any command-line agent in its workspace under the sandbox
+``scripted:FILE``    canned edits from a TOML file (shipped for tests and demos)
+===================  ==========================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from repogate.agents.command import CommandAgent
+from repogate.agents.gold import GoldAgent, NullAgent
+from repogate.agents.predictions import PredictionsAgent
+from repogate.agents.scripted import ScriptedAgent
+from repogate.contract import TransitionContract
+from repogate.errors import AgentSpecError
+from repogate.protocols import Agent
+
+Factory = Callable[[str, TransitionContract, Path], Agent]
+
+AGENTS: dict[str, Factory] = {
+    "gold": GoldAgent.create,
+    "null": NullAgent.create,
+    "predictions": PredictionsAgent.create,
+    "cmd": CommandAgent.create,
+    "scripted": ScriptedAgent.create,
+}
+
+
+def make_agent(spec: str, contract: TransitionContract, repo: Path) -> Agent:
+    """Build the agent ``spec`` names for ``contract``.
+
+    Args:
+        spec: ``gold``, ``null``, ``predictions:FILE``, ``cmd:COMMAND`` or ``scripted:FILE``.
+        contract: the task.
+        repo: the harness's full-history repository (the gold agent reads its reference there).
+
+    Raises:
+        AgentSpecError: unknown kind, or an unusable file; the message lists the valid kinds.
+    """
+    kind, _, arg = spec.partition(":")
+    if kind not in AGENTS:
+        raise AgentSpecError(
+            f"unknown agent {spec!r}",
+            "use one of: gold, null, predictions:FILE, cmd:'COMMAND', scripted:FILE",
+        )
+    if kind in ("predictions", "cmd", "scripted") and not arg:
+        raise AgentSpecError(f"agent {spec!r} needs an argument", f"write it as {kind}:...")
+    return AGENTS[kind](arg, contract, repo)
+
+
+def agent_name(spec: str) -> str:
+    """Return a short name for ``spec``: the kind, or a scripted/predictions file's stem."""
+    kind, _, arg = spec.partition(":")
+    if kind in ("scripted", "predictions") and arg:
+        return Path(arg).stem
+    return kind

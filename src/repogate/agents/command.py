@@ -1,0 +1,100 @@
+"""The ``cmd:COMMAND`` agent: any command-line agent, run in its workspace under the sandbox.
+
+The agent is told its task through two environment variables:
+
+- ``REPOGATE_TASK``: the task view as JSON (statement, stated criteria, permissions; never oracles);
+- ``REPOGATE_OUTPUT``: a folder outside the workspace where it may leave ``requirements.json``
+  (a list of claims: claim, source, confidence, test_implication), ``usage.json`` (tokens,
+  cost_usd), ``agent.json`` (model, scaffold) and any trajectory file.
+
+It runs with the contract's time budget, no network unless granted, and a scrubbed environment.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from repogate import sandbox
+from repogate.contract import TransitionContract
+from repogate.protocols import ClaimedRequirement, Proposal, TaskView, Usage
+from repogate.sandbox import SandboxPolicy
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def read_agent_output(output: Path) -> dict[str, Any]:
+    """Read what an agent left in its output folder: requirements, usage, model and scaffold.
+
+    Unreadable or invalid files are ignored (and so count as not given), never trusted.
+    """
+    found: dict[str, Any] = {}
+    claims = _read_json(output / "requirements.json")
+    if isinstance(claims, list):
+        try:
+            found["requirements"] = tuple(ClaimedRequirement.model_validate(c) for c in claims)
+        except ValidationError:
+            found["detail"] = "requirements.json ignored: not a list of claims"
+    usage = _read_json(output / "usage.json")
+    if isinstance(usage, dict):
+        try:
+            found["usage"] = Usage.model_validate(usage)
+        except ValidationError:
+            pass
+    meta = _read_json(output / "agent.json")
+    if isinstance(meta, dict):
+        found["model"] = str(meta.get("model", ""))
+        found["scaffold"] = str(meta.get("scaffold", ""))
+    return found
+
+
+class CommandAgent:
+    """Runs a shell-free command line as the agent; what it leaves in the workspace is its proposal."""
+
+    def __init__(self, spec: str, argv: list[str]) -> None:
+        self.spec = spec
+        self._argv = argv
+
+    @classmethod
+    def create(cls, arg: str, contract: TransitionContract, repo: Path) -> CommandAgent:
+        """Build from ``arg``, split as a shell splits words (no shell runs it)."""
+        return cls(f"cmd:{arg}", shlex.split(arg))
+
+    def propose(
+        self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy
+    ) -> Proposal:
+        """Run the command in ``workspace``; stopped at the budget, a crash is recorded, not raised."""
+        env = {
+            **policy.env,
+            "REPOGATE_TASK": task.model_dump_json(),
+            "REPOGATE_OUTPUT": str(output),
+        }
+        result = sandbox.run(self._argv, workspace, policy.model_copy(update={"env": env}))
+        (output / "agent.stdout.txt").write_text(result.stdout)
+        (output / "agent.stderr.txt").write_text(result.stderr)
+        given = read_agent_output(output)
+        status = "stopped" if result.timed_out else "done" if result.ok else "crashed"
+        detail = (
+            f"stopped at its budget of {policy.timeout_s:g} s"
+            if result.timed_out
+            else f"exit {result.returncode}"
+        )
+        return Proposal(
+            status=status,
+            exec=result,
+            detail=given.pop("detail", detail),
+            **given,
+        )
+
+    def describe(self) -> dict[str, Any]:
+        """Return the spec (the command line)."""
+        return {"spec": self.spec, "argv": self._argv}

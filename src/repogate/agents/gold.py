@@ -1,0 +1,73 @@
+"""The ``gold`` agent (the contract's reference patch) and the ``null`` agent (no change)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from repogate import git
+from repogate.contract import TransitionContract
+from repogate.errors import AgentSpecError, PatchApplyError
+from repogate.patches import load_patch
+from repogate.protocols import Proposal, TaskView
+from repogate.sandbox import SandboxPolicy
+
+
+def apply_as_proposal(workspace: Path, patch: bytes, model: str) -> Proposal:
+    """Apply ``patch`` exactly (no fuzz, never in reverse); a patch that does not apply is the agent's failure."""
+    if not patch.strip():
+        return Proposal(model=model, detail="empty patch")
+    try:
+        git.apply_patch(workspace, patch)
+    except PatchApplyError as exc:
+        return Proposal(status="crashed", model=model, detail=f"patch does not apply: {exc}")
+    return Proposal(model=model)
+
+
+class GoldAgent:
+    """Applies the contract's reference (gold) patch: the ceiling a task's oracles must accept."""
+
+    def __init__(self, spec: str, patch: bytes) -> None:
+        self.spec = spec
+        self._patch = patch
+
+    @classmethod
+    def create(cls, arg: str, contract: TransitionContract, repo: Path) -> GoldAgent:
+        """Build from the contract's ``reference``; raises AgentSpecError when it has none."""
+        if contract.reference is None:
+            raise AgentSpecError(
+                f"contract {contract.id} has no [reference] patch for the gold agent",
+                "add a [reference] table (file or commit) or choose another agent",
+            )
+        return cls("gold", load_patch(contract.reference, contract, repo))
+
+    def propose(
+        self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy
+    ) -> Proposal:
+        """Apply the reference patch to ``workspace``."""
+        return apply_as_proposal(workspace, self._patch, "gold")
+
+    def describe(self) -> dict[str, Any]:
+        """Return the spec and model name."""
+        return {"spec": self.spec, "model": "gold", "scaffold": "reference patch"}
+
+
+class NullAgent:
+    """Changes nothing: the floor every task's oracles must reject."""
+
+    spec = "null"
+
+    @classmethod
+    def create(cls, arg: str, contract: TransitionContract, repo: Path) -> NullAgent:
+        """Build the null agent (takes no argument)."""
+        return cls()
+
+    def propose(
+        self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy
+    ) -> Proposal:
+        """Leave ``workspace`` as it is."""
+        return Proposal(model="null", detail="no change")
+
+    def describe(self) -> dict[str, Any]:
+        """Return the spec."""
+        return {"spec": self.spec, "model": "null", "scaffold": "none"}

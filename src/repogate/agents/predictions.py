@@ -1,0 +1,105 @@
+"""The ``predictions:FILE`` agent: SWE-bench predictions, JSON (a list or an id-keyed object) or JSONL.
+
+Each prediction has the keys ``instance_id``, ``model_name_or_path`` and ``model_patch`` (the
+SWE-bench harness's format); ``instance_id`` is matched to the contract id.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from repogate.agents.gold import apply_as_proposal
+from repogate.contract import TransitionContract
+from repogate.errors import AgentSpecError
+from repogate.protocols import Proposal, TaskView
+from repogate.sandbox import SandboxPolicy
+
+
+class Prediction(BaseModel):
+    """One SWE-bench prediction row."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    instance_id: str
+    model_name_or_path: str
+    model_patch: str | None
+
+
+def _rows(path: Path) -> list[Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise AgentSpecError(
+            f"predictions file {path} cannot be read ({exc.strerror})",
+            "give a .json or .jsonl file",
+        ) from None
+    try:
+        if path.suffix == ".jsonl":
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise AgentSpecError(
+            f"predictions file {path} is not JSON: {exc}", "fix the JSON"
+        ) from None
+    if isinstance(data, dict):
+        return list(data.values())
+    if isinstance(data, list):
+        return data
+    raise AgentSpecError(
+        f"predictions file {path} holds {type(data).__name__}", "give a list of rows"
+    )
+
+
+def load_predictions(path: Path) -> dict[str, Prediction]:
+    """Read predictions keyed by ``instance_id``.
+
+    Raises:
+        AgentSpecError: unreadable file, or a row missing a required key (row number and key named).
+    """
+    found: dict[str, Prediction] = {}
+    for number, row in enumerate(_rows(path), start=1):
+        try:
+            prediction = Prediction.model_validate(row)
+        except ValidationError as exc:
+            key = ".".join(str(p) for p in exc.errors()[0]["loc"]) or "(row)"
+            raise AgentSpecError(
+                f"predictions file {path}, row {number}: key {key!r}: {exc.errors()[0]['msg']}",
+                "each row needs instance_id, model_name_or_path and model_patch",
+            ) from None
+        found[prediction.instance_id] = prediction
+    return found
+
+
+class PredictionsAgent:
+    """Applies the prediction whose ``instance_id`` is the contract id."""
+
+    def __init__(self, spec: str, prediction: Prediction) -> None:
+        self.spec = spec
+        self._prediction = prediction
+
+    @classmethod
+    def create(cls, arg: str, contract: TransitionContract, repo: Path) -> PredictionsAgent:
+        """Build for ``contract``; raises AgentSpecError when the file has no row for it."""
+        predictions = load_predictions(Path(arg))
+        if contract.id not in predictions:
+            known = ", ".join(sorted(predictions)[:5]) or "none"
+            raise AgentSpecError(
+                f"predictions file {arg} has no instance {contract.id!r} (it has: {known})",
+                "add a row for that instance_id, or run only the contracts it covers",
+            )
+        return cls(f"predictions:{arg}", predictions[contract.id])
+
+    def propose(
+        self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy
+    ) -> Proposal:
+        """Apply the prediction's ``model_patch`` exactly."""
+        patch = (self._prediction.model_patch or "").encode("utf-8")
+        return apply_as_proposal(workspace, patch, self._prediction.model_name_or_path)
+
+    def describe(self) -> dict[str, Any]:
+        """Return the spec and the model the predictions name."""
+        return {"spec": self.spec, "model": self._prediction.model_name_or_path}

@@ -1,0 +1,95 @@
+"""``repogate run``: plan the attempts, show progress, print the decisions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from repogate.contract import load_contract
+from repogate.report.terminal import attempts_table, print_table
+from repogate.runner import PlannedAttempt, RunOptions, run
+from repogate.store import AttemptRecord
+from repogate.tasks.scenarios import build_scenario, default_agents, scenario_names
+
+DEFAULT_SELECTION = "embedded default: every built-in scenario with its shipped agents"
+
+
+def default_plans(out: Path, agents: list[str]) -> list[PlannedAttempt]:
+    """Build every built-in scenario under ``out/scenarios`` and plan its agents."""
+    plans = []
+    for name in scenario_names():
+        built = build_scenario(name, out / "scenarios" / name)
+        for path in built.contracts:
+            contract = load_contract(path)
+            specs = agents or default_agents(built, contract.reference is not None)
+            plans += [PlannedAttempt(contract, f"scenario:{name}", spec) for spec in specs]
+    return plans
+
+
+def named_plans(contracts: list[Path], agents: list[str]) -> list[PlannedAttempt]:
+    """Plan ``agents`` (default gold and null) on each named contract."""
+    specs = agents or ["gold", "null"]
+    loaded = [(load_contract(path), str(path)) for path in contracts]
+    return [PlannedAttempt(c, src, spec) for c, src in loaded for spec in specs]
+
+
+def _decision_json(record: AttemptRecord) -> dict[str, object]:
+    decision = record.decision
+    return {
+        "contract": record.contract_id,
+        "agent": record.agent,
+        "epoch": record.epoch,
+        "accepted": bool(decision and decision.accepted),
+        "outcome": decision.outcome if decision else "crashed",
+        "failed": list(decision.failed) if decision else [],
+        "errored": list(decision.errored) if decision else [],
+        "stages": decision.stages if decision else {},
+        "crash": record.crash,
+    }
+
+
+def execute(
+    contracts: list[Path],
+    agents: list[str],
+    out: Path,
+    repo_cache: Path | None,
+    epochs: int,
+    as_json: bool,
+) -> int:
+    """Run and report; return 0 when every attempt ran, 3 when any crashed."""
+    if contracts:
+        plans = named_plans(contracts, agents)
+        selection = "contracts named on the command line: " + ", ".join(map(str, contracts))
+    else:
+        plans = default_plans(out, agents)
+        selection = DEFAULT_SELECTION
+    options = RunOptions(out=out, repo_cache=repo_cache, epochs=epochs, selection=selection)
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=as_json or not console.is_terminal,
+    ) as bar:
+        task = bar.add_task("attempts", total=len(plans) * epochs)
+
+        def tick(label: str, record: AttemptRecord | None) -> None:
+            if record is None:
+                bar.update(task, description=label)
+                if not console.is_terminal and not as_json:
+                    console.print(f"running {label}")
+            else:
+                bar.advance(task)
+
+        records = run(plans, options, tick)
+    if as_json:
+        print(json.dumps([_decision_json(r) for r in records], indent=2))
+    else:
+        print_table(attempts_table(records, f"run {out}"))
+    return 3 if any(r.status == "crashed" for r in records) else 0

@@ -1,0 +1,77 @@
+"""The run manifest: what a run was, written before its first attempt.
+
+It records the evaluator version, each agent's spec and the model and scaffold it reports, the
+tool rights, budgets and network policy each contract grants, the isolation actually in force, the
+seeds, human interventions, the contracts' digests and the rule that selected them: enough to tell
+what produced the denominator, and to rerun it.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from repogate import clock
+from repogate._version import __version__
+from repogate.contract import TransitionContract
+from repogate.sandbox import Isolation
+
+
+class ContractEntry(BaseModel):
+    """One selected contract: its id, policy digest, profile, budgets, rights and network grants."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    source: str
+    policy_digest: str
+    profile: str
+    cohort: dict[str, str]
+    time_budget_s: float
+    token_budget: int | None
+    agent_network: bool
+    install_network: bool
+    editable: tuple[str, ...]
+    commands: tuple[str, ...]
+
+
+class RunManifest(BaseModel):
+    """The manifest of one run (schema_version 1)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    schema_version: Literal[1] = 1
+    evaluator: str = f"repogate {__version__}"
+    created_at: datetime = Field(default_factory=clock.now)
+    python: str = sys.version.split()[0]
+    platform: str = platform.platform()
+    agents: tuple[dict[str, Any], ...]
+    contracts: tuple[ContractEntry, ...]
+    selection: str
+    epochs: int = 1
+    seeds: tuple[int, ...] = ()
+    human_interventions: tuple[str, ...] = ()
+    isolation_agent: Isolation
+    isolation_tests: Isolation
+    warnings: tuple[str, ...] = ()
+
+
+def contract_entry(contract: TransitionContract, source: str) -> ContractEntry:
+    """Describe ``contract`` (read from ``source``) for the manifest."""
+    return ContractEntry(
+        id=contract.id,
+        source=source,
+        policy_digest=contract.policy_digest(),
+        profile=contract.profile,
+        cohort=contract.cohort,
+        time_budget_s=contract.permissions.time_budget_s,
+        token_budget=contract.permissions.token_budget,
+        agent_network=contract.permissions.network,
+        install_network=contract.environment.network,
+        editable=contract.permissions.editable,
+        commands=contract.permissions.commands,
+    )

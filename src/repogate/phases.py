@@ -1,0 +1,264 @@
+"""The phases of one attempt, in order (:data:`PHASES`); see :mod:`repogate.pipeline` for the table.
+
+Each phase takes the attempt's configuration and progress and returns new progress; gates are
+called through :func:`repogate.pipeline.gate`, which times them, binds them to the candidate
+state and stores their receipts as they finish.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from repogate import git
+from repogate.environment import BuiltEnvironment, build_environment
+from repogate.errors import EnvironmentBuildError, PatchApplyError
+from repogate.gates.authority import check_authority, load_reviews
+from repogate.gates.dependency import check_dependency_policy
+from repogate.gates.generated import check_generated
+from repogate.gates.integrity import check_integrity
+from repogate.gates.release import check_release_notes
+from repogate.gates.requirements import check_requirements
+from repogate.gates.verification import (
+    check_commands,
+    check_tests,
+    outcomes_of,
+    run_repeated,
+    test_tree,
+)
+from repogate.oracles.grading import base_state_check
+from repogate.patches import touched_paths
+from repogate.pipeline import (
+    AttemptConfig,
+    Phase,
+    Progress,
+    StopAttempt,
+    agent_policy,
+    candidate_state,
+    emit,
+    gate,
+    hidden_patch,
+    task_view,
+    test_policy,
+    workspace,
+)
+from repogate.receipt import Check, Observation, Receipt, observe
+from repogate.sandbox import SandboxPolicy
+
+
+def prepare(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """Make the agent's workspace at the base (nothing newer) and read the hidden test patch."""
+    base = git.prepare_workspace(cfg.source, cfg.contract.base_commit, workspace(cfg))
+    return replace(progress, base=base, hidden=hidden_patch(cfg))
+
+
+def _base_state(cfg: AttemptConfig, progress: Progress) -> Observation:
+    ws = workspace(cfg)
+    base_tree = cfg.work / "base"
+    git.export_tree(ws, progress.base, base_tree)
+    recipe = cfg.contract.environment
+    policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.test_timeout_s)
+    env = build_environment(recipe, base_tree, cfg.env_cache, policy)
+    checked = cfg.work / "base-hidden"
+    try:
+        test_tree(ws, progress.base, progress.base, progress.hidden, checked)
+    except PatchApplyError as exc:
+        return _invalid(env, f"the hidden tests do not apply at the base: {exc}")
+    runs, flips = run_repeated(env, checked, cfg.contract, cfg.evidence / "tests-base", test_policy(cfg))
+    details = {"flaky_excluded": sorted(flips)}
+    broken = [r for r in runs if r.status != "ok"]
+    if broken:
+        return _invalid(env, f"base-state test run unusable: {broken[0].reason}", details)
+    oracles = cfg.contract.oracles
+    keep = lambda ids: [t for t in ids if t not in flips]  # noqa: E731
+    verdict = base_state_check(runs[-1].outcomes, keep(oracles.fail_to_pass), keep(oracles.pass_to_pass))
+    if not verdict.valid:
+        details["base_state"] = verdict.model_dump()
+        return _invalid(env, "task invalid: " + "; ".join(verdict.reasons), details)
+    detail = f"{'cold' if env.cold else 'warm'} environment {env.digest[:12]}; base state as expected"
+    return Observation(
+        checks=(Check(name="environment_reproduced", status="passed", detail=detail),),
+        details={
+            **details,
+            "base_state": verdict.model_dump(),
+            "environment": env.model_dump(mode="json"),
+        },
+    )
+
+
+def _invalid(env: BuiltEnvironment, why: str, details: dict[str, object] | None = None) -> Observation:
+    return Observation(
+        checks=(Check(name="environment_reproduced", status="error", detail=why),),
+        details={"environment": env.model_dump(mode="json"), **(details or {})},
+    )
+
+
+def environment(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """Gate E: build the environment at the base and check the base state with hidden tests.
+
+    Raises:
+        StopAttempt: the environment could not be built, or the task is invalid at its base.
+    """
+    receipt = observe("E", "", lambda: _base_state(cfg, progress))
+    if receipt.crash is not None and receipt.crash.type == EnvironmentBuildError.__name__:
+        why = f"environment could not be built: {receipt.crash.message}"
+        receipt = receipt.model_copy(
+            update={"checks": (Check(name="environment_reproduced", status="error", detail=why),)}
+        )
+    built = receipt.details.get("environment")
+    env = None if built is None else BuiltEnvironment.model_validate(built)
+    progress = replace(progress, env=env, pending=(receipt,))
+    if receipt.status != "passed":
+        raise StopAttempt("environment", receipt.checks[0].detail if receipt.checks else str(receipt.crash))
+    return progress
+
+
+def propose(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """Let the agent work, then make the candidate commit and state (the harness, not the agent)."""
+    ws = workspace(cfg)
+    output = cfg.evidence / "agent"
+    output.mkdir(parents=True, exist_ok=True)
+    proposal = cfg.agent.propose(
+        task_view(cfg.contract), ws, output, agent_policy(cfg, progress.workspace_env)
+    )
+    candidate = git.commit_candidate(ws, f"candidate of {cfg.agent.spec}", parent=progress.base)
+    patch = git.diff_binary(ws, progress.base, candidate)
+    (cfg.evidence / "patch.diff").write_bytes(patch)
+    target = cfg.contract.target_commit or progress.base
+    if target != progress.base:
+        git.fetch_commit(ws, cfg.source, target)
+    merged = git.merge_candidate(ws, target, candidate)
+    progress = replace(progress, proposal=proposal, patch=patch, changed=git.changed_paths(ws, progress.base, candidate))
+    state = candidate_state(cfg, progress, candidate, merged.tree)
+    progress = replace(progress, state=state)
+    for pending in progress.pending:
+        progress = emit(cfg, progress, pending.model_copy(update={"state_id": state.state_id}))
+    details = {
+        "proposal": proposal.model_dump(mode="json", exclude={"exec"}),
+        "returncode": None if proposal.exec is None else proposal.exec.returncode,
+        "merge": {"target": target, "tree": merged.tree, "conflicted": list(merged.conflicted)},
+        "merged_by": "repogate-harness",
+    }
+    return gate(cfg, replace(progress, pending=()), "propose", lambda: Observation(details=details))
+
+
+def integrity(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """Gate I: edits stay in the permitted paths and leave the oracle alone."""
+    ws = workspace(cfg)
+    state = progress.candidate
+
+    def read(rev: str, path: str) -> bytes | None:
+        return git.show_file(ws, rev, path)
+
+    return gate(cfg, progress, "I", lambda: check_integrity(
+        progress.changed, cfg.contract.permissions, read, state.base_commit,
+        state.candidate_commit, touched_paths(progress.hidden),
+    ))
+
+
+def _verify_tree(cfg: AttemptConfig, progress: Progress, rev: str, label: str) -> Receipt:
+    tree = cfg.work / label
+    ws = workspace(cfg)
+
+    def run() -> Observation:
+        test_tree(ws, progress.base, rev, progress.hidden, tree)
+        runs, flips = run_repeated(progress.workspace_env, tree, cfg.contract, cfg.evidence / f"tests-{label}", test_policy(cfg))
+        oracles = cfg.contract.oracles
+        seen = check_tests(runs, flips, oracles.fail_to_pass, oracles.pass_to_pass)
+        return seen.model_copy(update={"details": {**seen.details, "tree": label, "outcomes": outcomes_of(runs)}})
+
+    return observe("V", progress.candidate.state_id, run)
+
+
+def verification(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """Gate V: graded tests, extra oracle commands, and the dependency policy."""
+    progress = emit(cfg, progress, _verify_tree(cfg, progress, progress.candidate.candidate_commit, "candidate"))
+    contract = cfg.contract
+    if contract.oracles.commands:
+        progress = gate(cfg, progress, "V-commands", lambda: check_commands(
+            contract.oracles.commands, cfg.work / "base", cfg.work / "candidate",
+            progress.workspace_env, test_policy(cfg),
+        ))
+    candidate_checkout = cfg.work / "candidate-clean"
+    git.export_tree(workspace(cfg), progress.candidate.candidate_commit, candidate_checkout)
+    policy = SandboxPolicy(network=contract.environment.network, timeout_s=cfg.test_timeout_s)
+    return gate(cfg, progress, "V-dependencies", lambda: check_dependency_policy(
+        cfg.work / "base", candidate_checkout, contract.oracles.lockfile, progress.changed, policy,
+    ))
+
+
+def _reviews_path(cfg: AttemptConfig) -> Path | None:
+    reviews = cfg.contract.authority.reviews
+    return None if reviews is None else cfg.contract.resolve(reviews.replace("{agent}", cfg.agent_name))
+
+
+def _authority(cfg: AttemptConfig, progress: Progress) -> Observation:
+    state = progress.candidate
+    authority = cfg.contract.authority
+    codeowners = None
+    if authority.codeowners:
+        raw = git.show_file(workspace(cfg), state.base_commit, authority.codeowners)
+        codeowners = None if raw is None else raw.decode("utf-8", "replace")
+    path = _reviews_path(cfg)
+    scenario = cfg.contract.cohort.get("origin") == "scenario"
+    reviews = None
+    if path is not None and path.is_file():
+        reviews = load_reviews(path, state.patch_digest if scenario else None)
+    return check_authority(
+        codeowners, progress.changed, reviews, state.patch_digest, authority.author, authority.min_approvals
+    )
+
+
+def lifecycle(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """The lifecycle gates: generated-artifact freshness, authority (A), release receipt."""
+    if cfg.contract.profile != "lifecycle" and not cfg.contract.oracles.generators:
+        return progress
+    regen = cfg.work / "regenerate"
+    git.export_tree(workspace(cfg), progress.candidate.candidate_commit, regen)
+    env = progress.workspace_env
+    policy = SandboxPolicy(network=False, timeout_s=cfg.test_timeout_s, env={"VIRTUAL_ENV": str(env.venv)})
+    progress = gate(cfg, progress, "V-generated", lambda: check_generated(
+        regen, cfg.contract.oracles.generators, progress.changed, policy, env.bin_dir,
+    ))
+    if cfg.contract.profile != "lifecycle":
+        return progress
+    progress = gate(cfg, progress, "A", lambda: _authority(cfg, progress))
+    return gate(cfg, progress, "release", lambda: check_release_notes(progress.patch, cfg.contract.oracles.release_notes))
+
+
+def requirements(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """Gate R: every criterion's linked oracles passed; the agent's claims compared."""
+    outcomes: dict[str, str] = {}
+    checks: dict[str, str] = {}
+    for receipt in progress.receipts:
+        outcomes.update(receipt.details.get("outcomes", {}) if receipt.gate == "V" else {})
+        for check in receipt.checks:
+            checks[check.name] = check.status if checks.get(check.name) in (None, "passed") else checks[check.name]
+    claims = progress.proposal.requirements if progress.proposal else None
+    return gate(cfg, progress, "R", lambda: check_requirements(
+        cfg.contract.requirement.criteria, outcomes, checks, claims,  # type: ignore[arg-type]
+    ))
+
+
+def merge(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """The harness's merge: when the merged tree differs from the tested one, verify it again."""
+    state = progress.candidate
+    if state.merge_tree is None or state.merge_tree == state.candidate_tree:
+        return progress
+    ws = workspace(cfg)
+    target = cfg.contract.target_commit or state.base_commit
+    merged = git.commit_tree(ws, state.merge_tree, [target, state.candidate_commit], "harness merge")
+    return emit(cfg, progress, _verify_tree(cfg, progress, merged, "merged"))
+
+
+PHASES: tuple[tuple[str, Phase], ...] = (
+    ("prepare", prepare),
+    ("environment", environment),
+    ("propose", propose),
+    ("integrity", integrity),
+    ("verification", verification),
+    ("lifecycle", lifecycle),
+    ("requirements", requirements),
+    ("merge", merge),
+)
+"""The order of one attempt; the sentinel phase is appended by :mod:`repogate.sentinel_phase`."""

@@ -1,0 +1,281 @@
+"""One attempt, end to end: the order of the phases, written once.
+
+=============  ======================================================  ==========================
+phase          reads -> writes                                         stops the attempt when
+=============  ======================================================  ==========================
+prepare        contract, source -> workspace at the base (no future)   base missing (user error)
+environment    recipe, base -> environment; E receipt (base-state)     install fails, task invalid
+propose        task view -> the agent's edits; candidate commit,       never (a crash is recorded)
+               patch, digests, merge tree: the candidate state
+integrity      changed paths -> I receipt                              never
+verification   candidate + hidden tests -> V receipts (tests,          never
+               commands, dependency policy)
+lifecycle      candidate -> generated, authority, release receipts     never
+requirements   criteria + receipts so far -> R receipt                 never
+merge          merged tree -> merge receipt; V again when it differs   never
+sentinel       merged state + real later history -> S receipt          never
+decide         every receipt -> the decision (stored)                  -
+=============  ======================================================  ==========================
+
+Receipts observed before the candidate exists (E) are bound to the candidate state once it does:
+the environment digest is part of the state id, so the binding is exact. A phase stops the attempt
+by raising :class:`StopAttempt`; every hard check not yet observed then becomes ``error`` (the
+evaluator's or environment's fault), never a failure of the agent.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from repogate import clock, git
+from repogate.contract import TransitionContract
+from repogate.decision import Decision, Evidence, SoftMetrics, decide, hard_checks
+from repogate.environment import BuiltEnvironment, activate
+from repogate.patches import load_patch
+from repogate.protocols import Agent, Proposal, TaskView
+from repogate.receipt import Check, Observation, Receipt, observe
+from repogate.sandbox import SandboxPolicy
+from repogate.state import CandidateState, oracle_digest, patch_digest
+from repogate.store import Store
+
+
+class StopAttempt(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Raised by a phase to stop the attempt; caught in :func:`run_attempt` only."""
+
+    def __init__(self, phase: str, reason: str) -> None:
+        super().__init__(f"{phase}: {reason}")
+        self.phase = phase
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class AttemptConfig:
+    """Everything one attempt needs, fixed before it starts.
+
+    Attributes:
+        contract: the task.
+        agent: the agent under evaluation.
+        agent_name: a short name (for ``{agent}`` in review-file paths).
+        source: the harness's full-history repository.
+        work: a scratch folder for checkouts (emptied first).
+        evidence: the attempt's evidence folder in the run store.
+        env_cache: the shared environment cache.
+        history_cache: the sentinel's cache of real-history test results.
+        store: the run store the receipts are written to as they are made.
+        attempt_id: the attempt's id in the store.
+        test_timeout_s: budget of one test run, in seconds.
+    """
+
+    contract: TransitionContract
+    agent: Agent
+    agent_name: str
+    source: Path
+    work: Path
+    evidence: Path
+    env_cache: Path
+    history_cache: Path
+    store: Store
+    attempt_id: str
+    test_timeout_s: float = 1800.0
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the phases have produced so far; each phase returns a new one."""
+
+    started: float = field(default_factory=clock.monotonic)
+    base: str = ""
+    hidden: bytes = b""
+    env: BuiltEnvironment | None = None
+    pending: tuple[Receipt, ...] = ()
+    proposal: Proposal | None = None
+    state: CandidateState | None = None
+    changed: tuple[git.ChangedPath, ...] = ()
+    patch: bytes = b""
+    receipts: tuple[Receipt, ...] = ()
+
+    @property
+    def workspace_env(self) -> BuiltEnvironment:
+        """The built environment (phases after ``environment`` may rely on it)."""
+        assert self.env is not None  # noqa: S101 - phase order guarantees it
+        return self.env
+
+    @property
+    def candidate(self) -> CandidateState:
+        """The candidate state (phases after ``propose`` may rely on it)."""
+        assert self.state is not None  # noqa: S101 - phase order guarantees it
+        return self.state
+
+
+def workspace(cfg: AttemptConfig) -> Path:
+    """The agent's workspace for this attempt."""
+    return cfg.work / "workspace"
+
+
+def test_policy(cfg: AttemptConfig) -> SandboxPolicy:
+    """The sandbox for the target repository's own code: no network, the test budget."""
+    return SandboxPolicy(network=False, timeout_s=cfg.test_timeout_s)
+
+
+def emit(cfg: AttemptConfig, progress: Progress, receipt: Receipt) -> Progress:
+    """Store ``receipt`` now (so a killed run keeps it) and add it to the progress."""
+    cfg.store.add_receipt(cfg.attempt_id, receipt, progress.candidate)
+    return replace(progress, receipts=(*progress.receipts, receipt))
+
+
+def gate(cfg: AttemptConfig, progress: Progress, name: str, call: Callable[[], Observation]) -> Progress:
+    """Observe one gate on the candidate state and store its receipt."""
+    return emit(cfg, progress, observe(name, progress.candidate.state_id, call))
+
+
+def task_view(contract: TransitionContract) -> TaskView:
+    """What the agent is told: the statement, stated criteria and permissions; never the oracles."""
+    return TaskView(
+        id=contract.id,
+        statement=contract.requirement.statement,
+        criteria=tuple(
+            {"id": c.id, "claim": c.claim}
+            for c in contract.requirement.criteria
+            if c.kind == "stated"
+        ),
+        editable=contract.permissions.editable,
+        forbidden=contract.permissions.forbidden,
+        commands=contract.permissions.commands,
+        time_budget_s=contract.permissions.time_budget_s,
+        token_budget=contract.permissions.token_budget,
+        network=contract.permissions.network,
+    )
+
+
+def _stopped_evidence(cfg: AttemptConfig, progress: Progress, stop: StopAttempt) -> Evidence:
+    state = progress.state or CandidateState(
+        base_commit=progress.base or cfg.contract.base_commit, candidate_commit="", patch_digest=""
+    )
+    seen = {c.name for r in (*progress.receipts, *progress.pending) for c in r.checks}
+    unobserved = tuple(
+        Check(name=n, status="error", detail=f"not observed: stopped at {stop}")
+        for n in hard_checks(cfg.contract.profile)
+        if n not in seen
+    )
+    stop_receipt = observe("stop", state.state_id, lambda: Observation(checks=unobserved))
+    receipts = tuple(
+        r.model_copy(update={"state_id": state.state_id}) for r in progress.pending
+    ) + progress.receipts + (stop_receipt,)
+    return Evidence(
+        task_id=cfg.contract.id,
+        profile=cfg.contract.profile,
+        state=state,
+        submitted_patch_digest=state.patch_digest,
+        receipts=receipts,
+        soft=SoftMetrics(wall_time_s=clock.monotonic() - progress.started),
+        stopped_at=stop.phase,
+    )
+
+
+Phase = Callable[[AttemptConfig, Progress], Progress]
+
+
+def run_attempt(cfg: AttemptConfig, phases: tuple[tuple[str, Phase], ...]) -> Decision:
+    """Run ``phases`` in order for one attempt and return the stored decision.
+
+    Args:
+        cfg: the attempt's configuration.
+        phases: the phases in order, normally :data:`repogate.phases.PHASES`.
+
+    Returns:
+        The decision, also written to the store. A :class:`StopAttempt` ends the attempt with the
+        unobserved checks errored; any other exception propagates to the runner, which records
+        the attempt as crashed and goes on.
+    """
+    if cfg.work.exists():
+        shutil.rmtree(cfg.work)
+    cfg.work.mkdir(parents=True)
+    progress = Progress()
+    try:
+        for _name, phase in phases:
+            progress = phase(cfg, progress)
+    except StopAttempt as stop:
+        evidence = _stopped_evidence(cfg, progress, stop)
+        for receipt in evidence.receipts[len(progress.receipts) :]:
+            cfg.store.add_receipt(cfg.attempt_id, receipt, evidence.state)
+        decision = decide(evidence)
+        cfg.store.finish_attempt(cfg.attempt_id, decision)
+        return decision
+    decision = progress_decision(cfg, progress)
+    cfg.store.finish_attempt(cfg.attempt_id, decision)
+    return decision
+
+
+def progress_decision(cfg: AttemptConfig, progress: Progress) -> Decision:
+    """Decide from the receipts, re-deriving the patch digest from the candidate commit."""
+    state = progress.candidate
+    verified = patch_digest(git.diff_binary(workspace(cfg), state.base_commit, state.candidate_commit))
+    proposal = progress.proposal or Proposal()
+    submitted = proposal.claimed_patch_digest or state.patch_digest
+    evidence = Evidence(
+        task_id=cfg.contract.id,
+        profile=cfg.contract.profile,
+        state=state.model_copy(update={"patch_digest": verified}) if verified != state.patch_digest else state,
+        submitted_patch_digest=submitted,
+        receipts=progress.receipts,
+        soft=soft_metrics(progress),
+    )
+    return decide(evidence)
+
+
+def soft_metrics(progress: Progress) -> SoftMetrics:
+    """Collect the soft metrics of an attempt from its proposal and receipts."""
+    proposal = progress.proposal or Proposal()
+    details = {r.gate: r.details for r in progress.receipts}
+    authority = details.get("A", {}).get("soft_metrics", {})
+    changed = sum(
+        1
+        for line in progress.patch.split(b"\n")
+        if line[:1] in (b"+", b"-") and not line.startswith((b"+++", b"---"))
+    )
+    return SoftMetrics(
+        review_minutes=float(authority.get("review_minutes", 0.0)),
+        review_rounds=int(authority.get("review_rounds", 0)),
+        agent_cost_usd=proposal.usage.cost_usd,
+        tokens=proposal.usage.tokens,
+        wall_time_s=clock.monotonic() - progress.started,
+        changed_lines=changed,
+        extra_repair_effort=int(details.get("S", {}).get("extra_repair_effort", 0)),
+    )
+
+
+def hidden_patch(cfg: AttemptConfig) -> bytes:
+    """The contract's hidden test patch bytes (empty when it has none)."""
+    source = cfg.contract.oracles.hidden_tests
+    return b"" if source is None else load_patch(source, cfg.contract, cfg.source)
+
+
+def agent_policy(cfg: AttemptConfig, env: BuiltEnvironment) -> SandboxPolicy:
+    """The sandbox for the agent: its time budget, its network grant, the environment on PATH."""
+    permissions = cfg.contract.permissions
+    return SandboxPolicy(
+        network=permissions.network,
+        timeout_s=permissions.time_budget_s,
+        env=activate(env, workspace(cfg)),
+    )
+
+
+def candidate_state(
+    cfg: AttemptConfig, progress: Progress, candidate: str, merge_tree: str | None
+) -> CandidateState:
+    """Compute the candidate state's identities from the harness-made candidate commit."""
+    ws = workspace(cfg)
+    oracles = cfg.contract.oracles
+    return CandidateState(
+        base_commit=progress.base,
+        candidate_commit=candidate,
+        candidate_tree=git.tree_of(ws, candidate),
+        merge_tree=merge_tree,
+        patch_digest=patch_digest(git.diff_binary(ws, progress.base, candidate)),
+        environment_digest=progress.workspace_env.digest,
+        oracle_digest=oracle_digest([*oracles.fail_to_pass, *oracles.pass_to_pass], progress.hidden),
+        policy_digest=cfg.contract.policy_digest(),
+    )

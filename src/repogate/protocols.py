@@ -1,0 +1,115 @@
+"""The extension points of repogate, kept together: small Protocols with a few methods each.
+
+Everything else in the package is an implementation. An agent proposes; the harness executes,
+verifies and decides. No agent ever holds merge authority.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from repogate.sandbox import ExecResult, SandboxPolicy
+
+
+class TaskView(BaseModel):
+    """What an agent is told (as JSON in ``REPOGATE_TASK``): never the oracles or hidden tests.
+
+    Attributes:
+        id: the contract id.
+        statement: the requirement statement.
+        criteria: the stated criteria only (id and claim); implicit ones are for the agent to recover.
+        editable: path globs the agent may edit.
+        forbidden: path globs it must not edit.
+        commands: commands it may run.
+        time_budget_s: its wall-clock budget in seconds.
+        token_budget: its token budget, or None.
+        network: whether it has network access.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    statement: str
+    criteria: tuple[dict[str, str], ...] = ()
+    editable: tuple[str, ...] = ()
+    forbidden: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
+    time_budget_s: float
+    token_budget: int | None = None
+    network: bool = False
+
+
+class ClaimedRequirement(BaseModel):
+    """One requirement an agent says it recovered: claim, source, confidence 0..1, test implication."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    claim: str
+    source: str = "inferred"
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    test_implication: str = ""
+    criterion: str | None = None
+
+
+class Usage(BaseModel):
+    """What the agent reports it spent: tokens and US dollars."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class Proposal(BaseModel):
+    """What an agent returns. Its real proposal is what it leaves in the workspace.
+
+    Attributes:
+        status: ``done``; ``stopped`` when stopped at its budget; ``crashed`` when it failed to run.
+        model: the model the agent reports (or its kind, e.g. ``gold``).
+        scaffold: the scaffold name and version it reports.
+        usage: tokens and cost.
+        requirements: its own requirements receipt, when it gave one.
+        exec: the process result for command-line agents.
+        detail: a human-readable note (why it stopped, what it did).
+        claimed_patch_digest: the digest the agent says its evidence covers, when it says one.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    status: Literal["done", "stopped", "crashed"] = "done"
+    model: str = ""
+    scaffold: str = ""
+    usage: Usage = Usage()
+    requirements: tuple[ClaimedRequirement, ...] | None = None
+    exec: ExecResult | None = None
+    detail: str = ""
+    claimed_patch_digest: str | None = None
+
+
+class Agent(Protocol):
+    """An agent under evaluation: it edits ``workspace`` and says what it did.
+
+    ``spec`` is the string that rebuilds it (``gold``, ``null``, ``cmd:...``), recorded in the store.
+    """
+
+    spec: str
+
+    def propose(
+        self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy
+    ) -> Proposal:
+        """Edit ``workspace`` (a git checkout of the base) to meet ``task``.
+
+        Args:
+            task: what the agent is told.
+            workspace: its own checkout; what it leaves here is its proposal.
+            output: a folder outside the workspace for its requirements receipt, usage, trajectory.
+            policy: the sandbox its commands must run under (time budget, network, env).
+        """
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Return the agent's spec and config (model, scaffold, version) for the run manifest."""
+        ...

@@ -1,0 +1,148 @@
+"""Many attempts: plan them, check every input before writing anything, run, store, resume.
+
+A run is a list of (contract, agent spec) pairs times epochs. Every user error (a contract, a
+repository, an agent spec, a predictions file) is found before the store is created, so bad input
+writes nothing. Attempts run one after another (the machine's cores go to the tests). A crash
+in one attempt is stored as ``crashed`` with its type and message, and the run goes on. Rerunning
+the same command on the same ``--out`` folder resumes: finished attempts are kept, not redone.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from repogate import git, sandbox
+from repogate.agents import agent_name, make_agent
+from repogate.contract import TransitionContract
+from repogate.manifest import RunManifest, contract_entry
+from repogate.phases import PHASES
+from repogate.pipeline import AttemptConfig, run_attempt
+from repogate.protocols import Agent
+from repogate.store import AttemptRecord, Store
+
+CACHE_ENV = "REPOGATE_CACHE"
+
+
+@dataclass(frozen=True)
+class PlannedAttempt:
+    """One contract with one agent: the unit the runner schedules (times epochs)."""
+
+    contract: TransitionContract
+    contract_source: str
+    agent_spec: str
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run: where to write, where the caches are, how many epochs."""
+
+    out: Path
+    repo_cache: Path | None = None
+    cache_dir: Path | None = None
+    epochs: int = 1
+    selection: str = "contracts named on the command line"
+
+
+def default_cache() -> Path:
+    """The environment and history cache: ``$REPOGATE_CACHE`` or ``~/.cache/repogate``."""
+    configured = os.environ.get(CACHE_ENV)
+    return Path(configured) if configured else Path.home() / ".cache" / "repogate"
+
+
+@dataclass(frozen=True)
+class _Ready:
+    plan: PlannedAttempt
+    source: Path
+    agent: Agent
+
+
+def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Ready]:
+    """Resolve every repository and build every agent; raises the first user error."""
+    ready = []
+    for plan in plans:
+        contract = plan.contract
+        source = git.resolve_source(contract.repo, contract.base_dir, options.repo_cache)
+        ready.append(_Ready(plan, source, make_agent(plan.agent_spec, contract, source)))
+    return ready
+
+
+def _manifest(ready: Sequence[_Ready], options: RunOptions) -> RunManifest:
+    agent_net = any(r.plan.contract.permissions.network for r in ready)
+    iso_agent = sandbox.isolation(agent_net)
+    iso_tests = sandbox.isolation(False)
+    warnings = tuple(
+        iso.detail for iso in (iso_agent, iso_tests) if iso.kind == "none" and not iso.network_off
+    )
+    seen: dict[str, dict[str, object]] = {}
+    for r in ready:
+        seen.setdefault(r.plan.agent_spec, r.agent.describe())
+    contracts = {r.plan.contract.id: contract_entry(r.plan.contract, r.plan.contract_source) for r in ready}
+    return RunManifest(
+        agents=tuple(seen.values()),
+        contracts=tuple(contracts.values()),
+        selection=options.selection,
+        epochs=options.epochs,
+        isolation_agent=iso_agent,
+        isolation_tests=iso_tests,
+        warnings=warnings,
+    )
+
+
+Progress = Callable[[str, AttemptRecord | None], None]
+"""Called with a label before each attempt (record None) and after it (its record)."""
+
+
+def run(plans: Sequence[PlannedAttempt], options: RunOptions, progress: Progress | None = None) -> list[AttemptRecord]:
+    """Run every planned attempt for every epoch and return the store's records.
+
+    Raises:
+        UserInputError: a contract, repository or agent spec is unusable (nothing written).
+    """
+    ready = _prepare(plans, options)
+    cache = (options.cache_dir or default_cache()).resolve()
+    store = Store.create(options.out)
+    try:
+        store.write_manifest(_manifest(ready, options))
+        for epoch in range(options.epochs):
+            for item in ready:
+                _one(store, item, epoch, cache, options, progress)
+        return store.attempts()
+    finally:
+        store.close()
+
+
+def _one(store: Store, item: _Ready, epoch: int, cache: Path, options: RunOptions, progress: Progress | None) -> None:
+    contract = item.plan.contract
+    record = store.begin_attempt(contract.id, item.plan.agent_spec, epoch)
+    label = f"{contract.id} · {agent_name(item.plan.agent_spec)} · epoch {epoch}"
+    if record.status == "done":
+        if progress:
+            progress(label, record)
+        return
+    if progress:
+        progress(label, None)
+    work = options.out / "work" / record.attempt_id
+    cfg = AttemptConfig(
+        contract=contract,
+        agent=item.agent,
+        agent_name=agent_name(item.plan.agent_spec),
+        source=item.source,
+        work=work,
+        evidence=store.attempt_dir(record.attempt_id),
+        env_cache=cache / "envs",
+        history_cache=cache / "history",
+        store=store,
+        attempt_id=record.attempt_id,
+    )
+    try:
+        run_attempt(cfg, PHASES)
+    except Exception as exc:  # one attempt's crash is data; the run goes on
+        store.finish_attempt(record.attempt_id, None, crash=f"{type(exc).__name__}: {exc}"[:4000])
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if progress:
+        progress(label, store.get(record.attempt_id))

@@ -1,0 +1,152 @@
+"""Built-in scenarios: small real git repositories built from files shipped in the package.
+
+A scenario is a folder ``scenarios/<name>/`` holding::
+
+    scenario.toml     [[commit]] tables, in order: label, message, tree (a folder under files/
+                      whose files are written over the previous state), delete (paths to remove).
+                      Optional [[variant]] tables: name, contract (a contract file in this folder).
+    files/<tree>/...  the overlay trees
+    contract.toml     the task contract; "{{commit:<label>}}" is replaced with that commit's SHA and
+                      "{{repo}}" with the built repository's path
+    agents/<n>.toml   scripted agents (see repogate.agents.scripted)
+
+Building writes a real git repository (fixed author and dates, so SHAs are reproducible), the branch
+``main`` at the last commit, and each rendered contract beside it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from repogate import git
+from repogate.errors import UserInputError
+
+SCENARIO_ROOT = "scenarios"
+
+
+class ScenarioCommit(BaseModel):
+    """One commit of a scenario's history: its overlay tree and the paths it deletes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: str
+    message: str
+    tree: str | None = None
+    delete: tuple[str, ...] = ()
+
+
+class ScenarioVariant(BaseModel):
+    """A further contract of the same scenario repository (a second task on the same history)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    contract: str
+
+
+class ScenarioSpec(BaseModel):
+    """A scenario's ``scenario.toml``: its commits and contract variants."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    description: str = ""
+    commit: tuple[ScenarioCommit, ...]
+    variant: tuple[ScenarioVariant, ...] = ()
+
+
+class BuiltScenario(BaseModel):
+    """A built scenario: the repository, commit SHAs by label, contracts, and scripted agent files."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    repo: Path
+    commits: dict[str, str]
+    contracts: tuple[Path, ...]
+    agents: tuple[Path, ...]
+
+
+def _root() -> Path:
+    return Path(str(resources.files("repogate.tasks"))) / SCENARIO_ROOT
+
+
+def scenario_names() -> tuple[str, ...]:
+    """Return the names of the built-in scenarios, sorted."""
+    return tuple(sorted(p.name for p in _root().iterdir() if (p / "scenario.toml").is_file()))
+
+
+def _source(name: str) -> Path:
+    folder = _root() / name
+    if not (folder / "scenario.toml").is_file():
+        raise UserInputError(
+            f"unknown scenario {name!r}", f"choose one of: {', '.join(scenario_names())}"
+        )
+    return folder
+
+
+def _overlay(src: Path, dest: Path) -> None:
+    for path in sorted(src.rglob("*")):
+        target = dest / path.relative_to(src)
+        if path.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+            if path.name.endswith((".sh", ".py")) and path.stat().st_mode & 0o111:
+                target.chmod(0o755)
+
+
+def _render(text: str, commits: dict[str, str], repo: Path) -> str:
+    for label, sha in commits.items():
+        text = text.replace("{{commit:" + label + "}}", sha)
+    return text.replace("{{repo}}", str(repo))
+
+
+def build_scenario(name: str, dest: Path) -> BuiltScenario:
+    """Build scenario ``name`` under ``dest`` (``dest/repo`` plus rendered contracts).
+
+    Raises:
+        UserInputError: no scenario of that name.
+        GitError: git failed while building.
+    """
+    folder = _source(name)
+    spec = ScenarioSpec.model_validate(tomllib.loads((folder / "scenario.toml").read_text()))
+    if dest.exists():
+        shutil.rmtree(dest)
+    repo = dest / "repo"
+    git.init_repo(repo)
+    commits: dict[str, str] = {}
+    for commit in spec.commit:
+        if commit.tree is not None:
+            _overlay(folder / "files" / commit.tree, repo)
+        for path in commit.delete:
+            (repo / path).unlink()
+        commits[commit.label] = git.commit_all(repo, commit.message)
+    contracts = [("contract", "contract.toml")] + [(v.name, v.contract) for v in spec.variant]
+    written = []
+    for stem, file in contracts:
+        out = dest / f"{stem}.toml"
+        out.write_text(_render((folder / file).read_text(), commits, repo))
+        written.append(out)
+    agents_dir = dest / "agents"
+    agents = []
+    if (folder / "agents").is_dir():
+        agents_dir.mkdir(exist_ok=True)
+        for agent in sorted((folder / "agents").glob("*.toml")):
+            shutil.copyfile(agent, agents_dir / agent.name)
+            agents.append(agents_dir / agent.name)
+    return BuiltScenario(
+        name=name, repo=repo, commits=commits, contracts=tuple(written), agents=tuple(agents)
+    )
+
+
+def default_agents(built: BuiltScenario, contract_has_reference: bool) -> tuple[str, ...]:
+    """The agents the embedded default runs on a scenario: gold (when it has a reference), null,
+    and each of its scripted agents."""
+    gold = ("gold",) if contract_has_reference else ()
+    return (*gold, "null", *(f"scripted:{path}" for path in built.agents))

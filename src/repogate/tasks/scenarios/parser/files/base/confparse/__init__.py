@@ -1,0 +1,3 @@
+from confparse.parser import ConfigError, parse
+
+__all__ = ["ConfigError", "parse"]

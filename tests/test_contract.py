@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from repogate.cli import ExitCode, main
+from repogate.contract import load_contract
+from repogate.errors import ContractError
+
+MINIMAL = """
+id = "t1"
+repo = "repo"
+base_commit = "{sha}"
+[requirement]
+statement = "parse bounded config strings"
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "c.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_minimal_contract_loads_with_defaults(tmp_path: Path) -> None:
+    contract = load_contract(write(tmp_path, MINIMAL.format(sha="a" * 40)))
+    assert contract.profile == "hermetic"
+    assert contract.base_commit == "a" * 40
+    assert contract.resolve("repo") == (tmp_path / "repo").resolve()
+
+
+def test_short_sha_accepted_and_lowercased(tmp_path: Path) -> None:
+    contract = load_contract(write(tmp_path, MINIMAL.format(sha="ABCDEF1")))
+    assert contract.base_commit == "abcdef1"
+
+
+@pytest.mark.parametrize("sha", ["main", "xyz1234", "abc", "a" * 41, "HEAD~1"])
+def test_base_commit_must_be_hex_sha(tmp_path: Path, sha: str) -> None:
+    with pytest.raises(ContractError) as info:
+        load_contract(write(tmp_path, MINIMAL.format(sha=sha)))
+    message = str(info.value)
+    assert "c.toml" in message
+    assert "base_commit" in message
+    assert "hex" in message
+
+
+def test_misspelled_key_is_named_with_suggestion(tmp_path: Path) -> None:
+    text = MINIMAL.format(sha="a" * 40) + "[oracles]\nfail_to_pas = ['t::x']\n"
+    with pytest.raises(ContractError) as info:
+        load_contract(write(tmp_path, text))
+    message = str(info.value)
+    assert "oracles.fail_to_pas" in message
+    assert "did you mean 'fail_to_pass'" in message
+
+
+def test_wrong_type_is_named(tmp_path: Path) -> None:
+    text = MINIMAL.format(sha="a" * 40) + "[permissions]\ntime_budget_s = 'soon'\n"
+    with pytest.raises(ContractError) as info:
+        load_contract(write(tmp_path, text))
+    assert "permissions.time_budget_s" in str(info.value)
+
+
+def test_malformed_toml_names_file(tmp_path: Path) -> None:
+    with pytest.raises(ContractError) as info:
+        load_contract(write(tmp_path, "id = \n"))
+    assert "not valid TOML" in str(info.value)
+    assert "c.toml" in str(info.value)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ContractError, match="cannot be read"):
+        load_contract(tmp_path / "nope.toml")
+
+
+def test_patch_source_needs_exactly_one_origin(tmp_path: Path) -> None:
+    text = MINIMAL.format(sha="a" * 40) + "[reference]\nfile = 'x.patch'\ncommit = 'abcdef1'\n"
+    with pytest.raises(ContractError, match="exactly one"):
+        load_contract(write(tmp_path, text))
+
+
+def test_policy_digest_changes_with_contract(tmp_path: Path) -> None:
+    a = load_contract(write(tmp_path, MINIMAL.format(sha="a" * 40), "a.toml"))
+    b = load_contract(write(tmp_path, MINIMAL.format(sha="b" * 40), "b.toml"))
+    assert a.policy_digest() != b.policy_digest()
+    assert a.policy_digest() == load_contract(tmp_path / "a.toml").policy_digest()
+
+
+def test_schema_validates_shipped_examples(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    assert main(["schema", "contract"]) == ExitCode.OK
+    schema = json.loads(capsys.readouterr().out)
+    import tomllib
+
+    examples = sorted((root / "examples").glob("*.toml")) + sorted(
+        (root / "examples" / "real").glob("*.toml")
+    )
+    assert len(examples) >= 2
+    for path in examples:
+        jsonschema.validate(tomllib.loads(path.read_text()), schema)
+        load_contract(path)
+
+
+def test_cli_reports_bad_contract_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, MINIMAL.format(sha="zzz"))
+    code = main(["run", str(path), "--agent", "null", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip()
+    assert code == ExitCode.USAGE
+    assert err.startswith("error: contract")
+    assert len(err.splitlines()) == 1
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,177 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from repogate.cli import ExitCode, main
+from repogate.decision import Evidence, decide, hard_checks
+from repogate.receipt import Check, Receipt, observe, Observation
+from repogate.state import CandidateState, patch_digest
+
+SEED_VERDICTS = {
+    "payments-sdk-retry": (True, ()),
+    "payments-sdk-retry-stale": (
+        False,
+        (
+            "evidence_bound_to_patch",
+            "patch_digest_verified",
+            "generated_artifacts_fresh",
+            "code_owner_approved",
+            "review_threads_resolved",
+            "post_merge_sentinel_passed",
+            "release_receipt_present",
+        ),
+    ),
+    "pure-parser-function": (True, ()),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SEED_VERDICTS))
+def test_seed_cases_give_seed_verdicts(
+    root: Path, case: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["decide", str(root / "examples" / "evidence" / f"{case}.json"), "--json"])
+    decision = json.loads(capsys.readouterr().out)
+    accepted, failed = SEED_VERDICTS[case]
+    assert decision["accepted"] is accepted
+    assert tuple(decision["failed"]) == failed
+    assert decision["errored"] == []
+    assert code == (ExitCode.OK if accepted else ExitCode.NOT_ACCEPTED)
+
+
+def test_table_output_names_failed_checks(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["decide", str(root / "examples" / "evidence" / "payments-sdk-retry-stale.json")])
+    out = capsys.readouterr().out
+    assert "rejected" in out
+    assert "evidence_bound_to_patch" in out
+
+
+def _state(**kw: str) -> CandidateState:
+    base = dict(base_commit="a" * 40, candidate_commit="b" * 40, patch_digest=patch_digest(b"x"))
+    base.update(kw)
+    return CandidateState(**base)  # type: ignore[arg-type]
+
+
+def _all_pass(state_id: str, names: tuple[str, ...]) -> Receipt:
+    return Receipt(
+        gate="V",
+        status="passed",
+        checks=tuple(Check(name=n, status="passed") for n in names),
+        state_id=state_id,
+        started_at="2026-01-01T00:00:00Z",  # type: ignore[arg-type]
+    )
+
+
+def test_receipt_bound_to_other_state_fails_evidence_binding() -> None:
+    """Evidence for an earlier candidate must not count for a later one."""
+    state = _state()
+    earlier = _state(candidate_commit="c" * 40)
+    receipt = _all_pass(earlier.state_id, hard_checks("hermetic"))
+    decision = decide(
+        Evidence(
+            task_id="t",
+            profile="hermetic",
+            state=state,
+            submitted_patch_digest=state.patch_digest,
+            receipts=(receipt,),
+        )
+    )
+    assert not decision.accepted
+    assert decision.failed == ("evidence_bound_to_patch",)
+
+
+def test_soft_metrics_never_change_the_verdict() -> None:
+    state = _state()
+    names = tuple(n for n in hard_checks("hermetic") if n != "regression_tests_passed")
+    cheap = Evidence.model_validate(
+        {
+            "task_id": "t",
+            "profile": "hermetic",
+            "state": state.model_dump(),
+            "submitted_patch_digest": state.patch_digest,
+            "receipts": [_all_pass(state.state_id, names).model_dump()],
+            "soft": {"agent_cost_usd": 0.0, "review_minutes": 0.0},
+        }
+    )
+    decision = decide(cheap)
+    assert decision.failed == ("regression_tests_passed",)
+    assert decision.checks[-2].detail == "no receipt reports this check"
+
+
+def test_errored_check_is_kept_apart_from_failures() -> None:
+    """An evaluator or environment fault is never scored as a wrong patch."""
+    state = _state()
+    ok = _all_pass(state.state_id, tuple(n for n in hard_checks("hermetic") if n != "environment_reproduced"))
+    crashed = observe("E", state.state_id, lambda: (_ for _ in ()).throw(RuntimeError("uv died")))
+    env = Receipt(
+        gate="E",
+        status="error",
+        checks=(Check(name="environment_reproduced", status="error", detail="yanked package"),),
+        state_id=state.state_id,
+        started_at=crashed.started_at,
+    )
+    decision = decide(
+        Evidence(task_id="t", profile="hermetic", state=state,
+                 submitted_patch_digest=state.patch_digest, receipts=(ok, env, crashed))
+    )
+    assert decision.outcome == "error"
+    assert decision.failed == ()
+    assert decision.errored == ("environment_reproduced",)
+    assert crashed.crash is not None and crashed.crash.type == "RuntimeError"
+
+
+def test_empty_patch_is_not_a_new_state() -> None:
+    state = _state(patch_digest=patch_digest(b""))
+    decision = decide(
+        Evidence(task_id="t", profile="hermetic", state=state,
+                 submitted_patch_digest=state.patch_digest,
+                 receipts=(_all_pass(state.state_id, hard_checks("hermetic")),))
+    )
+    assert decision.failed == ("patch_is_a_new_state",)
+
+
+def test_whitespace_only_change_changes_patch_digest() -> None:
+    """Two Python programs differing only in indentation must not share a patch digest."""
+    a = b"+if x:\n+    return 1\n+return 2\n"
+    b = b"+if x:\n+    return 1\n+    return 2\n"
+    assert patch_digest(a) != patch_digest(b)
+
+
+def test_state_id_covers_every_identity() -> None:
+    state = _state()
+    for field in ("base_commit", "candidate_commit", "candidate_tree", "patch_digest",
+                  "environment_digest", "oracle_digest", "policy_digest"):
+        assert _state(**{field: "f" * 40}).state_id != state.state_id
+    assert state.model_copy(update={"merge_tree": "e" * 40}).state_id != state.state_id
+
+
+def test_observe_turns_observation_into_bound_receipt() -> None:
+    receipt = observe("V", "s1", lambda: Observation(checks=(Check(name="x", status="failed"),)))
+    assert receipt.status == "failed"
+    assert receipt.state_id == "s1"
+    statement = receipt.to_in_toto(_state(candidate_tree="d" * 40))
+    assert statement["_type"] == "https://in-toto.io/Statement/v1"
+    assert statement["subject"][0]["digest"] == {"gitTree": "d" * 40}
+    assert statement["predicateType"].endswith("/V/v1")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "is not JSON"),
+        ('{"schema_version": 2}', "schema_version 2"),
+        ('{"schema_version": 1, "task_id": "t"}', "key 'profile'"),
+    ],
+)
+def test_bad_evidence_is_one_line_usage_error(
+    tmp_path: Path, content: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "e.json"
+    path.write_text(content)
+    assert main(["decide", str(path)]) == ExitCode.USAGE
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: evidence file")
+    assert message in err
+    assert len(err.splitlines()) == 1
