@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from repogate._toolchain import find_python
 from repogate.contract import EnvironmentRecipe
-from repogate.environment import BuiltEnvironment, build_environment, cache_key
+from repogate.environment import BuiltEnvironment, build_environment, cache_key, find_python
 from repogate.errors import EnvironmentBuildError
 from repogate.oracles.pytest_runner import run_tests
 from repogate.sandbox import SandboxPolicy

@@ -57,6 +57,16 @@ from repogate._toolchain import (
 from repogate.contract import EnvironmentRecipe
 from repogate.errors import EnvironmentBuildError
 
+__all__ = [
+    "BuiltEnvironment",
+    "Toolchain",
+    "activate",
+    "build_environment",
+    "cache_key",
+    "environment_digest",
+    "find_python",
+]
+
 _LAYOUT = 1  # bump when the cache layout or the build steps change
 _CHECKOUT = "<checkout>"
 
@@ -219,8 +229,10 @@ def _install_env(venv: Path, cache_dir: Path, granted: Mapping[str, str]) -> dic
     tools.mkdir(parents=True, exist_ok=True)
     link = tools / "uv"
     if not link.exists() or link.resolve() != Path(uv_bin()).resolve():
-        link.unlink(missing_ok=True)
-        link.symlink_to(uv_bin())
+        fresh = tools / f"uv.{os.getpid()}"  # replaced atomically: builds may run side by side
+        fresh.unlink(missing_ok=True)
+        fresh.symlink_to(uv_bin())
+        fresh.replace(link)
     python = venv / "bin" / "python"
     return {
         **trust(),

@@ -3,8 +3,9 @@
 The command is the contract's ``test_command`` (a string such as ``python -m pytest``, split like
 a shell would split it, but run without one) with these arguments appended:
 
-- ``-p no:cacheprovider`` (unless given) and ``PYTHONDONTWRITEBYTECODE=1``: nothing is written
-  into the checkout or the cached environment;
+- ``-p no:cacheprovider`` (unless given), ``PYTHONDONTWRITEBYTECODE=1`` and Hypothesis's example
+  database moved to ``<report_dir>/hypothesis``: nothing is written into the checkout or the
+  cached environment by pytest, Python or Hypothesis (a test that writes files itself still can);
 - ``-o junit_family=xunit1 --junitxml=<report_dir>/junit.xml``: the structured report, in a
   harness-owned folder outside the checkout. Outcomes come only from that file, so text a patch
   prints (``PASSED``) changes nothing;
@@ -205,7 +206,11 @@ def run_tests(
     report.unlink(missing_ok=True)
     files = select_files(test_ids, workdir) if test_ids else []
     argv = _command(test_command, report, files)
-    granted: Mapping[str, str] = {**policy.env, **_variables(env, workdir)}
+    granted: Mapping[str, str] = {
+        **policy.env,
+        **_variables(env, workdir),
+        "HYPOTHESIS_STORAGE_DIRECTORY": str(report_dir / "hypothesis"),
+    }
     if test_ids and not files:
         reason = f"none of the {len(test_ids)} selected test ids names a file in the checkout"
         return _error_run(argv, reason, policy)
