@@ -148,10 +148,19 @@ def test_changes_requested_blocks_until_same_reviewer_approves() -> None:
     block = _review("carol", "changes_requested", minute=2)
     approval, _, _ = _check(_evidence(ok, block), "payments/retry.py")
     assert approval.status == "failed"
-    assert "changes requested by carol" in approval.detail
+    assert "changes requested by carol and not withdrawn" in approval.detail
     later = _review("carol", minute=3)
     comment = _review("carol", "commented", minute=4)
     assert _check(_evidence(ok, block, later, comment), "payments/retry.py")[0].status == "passed"
+
+
+def test_change_request_survives_a_new_patch_until_withdrawn() -> None:
+    """As on GitHub, a push dismisses approvals but not a change request."""
+    ok = _review("bob", minute=1, **OWNER)
+    block = _review("carol", "changes_requested", EARLIER, minute=0)
+    approval, _, _ = _check(_evidence(ok, block), "payments/retry.py")
+    assert approval.status == "failed"
+    assert "changes requested by carol on an earlier patch" in approval.detail
 
 
 def test_min_approvals_counted_overall() -> None:

@@ -9,7 +9,9 @@ the agent. The rules follow GitHub's branch protection ("Require review from Cod
   (a user, or a member of an owning team) given on the *current* patch digest;
 * an approval given on an earlier digest is stale and does not count;
 * the author's own approval never counts; at least ``min_approvals`` valid approvals are needed;
-* a reviewer whose latest verdict on the current digest is "changes requested" blocks;
+* a reviewer whose latest verdict is "changes requested" blocks, whichever digest it was given on
+  (as on GitHub, a new push dismisses approvals but not change requests) until that reviewer
+  approves;
 * the agent never holds merge authority: evidence that the author merged fails the check.
 
 Review rounds, concerns, minutes and changes after review are reported as soft metrics in
@@ -139,11 +141,11 @@ def _is_owner(review: Review, owner: str) -> bool:
     return _norm(owner) == _norm(review.reviewer)
 
 
-def _latest_on(reviews: Sequence[Review], digest: str) -> dict[str, Review]:
-    """Return each reviewer's latest approval or change request on ``digest`` (comments skipped)."""
+def _latest(reviews: Sequence[Review]) -> dict[str, Review]:
+    """Return each reviewer's latest approval or change request on any digest (not comments)."""
     latest: dict[str, Review] = {}
     for review in reviews:
-        if review.patch_digest == digest and review.state != "commented":
+        if review.state != "commented":
             latest[_norm(review.reviewer)] = review
     return latest
 
@@ -198,11 +200,12 @@ def _approval_check(
     min_approvals: int,
 ) -> tuple[Check, dict[str, Any]]:
     reviews = sorted(evidence.reviews, key=lambda r: r.at)
-    latest = _latest_on(reviews, patch_digest)
-    own = [
-        r for r in latest.values() if r.state == "approved" and _norm(r.reviewer) == _norm(author)
+    latest = _latest(reviews)
+    current = [
+        r for r in latest.values() if r.state == "approved" and r.patch_digest == patch_digest
     ]
-    valid = [r for r in latest.values() if r.state == "approved" and r not in own]
+    own = [r for r in current if _norm(r.reviewer) == _norm(author)]
+    valid = [r for r in current if r not in own]
     blocking = [r for r in latest.values() if r.state == "changes_requested"]
     approvers = {_norm(r.reviewer) for r in valid}
     stale = [
@@ -217,7 +220,12 @@ def _approval_check(
     reasons, owner_map = _owner_failures(owners, changed, valid, stale)
     if len(valid) < min_approvals:
         reasons.append(f"{len(valid)} of {min_approvals} required approvals on the current patch")
-    reasons += [f"changes requested by {r.reviewer} on the current patch" for r in blocking]
+    reasons += [
+        f"changes requested by {r.reviewer}"
+        + ("" if r.patch_digest == patch_digest else " on an earlier patch")
+        + " and not withdrawn by an approval"
+        for r in blocking
+    ]
     if evidence.merged_by is not None and _norm(evidence.merged_by) == _norm(author):
         reasons.append(f"merged by the author {author}: the agent never holds merge authority")
     notes = [f"approval by the author {author} does not count"] if own else []
