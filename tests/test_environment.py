@@ -154,3 +154,10 @@ def test_lock_input_outside_the_checkout_is_refused(tmp_path: Path, cache: Path)
     recipe = EnvironmentRecipe(python="3.11", lock_inputs=("../outside.toml",))
     with pytest.raises(EnvironmentBuildError, match="outside the checkout"):
         build_environment(recipe, base, cache, POLICY)
+
+
+def test_unsplittable_install_command_is_an_environment_error(tmp_path: Path) -> None:
+    base = _project(tmp_path / "base", value=1)
+    recipe = EnvironmentRecipe(python="3.11", install=("pip install 'oops",))
+    with pytest.raises(EnvironmentBuildError, match="cannot be split"):
+        build_environment(recipe, base, tmp_path / "cache", POLICY)

@@ -151,3 +151,9 @@ def test_nothing_is_written_into_the_workspace(tmp_path: Path) -> None:
 def test_report_folder_inside_the_checkout_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="inside the checkout"):
         run_tests(PYTHON, tmp_path, COMMAND, None, tmp_path / "reports", POLICY)
+
+
+@pytest.mark.parametrize("command", ["python -m 'pytest", "  "])
+def test_unusable_test_command_is_an_error(tmp_path: Path, command: str) -> None:
+    run = run_tests(PYTHON, tmp_path / "work", command, None, tmp_path / "r", POLICY)
+    assert run.status == "error" and "cannot be split" in run.reason

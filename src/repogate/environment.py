@@ -215,10 +215,22 @@ def _load(entry: Path) -> _Record | None:
         return None
 
 
+def _words(command: str) -> list[str]:
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        raise EnvironmentBuildError(
+            f"install command `{command}` cannot be split ({exc})"
+        ) from None
+    if not words:
+        raise EnvironmentBuildError("an install command is empty")
+    return words
+
+
 def _needs_pip(commands: tuple[str, ...]) -> bool:
     """True when an install command calls pip itself (``uv venv`` then seeds pip into the venv)."""
     for command in commands:
-        words = shlex.split(command)
+        words = _words(command)
         if words[:1] in (["pip"], ["pip3"]) or words[1:3] == ["-m", "pip"]:
             return True
     return False
@@ -259,7 +271,7 @@ def _run_install(
     env = _install_env(venv, cache_dir, policy.env)
     granted = policy.model_copy(update={"network": recipe.network, "env": env})
     for command in recipe.install:
-        result = sandbox.run(shlex.split(command), workdir, granted)
+        result = sandbox.run(_words(command), workdir, granted)
         if not result.ok:
             why = "timed out" if result.timed_out else f"exit {result.returncode}"
             tail = (result.stderr or result.stdout).strip()[-2000:]

@@ -126,6 +126,8 @@ def _variables(env: BuiltEnvironment | Path, workdir: Path) -> dict[str, str]:
 
 def _command(test_command: str, report: Path, files: Sequence[str]) -> list[str]:
     argv = shlex.split(test_command)
+    if not argv:
+        raise ValueError("it is empty")
     if "no:cacheprovider" not in argv:
         argv += ["-p", "no:cacheprovider"]
     return [*argv, "-o", "junit_family=xunit1", f"--junitxml={report}", *files]
@@ -205,7 +207,10 @@ def run_tests(
     report = report_dir / REPORT_NAME
     report.unlink(missing_ok=True)
     files = select_files(test_ids, workdir) if test_ids else []
-    argv = _command(test_command, report, files)
+    try:
+        argv = _command(test_command, report, files)
+    except ValueError as exc:
+        return _error_run((test_command,), f"the test command cannot be split ({exc})", policy)
     granted: Mapping[str, str] = {
         **policy.env,
         **_variables(env, workdir),
