@@ -189,10 +189,17 @@ def _fold(name: str, receipts: Iterable[Receipt]) -> Check:
     return Check(name=name, status="passed", detail="; ".join(c.detail for c in found if c.detail))
 
 
-def _stages(checks: dict[str, Check]) -> dict[str, Status]:
+def _stages(checks: dict[str, Check], receipts: tuple[Receipt, ...]) -> dict[str, Status]:
+    """Partial progress per stage, from hard checks and from soft observations alike (a hermetic
+    attempt still shows what its sentinel saw)."""
+    reported = {c.name for r in receipts for c in r.checks}
     stages: dict[str, Status] = {}
     for stage, names in STAGES.items():
-        present = [checks[n] for n in names if n in checks]
+        present = [
+            checks[n] if n in checks else _fold(n, receipts)
+            for n in names
+            if n in checks or n in reported
+        ]
         if not present:
             stages[stage] = "skipped"
         elif any(c.status == "error" for c in present):
@@ -228,6 +235,6 @@ def decide(evidence: Evidence) -> Decision:
         failed=failed,
         errored=errored,
         checks=tuple(checks.values()),
-        stages=_stages(checks),
+        stages=_stages(checks, evidence.receipts),
         soft=evidence.soft,
     )

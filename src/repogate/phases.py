@@ -7,6 +7,7 @@ state and stores their receipts as they finish.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,10 +16,12 @@ from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import EnvironmentBuildError, PatchApplyError
 from repogate.gates.authority import check_authority, load_reviews
 from repogate.gates.dependency import check_dependency_policy
+from repogate.gates._history import TestRunner
 from repogate.gates.generated import check_generated
 from repogate.gates.integrity import check_integrity
 from repogate.gates.release import check_release_notes
 from repogate.gates.requirements import check_requirements
+from repogate.gates.sentinel import SentinelInputs, check_sentinel
 from repogate.gates.verification import (
     check_commands,
     check_tests,
@@ -27,6 +30,7 @@ from repogate.gates.verification import (
     test_tree,
 )
 from repogate.oracles.grading import base_state_check
+from repogate.oracles.pytest_runner import run_tests
 from repogate.patches import touched_paths
 from repogate.pipeline import (
     AttemptConfig,
@@ -261,4 +265,59 @@ PHASES: tuple[tuple[str, Phase], ...] = (
     ("requirements", requirements),
     ("merge", merge),
 )
-"""The order of one attempt; the sentinel phase is appended by :mod:`repogate.sentinel_phase`."""
+"""The order of one attempt (the sentinel, last, is defined below)."""
+
+
+def _history_runner(cfg: AttemptConfig, progress: Progress) -> TestRunner:
+    env = progress.workspace_env
+    counter = iter(range(1_000_000))
+
+    def run_tests_in(checkout: Path, tests: Sequence[str]) -> Mapping[str, str]:
+        report = cfg.work / "sentinel-reports" / str(next(counter))
+        ran = run_tests(env, checkout, cfg.contract.oracles.test_command, list(tests), report, test_policy(cfg))
+        return ran.outcomes if ran.status == "ok" else {}
+
+    return run_tests_in
+
+
+def _sentinel(cfg: AttemptConfig, progress: Progress) -> Observation:
+    state = progress.candidate
+    contract = cfg.contract
+    history = cfg.work / "history.git"
+    git.harness_repo(cfg.source, history)
+    git.fetch_commit(history, workspace(cfg), state.candidate_commit)
+    start = git.tree_from_dir(history, cfg.work / "candidate")
+    reference = None
+    if contract.reference is not None and contract.reference.commit is not None:
+        reference = git.rev_parse(cfg.source, contract.reference.commit)
+    return check_sentinel(
+        SentinelInputs(
+            repo=history,
+            base=state.base_commit,
+            candidate=state.candidate_commit,
+            start_tree=start,
+            config=contract.sentinel,
+            run_tests=_history_runner(cfg, progress),
+            cache_dir=cfg.history_cache,
+            reference=reference,
+            target_branch=contract.target_branch,
+            focused_tests=contract.oracles.fail_to_pass,
+            regression_tests=contract.oracles.pass_to_pass,
+            generators=contract.oracles.generators,
+            environment_digest=progress.workspace_env.digest,
+            work_dir=cfg.work / "sentinel",
+        )
+    )
+
+
+def sentinel(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """Gate S: replay the real later history onto the merged candidate (when a window is declared,
+    and always in the lifecycle profile, where an undeclared window is an error)."""
+    window = cfg.contract.sentinel
+    if cfg.contract.profile != "lifecycle" and not (window.follow_ups or window.follow_up_count):
+        return progress
+    (cfg.work / "sentinel").mkdir(exist_ok=True)
+    return gate(cfg, progress, "S", lambda: _sentinel(cfg, progress))
+
+
+PHASES = (*PHASES, ("sentinel", sentinel))  # noqa: PLW0127 - appended once, here

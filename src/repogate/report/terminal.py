@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
+from repogate.agents import agent_name
 from repogate.decision import Decision
 from repogate.store import AttemptRecord
 
@@ -34,23 +35,28 @@ def decision_table(decision: Decision) -> Table:
 def attempts_table(records: Sequence[AttemptRecord], title: str) -> Table:
     """Return a table with one row per attempt: contract, agent, epoch, verdict, failed, errored."""
     table = Table(title=title, title_justify="left")
-    for column in ("contract", "agent", "epoch", "verdict", "failed", "errored", "wall s"):
+    for column in ("contract", "agent", "epoch", "verdict", "failed", "errored", "sentinel", "wall s"):
         table.add_column(column, overflow="fold")
     for record in records:
         decision = record.decision
         if decision is None:
             verdict = "[yellow]crashed" if record.status == "crashed" else f"[dim]{record.status}"
-            row = (verdict, "", record.crash or "", "")
+            row = (verdict, "", record.crash or "", "", "")
         else:
             style = {"accepted": "green", "rejected": "red", "error": "yellow"}[decision.outcome]
             row = (
                 f"[{style}]{decision.outcome}",
                 ", ".join(decision.failed),
                 ", ".join(decision.errored),
+                _stage(decision.stages.get("sentinel passed", "skipped")),
                 f"{decision.soft.wall_time_s:.1f}",
             )
-        table.add_row(record.contract_id, record.agent, str(record.epoch), *row)
+        table.add_row(record.contract_id, agent_name(record.agent), str(record.epoch), *row)
     return table
+
+
+def _stage(status: str) -> str:
+    return "" if status == "skipped" else f"[{_STYLE[status]}]{status}"
 
 
 def print_table(table: Table) -> None:
