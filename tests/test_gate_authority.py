@@ -44,7 +44,7 @@ def _evidence(*reviews: dict[str, Any], **kw: Any) -> ReviewEvidence:
     return ReviewEvidence.model_validate({"reviews": list(reviews), **kw})
 
 
-def _check(evidence: ReviewEvidence | None, *paths: str, text: str | None = CODEOWNERS, n: int = 1):  # type: ignore[no-untyped-def]
+def _check(evidence: ReviewEvidence | None, *paths: str, text: str | None = CODEOWNERS, n: int = 1):
     seen = check_authority(text, _changed(*paths), evidence, CURRENT, "agent", n)
     return seen.checks[0], seen.checks[1], seen.details
 

@@ -31,7 +31,7 @@ def _pyproject(*deps: str) -> str:
     return PYPROJECT.format(deps=", ".join(f'"{d}"' for d in deps))
 
 
-def _scenario(tmp_path: Path, base: dict[str, str | None], cand: dict[str, str | None]):  # type: ignore[no-untyped-def]
+def _scenario(tmp_path: Path, base: dict[str, str | None], cand: dict[str, str | None]):
     repo, base_sha = new_repo(tmp_path / "repo", base)
     head = commit(repo, cand)
     base_dir, cand_dir = tmp_path / "base", tmp_path / "cand"
@@ -47,7 +47,7 @@ def _locked(tmp_path: Path, *deps: str) -> dict[str, str | None]:
     return {"pyproject.toml": _pyproject(*deps), "uv.lock": _uv_lock(folder)}
 
 
-def _check(tmp_path, base, cand, lock=UV, policy=OFFLINE):  # type: ignore[no-untyped-def]
+def _check(tmp_path, base, cand, lock=UV, policy=OFFLINE):
     base_dir, cand_dir, changed = _scenario(tmp_path, base, cand)
     seen = check_dependency_policy(base_dir, cand_dir, lock, changed, policy)
     return seen.checks[0], seen.details
@@ -69,7 +69,7 @@ def test_manifest_without_lockfile_passes_with_reason(tmp_path: Path) -> None:
 
 def test_manifest_edit_the_lock_still_matches_passes_offline(tmp_path: Path) -> None:
     base = _locked(tmp_path)
-    cand = {"pyproject.toml": base["pyproject.toml"] + "\n[tool.ruff]\nline-length = 99\n"}  # type: ignore[operator]
+    cand = {"pyproject.toml": base["pyproject.toml"] + "\n[tool.ruff]\nline-length = 99\n"}
     check, details = _check(tmp_path, base, cand)
     assert check.status == "passed", check.detail
     assert details["projects"][0]["replay_reproduced"] is True
@@ -77,7 +77,7 @@ def test_manifest_edit_the_lock_still_matches_passes_offline(tmp_path: Path) -> 
 
 def test_version_bump_without_relock_fails_check_mode(tmp_path: Path) -> None:
     base = _locked(tmp_path)
-    cand = {"pyproject.toml": base["pyproject.toml"].replace("0.1.0", "0.2.0")}  # type: ignore[union-attr]
+    cand = {"pyproject.toml": base["pyproject.toml"].replace("0.1.0", "0.2.0")}
     check, _ = _check(tmp_path, base, cand)
     assert check.status == "failed"
     assert "uv lock --check --offline (check mode) exited" in check.detail
@@ -94,7 +94,7 @@ def test_lock_manager_not_installed_is_an_error(tmp_path: Path) -> None:
     empty = tmp_path / "emptybin"
     empty.mkdir()
     base = _locked(tmp_path)
-    cand = {"pyproject.toml": base["pyproject.toml"].replace("0.1.0", "0.2.0")}  # type: ignore[union-attr]
+    cand = {"pyproject.toml": base["pyproject.toml"].replace("0.1.0", "0.2.0")}
     policy = SandboxPolicy(env={"PATH": str(empty)})
     check, _ = _check(tmp_path, base, cand, policy=policy)
     assert check.status == "error"
@@ -200,7 +200,7 @@ def test_manifest_dependency_added_without_relock_fails(tmp_path: Path) -> None:
 
 def test_candidate_checkout_is_not_written(tmp_path: Path) -> None:
     base = _locked(tmp_path)
-    cand = {"pyproject.toml": base["pyproject.toml"].replace("0.1.0", "0.2.0")}  # type: ignore[union-attr]
+    cand = {"pyproject.toml": base["pyproject.toml"].replace("0.1.0", "0.2.0")}
     base_dir, cand_dir, changed = _scenario(tmp_path, base, cand)
     before = sorted(cand_dir.iterdir())
     check_dependency_policy(base_dir, cand_dir, UV, changed, OFFLINE)

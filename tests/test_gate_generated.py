@@ -36,7 +36,7 @@ def python_bin(tmp_path: Path) -> Path:
 
 def _candidate(
     tmp_path: Path, files: dict[str, str | None], base_files: dict[str, str | None] | None = None
-):  # type: ignore[no-untyped-def]
+):
     base_files = base_files or {"spec/api.json": SPEC, "tools/gen.py": GEN, "client/api.py": CLIENT}
     repo, base = new_repo(tmp_path / "repo", base_files)
     head = commit(repo, files)
@@ -51,7 +51,7 @@ def _run(
     files: dict[str, str | None],
     generators=(GENERATOR,),
     policy=POLICY,
-):  # type: ignore[no-untyped-def]
+):
     checkout, changed = _candidate(tmp_path, files)
     seen = check_generated(checkout, generators, changed, policy, python_bin)
     return seen.checks[0], seen.details

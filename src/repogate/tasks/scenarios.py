@@ -9,6 +9,9 @@ A scenario is a folder ``scenarios/<name>/`` holding::
     contract.toml     the task contract; "{{commit:<label>}}" is replaced with that commit's SHA and
                       "{{repo}}" with the built repository's path
     agents/<n>.toml   scripted agents (see repogate.agents.scripted)
+    reviews/, hidden/ optional folders copied beside the rendered contracts as they are (review
+                      evidence, ``reviews/{agent}.json``; hidden test patches), since a contract's
+                      relative paths are resolved against its own folder
 
 Building writes a real git repository (fixed author and dates, so SHAs are reproducible), the branch
 ``main`` at the last commit, and each rendered contract beside it.
@@ -27,6 +30,7 @@ from repogate import git
 from repogate.errors import UserInputError
 
 SCENARIO_ROOT = "scenarios"
+SIDE_FOLDERS = ("reviews", "hidden")
 
 
 class ScenarioCommit(BaseModel):
@@ -140,6 +144,9 @@ def build_scenario(name: str, dest: Path) -> BuiltScenario:
         for agent in sorted((folder / "agents").glob("*.toml")):
             shutil.copyfile(agent, agents_dir / agent.name)
             agents.append(agents_dir / agent.name)
+    for side in SIDE_FOLDERS:
+        if (folder / side).is_dir():
+            shutil.copytree(folder / side, dest / side, dirs_exist_ok=True)
     return BuiltScenario(
         name=name, repo=repo, commits=commits, contracts=tuple(written), agents=tuple(agents)
     )

@@ -1,0 +1,244 @@
+"""The payments scenario, gate by gate: each lifecycle gate run on each scripted agent's candidate.
+
+The pipeline wires these gates together; here each gate function is called directly on the
+scenario's real repository and the real candidates the scripted agents produce, so the verdicts
+the scenario promises are checked where they are made.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from repogate import git
+from repogate.agents.scripted import ScriptedAgent, load_script
+from repogate.contract import TransitionContract, load_contract
+from repogate.gates.authority import check_authority, load_reviews
+from repogate.gates.dependency import check_dependency_policy
+from repogate.gates.generated import check_generated
+from repogate.gates.release import check_release_notes
+from repogate.git import ChangedPath
+from repogate.protocols import TaskView
+from repogate.sandbox import SandboxPolicy
+from repogate.state import patch_digest
+from repogate.tasks.scenarios import BuiltScenario, build_scenario
+
+POLICY = SandboxPolicy(timeout_s=60)
+PYTHON = Path(sys.executable)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    agent: str
+    commit: str
+    digest: str
+    diff: bytes
+    changed: tuple[ChangedPath, ...]
+    workspace: Path
+
+    def checkout(self, dest: Path) -> Path:
+        """A fresh clean checkout of the candidate (gates that regenerate write into it)."""
+        git.export_tree(self.workspace, self.commit, dest)
+        return dest
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> BuiltScenario:
+    return build_scenario("payments", tmp_path_factory.mktemp("payments"))
+
+
+@pytest.fixture(scope="module")
+def contracts(built: BuiltScenario) -> dict[str, TransitionContract]:
+    return {path.stem: load_contract(path) for path in built.contracts}
+
+
+@pytest.fixture(scope="module")
+def candidates(
+    built: BuiltScenario, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Candidate]:
+    base = built.commits["base"]
+    found = {}
+    for agent in built.agents:
+        tmp = tmp_path_factory.mktemp(agent.stem)
+        workspace = tmp / "workspace"
+        git.prepare_workspace(built.repo, base, workspace)
+        task = TaskView(id="payments", statement="retries", time_budget_s=60)
+        proposal = ScriptedAgent(agent.stem, load_script(agent)).propose(
+            task, workspace, tmp / "out", POLICY
+        )
+        assert proposal.status == "done", proposal.detail
+        commit = git.commit_candidate(workspace, "candidate", parent=base)
+        diff = git.diff_binary(workspace, base, commit)
+        found[agent.stem] = Candidate(
+            agent.stem,
+            commit,
+            patch_digest(diff),
+            diff,
+            git.changed_paths(workspace, base, commit),
+            workspace,
+        )
+    return found
+
+
+def _authority(built: BuiltScenario, contract: TransitionContract, cand: Candidate):
+    assert contract.authority.codeowners is not None and contract.authority.reviews is not None
+    text = git.show_file(built.repo, built.commits["base"], contract.authority.codeowners)
+    assert text is not None
+    review_file = contract.resolve(contract.authority.reviews.replace("{agent}", cand.agent))
+    reviews = load_reviews(review_file, cand.digest) if review_file.is_file() else None
+    auth = contract.authority
+    return check_authority(
+        text.decode(), cand.changed, reviews, cand.digest, auth.author, auth.min_approvals
+    )
+
+
+def _statuses(built, contracts, candidates, contract_name, agent, tmp_path):
+    contract, cand = contracts[contract_name], candidates[agent]
+    checkout = cand.checkout(tmp_path / "checkout")
+    fresh = check_generated(checkout, contract.oracles.generators, cand.changed, POLICY, PYTHON)
+    release = check_release_notes(cand.diff, contract.oracles.release_notes)
+    authority = _authority(built, contract, cand)
+    checks = (*fresh.checks, *release.checks, *authority.checks)
+    return {c.name: c for c in checks}
+
+
+EXPECTED = {
+    ("contract", "constant-only"): {
+        "generated_artifacts_fresh",
+        "release_receipt_present",
+        "code_owner_approved",
+    },
+    ("contract", "full"): set(),
+    ("compat", "compat-stale"): {"code_owner_approved"},
+    ("compat", "compat"): set(),
+}
+
+
+@pytest.mark.parametrize(("contract_name", "agent"), list(EXPECTED))
+def test_lifecycle_gates_give_the_scenario_verdicts(
+    built, contracts, candidates, contract_name, agent, tmp_path
+) -> None:
+    checks = _statuses(built, contracts, candidates, contract_name, agent, tmp_path)
+    failed = {name for name, check in checks.items() if check.status != "passed"}
+    assert failed == EXPECTED[(contract_name, agent)], {n: checks[n].detail for n in failed}
+    assert all(checks[n].status == "failed" for n in failed)
+
+
+def test_constant_only_is_named_for_editing_the_derived_client(
+    built, contracts, candidates, tmp_path
+) -> None:
+    checks = _statuses(built, contracts, candidates, "contract", "constant-only", tmp_path)
+    assert checks["generated_artifacts_fresh"].detail == (
+        "regeneration changed payments/client_gen.py; edited derived output "
+        "payments/client_gen.py without its source: regeneration overwrites it"
+    )
+    assert "payments/retry.py need an approval from @acme/payments-owners" in (
+        checks["code_owner_approved"].detail
+    )
+    assert checks["release_receipt_present"].detail == "no entry added under CHANGELOG.md"
+
+
+def test_compat_stale_approval_is_reported_stale(built, contracts, candidates) -> None:
+    """An approval of an earlier patch must not carry over to the changed patch."""
+    seen = _authority(built, contracts["compat"], candidates["compat-stale"])
+    assert "stale approval by olga on an earlier patch" in seen.checks[0].detail
+    assert seen.details["stale_approvals"][0]["patch_digest"] == candidates["full"].digest
+    assert seen.details["changes_after_review"] == 1
+    assert seen.checks[1].status == "passed"
+
+
+def test_stale_digest_in_review_files_is_the_full_patch_digest(
+    built: BuiltScenario, candidates
+) -> None:
+    """The literal digest the compatibility-round review files name is really the full patch's."""
+    literal = {
+        review["patch_digest"]
+        for name in ("compat-stale", "compat")
+        for review in json.loads((built.repo.parent / "reviews" / f"{name}.json").read_text())[
+            "reviews"
+        ]
+        if review["patch_digest"] != "{{candidate}}"
+    }
+    assert literal == {candidates["full"].digest}
+    assert candidates["compat"].digest == candidates["compat-stale"].digest
+
+
+def test_no_agent_touches_the_lockfile(built, contracts, candidates, tmp_path) -> None:
+    base = tmp_path / "base"
+    git.export_tree(built.repo, built.commits["base"], base)
+    for cand in candidates.values():
+        seen = check_dependency_policy(
+            base,
+            cand.checkout(tmp_path / cand.agent),
+            contracts["contract"].oracles.lockfile,
+            cand.changed,
+            POLICY,
+        )
+        assert seen.checks[0].detail == "no manifest or lockfile changed"
+
+
+@pytest.mark.slow
+def test_scenario_lockfile_is_what_uv_writes(built: BuiltScenario, tmp_path: Path) -> None:
+    """The scenario's uv.lock is real: replaying ``uv lock`` from it reproduces it byte for byte."""
+    base = tmp_path / "base"
+    git.export_tree(built.repo, built.commits["base"], base)
+    touched = (ChangedPath("M", "pyproject.toml", None, False),)
+    seen = check_dependency_policy(
+        base, base, None, touched, SandboxPolicy(network=True, timeout_s=120)
+    )
+    assert seen.checks[0].status == "passed", seen.checks[0].detail
+
+
+def _pytest(checkout: Path, hidden: bytes, ids: list[str]) -> int:
+    git.apply_patch(checkout, hidden)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ids],
+        cwd=checkout,
+        capture_output=True,
+        env={"PYTHONDONTWRITEBYTECODE": "1", "PATH": str(PYTHON.parent)},
+    )
+    return done.returncode
+
+
+@pytest.mark.parametrize(
+    ("contract_name", "agent", "passes"),
+    [
+        ("contract", "constant-only", True),
+        ("contract", "full", True),
+        ("compat", "full", False),
+        ("compat", "compat", True),
+    ],
+)
+def test_hidden_tests_grade_the_candidates(
+    built, contracts, candidates, tmp_path, contract_name, agent, passes
+) -> None:
+    contract = contracts[contract_name]
+    hidden_source = contract.oracles.hidden_tests
+    assert hidden_source is not None and hidden_source.commit is not None
+    hidden = git.diff_binary(
+        built.repo, built.commits["base"], hidden_source.commit, hidden_source.paths
+    )
+    checkout = candidates[agent].checkout(tmp_path / "run")
+    ids = [*contract.oracles.fail_to_pass, *contract.oracles.pass_to_pass]
+    assert (_pytest(checkout, hidden, ids) == 0) is passes
+
+
+def test_base_state_fails_the_focused_tests_and_passes_the_regression_tests(
+    built, contracts, tmp_path
+) -> None:
+    """The task is valid: at the base plus hidden tests, FAIL_TO_PASS fail and PASS_TO_PASS pass."""
+    for contract in contracts.values():
+        hidden_source = contract.oracles.hidden_tests
+        assert hidden_source is not None and hidden_source.commit is not None
+        base = built.commits["base"]
+        hidden = git.diff_binary(built.repo, base, hidden_source.commit, hidden_source.paths)
+        for ids, code in ((contract.oracles.fail_to_pass, 1), (contract.oracles.pass_to_pass, 0)):
+            checkout = tmp_path / f"{contract.id}-{code}"
+            git.export_tree(built.repo, base, checkout)
+            for test_id in ids:
+                assert _pytest(checkout, hidden if test_id == ids[0] else b"", [test_id]) == code
