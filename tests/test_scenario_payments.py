@@ -8,43 +8,25 @@ the scenario promises are checked where they are made.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from _lifecycle_scenarios import (
+    POLICY,
+    Candidate,
+    authority,
+    hidden_patch,
+    lifecycle_checks,
+    run_agents,
+    run_pytest,
+)
 from repogate import git
-from repogate.agents.scripted import ScriptedAgent, load_script
 from repogate.contract import TransitionContract, load_contract
-from repogate.gates.authority import check_authority, load_reviews
 from repogate.gates.dependency import check_dependency_policy
-from repogate.gates.generated import check_generated
-from repogate.gates.release import check_release_notes
 from repogate.git import ChangedPath
-from repogate.protocols import TaskView
 from repogate.sandbox import SandboxPolicy
-from repogate.state import patch_digest
 from repogate.tasks.scenarios import BuiltScenario, build_scenario
-
-POLICY = SandboxPolicy(timeout_s=60)
-PYTHON = Path(sys.executable)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    agent: str
-    commit: str
-    digest: str
-    diff: bytes
-    changed: tuple[ChangedPath, ...]
-    workspace: Path
-
-    def checkout(self, dest: Path) -> Path:
-        """A fresh clean checkout of the candidate (gates that regenerate write into it)."""
-        git.export_tree(self.workspace, self.commit, dest)
-        return dest
 
 
 @pytest.fixture(scope="module")
@@ -61,50 +43,11 @@ def contracts(built: BuiltScenario) -> dict[str, TransitionContract]:
 def candidates(
     built: BuiltScenario, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Candidate]:
-    base = built.commits["base"]
-    found = {}
-    for agent in built.agents:
-        tmp = tmp_path_factory.mktemp(agent.stem)
-        workspace = tmp / "workspace"
-        git.prepare_workspace(built.repo, base, workspace)
-        task = TaskView(id="payments", statement="retries", time_budget_s=60)
-        proposal = ScriptedAgent(agent.stem, load_script(agent)).propose(
-            task, workspace, tmp / "out", POLICY
-        )
-        assert proposal.status == "done", proposal.detail
-        commit = git.commit_candidate(workspace, "candidate", parent=base)
-        diff = git.diff_binary(workspace, base, commit)
-        found[agent.stem] = Candidate(
-            agent.stem,
-            commit,
-            patch_digest(diff),
-            diff,
-            git.changed_paths(workspace, base, commit),
-            workspace,
-        )
-    return found
-
-
-def _authority(built: BuiltScenario, contract: TransitionContract, cand: Candidate):
-    assert contract.authority.codeowners is not None and contract.authority.reviews is not None
-    text = git.show_file(built.repo, built.commits["base"], contract.authority.codeowners)
-    assert text is not None
-    review_file = contract.resolve(contract.authority.reviews.replace("{agent}", cand.agent))
-    reviews = load_reviews(review_file, cand.digest) if review_file.is_file() else None
-    auth = contract.authority
-    return check_authority(
-        text.decode(), cand.changed, reviews, cand.digest, auth.author, auth.min_approvals
-    )
+    return run_agents(built, tmp_path_factory.mktemp("agents"))
 
 
 def _statuses(built, contracts, candidates, contract_name, agent, tmp_path):
-    contract, cand = contracts[contract_name], candidates[agent]
-    checkout = cand.checkout(tmp_path / "checkout")
-    fresh = check_generated(checkout, contract.oracles.generators, cand.changed, POLICY, PYTHON)
-    release = check_release_notes(cand.diff, contract.oracles.release_notes)
-    authority = _authority(built, contract, cand)
-    checks = (*fresh.checks, *release.checks, *authority.checks)
-    return {c.name: c for c in checks}
+    return lifecycle_checks(built, contracts[contract_name], candidates[agent], tmp_path)
 
 
 EXPECTED = {
@@ -145,7 +88,7 @@ def test_constant_only_is_named_for_editing_the_derived_client(
 
 def test_compat_stale_approval_is_reported_stale(built, contracts, candidates) -> None:
     """An approval of an earlier patch must not carry over to the changed patch."""
-    seen = _authority(built, contracts["compat"], candidates["compat-stale"])
+    seen = authority(built, contracts["compat"], candidates["compat-stale"])
     assert "stale approval by olga on an earlier patch" in seen.checks[0].detail
     assert seen.details["stale_approvals"][0]["patch_digest"] == candidates["full"].digest
     assert seen.details["changes_after_review"] == 1
@@ -194,17 +137,6 @@ def test_scenario_lockfile_is_what_uv_writes(built: BuiltScenario, tmp_path: Pat
     assert seen.checks[0].status == "passed", seen.checks[0].detail
 
 
-def _pytest(checkout: Path, hidden: bytes, ids: list[str]) -> int:
-    git.apply_patch(checkout, hidden)
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ids],
-        cwd=checkout,
-        capture_output=True,
-        env={"PYTHONDONTWRITEBYTECODE": "1", "PATH": str(PYTHON.parent)},
-    )
-    return done.returncode
-
-
 @pytest.mark.parametrize(
     ("contract_name", "agent", "passes"),
     [
@@ -218,27 +150,21 @@ def test_hidden_tests_grade_the_candidates(
     built, contracts, candidates, tmp_path, contract_name, agent, passes
 ) -> None:
     contract = contracts[contract_name]
-    hidden_source = contract.oracles.hidden_tests
-    assert hidden_source is not None and hidden_source.commit is not None
-    hidden = git.diff_binary(
-        built.repo, built.commits["base"], hidden_source.commit, hidden_source.paths
-    )
+    hidden = hidden_patch(built, contract)
     checkout = candidates[agent].checkout(tmp_path / "run")
     ids = [*contract.oracles.fail_to_pass, *contract.oracles.pass_to_pass]
-    assert (_pytest(checkout, hidden, ids) == 0) is passes
+    assert (run_pytest(checkout, hidden, ids) == 0) is passes
 
 
 def test_base_state_fails_the_focused_tests_and_passes_the_regression_tests(
     built, contracts, tmp_path
 ) -> None:
     """The task is valid: at the base plus hidden tests, FAIL_TO_PASS fail and PASS_TO_PASS pass."""
+    base = built.commits["base"]
     for contract in contracts.values():
-        hidden_source = contract.oracles.hidden_tests
-        assert hidden_source is not None and hidden_source.commit is not None
-        base = built.commits["base"]
-        hidden = git.diff_binary(built.repo, base, hidden_source.commit, hidden_source.paths)
+        hidden = hidden_patch(built, contract)
         for ids, code in ((contract.oracles.fail_to_pass, 1), (contract.oracles.pass_to_pass, 0)):
             checkout = tmp_path / f"{contract.id}-{code}"
             git.export_tree(built.repo, base, checkout)
             for test_id in ids:
-                assert _pytest(checkout, hidden if test_id == ids[0] else b"", [test_id]) == code
+                assert run_pytest(checkout, hidden if test_id == ids[0] else b"", [test_id]) == code

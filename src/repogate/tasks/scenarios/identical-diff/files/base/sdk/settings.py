@@ -1,0 +1,4 @@
+"""Client settings."""
+
+MAX_ATTEMPTS = 3
+TIMEOUT_S = 5.0

@@ -1,0 +1,5 @@
+from sdk.client import call
+
+
+def test_each_attempt_waits_ten_seconds():
+    assert call(lambda timeout_s: timeout_s) == 10.0
