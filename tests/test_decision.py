@@ -7,7 +7,7 @@ import pytest
 
 from repogate.cli import ExitCode, main
 from repogate.decision import Evidence, decide, hard_checks
-from repogate.receipt import Check, Receipt, observe, Observation
+from repogate.receipt import Check, Observation, Receipt, observe
 from repogate.state import CandidateState, patch_digest
 
 SEED_VERDICTS = {
@@ -103,7 +103,9 @@ def test_soft_metrics_never_change_the_verdict() -> None:
 def test_errored_check_is_kept_apart_from_failures() -> None:
     """An evaluator or environment fault is never scored as a wrong patch."""
     state = _state()
-    ok = _all_pass(state.state_id, tuple(n for n in hard_checks("hermetic") if n != "environment_reproduced"))
+    ok = _all_pass(
+        state.state_id, tuple(n for n in hard_checks("hermetic") if n != "environment_reproduced")
+    )
     crashed = observe("E", state.state_id, lambda: (_ for _ in ()).throw(RuntimeError("uv died")))
     env = Receipt(
         gate="E",
@@ -113,8 +115,13 @@ def test_errored_check_is_kept_apart_from_failures() -> None:
         started_at=crashed.started_at,
     )
     decision = decide(
-        Evidence(task_id="t", profile="hermetic", state=state,
-                 submitted_patch_digest=state.patch_digest, receipts=(ok, env, crashed))
+        Evidence(
+            task_id="t",
+            profile="hermetic",
+            state=state,
+            submitted_patch_digest=state.patch_digest,
+            receipts=(ok, env, crashed),
+        )
     )
     assert decision.outcome == "error"
     assert decision.failed == ()
@@ -125,9 +132,13 @@ def test_errored_check_is_kept_apart_from_failures() -> None:
 def test_empty_patch_is_not_a_new_state() -> None:
     state = _state(patch_digest=patch_digest(b""))
     decision = decide(
-        Evidence(task_id="t", profile="hermetic", state=state,
-                 submitted_patch_digest=state.patch_digest,
-                 receipts=(_all_pass(state.state_id, hard_checks("hermetic")),))
+        Evidence(
+            task_id="t",
+            profile="hermetic",
+            state=state,
+            submitted_patch_digest=state.patch_digest,
+            receipts=(_all_pass(state.state_id, hard_checks("hermetic")),),
+        )
     )
     assert decision.failed == ("patch_is_a_new_state",)
 
@@ -141,8 +152,15 @@ def test_whitespace_only_change_changes_patch_digest() -> None:
 
 def test_state_id_covers_every_identity() -> None:
     state = _state()
-    for field in ("base_commit", "candidate_commit", "candidate_tree", "patch_digest",
-                  "environment_digest", "oracle_digest", "policy_digest"):
+    for field in (
+        "base_commit",
+        "candidate_commit",
+        "candidate_tree",
+        "patch_digest",
+        "environment_digest",
+        "oracle_digest",
+        "policy_digest",
+    ):
         assert _state(**{field: "f" * 40}).state_id != state.state_id
     assert state.model_copy(update={"merge_tree": "e" * 40}).state_id != state.state_id
 

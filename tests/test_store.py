@@ -27,7 +27,9 @@ def test_receipts_survive_a_killed_attempt_and_resume_redoes_it(tmp_path: Path) 
     done = store.begin_attempt("t", "gold", 0)
     store.finish_attempt(done.attempt_id, _decision())  # type: ignore[arg-type]
     half = store.begin_attempt("t", "null", 0)
-    receipt = observe("E", STATE.state_id, lambda: Observation(checks=(Check(name="x", status="passed"),)))
+    receipt = observe(
+        "E", STATE.state_id, lambda: Observation(checks=(Check(name="x", status="passed"),))
+    )
     path = store.add_receipt(half.attempt_id, receipt, STATE)
     store.close()  # the process dies here: no finish_attempt
 
@@ -49,7 +51,9 @@ def test_open_missing_dir(tmp_path: Path) -> None:
         Store.open(tmp_path / "nope")
 
 
-def test_show_missing_and_half_written_dirs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_missing_and_half_written_dirs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["show", str(tmp_path / "nope")]) == ExitCode.USAGE
     assert "does not exist" in capsys.readouterr().err
     (tmp_path / "half").mkdir()

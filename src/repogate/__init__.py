@@ -5,8 +5,8 @@ collect :class:`Receipt` values from gates, and :func:`decide`.
 """
 
 from repogate._version import __version__
-from repogate.contract import TransitionContract, load_contract
-from repogate.decision import Decision, Evidence, Profile, decide
+from repogate.contract import Profile, TransitionContract, load_contract
+from repogate.decision import Decision, Evidence, decide
 from repogate.receipt import Check, Receipt
 from repogate.state import CandidateState, patch_digest
 

@@ -93,7 +93,9 @@ def load_evidence(path: Path) -> Evidence:
 
 @app.command("decide")
 def decide_cmd(
-    evidence: Annotated[Path, typer.Argument(help="Evidence JSON (see `repogate schema evidence`).")],
+    evidence: Annotated[
+        Path, typer.Argument(help="Evidence JSON (see `repogate schema evidence`).")
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the decision as JSON.")] = False,
 ) -> None:
     """Apply the non-compensating gates to typed evidence; exit 0 when accepted, 1 when not."""
@@ -108,7 +110,8 @@ def decide_cmd(
 @app.command("run")
 def run_cmd(
     contracts: Annotated[
-        list[Path] | None, typer.Argument(help="Contract TOML files; none runs the embedded default.")
+        list[Path] | None,
+        typer.Argument(help="Contract TOML files; none runs the embedded default."),
     ] = None,
     agent: Annotated[
         list[str] | None,
@@ -177,7 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Exit as exc:
         return int(exc.exit_code)
     except KeyboardInterrupt:
-        typer.echo("interrupted: finished attempts are kept; rerun the same command to resume", err=True)
+        typer.echo(
+            "interrupted: finished attempts are kept; rerun the same command to resume", err=True
+        )
         return ExitCode.INTERRUPTED
     except typer.Abort:
         return ExitCode.INTERRUPTED

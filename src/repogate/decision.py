@@ -159,7 +159,8 @@ def _identity_checks(evidence: Evidence) -> dict[str, Check]:
         ),
         "patch_digest_verified": (
             evidence.submitted_patch_digest == state.patch_digest,
-            "" if evidence.submitted_patch_digest == state.patch_digest
+            ""
+            if evidence.submitted_patch_digest == state.patch_digest
             else f"submitted {evidence.submitted_patch_digest[:12]}, "
             f"candidate {state.patch_digest[:12]}",
         ),
@@ -184,14 +185,18 @@ def _fold(name: str, receipts: Iterable[Receipt]) -> Check:
     for status in ("error", "failed", "skipped"):
         bad = [c for c in found if c.status == status]
         if bad:
-            resolved: Status = "failed" if status == "skipped" else status  # type: ignore[assignment]
-            return Check(name=name, status=resolved, detail="; ".join(c.detail for c in bad if c.detail))
+            resolved: Status = "failed" if status == "skipped" else status
+            return Check(
+                name=name, status=resolved, detail="; ".join(c.detail for c in bad if c.detail)
+            )
     return Check(name=name, status="passed", detail="; ".join(c.detail for c in found if c.detail))
 
 
 def _stages(checks: dict[str, Check], receipts: tuple[Receipt, ...]) -> dict[str, Status]:
-    """Partial progress per stage, from hard checks and from soft observations alike (a hermetic
-    attempt still shows what its sentinel saw)."""
+    """Return partial progress per stage, from hard checks and soft observations alike.
+
+    A hermetic attempt still shows what its sentinel saw.
+    """
     reported = {c.name for r in receipts for c in r.checks}
     stages: dict[str, Status] = {}
     for stage, names in STAGES.items():

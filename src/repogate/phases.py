@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from repogate import git
 from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import EnvironmentBuildError, PatchApplyError
+from repogate.gates._history import TestRunner
 from repogate.gates.authority import check_authority, load_reviews
 from repogate.gates.dependency import check_dependency_policy
-from repogate.gates._history import TestRunner
 from repogate.gates.generated import check_generated
 from repogate.gates.integrity import check_integrity
 from repogate.gates.release import check_release_notes
@@ -30,6 +31,7 @@ from repogate.gates.verification import (
     test_tree,
 )
 from repogate.oracles.grading import base_state_check
+from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import run_tests
 from repogate.patches import touched_paths
 from repogate.pipeline import (
@@ -46,7 +48,7 @@ from repogate.pipeline import (
     test_policy,
     workspace,
 )
-from repogate.receipt import Check, Observation, Receipt, observe
+from repogate.receipt import Check, Observation, Receipt, Status, observe
 from repogate.sandbox import SandboxPolicy
 
 
@@ -68,18 +70,25 @@ def _base_state(cfg: AttemptConfig, progress: Progress) -> Observation:
         test_tree(ws, progress.base, progress.base, progress.hidden, checked)
     except PatchApplyError as exc:
         return _invalid(env, f"the hidden tests do not apply at the base: {exc}")
-    runs, flips = run_repeated(env, checked, cfg.contract, cfg.evidence / "tests-base", test_policy(cfg))
-    details = {"flaky_excluded": sorted(flips)}
+    runs, flips = run_repeated(
+        env, checked, cfg.contract, cfg.evidence / "tests-base", test_policy(cfg)
+    )
+    details: dict[str, Any] = {"flaky_excluded": sorted(flips)}
     broken = [r for r in runs if r.status != "ok"]
     if broken:
         return _invalid(env, f"base-state test run unusable: {broken[0].reason}", details)
     oracles = cfg.contract.oracles
-    keep = lambda ids: [t for t in ids if t not in flips]  # noqa: E731
-    verdict = base_state_check(runs[-1].outcomes, keep(oracles.fail_to_pass), keep(oracles.pass_to_pass))
+    verdict = base_state_check(
+        runs[-1].outcomes,
+        [t for t in oracles.fail_to_pass if t not in flips],
+        [t for t in oracles.pass_to_pass if t not in flips],
+    )
     if not verdict.valid:
         details["base_state"] = verdict.model_dump()
         return _invalid(env, "task invalid: " + "; ".join(verdict.reasons), details)
-    detail = f"{'cold' if env.cold else 'warm'} environment {env.digest[:12]}; base state as expected"
+    detail = (
+        f"{'cold' if env.cold else 'warm'} environment {env.digest[:12]}; base state as expected"
+    )
     return Observation(
         checks=(Check(name="environment_reproduced", status="passed", detail=detail),),
         details={
@@ -90,7 +99,9 @@ def _base_state(cfg: AttemptConfig, progress: Progress) -> Observation:
     )
 
 
-def _invalid(env: BuiltEnvironment, why: str, details: dict[str, object] | None = None) -> Observation:
+def _invalid(
+    env: BuiltEnvironment, why: str, details: dict[str, object] | None = None
+) -> Observation:
     return Observation(
         checks=(Check(name="environment_reproduced", status="error", detail=why),),
         details={"environment": env.model_dump(mode="json"), **(details or {})},
@@ -113,7 +124,9 @@ def environment(cfg: AttemptConfig, progress: Progress) -> Progress:
     env = None if built is None else BuiltEnvironment.model_validate(built)
     progress = replace(progress, env=env, pending=(receipt,))
     if receipt.status != "passed":
-        raise StopAttempt("environment", receipt.checks[0].detail if receipt.checks else str(receipt.crash))
+        raise StopAttempt(
+            "environment", receipt.checks[0].detail if receipt.checks else str(receipt.crash)
+        )
     return progress
 
 
@@ -132,7 +145,12 @@ def propose(cfg: AttemptConfig, progress: Progress) -> Progress:
     if target != progress.base:
         git.fetch_commit(ws, cfg.source, target)
     merged = git.merge_candidate(ws, target, candidate)
-    progress = replace(progress, proposal=proposal, patch=patch, changed=git.changed_paths(ws, progress.base, candidate))
+    progress = replace(
+        progress,
+        proposal=proposal,
+        patch=patch,
+        changed=git.changed_paths(ws, progress.base, candidate),
+    )
     state = candidate_state(cfg, progress, candidate, merged.tree)
     progress = replace(progress, state=state)
     for pending in progress.pending:
@@ -154,10 +172,19 @@ def integrity(cfg: AttemptConfig, progress: Progress) -> Progress:
     def read(rev: str, path: str) -> bytes | None:
         return git.show_file(ws, rev, path)
 
-    return gate(cfg, progress, "I", lambda: check_integrity(
-        progress.changed, cfg.contract.permissions, read, state.base_commit,
-        state.candidate_commit, touched_paths(progress.hidden),
-    ))
+    return gate(
+        cfg,
+        progress,
+        "I",
+        lambda: check_integrity(
+            progress.changed,
+            cfg.contract.permissions,
+            read,
+            state.base_commit,
+            state.candidate_commit,
+            touched_paths(progress.hidden),
+        ),
+    )
 
 
 def _verify_tree(cfg: AttemptConfig, progress: Progress, rev: str, label: str) -> Receipt:
@@ -166,34 +193,65 @@ def _verify_tree(cfg: AttemptConfig, progress: Progress, rev: str, label: str) -
 
     def run() -> Observation:
         test_tree(ws, progress.base, rev, progress.hidden, tree)
-        runs, flips = run_repeated(progress.workspace_env, tree, cfg.contract, cfg.evidence / f"tests-{label}", test_policy(cfg))
+        runs, flips = run_repeated(
+            progress.workspace_env,
+            tree,
+            cfg.contract,
+            cfg.evidence / f"tests-{label}",
+            test_policy(cfg),
+        )
         oracles = cfg.contract.oracles
         seen = check_tests(runs, flips, oracles.fail_to_pass, oracles.pass_to_pass)
-        return seen.model_copy(update={"details": {**seen.details, "tree": label, "outcomes": outcomes_of(runs)}})
+        return seen.model_copy(
+            update={"details": {**seen.details, "tree": label, "outcomes": outcomes_of(runs)}}
+        )
 
     return observe("V", progress.candidate.state_id, run)
 
 
 def verification(cfg: AttemptConfig, progress: Progress) -> Progress:
     """Gate V: graded tests, extra oracle commands, and the dependency policy."""
-    progress = emit(cfg, progress, _verify_tree(cfg, progress, progress.candidate.candidate_commit, "candidate"))
+    progress = emit(
+        cfg, progress, _verify_tree(cfg, progress, progress.candidate.candidate_commit, "candidate")
+    )
     contract = cfg.contract
     if contract.oracles.commands:
-        progress = gate(cfg, progress, "V-commands", lambda: check_commands(
-            contract.oracles.commands, cfg.work / "base", cfg.work / "candidate",
-            progress.workspace_env, test_policy(cfg),
-        ))
+        progress = gate(
+            cfg,
+            progress,
+            "V-commands",
+            lambda: check_commands(
+                contract.oracles.commands,
+                cfg.work / "base",
+                cfg.work / "candidate",
+                progress.workspace_env,
+                test_policy(cfg),
+            ),
+        )
     candidate_checkout = cfg.work / "candidate-clean"
     git.export_tree(workspace(cfg), progress.candidate.candidate_commit, candidate_checkout)
     policy = SandboxPolicy(network=contract.environment.network, timeout_s=cfg.test_timeout_s)
-    return gate(cfg, progress, "V-dependencies", lambda: check_dependency_policy(
-        cfg.work / "base", candidate_checkout, contract.oracles.lockfile, progress.changed, policy,
-    ))
+    return gate(
+        cfg,
+        progress,
+        "V-dependencies",
+        lambda: check_dependency_policy(
+            cfg.work / "base",
+            candidate_checkout,
+            contract.oracles.lockfile,
+            progress.changed,
+            policy,
+        ),
+    )
 
 
 def _reviews_path(cfg: AttemptConfig) -> Path | None:
     reviews = cfg.contract.authority.reviews
-    return None if reviews is None else cfg.contract.resolve(reviews.replace("{agent}", cfg.agent_name))
+    return (
+        None
+        if reviews is None
+        else cfg.contract.resolve(reviews.replace("{agent}", cfg.agent_name))
+    )
 
 
 def _authority(cfg: AttemptConfig, progress: Progress) -> Observation:
@@ -209,7 +267,12 @@ def _authority(cfg: AttemptConfig, progress: Progress) -> Observation:
     if path is not None and path.is_file():
         reviews = load_reviews(path, state.patch_digest if scenario else None)
     return check_authority(
-        codeowners, progress.changed, reviews, state.patch_digest, authority.author, authority.min_approvals
+        codeowners,
+        progress.changed,
+        reviews,
+        state.patch_digest,
+        authority.author,
+        authority.min_approvals,
     )
 
 
@@ -220,28 +283,54 @@ def lifecycle(cfg: AttemptConfig, progress: Progress) -> Progress:
     regen = cfg.work / "regenerate"
     git.export_tree(workspace(cfg), progress.candidate.candidate_commit, regen)
     env = progress.workspace_env
-    policy = SandboxPolicy(network=False, timeout_s=cfg.test_timeout_s, env={"VIRTUAL_ENV": str(env.venv)})
-    progress = gate(cfg, progress, "V-generated", lambda: check_generated(
-        regen, cfg.contract.oracles.generators, progress.changed, policy, env.bin_dir,
-    ))
+    policy = SandboxPolicy(
+        network=False, timeout_s=cfg.test_timeout_s, env={"VIRTUAL_ENV": str(env.venv)}
+    )
+    progress = gate(
+        cfg,
+        progress,
+        "V-generated",
+        lambda: check_generated(
+            regen,
+            cfg.contract.oracles.generators,
+            progress.changed,
+            policy,
+            env.bin_dir,
+        ),
+    )
     if cfg.contract.profile != "lifecycle":
         return progress
     progress = gate(cfg, progress, "A", lambda: _authority(cfg, progress))
-    return gate(cfg, progress, "release", lambda: check_release_notes(progress.patch, cfg.contract.oracles.release_notes))
+    return gate(
+        cfg,
+        progress,
+        "release",
+        lambda: check_release_notes(progress.patch, cfg.contract.oracles.release_notes),
+    )
 
 
 def requirements(cfg: AttemptConfig, progress: Progress) -> Progress:
     """Gate R: every criterion's linked oracles passed; the agent's claims compared."""
-    outcomes: dict[str, str] = {}
-    checks: dict[str, str] = {}
+    outcomes: dict[str, TestOutcome] = {}
+    checks: dict[str, Status] = {}
     for receipt in progress.receipts:
         outcomes.update(receipt.details.get("outcomes", {}) if receipt.gate == "V" else {})
         for check in receipt.checks:
-            checks[check.name] = check.status if checks.get(check.name) in (None, "passed") else checks[check.name]
+            checks[check.name] = (
+                check.status if checks.get(check.name) in (None, "passed") else checks[check.name]
+            )
     claims = progress.proposal.requirements if progress.proposal else None
-    return gate(cfg, progress, "R", lambda: check_requirements(
-        cfg.contract.requirement.criteria, outcomes, checks, claims,  # type: ignore[arg-type]
-    ))
+    return gate(
+        cfg,
+        progress,
+        "R",
+        lambda: check_requirements(
+            cfg.contract.requirement.criteria,
+            outcomes,
+            checks,
+            claims,
+        ),
+    )
 
 
 def merge(cfg: AttemptConfig, progress: Progress) -> Progress:
@@ -251,7 +340,9 @@ def merge(cfg: AttemptConfig, progress: Progress) -> Progress:
         return progress
     ws = workspace(cfg)
     target = cfg.contract.target_commit or state.base_commit
-    merged = git.commit_tree(ws, state.merge_tree, [target, state.candidate_commit], "harness merge")
+    merged = git.commit_tree(
+        ws, state.merge_tree, [target, state.candidate_commit], "harness merge"
+    )
     return emit(cfg, progress, _verify_tree(cfg, progress, merged, "merged"))
 
 
@@ -274,7 +365,9 @@ def _history_runner(cfg: AttemptConfig, progress: Progress) -> TestRunner:
 
     def run_tests_in(checkout: Path, tests: Sequence[str]) -> Mapping[str, str]:
         report = cfg.work / "sentinel-reports" / str(next(counter))
-        ran = run_tests(env, checkout, cfg.contract.oracles.test_command, list(tests), report, test_policy(cfg))
+        ran = run_tests(
+            env, checkout, cfg.contract.oracles.test_command, list(tests), report, test_policy(cfg)
+        )
         return ran.outcomes if ran.status == "ok" else {}
 
     return run_tests_in
@@ -311,8 +404,11 @@ def _sentinel(cfg: AttemptConfig, progress: Progress) -> Observation:
 
 
 def sentinel(cfg: AttemptConfig, progress: Progress) -> Progress:
-    """Gate S: replay the real later history onto the merged candidate (when a window is declared,
-    and always in the lifecycle profile, where an undeclared window is an error)."""
+    """Gate S: replay the real later history onto the merged candidate.
+
+    Runs when the contract declares a window, and always in the lifecycle profile (where an
+    undeclared window is an error).
+    """
     window = cfg.contract.sentinel
     if cfg.contract.profile != "lifecycle" and not (window.follow_ups or window.follow_up_count):
         return progress
@@ -320,4 +416,4 @@ def sentinel(cfg: AttemptConfig, progress: Progress) -> Progress:
     return gate(cfg, progress, "S", lambda: _sentinel(cfg, progress))
 
 
-PHASES = (*PHASES, ("sentinel", sentinel))  # noqa: PLW0127 - appended once, here
+PHASES = (*PHASES, ("sentinel", sentinel))

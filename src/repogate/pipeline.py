@@ -42,7 +42,7 @@ from repogate.state import CandidateState, oracle_digest, patch_digest
 from repogate.store import Store
 
 
-class StopAttempt(Exception):  # noqa: N818 - a control-flow signal, not an error
+class StopAttempt(Exception):
     """Raised by a phase to stop the attempt; caught in :func:`run_attempt` only."""
 
     def __init__(self, phase: str, reason: str) -> None:
@@ -100,13 +100,13 @@ class Progress:
     @property
     def workspace_env(self) -> BuiltEnvironment:
         """The built environment (phases after ``environment`` may rely on it)."""
-        assert self.env is not None  # noqa: S101 - phase order guarantees it
+        assert self.env is not None
         return self.env
 
     @property
     def candidate(self) -> CandidateState:
         """The candidate state (phases after ``propose`` may rely on it)."""
-        assert self.state is not None  # noqa: S101 - phase order guarantees it
+        assert self.state is not None
         return self.state
 
 
@@ -126,7 +126,9 @@ def emit(cfg: AttemptConfig, progress: Progress, receipt: Receipt) -> Progress:
     return replace(progress, receipts=(*progress.receipts, receipt))
 
 
-def gate(cfg: AttemptConfig, progress: Progress, name: str, call: Callable[[], Observation]) -> Progress:
+def gate(
+    cfg: AttemptConfig, progress: Progress, name: str, call: Callable[[], Observation]
+) -> Progress:
     """Observe one gate on the candidate state and store its receipt."""
     return emit(cfg, progress, observe(name, progress.candidate.state_id, call))
 
@@ -161,9 +163,11 @@ def _stopped_evidence(cfg: AttemptConfig, progress: Progress, stop: StopAttempt)
         if n not in seen
     )
     stop_receipt = observe("stop", state.state_id, lambda: Observation(checks=unobserved))
-    receipts = tuple(
-        r.model_copy(update={"state_id": state.state_id}) for r in progress.pending
-    ) + progress.receipts + (stop_receipt,)
+    receipts = (
+        tuple(r.model_copy(update={"state_id": state.state_id}) for r in progress.pending)
+        + progress.receipts
+        + (stop_receipt,)
+    )
     return Evidence(
         task_id=cfg.contract.id,
         profile=cfg.contract.profile,
@@ -212,13 +216,17 @@ def run_attempt(cfg: AttemptConfig, phases: tuple[tuple[str, Phase], ...]) -> De
 def progress_decision(cfg: AttemptConfig, progress: Progress) -> Decision:
     """Decide from the receipts, re-deriving the patch digest from the candidate commit."""
     state = progress.candidate
-    verified = patch_digest(git.diff_binary(workspace(cfg), state.base_commit, state.candidate_commit))
+    verified = patch_digest(
+        git.diff_binary(workspace(cfg), state.base_commit, state.candidate_commit)
+    )
     proposal = progress.proposal or Proposal()
     submitted = proposal.claimed_patch_digest or state.patch_digest
     evidence = Evidence(
         task_id=cfg.contract.id,
         profile=cfg.contract.profile,
-        state=state.model_copy(update={"patch_digest": verified}) if verified != state.patch_digest else state,
+        state=state.model_copy(update={"patch_digest": verified})
+        if verified != state.patch_digest
+        else state,
         submitted_patch_digest=submitted,
         receipts=progress.receipts,
         soft=soft_metrics(progress),
@@ -276,6 +284,8 @@ def candidate_state(
         merge_tree=merge_tree,
         patch_digest=patch_digest(git.diff_binary(ws, progress.base, candidate)),
         environment_digest=progress.workspace_env.digest,
-        oracle_digest=oracle_digest([*oracles.fail_to_pass, *oracles.pass_to_pass], progress.hidden),
+        oracle_digest=oracle_digest(
+            [*oracles.fail_to_pass, *oracles.pass_to_pass], progress.hidden
+        ),
         policy_digest=cfg.contract.policy_digest(),
     )

@@ -111,7 +111,9 @@ class Receipt(_Frozen):
             {"name": "patch", "digest": {"sha256": state.patch_digest}},
         ]
         if state.candidate_tree:
-            subject.insert(0, {"name": "candidate-tree", "digest": {"gitTree": state.candidate_tree}})
+            subject.insert(
+                0, {"name": "candidate-tree", "digest": {"gitTree": state.candidate_tree}}
+            )
         return {
             "_type": IN_TOTO_STATEMENT,
             "subject": subject,
@@ -125,7 +127,7 @@ def status_of(checks: tuple[Check, ...]) -> Status:
     statuses = {c.status for c in checks}
     for status in ("error", "failed", "passed"):
         if status in statuses:
-            return status  # type: ignore[return-value]
+            return status
     return "skipped"
 
 

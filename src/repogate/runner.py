@@ -80,7 +80,9 @@ def _manifest(ready: Sequence[_Ready], options: RunOptions) -> RunManifest:
     seen: dict[str, dict[str, object]] = {}
     for r in ready:
         seen.setdefault(r.plan.agent_spec, r.agent.describe())
-    contracts = {r.plan.contract.id: contract_entry(r.plan.contract, r.plan.contract_source) for r in ready}
+    contracts = {
+        r.plan.contract.id: contract_entry(r.plan.contract, r.plan.contract_source) for r in ready
+    }
     return RunManifest(
         agents=tuple(seen.values()),
         contracts=tuple(contracts.values()),
@@ -96,7 +98,9 @@ Progress = Callable[[str, AttemptRecord | None], None]
 """Called with a label before each attempt (record None) and after it (its record)."""
 
 
-def run(plans: Sequence[PlannedAttempt], options: RunOptions, progress: Progress | None = None) -> list[AttemptRecord]:
+def run(
+    plans: Sequence[PlannedAttempt], options: RunOptions, progress: Progress | None = None
+) -> list[AttemptRecord]:
     """Run every planned attempt for every epoch and return the store's records.
 
     Raises:
@@ -115,7 +119,14 @@ def run(plans: Sequence[PlannedAttempt], options: RunOptions, progress: Progress
         store.close()
 
 
-def _one(store: Store, item: _Ready, epoch: int, cache: Path, options: RunOptions, progress: Progress | None) -> None:
+def _one(
+    store: Store,
+    item: _Ready,
+    epoch: int,
+    cache: Path,
+    options: RunOptions,
+    progress: Progress | None,
+) -> None:
     contract = item.plan.contract
     record = store.begin_attempt(contract.id, item.plan.agent_spec, epoch)
     label = f"{contract.id} · {agent_name(item.plan.agent_spec)} · epoch {epoch}"

@@ -147,9 +147,7 @@ class Store:
 
     def _check_version(self) -> None:
         try:
-            row = self._conn.execute(
-                "SELECT value FROM meta WHERE key='schema_version'"
-            ).fetchone()
+            row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         except sqlite3.DatabaseError as exc:
             raise RunDirError(
                 f"{self.run_dir / DB_NAME} is not a readable repogate store ({exc})",

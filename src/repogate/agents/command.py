@@ -12,6 +12,7 @@ It runs with the contract's time budget, no network unless granted, and a scrubb
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 from pathlib import Path
@@ -46,10 +47,8 @@ def read_agent_output(output: Path) -> dict[str, Any]:
             found["detail"] = "requirements.json ignored: not a list of claims"
     usage = _read_json(output / "usage.json")
     if isinstance(usage, dict):
-        try:
+        with contextlib.suppress(ValidationError):
             found["usage"] = Usage.model_validate(usage)
-        except ValidationError:
-            pass
     meta = _read_json(output / "agent.json")
     if isinstance(meta, dict):
         found["model"] = str(meta.get("model", ""))

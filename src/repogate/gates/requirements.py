@@ -90,12 +90,19 @@ def check_requirements(
     """Decide ``requirements_recovered``: every criterion's linked oracles passed."""
     per: dict[str, dict[str, Any]] = {}
     for criterion in criteria:
-        status, missing = criterion_status(criterion, outcomes, checks)
-        per[criterion.id] = {"kind": criterion.kind, "status": status, "not_passed": missing}
-    bad = [f"{cid} ({v['kind']}): {', '.join(v['not_passed'])}" for cid, v in per.items() if v["status"] != "passed"]
+        one, missing = criterion_status(criterion, outcomes, checks)
+        per[criterion.id] = {"kind": criterion.kind, "status": one, "not_passed": missing}
+    bad = [
+        f"{cid} ({v['kind']}): {', '.join(v['not_passed'])}"
+        for cid, v in per.items()
+        if v["status"] != "passed"
+    ]
     status: Status = (
-        "error" if any(v["status"] == "error" for v in per.values())
-        else "failed" if bad else "passed"
+        "error"
+        if any(v["status"] == "error" for v in per.values())
+        else "failed"
+        if bad
+        else "passed"
     )
     if not criteria:
         status, bad = "failed", ["the contract states no criterion"]

@@ -62,7 +62,9 @@ def run_repeated(
     return runs, flaky(ok) if len(ok) > 1 else set()
 
 
-def _test_details(runs: Sequence[TestRun], graded: Grading | None, flips: set[str]) -> dict[str, Any]:
+def _test_details(
+    runs: Sequence[TestRun], graded: Grading | None, flips: set[str]
+) -> dict[str, Any]:
     return {
         "runs": [
             {
@@ -103,7 +105,11 @@ def check_tests(
     graded = grade(runs[-1].outcomes, fail_to_pass, pass_to_pass, exclude=flips)
 
     def failing(kind: str) -> str:
-        bad = [f"{r.test_id} ({r.observed})" for r in graded.results if r.kind == kind and not r.ok and not r.excluded]
+        bad = [
+            f"{r.test_id} ({r.observed})"
+            for r in graded.results
+            if r.kind == kind and not r.ok and not r.excluded
+        ]
         return ", ".join(bad[:10]) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
 
     return Observation(

@@ -35,7 +35,16 @@ def decision_table(decision: Decision) -> Table:
 def attempts_table(records: Sequence[AttemptRecord], title: str) -> Table:
     """Return a table with one row per attempt: contract, agent, epoch, verdict, failed, errored."""
     table = Table(title=title, title_justify="left")
-    for column in ("contract", "agent", "epoch", "verdict", "failed", "errored", "sentinel", "wall s"):
+    for column in (
+        "contract",
+        "agent",
+        "epoch",
+        "verdict",
+        "failed",
+        "errored",
+        "sentinel",
+        "wall s",
+    ):
         table.add_column(column, overflow="fold")
     for record in records:
         decision = record.decision

@@ -153,7 +153,9 @@ def build_scenario(name: str, dest: Path) -> BuiltScenario:
 
 
 def default_agents(built: BuiltScenario, contract_has_reference: bool) -> tuple[str, ...]:
-    """The agents the embedded default runs on a scenario: gold (when it has a reference), null,
-    and each of its scripted agents."""
+    """Return the agents the embedded default runs on a scenario.
+
+    Gold (when the contract has a reference), null, and each of its scripted agents.
+    """
     gold = ("gold",) if contract_has_reference else ()
     return (*gold, "null", *(f"scripted:{path}" for path in built.agents))
