@@ -160,6 +160,7 @@ class Oracles(_Model):
     lockfile: Lockfile | None = None
     release_notes: tuple[str, ...] = ()
     repeat: int = Field(default=1, ge=1, le=10)
+    timeout_s: float = Field(default=1800.0, gt=0)
 
 
 class Authority(_Model):

@@ -66,7 +66,7 @@ class AttemptConfig:
         history_cache: the sentinel's cache of real-history test results.
         store: the run store the receipts are written to as they are made.
         attempt_id: the attempt's id in the store.
-        test_timeout_s: budget of one test run, in seconds.
+        test_timeout_s: budget of one install or generator command, in seconds.
     """
 
     contract: TransitionContract
@@ -117,7 +117,7 @@ def workspace(cfg: AttemptConfig) -> Path:
 
 def test_policy(cfg: AttemptConfig) -> SandboxPolicy:
     """The sandbox for the target repository's own code: no network, the test budget."""
-    return SandboxPolicy(network=False, timeout_s=cfg.test_timeout_s)
+    return SandboxPolicy(network=False, timeout_s=cfg.contract.oracles.timeout_s)
 
 
 def emit(cfg: AttemptConfig, progress: Progress, receipt: Receipt) -> Progress:

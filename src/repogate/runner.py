@@ -18,6 +18,7 @@ from pathlib import Path
 from repogate import git, sandbox
 from repogate.agents import agent_name, make_agent
 from repogate.contract import TransitionContract
+from repogate.errors import UserInputError
 from repogate.manifest import RunManifest, contract_entry
 from repogate.phases import PHASES
 from repogate.pipeline import AttemptConfig, run_attempt
@@ -66,6 +67,11 @@ def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Read
     for plan in plans:
         contract = plan.contract
         source = git.resolve_source(contract.repo, contract.base_dir, options.repo_cache)
+        if not git.has_object(source, contract.base_commit):
+            raise UserInputError(
+                f"contract {contract.id}: base commit {contract.base_commit} is not in {contract.repo}",
+                "check the SHA, or refresh the mirror given with --repo-cache",
+            )
         ready.append(_Ready(plan, source, make_agent(plan.agent_spec, contract, source)))
     return ready
 

@@ -1,0 +1,362 @@
+"""`repogate run` end to end on the built-in parser scenario: real git, real uv venvs, real pytest."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from repogate import git
+from repogate.cli import ExitCode, main
+from repogate.store import Store
+from repogate.tasks.scenarios import BuiltScenario, build_scenario
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture
+def parser(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> BuiltScenario:
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    return build_scenario("parser", tmp_path / "scenario")
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict[str, object]]]:
+    code = main(["run", *args, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def contract_with(scenario: BuiltScenario, extra: str, name: str = "variant.toml") -> Path:
+    text = scenario.contracts[0].read_text()
+    path = scenario.contracts[0].parent / name
+    path.write_text(text.replace("[permissions]\n", extra + "\n[permissions]\n", 1))
+    return path
+
+
+def test_gold_null_and_test_editing_agent(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cheat = next(p for p in parser.agents if p.stem == "edits-tests")
+    out = tmp_path / "run"
+    code, rows = run_json(
+        capsys,
+        str(parser.contracts[0]),
+        "--agent",
+        "gold",
+        "--agent",
+        "null",
+        "--agent",
+        f"scripted:{cheat}",
+        "--out",
+        str(out),
+    )
+    assert code == ExitCode.OK
+    verdicts = {r["agent"].split(":")[0]: r for r in rows}  # type: ignore[union-attr]
+    assert verdicts["gold"]["accepted"] is True
+    assert verdicts["null"]["accepted"] is False
+    assert "focused_tests_passed" in verdicts["null"]["failed"]  # type: ignore[operator]
+    assert "oracle_untouched" in verdicts["scripted"]["failed"]  # type: ignore[operator]
+    # The store holds every attempt and the manifest; a second run resumes without duplicates.
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["isolation_tests"]["network_off"] is True
+    assert [c["id"] for c in manifest["contracts"]] == ["parser-bounded-config"]
+    again_code, again = run_json(
+        capsys, str(parser.contracts[0]), "--agent", "gold", "--out", str(out)
+    )
+    assert again_code == ExitCode.OK
+    store = Store.open(out)
+    assert len(store.attempts()) == 3
+    gold = store.attempts()[0]
+    receipts = store.receipts(gold.attempt_id)
+    assert gold.decision is not None
+    assert {r.state_id for r in receipts} == {gold.decision.state_id}
+    statement = json.loads(
+        next((out / "attempts" / gold.attempt_id / "receipts").glob("*-I.intoto.json")).read_text()
+    )
+    assert statement["subject"][0]["digest"]["gitTree"]
+
+
+def test_agent_sees_no_future_history(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agent must not find the real fix in later history (SWE-bench issue #465)."""
+    fix = parser.commits["fix"]
+    probe = tmp_path / "probe.sh"
+    probe.write_text(
+        "#!/bin/sh\n"
+        f"git cat-file -e {fix} 2>/dev/null && echo LEAK > confparse/leak.txt\n"
+        "git log --all --format=%H | wc -l > confparse/commits.txt\n"
+    )
+    probe.chmod(0o755)
+    out = tmp_path / "run"
+    code, rows = run_json(
+        capsys, str(parser.contracts[0]), "--agent", f"cmd:{probe}", "--out", str(out)
+    )
+    assert code == ExitCode.OK
+    patch = next((out / "attempts").glob("*/patch.diff")).read_text()
+    assert "LEAK" not in patch
+    assert "+1\n" in patch  # exactly one commit (the base) is visible
+
+
+def test_agent_without_network_and_secrets(
+    parser: BuiltScenario,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An agent may not download the fixed release nor read the user's tokens."""
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret_value")
+    script = tmp_path / "agent.py"
+    script.write_text(
+        "import os, socket\n"
+        "s = socket.socket(); s.settimeout(2)\n"
+        "net = s.connect_ex(('127.0.0.1', 9)) != 111\n"  # 111: refused means a loopback exists
+        "open('confparse/seen.txt', 'w').write(f\"{os.environ.get('GITHUB_TOKEN')} {net}\\n\")\n"
+    )
+    out = tmp_path / "run"
+    run_json(
+        capsys,
+        str(parser.contracts[0]),
+        "--agent",
+        f"cmd:{sys.executable} {script}",
+        "--out",
+        str(out),
+    )
+    patch = next((out / "attempts").glob("*/patch.diff")).read_text()
+    assert "ghp_secret_value" not in patch
+    assert "+None" in patch
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["isolation_agent"]["network_off"] is True
+
+
+def test_hanging_agent_is_stopped_at_its_budget(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = parser.contracts[0]
+    path.write_text(path.read_text().replace("time_budget_s = 120", "time_budget_s = 2"))
+    out = tmp_path / "run"
+    code, rows = run_json(capsys, str(path), "--agent", "cmd:sleep 100", "--out", str(out))
+    assert code == ExitCode.OK
+    assert rows[0]["accepted"] is False
+    store = Store.open(out)
+    propose = next(r for r in store.receipts(store.attempts()[0].attempt_id) if r.gate == "propose")
+    assert propose.details["proposal"]["status"] == "stopped"
+    assert propose.details["returncode"] == -9
+
+
+def test_hanging_tests_are_an_error_not_a_failure(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = parser.contracts[0]
+    text = path.read_text().replace(
+        'test_command = "python -m pytest -p no:cacheprovider"',
+        'test_command = "python -c \\"import time; time.sleep(60)\\""\ntimeout_s = 2',
+    )
+    path.write_text(text)
+    code, rows = run_json(capsys, str(path), "--agent", "gold", "--out", str(tmp_path / "run"))
+    assert code == ExitCode.OK
+    assert rows[0]["outcome"] == "error"
+    assert "environment_reproduced" in rows[0]["errored"]  # type: ignore[operator]
+    assert rows[0]["failed"] == []
+
+
+def test_failing_install_is_an_environment_error(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A yanked package or dead download is an environment error, never a wrong patch."""
+    path = parser.contracts[0]
+    path.write_text(
+        path.read_text().replace(
+            'install = ["uv pip install pytest"]',
+            'install = ["uv pip install ./no-such-package-here"]',
+        )
+    )
+    code, rows = run_json(capsys, str(path), "--agent", "gold", "--out", str(tmp_path / "run"))
+    assert code == ExitCode.OK
+    assert rows[0]["outcome"] == "error"
+    assert rows[0]["failed"] == []
+    assert "environment_reproduced" in rows[0]["errored"]  # type: ignore[operator]
+
+
+def test_nonexistent_expected_test_makes_task_invalid(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An expected id that does not exist is an evaluator error, not the agent's failure."""
+    path = parser.contracts[0]
+    path.write_text(
+        path.read_text().replace(
+            '"tests/test_limits.py::test_unknown_key_rejected",\n]',
+            '"tests/test_limits.py::test_unknown_key_rejected",\n  "tests/test_limits.py::test_unknown_key_rej",\n]',
+        )
+    )
+    code, rows = run_json(capsys, str(path), "--agent", "gold", "--out", str(tmp_path / "run"))
+    assert rows[0]["outcome"] == "error"
+    assert rows[0]["failed"] == []
+
+
+def _predictions(tmp_path: Path, patch: str, instance: str = "parser-bounded-config") -> Path:
+    path = tmp_path / "preds.jsonl"
+    path.write_text(
+        json.dumps({"instance_id": instance, "model_name_or_path": "m", "model_patch": patch})
+        + "\n"
+    )
+    return path
+
+
+def test_patch_that_does_not_apply_is_the_agents_failure(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A patch made against another base never applies in reverse or with fuzz."""
+    bad = (
+        "--- a/confparse/parser.py\n+++ b/confparse/parser.py\n@@ -1,1 +1,1 @@\n-no such line\n+x\n"
+    )
+    code, rows = run_json(
+        capsys,
+        str(parser.contracts[0]),
+        "--agent",
+        f"predictions:{_predictions(tmp_path, bad)}",
+        "--out",
+        str(tmp_path / "run"),
+    )
+    assert code == ExitCode.OK
+    assert rows[0]["outcome"] == "rejected"
+    assert "patch_is_a_new_state" in rows[0]["failed"]  # type: ignore[operator]
+    store = Store.open(tmp_path / "run")
+    propose = next(r for r in store.receipts(store.attempts()[0].attempt_id) if r.gate == "propose")
+    assert "does not apply" in propose.details["proposal"]["detail"]
+
+
+@pytest.mark.parametrize(
+    "target", [".git/hooks/post-commit", "../outside.txt", "/tmp/abs-outside.txt"]
+)
+def test_patch_escaping_the_workspace_writes_nothing_outside(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    evil = f"diff --git a/{target} b/{target}\nnew file mode 100644\n--- /dev/null\n+++ b/{target}\n@@ -0,0 +1 @@\n+owned\n"
+    code, rows = run_json(
+        capsys,
+        str(parser.contracts[0]),
+        "--agent",
+        f"predictions:{_predictions(tmp_path, evil)}",
+        "--out",
+        str(tmp_path / "run"),
+    )
+    assert rows[0]["accepted"] is False
+    assert not (tmp_path / "run" / "work" / "outside.txt").exists()
+    assert not Path("/tmp/abs-outside.txt").exists()
+
+
+def test_binary_patch_applies(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scratch = tmp_path / "scratch"
+    git.prepare_workspace(parser.repo, parser.commits["base"], scratch)
+    (scratch / "confparse" / "logo.bin").write_bytes(bytes(range(256)) * 4)
+    candidate = git.commit_candidate(scratch, "binary")
+    patch = git.diff_binary(scratch, parser.commits["base"], candidate).decode()
+    assert "GIT binary patch" in patch
+    code, rows = run_json(
+        capsys,
+        str(parser.contracts[0]),
+        "--agent",
+        f"predictions:{_predictions(tmp_path, patch)}",
+        "--out",
+        str(tmp_path / "run"),
+    )
+    assert "patch_is_a_new_state" not in rows[0]["failed"]  # type: ignore[operator]
+    assert "focused_tests_passed" in rows[0]["failed"]  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"instance_id": "parser-bounded-config", "model_patch": ""}\n', "model_name_or_path"),
+        (
+            '{"instance_id": "other", "model_name_or_path": "m", "model_patch": ""}\n',
+            "has no instance",
+        ),
+    ],
+)
+def test_bad_predictions_file_is_a_usage_error(
+    parser: BuiltScenario,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    content: str,
+    message: str,
+) -> None:
+    preds = tmp_path / "p.jsonl"
+    preds.write_text(content)
+    code = main(
+        [
+            "run",
+            str(parser.contracts[0]),
+            "--agent",
+            f"predictions:{preds}",
+            "--out",
+            str(tmp_path / "run"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE
+    assert message in err and err.startswith("error:")
+    assert not (tmp_path / "run").exists()
+
+
+def test_missing_base_commit_is_a_usage_error(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = parser.contracts[0]
+    path.write_text(path.read_text().replace(parser.commits["base"], "deadbeef" * 5))
+    code = main(["run", str(path), "--agent", "null", "--out", str(tmp_path / "run")])
+    assert code == ExitCode.USAGE
+    assert "deadbeef" in capsys.readouterr().err
+
+
+def test_unknown_agent_lists_choices(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        ["run", str(parser.contracts[0]), "--agent", "claude", "--out", str(tmp_path / "run")]
+    )
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE
+    assert "gold, null, predictions:FILE" in err
+
+
+def test_run_as_subprocess(parser: BuiltScenario, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "repogate.cli",
+            "run",
+            str(parser.contracts[0]),
+            "--agent",
+            "gold",
+            "--out",
+            str(tmp_path / "run"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ},
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)[0]["accepted"] is True
+    shown = subprocess.run(
+        [sys.executable, "-m", "repogate.cli", "show", str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert shown.returncode == 0
+    assert "accepted" in shown.stdout
