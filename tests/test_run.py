@@ -68,7 +68,7 @@ def test_gold_null_and_test_editing_agent(
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["isolation_tests"]["network_off"] is True
     assert [c["id"] for c in manifest["contracts"]] == ["parser-bounded-config"]
-    again_code, again = run_json(
+    again_code, _again = run_json(
         capsys, str(parser.contracts[0]), "--agent", "gold", "--out", str(out)
     )
     assert again_code == ExitCode.OK
@@ -97,7 +97,7 @@ def test_agent_sees_no_future_history(
     )
     probe.chmod(0o755)
     out = tmp_path / "run"
-    code, rows = run_json(
+    code, _rows = run_json(
         capsys, str(parser.contracts[0]), "--agent", f"cmd:{probe}", "--out", str(out)
     )
     assert code == ExitCode.OK
@@ -197,7 +197,7 @@ def test_nonexistent_expected_test_makes_task_invalid(
             '"tests/test_limits.py::test_unknown_key_rejected",\n  "tests/test_limits.py::test_unknown_key_rej",\n]',
         )
     )
-    code, rows = run_json(capsys, str(path), "--agent", "gold", "--out", str(tmp_path / "run"))
+    _code, rows = run_json(capsys, str(path), "--agent", "gold", "--out", str(tmp_path / "run"))
     assert rows[0]["outcome"] == "error"
     assert rows[0]["failed"] == []
 
@@ -241,7 +241,7 @@ def test_patch_escaping_the_workspace_writes_nothing_outside(
     parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str
 ) -> None:
     evil = f"diff --git a/{target} b/{target}\nnew file mode 100644\n--- /dev/null\n+++ b/{target}\n@@ -0,0 +1 @@\n+owned\n"
-    code, rows = run_json(
+    _code, rows = run_json(
         capsys,
         str(parser.contracts[0]),
         "--agent",
@@ -263,7 +263,7 @@ def test_binary_patch_applies(
     candidate = git.commit_candidate(scratch, "binary")
     patch = git.diff_binary(scratch, parser.commits["base"], candidate).decode()
     assert "GIT binary patch" in patch
-    code, rows = run_json(
+    _code, rows = run_json(
         capsys,
         str(parser.contracts[0]),
         "--agent",
