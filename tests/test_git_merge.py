@@ -96,3 +96,9 @@ def test_commit_tree_is_deterministic_and_checkout_round_trips(tmp_path: Path) -
     assert (out / "a.py").read_text() == "one\nTWO\nthree\n"
     assert not (out / ".git").exists()
     assert git.tree_from_dir(repo, out) == tree
+
+
+def test_existing_paths_lists_only_files_present(tmp_path: Path) -> None:
+    repo, c = _history(tmp_path)
+    assert git.existing_paths(repo, c["fix"], ["a.py", "gone.py", "b.txt"]) == {"a.py", "b.txt"}
+    assert git.existing_paths(repo, c["fix"], []) == frozenset()

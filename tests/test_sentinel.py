@@ -249,7 +249,10 @@ def test_empty_follow_up_is_recorded_not_failed(tmp_path: Path) -> None:
     assert obs.checks[0].status == "passed"
 
 
-def test_uncollectable_history_is_a_step_error_not_a_regression(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_uncollectable_history_is_a_step_error_not_a_regression(
+    tmp_path: Path, workers: int
+) -> None:
     """A follow-up whose tests do not even import in history says nothing about the candidate."""
     repo, base, fix = _repo(tmp_path)
     broken = commit(
@@ -257,7 +260,9 @@ def test_uncollectable_history_is_a_step_error_not_a_regression(tmp_path: Path) 
         {"tests/test_more.py": "import not_a_module_anywhere\n\ndef test_x():\n    pass\n"},
         "b",
     )
-    obs = check_sentinel(_ctx(repo, base, fix, tmp_path, [broken], regression_tests=()))
+    obs = check_sentinel(
+        _ctx(repo, base, fix, tmp_path, [broken], regression_tests=(), workers=workers)
+    )
     (step,) = _steps(obs.details)
     assert step["status"] == "error" and step["tests_outcome"] == "error"
     assert step["regressions"] == []
@@ -265,7 +270,10 @@ def test_uncollectable_history_is_a_step_error_not_a_regression(tmp_path: Path) 
     assert "tests/test_more.py" in obs.checks[0].detail
 
 
-def test_a_test_passing_in_history_and_failing_here_is_a_regression(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_test_passing_in_history_and_failing_here_is_a_regression(
+    tmp_path: Path, workers: int
+) -> None:
     repo, base, fix = _repo(tmp_path)
     follow = commit(
         repo,
@@ -281,7 +289,7 @@ def test_a_test_passing_in_history_and_failing_here_is_a_regression(tmp_path: Pa
         base,
         {"m.py": MODULE.replace("return x\n", "return x if x > -5 else 0\n", 1).encode()},
     )
-    obs = check_sentinel(_ctx(repo, base, fix, tmp_path, [follow], state=state))
+    obs = check_sentinel(_ctx(repo, base, fix, tmp_path, [follow], state=state, workers=workers))
     (step,) = _steps(obs.details)
     assert obs.checks[0].status == "failed"
     assert step["status"] == "regressed"

@@ -558,6 +558,7 @@ class ReplayStep:
         commit: the follow-up commit replayed.
         parent: the parent its change was taken against (``parent..commit``).
         onto: the tree it was replayed onto.
+        commit_tree: the tree of ``commit`` itself (its state in real history).
         empty: True when ``commit`` changes nothing against ``parent`` (same tree); then
             ``merge.tree`` is ``onto``.
         merge: the merge result.
@@ -568,6 +569,7 @@ class ReplayStep:
     commit: str
     parent: str
     onto: str
+    commit_tree: str
     empty: bool
     merge: MergeResult
     conflict_text: tuple[tuple[str, bytes | None], ...] = ()
@@ -664,6 +666,13 @@ def commit_tree(repo: Path, tree: str, parents: Sequence[str], message: str) -> 
     return _run_env([*args, "-F", "-"], repo, identity, message).decode().strip()
 
 
+def _trees(repo: Path, revs: Sequence[str]) -> list[str]:
+    """Return the tree ids of ``revs`` (commits or trees), in one ``git rev-parse``."""
+    # no --end-of-options here: without --verify, rev-parse echoes it; _checked_rev refuses "-"
+    args = ["rev-parse", *(f"{_checked_rev(r)}^{{tree}}" for r in revs)]
+    return _text(args, repo).split()
+
+
 def _conflict_text(
     repo: Path, tree: str, paths: Sequence[str]
 ) -> tuple[tuple[str, bytes | None], ...]:
@@ -693,15 +702,15 @@ def replay_commit(repo: Path, onto_tree_or_commit: str, commit: str, parent: str
         GitError: a commit or tree is unknown, ``parent`` is not an ancestor of ``commit``, or
             git failed.
     """
-    onto = tree_of(repo, onto_tree_or_commit)
+    onto, theirs, before = _trees(repo, [onto_tree_or_commit, commit, parent])
     if not is_ancestor(repo, parent, commit):
         raise GitError(["git", "merge-base", parent, commit], -1, f"{parent} is not an ancestor")
-    if tree_of(repo, commit) == tree_of(repo, parent):
-        return ReplayStep(commit, parent, onto, True, MergeResult(onto, (), ()))
+    if theirs == before:
+        return ReplayStep(commit, parent, onto, theirs, True, MergeResult(onto, (), ()))
     ours = commit_tree(repo, onto, [parent], "repogate: replay state")
     merged = _merge_trees(repo, ours, commit)
     text = _conflict_text(repo, merged.tree, merged.conflicted)
-    return ReplayStep(commit, parent, onto, False, merged, text)
+    return ReplayStep(commit, parent, onto, theirs, False, merged, text)
 
 
 def commit_parents(repo: Path, commit: str) -> tuple[str, ...]:
@@ -722,6 +731,20 @@ def commit_subject(repo: Path, commit: str) -> str:
         GitError: ``commit`` names no commit.
     """
     return _text(["log", "-1", "--format=%s", "--end-of-options", _checked_rev(commit)], repo)
+
+
+def existing_paths(repo: Path, rev: str, paths: Sequence[str]) -> frozenset[str]:
+    """Return which of ``paths`` are files (blobs or links) in commit or tree ``rev``, in one call.
+
+    Raises:
+        GitError: ``rev`` is unknown.
+    """
+    if not paths:
+        return frozenset()
+    args = ["ls-tree", "-r", "-z", "--name-only", "--full-tree", f"{_checked_rev(rev)}^{{tree}}"]
+    out = run_git([*args, "--", *paths], repo)
+    wanted = set(paths)
+    return frozenset(p for p in (os.fsdecode(x) for x in out.split(b"\0") if x) if p in wanted)
 
 
 def tree_with_files(repo: Path, tree: str, files: Mapping[str, bytes | None]) -> str:
@@ -758,10 +781,9 @@ def checkout_tree(repo: Path, tree_or_commit: str, dest: Path) -> None:
         GitError: the tree is unknown, or git failed.
     """
     dest.mkdir(parents=True, exist_ok=True)
-    tree = tree_of(repo, tree_or_commit)
     with tempfile.TemporaryDirectory(prefix="repogate-index-") as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        _run_env(["read-tree", tree], repo, env)
+        _run_env(["read-tree", f"{_checked_rev(tree_or_commit)}^{{tree}}"], repo, env)
         _run_env([f"--work-tree={dest}", "checkout-index", "-a", "-f"], repo, env)
 
 
@@ -788,6 +810,7 @@ __all__ += [
     "commit_parents",
     "commit_subject",
     "commit_tree",
+    "existing_paths",
     "merge_candidate",
     "replay_commit",
     "tree_from_dir",

@@ -48,8 +48,7 @@ def _full_sha(repo: Path, sha: str, what: str) -> str:
         raise UserInputError(f"{what} {sha} is not a commit", "name a commit SHA") from None
 
 
-def _parent_for(repo: Path, sha: str, anchors: Sequence[str]) -> str:
-    parents = git.commit_parents(repo, sha)
+def _parent_for(repo: Path, sha: str, parents: Sequence[str], anchors: Sequence[str]) -> str:
     for anchor in anchors:
         for parent in parents:
             if git.is_ancestor(repo, anchor, parent):
@@ -121,12 +120,14 @@ def follow_up_commits(
                 break
             if git.is_ancestor(repo, anchor, sha):
                 shas.append(sha)
-    return tuple(
-        FollowUp(
-            sha=sha,
-            parent=_parent_for(repo, sha, (anchor, base)),
-            subject=git.commit_subject(repo, sha),
-            merge=len(git.commit_parents(repo, sha)) > 1,
-        )
-        for sha in shas
+    return tuple(_follow_up(repo, sha, (anchor, base)) for sha in shas)
+
+
+def _follow_up(repo: Path, sha: str, anchors: Sequence[str]) -> FollowUp:
+    parents = git.commit_parents(repo, sha)
+    return FollowUp(
+        sha=sha,
+        parent=_parent_for(repo, sha, parents, anchors),
+        subject=git.commit_subject(repo, sha),
+        merge=len(parents) > 1,
     )

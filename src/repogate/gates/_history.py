@@ -23,6 +23,7 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor, Future
 from pathlib import Path, PurePosixPath
 
 from repogate import git
@@ -50,11 +51,10 @@ def select_tests(
         GitError: a commit is unknown.
     """
     touched = {c.path for c in git.changed_paths(repo, parent, commit) if c.status != "D"}
-    wanted = {p for p in touched if is_test_file(p)}
-    for test_file in {i.split("::", 1)[0] for i in contract_ids}:
-        if test_file not in wanted and git.show_file(repo, commit, test_file) is not None:
-            wanted.add(test_file)
-    return tuple(sorted(wanted))
+    named = sorted({i.split("::", 1)[0] for i in contract_ids} - touched)
+    return tuple(
+        sorted({p for p in touched if is_test_file(p)} | git.existing_paths(repo, commit, named))
+    )
 
 
 def _in_file(test_id: str, test_file: str) -> bool:
@@ -162,3 +162,67 @@ def history_results(
     }
     cache.put(key, record)
     return results, False
+
+
+class HistoryRuns:
+    """Real-history results per follow-up commit: selected once, then run lazily or prefetched.
+
+    With a ``pool``, :meth:`prefetch` submits every follow-up's history run at once, so they run
+    beside the replay; without one, :meth:`get` runs each when it is first asked for.
+
+    Args:
+        repo: the repository (full history).
+        contract_ids: the contract's FAIL_TO_PASS and PASS_TO_PASS ids (for the selection).
+        environment_digest: part of the cache key.
+        cache: the on-disk cache.
+        run_tests: the test runner.
+        work: folder for temporary checkouts.
+        pool: an executor to prefetch on, or None.
+    """
+
+    def __init__(
+        self,
+        repo: Path,
+        contract_ids: Sequence[str],
+        environment_digest: str,
+        cache: HistoryCache,
+        run_tests: TestRunner,
+        work: Path | None,
+        pool: Executor | None = None,
+    ) -> None:
+        self._repo, self._ids, self._env = repo, tuple(contract_ids), environment_digest
+        self._cache, self._run, self._work, self._pool = cache, run_tests, work, pool
+        self._files: dict[str, tuple[str, ...]] = {}
+        self._futures: dict[str, Future[tuple[dict[str, str], bool]]] = {}
+
+    @property
+    def prefetching(self) -> bool:
+        """True when history runs beside the replay (a pool was given)."""
+        return self._pool is not None
+
+    def files(self, commit: str, parent: str) -> tuple[str, ...]:
+        """Return the selection for ``commit`` (see :func:`select_tests`), computed once."""
+        if commit not in self._files:
+            self._files[commit] = select_tests(self._repo, commit, parent, self._ids)
+        return self._files[commit]
+
+    def _results(self, commit: str, files: tuple[str, ...]) -> tuple[dict[str, str], bool]:
+        return history_results(
+            self._repo, commit, files, self._env, self._cache, self._run, self._work
+        )
+
+    def prefetch(self, commits: Sequence[tuple[str, str]]) -> None:
+        """Submit the history runs of ``(commit, parent)`` pairs to the pool (no-op without one)."""
+        if self._pool is None:
+            return
+        for commit, parent in commits:
+            files = self.files(commit, parent)
+            if files and commit not in self._futures:
+                self._futures[commit] = self._pool.submit(self._results, commit, files)
+
+    def get(self, commit: str, parent: str) -> tuple[dict[str, str], bool]:
+        """Return ``(results, cached)`` for ``commit``: waiting for a prefetch, or running now."""
+        future = self._futures.get(commit)
+        if future is not None:
+            return future.result()
+        return self._results(commit, self.files(commit, parent))

@@ -238,3 +238,25 @@ def python_matrix(
             )
         )
     return tuple(entries)
+
+
+def matrix_on_tree(
+    repo: Path,
+    tree: str,
+    versions: Sequence[str],
+    tests: Sequence[str],
+    matrix_runner: MatrixRunner | None,
+    run_command: CommandRunner,
+    work: Path | None = None,
+) -> tuple[MatrixEntry, ...]:
+    """Check ``tree`` out and run :func:`python_matrix` on it; nothing when ``versions`` is empty.
+
+    Raises:
+        GitError: the tree is unknown.
+    """
+    if not versions:
+        return ()
+    with tempfile.TemporaryDirectory(prefix="repogate-matrix-", dir=work) as tmp:
+        checkout = Path(tmp) / "checkout"
+        git.checkout_tree(repo, tree, checkout)
+        return python_matrix(versions, checkout, tests, matrix_runner, run_command)

@@ -25,8 +25,9 @@ The soft metric ``extra_repair_effort`` is the number of semantically conflicted
 
 from __future__ import annotations
 
-import tempfile
+import contextlib
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -38,11 +39,10 @@ from repogate.contract import Generator, Sentinel
 from repogate.gates._follow_ups import FollowUp, follow_up_commits
 from repogate.gates._history import (
     HistoryCache,
+    HistoryRuns,
     TestRunner,
-    history_results,
     regressions,
     run_in_tree,
-    select_tests,
     uncollected,
 )
 from repogate.gates._replay import ConflictFile, conflict_files, resolve_changelog
@@ -51,7 +51,7 @@ from repogate.gates._survival import (
     MatrixEntry,
     MatrixRunner,
     Regeneration,
-    python_matrix,
+    matrix_on_tree,
     regeneration_survival,
     sandboxed_command,
 )
@@ -135,6 +135,9 @@ class SentinelInputs:
         run_command: runs generator commands and interpreter probes (default: the sandbox).
         matrix_runner: runs tests under another interpreter (None: a listed version errors).
         work_dir: folder for temporary checkouts (None: the system's temporary folder).
+        workers: test runs at once. 1 runs everything in order; with 2 or more, real-history
+            runs go to a pool of ``workers - 1`` threads beside the replay (history of steps
+            after a conflict is then run too, and cached for later attempts).
     """
 
     repo: Path
@@ -153,29 +156,36 @@ class SentinelInputs:
     run_command: CommandRunner = field(default=sandboxed_command)
     matrix_runner: MatrixRunner | None = None
     work_dir: Path | None = None
+    workers: int = 1
 
 
 def _with_tests(
-    ctx: SentinelInputs, follow: FollowUp, record: StepRecord, cache: HistoryCache
+    ctx: SentinelInputs, follow: FollowUp, record: StepRecord, history_tree: str, runs: HistoryRuns
 ) -> StepRecord:
-    """Run the step's selected tests in history and on the replayed state; record regressions."""
-    assert record.tree is not None  # noqa: S101 - only replayed steps reach here
-    files = select_tests(
-        ctx.repo, follow.sha, follow.parent, ctx.focused_tests + ctx.regression_tests
-    )
+    """Run the step's selected tests in history and on the replayed state; record regressions.
+
+    When history is prefetched the replayed state runs at once, beside it, on every selected
+    file; otherwise history runs first and the replayed state runs only its collectable files.
+    """
+    assert record.tree is not None
+    files = runs.files(follow.sha, follow.parent)
     if not files:
         return record.model_copy(update={"detail": "no test file selected for this follow-up"})
-    history, cached = history_results(
-        ctx.repo, follow.sha, files, ctx.environment_digest, cache, ctx.run_tests, ctx.work_dir
-    )
+    same = record.tree == history_tree  # same tree, same environment: history's results are its own
+    early = None
+    if runs.prefetching and not same:
+        early = run_in_tree(ctx.repo, record.tree, files, ctx.run_tests, ctx.work_dir)
+    history, cached = runs.get(follow.sha, follow.parent)
     bad = uncollected(history, files)
     good = tuple(f for f in files if f not in bad)
-    if not good:
-        replayed: dict[str, str] = {}
-    elif record.tree == git.tree_of(ctx.repo, follow.sha):
-        replayed = history  # the same tree in the same environment: history's results are its own
+    if same:
+        replayed = history
+    elif early is not None:
+        replayed = early
     else:
-        replayed = run_in_tree(ctx.repo, record.tree, good, ctx.run_tests, ctx.work_dir)
+        replayed = (
+            run_in_tree(ctx.repo, record.tree, good, ctx.run_tests, ctx.work_dir) if good else {}
+        )
     regressed = regressions(history, replayed, good)
     passed = sum(1 for t, o in history.items() if o == "passed")
     notes = (
@@ -199,7 +209,7 @@ def _with_tests(
     )
 
 
-def _step(ctx: SentinelInputs, follow: FollowUp, state: str, cache: HistoryCache) -> StepRecord:
+def _step(ctx: SentinelInputs, follow: FollowUp, state: str, runs: HistoryRuns) -> StepRecord:
     """Replay one follow-up onto ``state`` and, when it applied, run its tests."""
     ids = {"sha": follow.sha, "parent": follow.parent, "subject": follow.subject}
     step = git.replay_commit(ctx.repo, state, follow.sha, follow.parent)
@@ -228,7 +238,18 @@ def _step(ctx: SentinelInputs, follow: FollowUp, state: str, cache: HistoryCache
         )
     else:
         record = StepRecord(**ids, replay="clean", status="clean", tree=step.merge.tree)
-    return _with_tests(ctx, follow, record, cache)
+    return _with_tests(ctx, follow, record, step.commit_tree, runs)
+
+
+def _blocked(follow: FollowUp, blocker: str) -> StepRecord:
+    return StepRecord(
+        sha=follow.sha,
+        parent=follow.parent,
+        subject=follow.subject,
+        replay="blocked",
+        status="blocked",
+        detail=f"not replayed: blocked by the conflict at {blocker[:12]}",
+    )
 
 
 def replay_window(ctx: SentinelInputs, follow_ups: Sequence[FollowUp]) -> tuple[StepRecord, ...]:
@@ -237,30 +258,30 @@ def replay_window(ctx: SentinelInputs, follow_ups: Sequence[FollowUp]) -> tuple[
     Raises:
         GitError: git failed.
     """
-    cache = HistoryCache(ctx.cache_dir)
-    state = ctx.start_tree
-    steps: list[StepRecord] = []
-    blocker: str | None = None
-    for follow in follow_ups:
-        if blocker is not None:
-            steps.append(
-                StepRecord(
-                    sha=follow.sha,
-                    parent=follow.parent,
-                    subject=follow.subject,
-                    replay="blocked",
-                    status="blocked",
-                    detail=f"not replayed: blocked by the conflict at {blocker[:12]}",
-                )
-            )
-            continue
-        record = _step(ctx, follow, state, cache)
-        steps.append(record)
-        if record.tree is None:
-            blocker = follow.sha
-        else:
-            state = record.tree
-    return tuple(steps)
+    with contextlib.ExitStack() as stack:
+        pool = None
+        if ctx.workers > 1:
+            pool = stack.enter_context(ThreadPoolExecutor(ctx.workers - 1, "sentinel-history"))
+        ids = ctx.focused_tests + ctx.regression_tests
+        cache = HistoryCache(ctx.cache_dir)
+        runs = HistoryRuns(
+            ctx.repo, ids, ctx.environment_digest, cache, ctx.run_tests, ctx.work_dir, pool
+        )
+        runs.prefetch([(f.sha, f.parent) for f in follow_ups])
+        state = ctx.start_tree
+        steps: list[StepRecord] = []
+        blocker: str | None = None
+        for follow in follow_ups:
+            if blocker is not None:
+                steps.append(_blocked(follow, blocker))
+                continue
+            record = _step(ctx, follow, state, runs)
+            steps.append(record)
+            if record.tree is None:
+                blocker = follow.sha
+            else:
+                state = record.tree
+        return tuple(steps)
 
 
 def _effort(steps: Sequence[StepRecord], changelog: bool) -> dict[str, int]:
@@ -284,6 +305,10 @@ def _residual(
         notes.append(f"{len(blocked)} follow-up(s) not observed after a semantic conflict")
     notes += [f"follow-up {s.sha[:12]} selected no tests" for s in steps if s.tree and not s.tests]
     return notes
+
+
+def _source(cfg: Sentinel) -> str:
+    return "contract" if cfg.follow_ups else "history" if cfg.follow_up_count else "none"
 
 
 def _verdict(
@@ -311,18 +336,6 @@ def _verdict(
         return "error", "; ".join(errored)
     replayed = sum(1 for s in steps if s.tree is not None)
     return "passed", f"{replayed} follow-up(s) replayed without conflict or regression"
-
-
-def _matrix(ctx: SentinelInputs) -> tuple[MatrixEntry, ...]:
-    if not ctx.config.python_matrix:
-        return ()
-    tests = ctx.focused_tests + ctx.regression_tests
-    with tempfile.TemporaryDirectory(prefix="repogate-matrix-", dir=ctx.work_dir) as tmp:
-        checkout = Path(tmp) / "checkout"
-        git.checkout_tree(ctx.repo, ctx.start_tree, checkout)
-        return python_matrix(
-            ctx.config.python_matrix, checkout, tests, ctx.matrix_runner, ctx.run_command
-        )
 
 
 def check_sentinel(ctx: SentinelInputs) -> Observation:
@@ -368,17 +381,21 @@ def check_sentinel(ctx: SentinelInputs) -> Observation:
         else Regeneration(status="skipped", detail="regeneration is off in the contract")
     )
     steps = replay_window(ctx, follow_ups)
-    matrix = _matrix(ctx)
+    matrix = matrix_on_tree(
+        ctx.repo,
+        ctx.start_tree,
+        cfg.python_matrix,
+        ctx.focused_tests + ctx.regression_tests,
+        ctx.matrix_runner,
+        ctx.run_command,
+        ctx.work_dir,
+    )
     status, detail = _verdict(steps, regen, matrix)
     semantic = _effort(steps, changelog=False)
     details: dict[str, Any] = {
         "window": {
             "label": cfg.window,
-            "source": "contract"
-            if cfg.follow_ups
-            else "history"
-            if cfg.follow_up_count
-            else "none",
+            "source": _source(cfg),
             "first_parent": cfg.first_parent,
             "commits": [f.sha for f in follow_ups],
             "replayed": sum(1 for s in steps if s.tree is not None),
