@@ -26,6 +26,3 @@ def test_timeout_applies_to_every_attempt():
 def test_default_timeout_is_five_seconds():
     assert timeouts_seen() == [5.0]
 
-
-def test_zero_timeout_means_library_default():
-    assert timeouts_seen(RetryPolicy(timeout_s=0)) == [5.0]

@@ -1,0 +1,5 @@
+"""Client settings."""
+
+BASE_URL = 'https://api.example.com'
+MAX_ATTEMPTS = 3
+TIMEOUT_S = 10.0
