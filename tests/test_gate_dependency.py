@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -206,3 +207,51 @@ def test_candidate_checkout_is_not_written(tmp_path: Path) -> None:
     check_dependency_policy(base_dir, cand_dir, UV, changed, OFFLINE)
     assert sorted(cand_dir.iterdir()) == before
     assert git.status_porcelain(cand_dir) == ()
+
+
+@pytest.fixture(scope="module")
+def pip_tools_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A throwaway venv holding pip-tools (installed from the index; skipped when unreachable)."""
+    venv = tmp_path_factory.mktemp("pip-tools") / "venv"
+    made = subprocess.run(["uv", "venv", "-q", str(venv)], capture_output=True, check=False)
+    env = {**os.environ, "VIRTUAL_ENV": str(venv)}
+    done = subprocess.run(
+        ["uv", "pip", "install", "-q", "pip-tools"], capture_output=True, env=env, check=False
+    )
+    if made.returncode or done.returncode:
+        pytest.skip(f"pip-tools could not be installed: {done.stderr.decode()[-300:]}")
+    return venv / "bin"
+
+
+def _pip_compile(folder: Path, bin_dir: Path, requirements_in: str) -> str:
+    (folder / "requirements.in").write_text(requirements_in)
+    options = ["--no-emit-index-url", "--no-emit-find-links", "--strip-extras", "-q"]
+    subprocess.run(
+        [str(bin_dir / "pip-compile"), *options, "requirements.in"],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+    )
+    return (folder / "requirements.txt").read_text()
+
+
+@pytest.mark.slow
+def test_pip_compile_replay_reproduces_and_catches_a_hand_pin(
+    tmp_path: Path, pip_tools_bin: Path
+) -> None:
+    """pip-tools has no check mode: the replay of the header's pip-compile command is the check."""
+    work = tmp_path / "work"
+    work.mkdir()
+    base_txt = _pip_compile(work, pip_tools_bin, "iniconfig\n")
+    grown_txt = _pip_compile(work, pip_tools_bin, "iniconfig\nsix\n")
+    base = {"requirements.in": "iniconfig\n", "requirements.txt": base_txt}
+    path = f"{pip_tools_bin}{os.pathsep}{os.environ['PATH']}"
+    policy = SandboxPolicy(network=True, timeout_s=120, env={"PATH": path})
+    grown = {"requirements.in": "iniconfig\nsix\n", "requirements.txt": grown_txt}
+    check, _ = _check(tmp_path / "good", base, grown, lock=None, policy=policy)
+    assert check.status == "passed", check.detail
+    pin = base_txt.split("iniconfig==")[1].split("\n")[0]
+    hand = {"requirements.txt": base_txt.replace(f"iniconfig=={pin}", "iniconfig==2.0.0")}
+    check, _ = _check(tmp_path / "hand", base, hand, lock=None, policy=policy)
+    assert check.status == "failed"
+    assert f"-iniconfig=={pin} | +iniconfig==2.0.0" in check.detail

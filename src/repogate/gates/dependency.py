@@ -20,6 +20,11 @@ differs, a dependency outside the allowlist) fails the check even if another pro
 
 Limits: a replay resolves new dependencies against today's index, so a lockfile written before a
 newer release appeared can differ for that reason alone; the detail shows the difference.
+pip-compile's header names the Python version and may embed index options from the machine's pip
+configuration, so its replay reproduces only lockfiles compiled under the same conditions; a pin
+made with ``--upgrade-package`` is not in the header and so is not replayed. The poetry path
+(``poetry check --lock``, then ``poetry lock``, which keeps locked versions since poetry 2) is
+not exercised by this project's tests.
 """
 
 from __future__ import annotations
