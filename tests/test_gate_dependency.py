@@ -255,3 +255,17 @@ def test_pip_compile_replay_reproduces_and_catches_a_hand_pin(
     check, _ = _check(tmp_path / "hand", base, hand, lock=None, policy=policy)
     assert check.status == "failed"
     assert f"-iniconfig=={pin} | +iniconfig==2.0.0" in check.detail
+
+
+@pytest.mark.slow
+def test_hand_edited_version_pin_is_not_passed(tmp_path: Path) -> None:
+    """A pin changed by hand in uv.lock never passes: uv rejects the lock or the replay differs."""
+    base = _locked(tmp_path, "iniconfig")
+    lock_text = base["uv.lock"]
+    assert lock_text is not None
+    tampered = lock_text.replace(
+        'name = "iniconfig"\nversion = "', 'name = "iniconfig"\nversion = "0.'
+    )
+    assert tampered != lock_text
+    check, _ = _check(tmp_path, base, {"uv.lock": tampered}, policy=ONLINE)
+    assert check.status == "failed", check.detail

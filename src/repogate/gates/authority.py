@@ -28,9 +28,21 @@ from typing import Any, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from repogate.errors import EvidenceError
-from repogate.gates.codeowners import Owners
+from repogate.gates.codeowners import CodeownersProblem, Owners, validate_codeowners
 from repogate.git import ChangedPath
 from repogate.receipt import Check, Observation
+
+__all__ = [
+    "CodeownersProblem",
+    "Review",
+    "ReviewEvidence",
+    "Thread",
+    "check_authority",
+    "load_reviews",
+    "reviews_schema",
+    "soft_metrics",
+    "validate_codeowners",
+]
 
 CANDIDATE_PLACEHOLDER = "{{candidate}}"
 APPROVED = "code_owner_approved"
