@@ -208,6 +208,21 @@ def test_follow_up_count_walks_first_parents_and_replays_merges_against_the_refe
     assert any("2 of the 5" in n for n in obs.details["residual_unknowns"])
 
 
+def test_non_adjacent_follow_ups_carry_the_commits_between(tmp_path: Path) -> None:
+    """Commits the window leaves out must not make the real fix conflict with its own future."""
+    repo, base, fix = _repo(tmp_path)
+    fixed = MODULE.replace("return x\n", "return max(x, 0)\n", 1)
+    commit(repo, {"m.py": fixed.replace("x * 0.2", "x * 0.25")}, "unnamed")
+    named = commit(repo, {"m.py": fixed.replace("x * 0.2", "round(x * 0.25, 2)")}, "named")
+    (found,) = follow_up_commits(repo, base, fix, [named], 0, "main", True)
+    assert found.parent == fix and found.between == 1
+    obs = check_sentinel(_ctx(repo, base, fix, tmp_path, [named]))
+    assert obs.checks[0].status == "passed", obs.checks[0].detail
+    (step,) = _steps(obs.details)
+    assert step["tree"] == git.tree_of(repo, named)
+    assert obs.details["window"]["unnamed_between"] == 1
+
+
 def test_follow_up_deleting_the_changed_file_is_a_semantic_conflict(tmp_path: Path) -> None:
     repo, base, fix = _repo(tmp_path)
     gone = commit(repo, {"m.py": None, "tests/test_m.py": None, "n.py": "VALUE = 1\n"}, "drop m")

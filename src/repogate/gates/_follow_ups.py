@@ -1,9 +1,16 @@
 """Which follow-up commits the sentinel replays, and against which parent (private to the sentinel).
 
 The contract names follow-ups, or a count is taken from the target branch's real history after the
-reference change (first-parent path, or every descendant). A merge commit is replayed against its
-first parent that descends from the reference change (else from the base), so its own change is
-what the merge brought onto that line.
+reference change (first-parent path, or every descendant).
+
+Each follow-up's change is taken against the previous observed commit (the reference change for the
+first) whenever that is its ancestor: ``previous..follow-up`` then holds the follow-up's own change
+plus any real commits between the two that the window does not name, so a window of non-adjacent
+commits (say, the later commits touching the same files) does not conflict over history it left
+out, and the reference change itself always replays cleanly. On a first-parent path this is each
+commit's first parent; for a merge commit it is the parent that descends from the reference change.
+Otherwise (no reference, or commits named out of order) a commit's own parent is used: the only
+one, or for a merge commit the first that descends from the reference change (else from the base).
 """
 
 from __future__ import annotations
@@ -22,8 +29,9 @@ class FollowUp(BaseModel):
 
     Attributes:
         sha: the commit (40 hex).
-        parent: the parent its own change is taken against: the only parent, or for a merge
-            commit the first parent that descends from the reference change (else from the base).
+        parent: the commit its change is taken against (``parent..sha``): the previous observed
+            commit when that is an ancestor, else its own parent (see the module docstring).
+        between: real commits in ``parent..sha`` other than ``sha`` (0 for adjacent commits).
         subject: the first line of its message.
         merge: True when the commit has more than one parent.
     """
@@ -34,6 +42,7 @@ class FollowUp(BaseModel):
     parent: str
     subject: str
     merge: bool = False
+    between: int = 0
 
 
 def _full_sha(repo: Path, sha: str, what: str) -> str:
@@ -120,14 +129,27 @@ def follow_up_commits(
                 break
             if git.is_ancestor(repo, anchor, sha):
                 shas.append(sha)
-    return tuple(_follow_up(repo, sha, (anchor, base)) for sha in shas)
+    follow_ups: list[FollowUp] = []
+    previous = anchor if reference else None
+    for sha in shas:
+        follow_ups.append(_follow_up(repo, sha, previous, (anchor, base)))
+        previous = sha
+    return tuple(follow_ups)
 
 
-def _follow_up(repo: Path, sha: str, anchors: Sequence[str]) -> FollowUp:
+def _follow_up(repo: Path, sha: str, previous: str | None, anchors: Sequence[str]) -> FollowUp:
     parents = git.commit_parents(repo, sha)
+    if previous is not None and previous != sha and git.is_ancestor(repo, previous, sha):
+        parent = previous
+    else:
+        parent = _parent_for(repo, sha, parents, anchors)
+    between = (
+        0 if parent in parents else len(git.log_range(repo, parent, sha, first_parent=False)) - 1
+    )
     return FollowUp(
         sha=sha,
-        parent=_parent_for(repo, sha, parents, anchors),
+        parent=parent,
         subject=git.commit_subject(repo, sha),
         merge=len(parents) > 1,
+        between=between,
     )

@@ -6,8 +6,9 @@ change, did not establish the intended successor state. The sentinel observes a 
 
 1. **regenerate**: rerun the contract's generators on the merged state; the candidate's intent must
    survive (:mod:`repogate.gates._survival`).
-2. **replay**: apply each follow-up commit's own change (``parent..commit``) to the current state
-   with a three-way merge and rename detection (:func:`repogate.git.replay_commit`). A step is
+2. **replay**: apply each follow-up's change (``parent..commit``, the parent chosen by
+   :mod:`repogate.gates._follow_ups`) to the current state with a three-way merge and rename
+   detection (:func:`repogate.git.replay_commit`). A step is
    ``clean``; ``resolved`` (conflicts only in changelog and news files, resolved by the declared
    policy and counted apart); ``conflict`` (a semantic conflict: the follow-up is blocked, and the
    steps after it are ``blocked``); or ``empty`` (the follow-up changes nothing; not a failure).
@@ -300,6 +301,9 @@ def _residual(
     wanted = ctx.config.follow_up_count
     if not ctx.config.follow_ups and wanted and len(follow_ups) < wanted:
         notes.append(f"history holds {len(follow_ups)} of the {wanted} follow-ups asked for")
+    between = sum(f.between for f in follow_ups)
+    if between:
+        notes.append(f"{between} commit(s) between the named follow-ups replayed with them")
     blocked = [s for s in steps if s.status == "blocked"]
     if blocked:
         notes.append(f"{len(blocked)} follow-up(s) not observed after a semantic conflict")
@@ -398,6 +402,7 @@ def check_sentinel(ctx: SentinelInputs) -> Observation:
             "source": _source(cfg),
             "first_parent": cfg.first_parent,
             "commits": [f.sha for f in follow_ups],
+            "unnamed_between": sum(f.between for f in follow_ups),
             "replayed": sum(1 for s in steps if s.tree is not None),
         },
         "steps": [s.model_dump(mode="json") for s in steps],
