@@ -102,3 +102,18 @@ def test_existing_paths_lists_only_files_present(tmp_path: Path) -> None:
     repo, c = _history(tmp_path)
     assert git.existing_paths(repo, c["fix"], ["a.py", "gone.py", "b.txt"]) == {"a.py", "b.txt"}
     assert git.existing_paths(repo, c["fix"], []) == frozenset()
+
+
+def test_tree_helpers_work_in_a_bare_repository(tmp_path: Path) -> None:
+    repo, c = _history(tmp_path)
+    bare = tmp_path / "bare.git"
+    run(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    tree = git.tree_with_files(bare, c["fix"], {"a.py": None, "new/n.txt": b"n\n"})
+    assert git.show_file(bare, tree, "a.py") is None
+    assert git.show_file(bare, tree, "new/n.txt") == b"n\n"
+    out = tmp_path / "out"
+    git.checkout_tree(bare, tree, out)
+    assert sorted(p.name for p in out.rglob("*") if p.is_file()) == ["b.txt", "n.txt"]
+    assert git.tree_from_dir(bare, out) == tree
+    step = git.replay_commit(bare, tree, c["clash"], c["follow"])
+    assert step.merge.clean is False or step.merge.tree

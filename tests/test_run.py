@@ -87,13 +87,16 @@ def test_gold_null_and_test_editing_agent(
 def test_agent_sees_no_future_history(
     parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """An agent must not find the real fix in later history (SWE-bench issue #465)."""
+    """An agent must not find the real fix in later history (SWE-bench issue #465), neither in
+    its workspace nor in the harness's copy of the repository on the same disk."""
     fix = parser.commits["fix"]
     probe = tmp_path / "probe.sh"
     probe.write_text(
         "#!/bin/sh\n"
         f"git cat-file -e {fix} 2>/dev/null && echo LEAK > confparse/leak.txt\n"
         "git log --all --format=%H | wc -l > confparse/commits.txt\n"
+        f"git -C {parser.repo} cat-file -e {fix} 2>/dev/null && echo SOURCE > confparse/leak2.txt\n"
+        f"cat {parser.contracts[0]} > confparse/contract.txt 2>/dev/null\n"
     )
     probe.chmod(0o755)
     out = tmp_path / "run"
@@ -103,6 +106,8 @@ def test_agent_sees_no_future_history(
     assert code == ExitCode.OK
     patch = next((out / "attempts").glob("*/patch.diff")).read_text()
     assert "LEAK" not in patch
+    assert "SOURCE" not in patch  # the harness's full-history repository is hidden
+    assert "fail_to_pass" not in patch  # so are the contract and its oracles
     assert "+1\n" in patch  # exactly one commit (the base) is visible
 
 
@@ -360,3 +365,55 @@ def test_run_as_subprocess(parser: BuiltScenario, tmp_path: Path) -> None:
     )
     assert shown.returncode == 0
     assert "accepted" in shown.stdout
+
+
+FLAKY_PATCH = """diff --git a/tests/test_flaky.py b/tests/test_flaky.py
+new file mode 100644
+--- /dev/null
++++ b/tests/test_flaky.py
+@@ -0,0 +1,8 @@
++from pathlib import Path
++
++
++def test_flips_between_runs():
++    counter = Path(__file__).with_name("runs.txt")
++    runs = int(counter.read_text()) if counter.exists() else 0
++    counter.write_text(str(runs + 1))
++    assert runs % 2 == 0
+"""
+
+
+def test_flaky_test_is_excluded_with_a_record(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A test that flips between runs is reported as flaky and left out of the verdict."""
+    path = parser.contracts[0]
+    (path.parent / "flaky.patch").write_text(FLAKY_PATCH)
+    text = path.read_text()
+    text = text.replace("[oracles]\n", "[oracles]\nrepeat = 3\n", 1)
+    text = text.replace(
+        "pass_to_pass = [\n",
+        'pass_to_pass = [\n  "tests/test_flaky.py::test_flips_between_runs",\n',
+        1,
+    )
+    path.write_text(text)
+    variant = path.parent / "with-flaky.toml"
+    variant.write_text(text)
+    # hidden tests: the fix's tests plus the flaky file, as one patch file
+    hidden = git.diff_binary(parser.repo, parser.commits["base"], parser.commits["fix"], ["tests/"])
+    (path.parent / "hidden.patch").write_bytes(hidden + FLAKY_PATCH.encode())
+    variant.write_text(
+        text.replace(
+            f'hidden_tests = {{ commit = "{parser.commits["fix"]}", paths = ["tests/"] }}',
+            'hidden_tests = { file = "hidden.patch" }',
+        )
+    )
+    out = tmp_path / "run"
+    code, rows = run_json(capsys, str(variant), "--agent", "gold", "--out", str(out))
+    assert code == ExitCode.OK
+    assert rows[0]["accepted"] is True, rows
+    store = Store.open(out)
+    verification = next(r for r in store.receipts(store.attempts()[0].attempt_id) if r.gate == "V")
+    assert verification.details["flaky_excluded"] == [
+        "tests/test_flaky.py::test_flips_between_runs"
+    ]

@@ -73,7 +73,44 @@ def test_no_isolation_is_said_loudly(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert iso.kind == "none"
     assert not iso.network_off
     assert iso.detail.startswith("NETWORK NOT ISOLATED")
-    assert sandbox.run(["true"], tmp_path, QUICK).isolation == iso
+    ran = sandbox.run(["true"], tmp_path, QUICK).isolation
+    assert (ran.kind, ran.network_off) == (iso.kind, iso.network_off)
+    assert ran.detail.startswith("NETWORK NOT ISOLATED")
+    assert "filesystem not restricted" in ran.detail
+
+
+def test_read_only_filesystem_except_writable_folders(tmp_path: Path) -> None:
+    """Threat: an agent writes outside its workspace (the environment cache, other attempts)."""
+    inside, outside = tmp_path / "inside", tmp_path / "outside"
+    inside.mkdir()
+    outside.mkdir()
+    policy = QUICK.model_copy(update={"writable": (inside,)})
+    script = (
+        "import pathlib, sys\n"
+        "pathlib.Path(sys.argv[1], 'ok.txt').write_text('x')\n"
+        "try:\n    pathlib.Path(sys.argv[2], 'bad.txt').write_text('x')\n"
+        "except OSError as e:\n    print('refused', e.errno)\n"
+    )
+    result = sandbox.run([sys.executable, "-c", script, str(inside), str(outside)], inside, policy)
+    assert result.ok, result.stderr
+    assert "refused" in result.stdout
+    assert (inside / "ok.txt").exists()
+    assert not (outside / "bad.txt").exists()
+    assert "filesystem read-only except inside" in result.isolation.detail
+
+
+def test_hidden_folders_look_empty(tmp_path: Path) -> None:
+    """Threat: an agent reads the harness's full-history repository or the hidden tests on disk."""
+    secret = tmp_path / "history"
+    secret.mkdir()
+    (secret / "fix.patch").write_text("the real fix")
+    work = tmp_path / "work"
+    work.mkdir()
+    policy = QUICK.model_copy(update={"writable": (work,), "hidden": (secret,)})
+    result = sandbox.run(["ls", "-A", str(secret)], work, policy)
+    assert result.ok, result.stderr
+    assert result.stdout == ""
+    assert (secret / "fix.patch").read_text() == "the real fix"
 
 
 def test_environment_is_scrubbed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

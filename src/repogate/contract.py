@@ -229,6 +229,7 @@ class TransitionContract(_Model):
     reference: PatchSource | None = None
 
     _base_dir: Path = PrivateAttr(default=Path())
+    _file: Path | None = PrivateAttr(default=None)
 
     @field_validator("base_commit", "target_commit")
     @classmethod
@@ -239,6 +240,14 @@ class TransitionContract(_Model):
     def base_dir(self) -> Path:
         """The folder the contract's relative paths are resolved against."""
         return self._base_dir
+
+    def private_files(self) -> tuple[Path, ...]:
+        """Return the files an agent must never read: this contract and its patch files."""
+        files = [self._file] if self._file else []
+        for source in (self.oracles.hidden_tests, self.reference):
+            if source is not None and source.file is not None:
+                files.append(self.resolve(source.file))
+        return tuple(files)
 
     def resolve(self, relative: str) -> Path:
         """Return ``relative`` (a path written in the contract) as a path on this machine."""
@@ -341,7 +350,9 @@ def load_contract(path: Path) -> TransitionContract:
         raise ContractError(
             f"contract {path} is not valid TOML: {exc}", "fix the TOML syntax at that line"
         ) from None
-    return parse_contract(data, str(path), path.parent)
+    contract = parse_contract(data, str(path), path.parent)
+    contract._file = path.resolve()
+    return contract
 
 
 def contract_schema() -> dict[str, Any]:

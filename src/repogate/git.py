@@ -750,23 +750,35 @@ def existing_paths(repo: Path, rev: str, paths: Sequence[str]) -> frozenset[str]
 def tree_with_files(repo: Path, tree: str, files: Mapping[str, bytes | None]) -> str:
     """Return a tree equal to ``tree`` except for ``files`` (None removes a path).
 
-    Written through a private index (``read-tree``, ``update-index``, ``write-tree``); new files get
-    mode 100644, existing ones keep theirs.
+    Written through a private index (``read-tree``, ``update-index -z --index-info``,
+    ``write-tree``), so it works in bare repositories too; new files get mode 100644, existing ones
+    keep theirs.
 
     Raises:
         GitError: ``tree`` is unknown or git failed.
     """
     with tempfile.TemporaryDirectory(prefix="repogate-index-") as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        _run_env(["read-tree", _checked_rev(tree)], repo, env)
+        _run_env(["read-tree", f"{_checked_rev(tree)}^{{tree}}"], repo, env)
+        listed = _run_env(["ls-files", "-s", "-z", "--", *files], repo, env) if files else b""
+        modes = {}
+        for entry in listed.split(b"\0"):
+            meta, _, name = entry.partition(b"\t")
+            if meta:
+                modes[os.fsdecode(name)] = meta.split(b" ")[0].decode()
+        records = []
         for path, data in sorted(files.items()):
             if data is None:
-                _run_env(["update-index", "--force-remove", "--", path], repo, env)
+                records.append(f"0 {'0' * 40}\t{path}")
                 continue
             blob = run_git(["hash-object", "-w", "--stdin"], repo, input=data).decode().strip()
-            listed = _run_env(["ls-files", "-s", "--", path], repo, env).split(b" ")
-            mode = listed[0].decode() if len(listed) > 1 else "100644"
-            _run_env(["update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}"], repo, env)
+            records.append(f"{modes.get(path, '100644')} {blob}\t{path}")
+        if records:
+            info = "".join(f"{r}\0" for r in records).encode()
+            done = _exec(["update-index", "-z", "--index-info"], repo, info, env)
+            if done.returncode != 0:
+                stderr = done.stderr.decode("utf-8", "replace")
+                raise GitError(["git", "update-index", "--index-info"], done.returncode, stderr)
         return _run_env(["write-tree"], repo, env).decode().strip()
 
 

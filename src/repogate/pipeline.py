@@ -116,8 +116,17 @@ def workspace(cfg: AttemptConfig) -> Path:
 
 
 def test_policy(cfg: AttemptConfig) -> SandboxPolicy:
-    """The sandbox for the target repository's own code: no network, the test budget."""
-    return SandboxPolicy(network=False, timeout_s=cfg.contract.oracles.timeout_s)
+    """Return the sandbox for the target repository's own code, which includes the patch.
+
+    No network, the test budget, writes only in the attempt's scratch and evidence folders, and
+    the harness's full-history repository hidden.
+    """
+    return SandboxPolicy(
+        network=False,
+        timeout_s=cfg.contract.oracles.timeout_s,
+        writable=(cfg.work, cfg.evidence),
+        hidden=(cfg.source,),
+    )
 
 
 def emit(cfg: AttemptConfig, progress: Progress, receipt: Receipt) -> Progress:
@@ -262,12 +271,18 @@ def hidden_patch(cfg: AttemptConfig) -> bytes:
 
 
 def agent_policy(cfg: AttemptConfig, env: BuiltEnvironment) -> SandboxPolicy:
-    """The sandbox for the agent: its time budget, its network grant, the environment on PATH."""
+    """The sandbox for the agent: its time budget, its network grant, the environment on PATH.
+
+    It writes only its workspace and its output folder; the run directory (other attempts,
+    scenario sources, hidden tests at the base) and the full-history repository are hidden.
+    """
     permissions = cfg.contract.permissions
     return SandboxPolicy(
         network=permissions.network,
         timeout_s=permissions.time_budget_s,
         env=activate(env, workspace(cfg)),
+        writable=(workspace(cfg), cfg.evidence / "agent"),
+        hidden=(cfg.source, cfg.store.run_dir.resolve(), *cfg.contract.private_files()),
     )
 
 

@@ -51,6 +51,10 @@ class SandboxPolicy(BaseModel):
         output_cap_bytes: bytes kept of stdout and of stderr each; the rest is dropped, counted.
         env: extra environment variables granted (the rest of the caller's environment is scrubbed).
         home: a private HOME to use; None makes a fresh temporary one.
+        writable: when set, the filesystem is read-only except these folders (and the private
+            HOME and TMPDIR); None leaves it writable. Needs bubblewrap; recorded in the isolation.
+        hidden: folders replaced by an empty one for the command (the harness's full-history
+            repository, the run directory). The user's credential folders are always hidden.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -60,6 +64,8 @@ class SandboxPolicy(BaseModel):
     output_cap_bytes: int = Field(default=4 * 1024 * 1024, gt=0)
     env: Mapping[str, str] = Field(default_factory=dict)
     home: Path | None = None
+    writable: tuple[Path, ...] | None = None
+    hidden: tuple[Path, ...] = ()
 
 
 class Isolation(BaseModel):
@@ -114,8 +120,40 @@ _NOT_ISOLATED = (
 )
 
 
-def _bwrap_prefix(network: bool, cwd: Path) -> list[str]:
-    prefix = ["bwrap", "--dev-bind", "/", "/", "--proc", "/proc", "--unshare-pid"]
+# Credential stores of the user running repogate: never visible to untrusted commands.
+SECRET_PATHS = (
+    ".ssh", ".gnupg", ".aws", ".azure", ".docker", ".kube", ".netrc", ".git-credentials",
+    ".pypirc", ".config/gh", ".config/gcloud", ".config/hub",
+)  # fmt: skip
+
+
+def _mounts(policy: SandboxPolicy | None, scratch: Path | None) -> list[str]:
+    """Return bubblewrap's mount arguments, in order.
+
+    The root (read-only when ``writable`` is set), then hidden folders and credential files, then
+    the writable folders and the private scratch.
+    """
+    if policy is None or policy.writable is None:
+        mounts = ["--dev-bind", "/", "/", "--proc", "/proc"]
+    else:
+        mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    user_home = Path.home()
+    secrets = [user_home / name for name in SECRET_PATHS]
+    for path in [*(policy.hidden if policy else ()), *secrets]:
+        if path.is_dir():
+            mounts += ["--tmpfs", str(path)]
+        elif path.exists():
+            mounts += ["--ro-bind", "/dev/null", str(path)]
+    if policy is not None and policy.writable is not None:
+        for path in (*policy.writable, *((scratch,) if scratch else ())):
+            mounts += ["--bind", str(path), str(path)]
+    return mounts
+
+
+def _bwrap_prefix(
+    network: bool, cwd: Path, policy: SandboxPolicy | None = None, scratch: Path | None = None
+) -> list[str]:
+    prefix = ["bwrap", *_mounts(policy, scratch), "--unshare-pid"]
     prefix += [] if network else ["--unshare-net"]
     return [*prefix, "--die-with-parent", "--chdir", str(cwd), "--"]
 
@@ -180,6 +218,23 @@ def isolation(network: bool) -> Isolation:
     return Isolation(kind="none", network_off=False, detail=_NOT_ISOLATED)
 
 
+def _with_filesystem(iso: Isolation, policy: SandboxPolicy) -> Isolation:
+    """Say in the isolation record what the filesystem looked like to the command."""
+    if iso.kind != "bwrap":
+        fs = "filesystem not restricted (needs bubblewrap)"
+    elif policy.writable is None:
+        fs = "filesystem writable; credential folders hidden"
+    else:
+        fs = (
+            "filesystem read-only except "
+            + ", ".join(p.name for p in policy.writable)
+            + "; credential folders"
+            + (" and harness folders" if policy.hidden else "")
+            + " hidden"
+        )
+    return iso.model_copy(update={"detail": f"{iso.detail}; {fs}"})
+
+
 def _environment(policy: SandboxPolicy, home: Path, tmp: Path) -> dict[str, str]:
     env = {key: os.environ[key] for key in _ENV_ALLOWLIST if key in os.environ}
     env.setdefault("PATH", os.defpath)
@@ -188,9 +243,11 @@ def _environment(policy: SandboxPolicy, home: Path, tmp: Path) -> dict[str, str]
     return env
 
 
-def _wrapped(argv: Sequence[str], cwd: Path, iso: Isolation) -> list[str]:
+def _wrapped(
+    argv: Sequence[str], cwd: Path, iso: Isolation, policy: SandboxPolicy, scratch: Path
+) -> list[str]:
     if iso.kind == "bwrap":
-        return [*_bwrap_prefix(not iso.network_off, cwd), *argv]
+        return [*_bwrap_prefix(not iso.network_off, cwd, policy, scratch), *argv]
     if iso.kind == "unshare":
         return [*_unshare_prefix(), *argv]
     return list(argv)
@@ -260,7 +317,7 @@ def run(argv: Sequence[str], cwd: Path, policy: SandboxPolicy) -> ExecResult:
         The result: exit code (127 when the command is not found, 126 when it cannot be run,
         -9 when stopped at the timeout), capped output, wall time, and the isolation in force.
     """
-    iso = isolation(policy.network)
+    iso = _with_filesystem(isolation(policy.network), policy)
     start = clock.monotonic()
     with tempfile.TemporaryDirectory(prefix="repogate-tmp-") as tmp:
         home = policy.home or Path(tmp) / "home"
@@ -274,7 +331,7 @@ def run(argv: Sequence[str], cwd: Path, policy: SandboxPolicy) -> ExecResult:
             return ExecResult(argv=tuple(argv), returncode=code, stderr=message, isolation=iso)
         try:
             proc = subprocess.Popen(
-                _wrapped(argv, cwd, iso),
+                _wrapped(argv, cwd, iso, policy, Path(tmp)),
                 cwd=cwd,
                 env=env,
                 stdin=subprocess.DEVNULL,

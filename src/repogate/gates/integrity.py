@@ -5,11 +5,14 @@ Checks:
 - ``edits_permitted``: every changed path lies within the contract's editable globs and outside
   its forbidden ones, and no changed path is a symlink pointing out of the repository. Stray
   reproduction scripts or a copied ``build/lib/...`` tree are named here.
-- ``oracle_untouched``: the patch edits none of the files the verdict is graded by: test files,
-  ``conftest.py``, pytest plugins and start-up hooks (``sitecustomize.py``, ``usercustomize.py``,
-  ``*.pth``), pytest/tox configuration (``pytest.ini``, ``tox.ini``, the test sections of
-  ``setup.cfg`` and ``pyproject.toml``, ``pytest11`` entry points), CI files, and the files the
-  hidden tests touch. Patches have passed graders by such edits (SWE-bench issues #631 and #393).
+- ``oracle_untouched``: the patch edits none of the files the verdict is graded by: existing test
+  files (modified or deleted), ``conftest.py``, pytest plugins and start-up hooks
+  (``sitecustomize.py``, ``usercustomize.py``, ``*.pth``), pytest/tox configuration
+  (``pytest.ini``, ``tox.ini``, the test sections of ``setup.cfg`` and ``pyproject.toml``,
+  ``pytest11`` entry points), CI files, and the files the hidden tests touch. Patches have passed
+  graders by such edits (SWE-bench issues #631 and #393). A *new* test file is allowed: an agent
+  adding its own focused test is good practice, and the grader runs only the files that hold the
+  graded ids, with the hidden tests' files reset to the base.
 """
 
 from __future__ import annotations
@@ -25,12 +28,7 @@ from repogate.gates._globs import matches_any
 from repogate.git import ChangedPath
 from repogate.receipt import Check, Observation
 
-ORACLE_GLOBS = (
-    "**/test_*.py",
-    "**/*_test.py",
-    "**/tests/**",
-    "**/test/**",
-    "**/testing/**",
+HOOK_GLOBS = (
     "**/conftest.py",
     "**/sitecustomize.py",
     "**/usercustomize.py",
@@ -45,6 +43,7 @@ ORACLE_GLOBS = (
     "azure-pipelines.yml",
     ".travis.yml",
 )
+TEST_GLOBS = ("**/test_*.py", "**/*_test.py", "**/tests/**", "**/test/**", "**/testing/**")
 # Files whose test-configuration sections are the oracle, not the whole file.
 _PYPROJECT_KEYS = (("tool", "pytest"), ("project", "entry-points", "pytest11"), ("tool", "tox"))
 _SETUP_CFG_SECTIONS = ("tool:pytest", "pytest", "options.entry_points")
@@ -108,8 +107,10 @@ def oracle_edits(
             name = posixpath.basename(path)
             if path in hidden_paths:
                 found.append(f"{path} (touched by the hidden tests)")
-            elif matches_any(path, ORACLE_GLOBS):
-                found.append(f"{path} (test or test configuration)")
+            elif matches_any(path, HOOK_GLOBS):
+                found.append(f"{path} (test hook, test configuration or CI)")
+            elif matches_any(path, TEST_GLOBS) and change.status != "A":
+                found.append(f"{path} (an existing test file)")
             elif name in _SECTIONED and posixpath.dirname(path) == "":
                 section = _SECTIONED[name]
                 if section(read(base, path)) != section(read(candidate, path)):

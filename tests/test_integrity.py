@@ -1,0 +1,158 @@
+"""Gate I on real candidate commits: each rule closes one way patches have fooled graders."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from repogate import git
+from repogate.contract import Permissions
+from repogate.gates.integrity import check_integrity
+
+
+def _sh(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pkg" / "mod.py").write_text("def f():\n    return 1\n")
+    (root / "tests" / "test_mod.py").write_text(
+        "from pkg.mod import f\n\ndef test_f():\n    assert f() == 2\n"
+    )
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "pkg"\nversion = "1"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n'
+    )
+    (root / "setup.cfg").write_text("[metadata]\nname = pkg\n\n[tool:pytest]\ntestpaths = tests\n")
+    git.init_repo(root)
+    git.commit_all(root, "base")
+    return root
+
+
+def _check(
+    repo: Path,
+    edits: dict[str, str | None],
+    permissions: Permissions | None = None,
+    hidden: tuple[str, ...] = (),
+):  # type: ignore[no-untyped-def]
+    base = git.rev_parse(repo, "HEAD")
+    for path, content in edits.items():
+        target = repo / path
+        if content is None:
+            target.unlink()
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content)
+    candidate = git.commit_candidate(repo, "candidate")
+    changed = git.changed_paths(repo, base, candidate)
+    seen = check_integrity(
+        changed,
+        permissions or Permissions(editable=("pkg/**",)),
+        lambda rev, path: git.show_file(repo, rev, path),
+        base,
+        candidate,
+        hidden,
+    )
+    return {c.name: c for c in seen.checks}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "conftest.py",
+        "pkg/conftest.py",
+        "sitecustomize.py",
+        "pkg/usercustomize.py",
+        "pkg/zz.pth",
+        "pytest_fakepass.py",
+    ],
+)
+def test_a_patch_must_not_pass_by_adding_a_test_hook(repo: Path, path: str) -> None:
+    """A conftest.py, start-up hook, .pth file or pytest plugin can mark failing tests as passed:
+    the patch is rejected whatever the test run says (adversarial kind 1)."""
+    checks = _check(
+        repo, {path: "import pytest\n", "pkg/mod.py": "def f():\n    return 2\n"}, Permissions()
+    )
+    assert checks["oracle_untouched"].status == "failed"
+    assert path in checks["oracle_untouched"].detail
+
+
+@pytest.mark.parametrize(
+    ("path", "content"),
+    [
+        ("tests/test_mod.py", "def test_f():\n    pass\n"),
+        ("tests/test_mod.py", None),
+        (
+            "pyproject.toml",
+            '[project]\nname = "pkg"\nversion = "1"\n\n[tool.pytest.ini_options]\naddopts = "-q --deselect tests/test_mod.py::test_f"\n',
+        ),
+        ("setup.cfg", "[metadata]\nname = pkg\n\n[tool:pytest]\ntestpaths = pkg\n"),
+        ("tox.ini", "[pytest]\naddopts = -k 'not test_f'\n"),
+        (".github/workflows/ci.yml", "on: push\n"),
+    ],
+)
+def test_a_patch_must_not_edit_the_tests_it_is_graded_on(
+    repo: Path, path: str, content: str | None
+) -> None:
+    """Editing or deleting graded tests, or the configuration that selects them, is rejected and
+    the edited oracle file is named (adversarial kind 3)."""
+    checks = _check(repo, {path: content}, Permissions())
+    assert checks["oracle_untouched"].status == "failed"
+    assert path in checks["oracle_untouched"].detail
+
+
+def test_agent_may_add_its_own_test_file(repo: Path) -> None:
+    checks = _check(repo, {"tests/test_new_focus.py": "def test_new():\n    pass\n"}, Permissions())
+    assert checks["oracle_untouched"].status == "passed"
+
+
+def test_project_metadata_edit_is_not_an_oracle_edit(repo: Path) -> None:
+    checks = _check(
+        repo,
+        {
+            "pyproject.toml": '[project]\nname = "pkg"\nversion = "2"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n'
+        },
+        Permissions(),
+    )
+    assert checks["oracle_untouched"].status == "passed"
+
+
+@pytest.mark.parametrize(
+    "path", ["reproduce_issue.py", "build/lib/pkg/mod.py", "scratch/notes.txt"]
+)
+def test_stray_files_outside_the_permitted_paths_are_named(repo: Path, path: str) -> None:
+    """A reproduction script, or a whole build/lib copy of the package, is not the change asked
+    for: the stray path is named by edits_permitted (adversarial kind 6)."""
+    checks = _check(repo, {path: "print('repro')\n", "pkg/mod.py": "def f():\n    return 2\n"})
+    assert checks["edits_permitted"].status == "failed"
+    assert path in checks["edits_permitted"].detail
+    assert checks["oracle_untouched"].status == "passed"
+
+
+def test_forbidden_glob_wins_over_editable(repo: Path) -> None:
+    checks = _check(
+        repo,
+        {"pkg/_vendor/x.py": "x = 1\n"},
+        Permissions(editable=("pkg/**",), forbidden=("pkg/_vendor/**",)),
+    )
+    assert checks["edits_permitted"].status == "failed"
+    assert "forbidden" in checks["edits_permitted"].detail
+
+
+def test_files_the_hidden_tests_touch_are_oracle(repo: Path) -> None:
+    checks = _check(
+        repo, {"pkg/check_data.json": "{}"}, Permissions(), hidden=("pkg/check_data.json",)
+    )
+    assert checks["oracle_untouched"].status == "failed"
+    assert "hidden tests" in checks["oracle_untouched"].detail
+
+
+def test_clean_patch_passes_both(repo: Path) -> None:
+    checks = _check(repo, {"pkg/mod.py": "def f():\n    return 2\n"})
+    assert checks["edits_permitted"].status == "passed"
+    assert checks["oracle_untouched"].status == "passed"
