@@ -78,6 +78,11 @@ def test_gold_null_and_test_editing_agent(
     receipts = store.receipts(gold.attempt_id)
     assert gold.decision is not None
     assert {r.state_id for r in receipts} == {gold.decision.state_id}
+    # The base state is checked once per task and environment, then reused from the cache.
+    null = store.attempts()[1]
+    env_receipt = next(r for r in store.receipts(null.attempt_id) if r.gate == "E")
+    assert env_receipt.details["base_state_cached"] is True
+    assert "cached result" in env_receipt.checks[0].detail
     statement = json.loads(
         next((out / "attempts" / gold.attempt_id / "receipts").glob("*-I.intoto.json")).read_text()
     )
