@@ -157,3 +157,27 @@ def test_report_folder_inside_the_checkout_is_refused(tmp_path: Path) -> None:
 def test_unusable_test_command_is_an_error(tmp_path: Path, command: str) -> None:
     run = run_tests(PYTHON, tmp_path / "work", command, None, tmp_path / "r", POLICY)
     assert run.status == "error" and "cannot be split" in run.reason
+
+
+def test_configuration_above_the_checkout_is_ignored(tmp_path: Path) -> None:
+    """A pytest configuration in a folder above the checkout (the harness's own project, say)
+    must not select, rename or break the target repository's tests."""
+    _write(
+        tmp_path, {"pyproject.toml": '[tool.pytest.ini_options]\naddopts = "--no-such-option"\n'}
+    )
+    work = _write(tmp_path / "runs" / "work", {"tests/test_a.py": "def test_a():\n    pass\n"})
+    run = run_tests(PYTHON, work, COMMAND, ["tests/test_a.py::test_a"], tmp_path / "report", POLICY)
+    assert run.status == "ok", run.reason
+    assert run.outcomes == {"tests/test_a.py::test_a": "passed"}
+
+
+def test_the_checkouts_own_configuration_is_used(tmp_path: Path) -> None:
+    work = _write(
+        tmp_path / "work",
+        {
+            "pyproject.toml": '[tool.pytest.ini_options]\nmarkers = ["slow: slow"]\naddopts = "--strict-markers"\n',
+            "tests/test_a.py": "import pytest\n\n@pytest.mark.slow\ndef test_a():\n    pass\n",
+        },
+    )
+    run = run_tests(PYTHON, work, COMMAND, ["tests/test_a.py::test_a"], tmp_path / "report", POLICY)
+    assert run.outcomes == {"tests/test_a.py::test_a": "passed"}

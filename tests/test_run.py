@@ -194,6 +194,10 @@ def test_failing_install_is_an_environment_error(
     assert rows[0]["outcome"] == "error"
     assert rows[0]["failed"] == []
     assert "environment_reproduced" in rows[0]["errored"]  # type: ignore[operator]
+    decision = Store.open(tmp_path / "run").attempts()[0].decision
+    assert decision is not None
+    env_check = next(c for c in decision.checks if c.name == "environment_reproduced")
+    assert "environment could not be built" in env_check.detail
 
 
 def test_nonexistent_expected_test_makes_task_invalid(
@@ -342,6 +346,7 @@ def test_unknown_agent_lists_choices(
 
 
 def test_run_as_subprocess(parser: BuiltScenario, tmp_path: Path) -> None:
+    """Also: a relative --out works (git is never handed a path relative to another folder)."""
     done = subprocess.run(
         [
             sys.executable,
@@ -352,9 +357,10 @@ def test_run_as_subprocess(parser: BuiltScenario, tmp_path: Path) -> None:
             "--agent",
             "gold",
             "--out",
-            str(tmp_path / "run"),
+            "run",
             "--json",
         ],
+        cwd=tmp_path,
         capture_output=True,
         text=True,
         check=False,

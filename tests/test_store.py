@@ -82,3 +82,14 @@ def test_show_lists_attempts(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     store.close()
     assert main(["show", str(tmp_path), "--json"]) == ExitCode.OK
     assert '"contract_id": "t"' in capsys.readouterr().out
+
+
+def test_attempt_ids_of_specs_with_a_long_common_prefix_differ() -> None:
+    """Two scripted agents in one folder must never share an attempt (one would be skipped)."""
+    from repogate.store import attempt_id_for
+
+    folder = "scripted:/very/long/run/directory/scenarios/payments/agents/"
+    a = attempt_id_for("t", folder + "compat-stale.toml", 0)
+    b = attempt_id_for("t", folder + "compat.toml", 0)
+    assert a != b
+    assert "compat-stale" in a

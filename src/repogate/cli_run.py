@@ -24,7 +24,7 @@ def default_plans(out: Path, agents: list[str]) -> list[PlannedAttempt]:
         built = build_scenario(name, out / "scenarios" / name)
         for path in built.contracts:
             contract = load_contract(path)
-            specs = agents or default_agents(built, contract.reference is not None)
+            specs = agents or default_agents(built, path, contract.reference is not None)
             plans += [PlannedAttempt(contract, f"scenario:{name}", spec) for spec in specs]
     return plans
 
@@ -60,6 +60,7 @@ def execute(
     as_json: bool,
 ) -> int:
     """Run and report; return 0 when every attempt ran, 3 when any crashed."""
+    out = out.resolve()
     if contracts:
         plans = named_plans(contracts, agents)
         selection = "contracts named on the command line: " + ", ".join(map(str, contracts))

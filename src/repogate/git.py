@@ -195,6 +195,7 @@ def _resolve_in_source(source: Path, base: str) -> str:
 
 def _fetch_commit(source: Path, sha: str, dest: Path) -> None:
     """Make ``dest`` a new repository holding ``sha`` and its ancestors only, on branch main."""
+    dest = dest.resolve()
     if dest.exists() and any(dest.iterdir()):
         raise GitError(["git", "init", str(dest)], -1, f"destination {dest} is not empty")
     dest.mkdir(parents=True, exist_ok=True)
@@ -309,7 +310,7 @@ def init_repo(path: Path) -> None:
         GitError: git failed.
     """
     path.mkdir(parents=True, exist_ok=True)
-    run_git(["init", "-q", "-b", "main", str(path)], path)
+    run_git(["init", "-q", "-b", "main", "."], path)
 
 
 def commit_all(repo: Path, message: str) -> str:
@@ -879,7 +880,7 @@ def harness_repo(source: Path, dest: Path) -> None:
     if not objects.is_dir():
         raise GitError(["git", "init", str(dest)], -1, f"{source} has no objects folder")
     dest.mkdir(parents=True, exist_ok=True)
-    run_git(["init", "-q", "--bare", str(dest)], dest)
+    run_git(["init", "-q", "--bare", "."], dest)
     (dest / "objects" / "info" / "alternates").write_text(f"{objects.resolve()}\n")
 
 

@@ -168,9 +168,8 @@ def environment(cfg: AttemptConfig, progress: Progress) -> Progress:
     env = None if built is None else BuiltEnvironment.model_validate(built)
     progress = replace(progress, env=env, pending=(receipt,))
     if receipt.status != "passed":
-        raise StopAttempt(
-            "environment", receipt.checks[0].detail if receipt.checks else str(receipt.crash)
-        )
+        why = receipt.checks[0].detail if receipt.checks else str(receipt.crash)
+        raise StopAttempt("environment", why, progress)
     return progress
 
 
@@ -416,6 +415,13 @@ PHASES: tuple[tuple[str, Phase], ...] = (
 
 
 def _history_runner(cfg: AttemptConfig, progress: Progress) -> TestRunner:
+    """Run test files for the sentinel, in the attempt's environment and test sandbox.
+
+    A run without a trustworthy report gives no outcomes. In history that makes the step an
+    ``error`` (its tests cannot be collected there); on a replayed state, where the same files ran
+    in the same environment in history, it counts as the candidate's regression (a hang or a
+    collection crash the candidate brought in).
+    """
     env = progress.workspace_env
     counter = iter(range(1_000_000))
 

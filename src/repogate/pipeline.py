@@ -43,12 +43,19 @@ from repogate.store import Store
 
 
 class StopAttempt(Exception):
-    """Raised by a phase to stop the attempt; caught in :func:`run_attempt` only."""
+    """Raised by a phase to stop the attempt; caught in :func:`run_attempt` only.
 
-    def __init__(self, phase: str, reason: str) -> None:
+    Args:
+        phase: the phase that stopped.
+        reason: why, in one sentence.
+        progress: what the phase had observed before stopping (kept as evidence).
+    """
+
+    def __init__(self, phase: str, reason: str, progress: Progress | None = None) -> None:
         super().__init__(f"{phase}: {reason}")
         self.phase = phase
         self.reason = reason
+        self.progress = progress
 
 
 @dataclass(frozen=True)
@@ -211,6 +218,7 @@ def run_attempt(cfg: AttemptConfig, phases: tuple[tuple[str, Phase], ...]) -> De
         for _name, phase in phases:
             progress = phase(cfg, progress)
     except StopAttempt as stop:
+        progress = stop.progress or progress
         evidence = _stopped_evidence(cfg, progress, stop)
         for receipt in evidence.receipts[len(progress.receipts) :]:
             cfg.store.add_receipt(cfg.attempt_id, receipt, evidence.state)

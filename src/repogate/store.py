@@ -16,6 +16,7 @@ its gate finishes, so a killed process leaves every finished receipt readable; a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sqlite3
@@ -80,9 +81,17 @@ class AttemptRecord(BaseModel):
 
 
 def attempt_id_for(contract_id: str, agent: str, epoch: int) -> str:
-    """Return a filesystem-safe attempt id from the contract id, agent spec and epoch."""
-    safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in agent)[:60]
-    return f"{contract_id}__{safe}__e{epoch}"
+    """Return a filesystem-safe attempt id.
+
+    Made of the contract id, a readable agent tag, a digest of the whole agent spec (so specs
+    sharing a long prefix never collide) and the epoch.
+    """
+    kind, _, arg = agent.partition(":")
+    tail = arg.rsplit("/", 1)[-1].removesuffix(".toml").removesuffix(".jsonl").removesuffix(".json")
+    readable = f"{kind}-{tail}" if arg else kind
+    tag = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in readable)
+    digest = hashlib.sha256(agent.encode()).hexdigest()[:8]
+    return f"{contract_id}__{tag[:40]}-{digest}__e{epoch}"
 
 
 class Store:

@@ -105,8 +105,7 @@ def select_files(test_ids: Sequence[str], workdir: Path) -> list[str]:
     """
     base = workdir.resolve()
     files: set[str] = set()
-    for test_id in test_ids:
-        path = test_id.split("::", 1)[0]
+    for path in {test_id.split("::", 1)[0] for test_id in test_ids}:
         resolved = (base / path).resolve()
         if path and resolved.is_relative_to(base) and resolved.exists():
             files.add(path)
@@ -124,12 +123,43 @@ def _variables(env: BuiltEnvironment | Path, workdir: Path) -> dict[str, str]:
     }
 
 
-def _command(test_command: str, report: Path, files: Sequence[str]) -> list[str]:
+_CONFIG_SECTIONS = {
+    "pytest.ini": "",
+    ".pytest.ini": "",
+    "pyproject.toml": "[tool.pytest.ini_options]",
+    "tox.ini": "[pytest]",
+    "setup.cfg": "[tool:pytest]",
+}
+
+
+def has_own_config(workdir: Path) -> bool:
+    """Return True when ``workdir`` holds a pytest configuration of its own.
+
+    The files and sections are pytest's own rules:
+    https://docs.pytest.org/en/stable/reference/customize.html#finding-the-rootdir
+    """
+    for name, section in _CONFIG_SECTIONS.items():
+        path = workdir / name
+        if path.is_file() and section in path.read_text(encoding="utf-8", errors="replace"):
+            return True
+    return False
+
+
+def _command(test_command: str, report: Path, files: Sequence[str], workdir: Path) -> list[str]:
+    """The test command plus the harness's arguments.
+
+    ``--rootdir`` pins pytest to the checkout; a checkout with no pytest configuration of its own
+    gets ``-c /dev/null``, so pytest never picks up a configuration from a folder above it (the
+    harness's own, or whatever lies around the run directory).
+    """
     argv = shlex.split(test_command)
     if not argv:
         raise ValueError("it is empty")
     if "no:cacheprovider" not in argv:
         argv += ["-p", "no:cacheprovider"]
+    argv += [f"--rootdir={workdir}"]
+    if not has_own_config(workdir):
+        argv += ["-c", os.devnull]
     return [*argv, "-o", "junit_family=xunit1", f"--junitxml={report}", *files]
 
 
@@ -208,7 +238,7 @@ def run_tests(
     report.unlink(missing_ok=True)
     files = select_files(test_ids, workdir) if test_ids else []
     try:
-        argv = _command(test_command, report, files)
+        argv = _command(test_command, report, files, workdir)
     except ValueError as exc:
         return _error_run((test_command,), f"the test command cannot be split ({exc})", policy)
     granted: Mapping[str, str] = {

@@ -55,13 +55,25 @@ def attempts_table(records: Sequence[AttemptRecord], title: str) -> Table:
             style = {"accepted": "green", "rejected": "red", "error": "yellow"}[decision.outcome]
             row = (
                 f"[{style}]{decision.outcome}",
-                ", ".join(decision.failed),
-                ", ".join(decision.errored),
+                "\n".join(decision.failed),
+                _errored(decision),
                 _stage(decision.stages.get("sentinel passed", "skipped")),
                 f"{decision.soft.wall_time_s:.1f}",
             )
         table.add_row(record.contract_id, agent_name(record.agent), str(record.epoch), *row)
     return table
+
+
+def _errored(decision: Decision) -> str:
+    """The errored checks; for an attempt stopped before the agent ran, only why it stopped."""
+    explained = [
+        c
+        for c in decision.checks
+        if c.status == "error" and not c.detail.startswith(("not observed", "no candidate"))
+    ]
+    if len(explained) < len(decision.errored) and explained:
+        return "\n".join(f"{c.name}: {c.detail}" for c in explained)
+    return "\n".join(decision.errored)
 
 
 def _stage(status: str) -> str:

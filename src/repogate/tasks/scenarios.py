@@ -51,6 +51,7 @@ class ScenarioVariant(BaseModel):
 
     name: str
     contract: str
+    agents: tuple[str, ...] | None = None
 
 
 class ScenarioSpec(BaseModel):
@@ -59,6 +60,7 @@ class ScenarioSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     description: str = ""
+    agents: tuple[str, ...] | None = None
     commit: tuple[ScenarioCommit, ...]
     variant: tuple[ScenarioVariant, ...] = ()
 
@@ -73,6 +75,7 @@ class BuiltScenario(BaseModel):
     commits: dict[str, str]
     contracts: tuple[Path, ...]
     agents: tuple[Path, ...]
+    pairings: dict[str, tuple[str, ...] | None] = {}
 
 
 def _root() -> Path:
@@ -119,6 +122,7 @@ def build_scenario(name: str, dest: Path) -> BuiltScenario:
         GitError: git failed while building.
     """
     folder = _source(name)
+    dest = dest.resolve()
     spec = ScenarioSpec.model_validate(tomllib.loads((folder / "scenario.toml").read_text()))
     if dest.exists():
         shutil.rmtree(dest)
@@ -132,6 +136,7 @@ def build_scenario(name: str, dest: Path) -> BuiltScenario:
             (repo / path).unlink()
         commits[commit.label] = git.commit_all(repo, commit.message)
     contracts = [("contract", "contract.toml")] + [(v.name, v.contract) for v in spec.variant]
+    pairings = {"contract": spec.agents} | {v.name: v.agents for v in spec.variant}
     written = []
     for stem, file in contracts:
         out = dest / f"{stem}.toml"
@@ -148,14 +153,27 @@ def build_scenario(name: str, dest: Path) -> BuiltScenario:
         if (folder / side).is_dir():
             shutil.copytree(folder / side, dest / side, dirs_exist_ok=True)
     return BuiltScenario(
-        name=name, repo=repo, commits=commits, contracts=tuple(written), agents=tuple(agents)
+        name=name,
+        repo=repo,
+        commits=commits,
+        contracts=tuple(written),
+        agents=tuple(agents),
+        pairings={str(dest / f"{stem}.toml"): pairings[stem] for stem, _ in contracts},
     )
 
 
-def default_agents(built: BuiltScenario, contract_has_reference: bool) -> tuple[str, ...]:
-    """Return the agents the embedded default runs on a scenario.
+def default_agents(
+    built: BuiltScenario, contract: Path, contract_has_reference: bool
+) -> tuple[str, ...]:
+    """Return the agent specs the embedded default runs on one of a scenario's contracts.
 
-    Gold (when the contract has a reference), null, and each of its scripted agents.
+    ``agents`` in ``scenario.toml`` (or in a ``[[variant]]``) names them: ``gold``, ``null`` and
+    scripted agent file stems; without it, gold (when the contract has a reference), null and
+    every scripted agent run.
     """
-    gold = ("gold",) if contract_has_reference else ()
-    return (*gold, "null", *(f"scripted:{path}" for path in built.agents))
+    scripted = {path.stem: f"scripted:{path}" for path in built.agents}
+    named = built.pairings.get(str(contract))
+    if named is None:
+        gold = ("gold",) if contract_has_reference else ()
+        return (*gold, "null", *scripted.values())
+    return tuple(scripted.get(name, name) for name in named)
