@@ -12,10 +12,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from repogate import git
-from repogate.environment import BuiltEnvironment, build_environment
+from repogate import git, sandbox
+from repogate.environment import BuiltEnvironment, activate, build_environment
 from repogate.errors import EnvironmentBuildError, PatchApplyError
 from repogate.gates._history import TestRunner
+from repogate.gates._survival import CommandRunner
 from repogate.gates.authority import check_authority, load_reviews
 from repogate.gates.dependency import check_dependency_policy
 from repogate.gates.generated import check_generated
@@ -49,7 +50,7 @@ from repogate.pipeline import (
     workspace,
 )
 from repogate.receipt import Check, Observation, Receipt, Status, observe
-from repogate.sandbox import SandboxPolicy
+from repogate.sandbox import ExecResult, SandboxPolicy
 from repogate.state import sha256_hex
 
 
@@ -339,7 +340,11 @@ def lifecycle(cfg: AttemptConfig, progress: Progress) -> Progress:
     git.export_tree(workspace(cfg), progress.candidate.candidate_commit, regen)
     env = progress.workspace_env
     policy = SandboxPolicy(
-        network=False, timeout_s=cfg.test_timeout_s, env={"VIRTUAL_ENV": str(env.venv)}
+        network=False,
+        timeout_s=cfg.test_timeout_s,
+        env=activate(env, regen),
+        writable=(cfg.work,),
+        hidden=(cfg.source,),
     )
     progress = gate(
         cfg,
@@ -435,6 +440,23 @@ def _history_runner(cfg: AttemptConfig, progress: Progress) -> TestRunner:
     return run_tests_in
 
 
+def _command_runner(cfg: AttemptConfig, progress: Progress) -> CommandRunner:
+    """Run generators and interpreter probes for the sentinel inside the attempt's environment."""
+    env = progress.workspace_env
+
+    def run_command(argv: Sequence[str], cwd: Path, network: bool) -> ExecResult:
+        policy = SandboxPolicy(
+            network=network,
+            timeout_s=cfg.test_timeout_s,
+            env=activate(env, cwd),
+            writable=(cfg.work,),
+            hidden=(cfg.source,),
+        )
+        return sandbox.run(argv, cwd, policy)
+
+    return run_command
+
+
 def _sentinel(cfg: AttemptConfig, progress: Progress) -> Observation:
     state = progress.candidate
     contract = cfg.contract
@@ -460,6 +482,7 @@ def _sentinel(cfg: AttemptConfig, progress: Progress) -> Observation:
             regression_tests=contract.oracles.pass_to_pass,
             generators=contract.oracles.generators,
             environment_digest=progress.workspace_env.digest,
+            run_command=_command_runner(cfg, progress),
             work_dir=cfg.work / "sentinel",
         )
     )

@@ -27,6 +27,7 @@ from concurrent.futures import Executor, Future
 from pathlib import Path, PurePosixPath
 
 from repogate import git
+from repogate.oracles.junit import match_ids
 
 TestRunner = Callable[[Path, Sequence[str]], Mapping[str, str]]
 """Runs tests: ``(checkout folder, test files or ids) -> {pytest node id: outcome}``.
@@ -71,15 +72,20 @@ def uncollected(results: Mapping[str, str], files: Sequence[str]) -> tuple[str, 
 def regressions(
     history: Mapping[str, str], replayed: Mapping[str, str], files: Sequence[str]
 ) -> tuple[str, ...]:
-    """Return the ids of ``files`` that passed in history and did not pass on the replayed state."""
+    """Return the ids of ``files`` that passed in history and did not pass on the replayed state.
+
+    Ids are matched as the grader matches them (:func:`repogate.oracles.junit.match_ids`): exactly,
+    else through the run-varying fallback, so an id that embeds ``datetime.now()`` is the same
+    test in history and on the replayed state.
+    """
+    passed = [
+        t
+        for t, outcome in history.items()
+        if outcome == "passed" and any(_in_file(t, f) for f in files)
+    ]
+    matched = match_ids(passed, replayed)
     return tuple(
-        sorted(
-            t
-            for t, outcome in history.items()
-            if outcome == "passed"
-            and replayed.get(t) != "passed"
-            and any(_in_file(t, f) for f in files)
-        )
+        sorted(t for t in passed if (hit := matched[t]) is None or replayed[hit] != "passed")
     )
 
 

@@ -51,6 +51,7 @@ _MAX_SPLIT_PARTS = 8
 
 _VOLATILE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:[+-]\d{2}:?\d{2}|Z)?"
+    r"|\d{1,2}[-/.]\d{1,2}[-/.]\d{4}"
     r"|\d{2}:\d{2}:\d{2}(?:\.\d+)?"
     r"|0x[0-9a-fA-F]{6,}"
     r"|\d{9,}"
@@ -226,7 +227,7 @@ def _joinings(parts: Sequence[str]) -> Iterator[str]:
 def volatile_key(test_id: str) -> str:
     """Return ``test_id`` with run-varying tokens masked, for the fallback match.
 
-    Masked: dates and times (``2024-05-01 10:11:12.123456+00:00``), clock times, hex addresses of
+    Masked: dates and times (``2024-05-01 10:11:12.123456+00:00``, ``11-29-2026``), clock times, hex addresses of
     six or more digits (``0x7f3a9c...``, object reprs) and runs of nine or more digits (epoch
     timestamps). An id with none of these is returned unchanged.
     """
