@@ -10,7 +10,7 @@ Each call runs with no system or global configuration (``GIT_CONFIG_NOSYSTEM``,
 that override any repository configuration: hooks off (``core.hooksPath=/dev/null``), no fsmonitor,
 no signing, no automatic gc, fixed diff prefixes and algorithm, whitespace-exact ``git apply``.
 Repository configuration an agent could write (filter drivers, textconv commands) is refused by
-:func:`commit_candidate` before the harness runs git there (see ``repogate._gitsafety``).
+:func:`commit_candidate` before the harness runs git there (see ``repogate.git._safety``).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from repogate._gitsafety import check_local_config, check_patch_paths, parse_numstat_paths
-from repogate._gitsource import REPO_CACHE_ENV, is_git_dir, resolve_source
 from repogate.errors import GitError, PatchApplyError, UserInputError
+from repogate.git._safety import check_local_config, check_patch_paths, parse_numstat_paths
+from repogate.git._source import REPO_CACHE_ENV, is_git_dir, resolve_source
 
 HARNESS_NAME = "repogate-harness"
 HARNESS_EMAIL = "harness@repogate.invalid"
