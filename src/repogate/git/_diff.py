@@ -1,0 +1,193 @@
+"""Reading and applying changes: diffs, changed paths, files, status, logs, attributes, patches."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from repogate.errors import PatchApplyError
+from repogate.git._run import _checked_rev, _exec, run_git, tree_of
+from repogate.git._safety import check_patch_paths, parse_numstat_paths
+
+
+@dataclass(frozen=True)
+class ChangedPath:
+    """One path changed between two commits, as ``git diff --raw --no-renames`` reports it.
+
+    Attributes:
+        status: ``'A'`` added, ``'M'`` modified, ``'D'`` deleted, ``'T'`` type changed.
+        path: the path, relative to the repository root, as git spells it (``/`` separators).
+        old_path: always None: renames are reported as a delete plus an add (``--no-renames``).
+        is_symlink: True when the path is a symbolic link (mode 120000) on the side that exists
+            after the change (before it, for a deletion).
+    """
+
+    status: str
+    path: str
+    old_path: str | None
+    is_symlink: bool
+
+
+def diff_binary(
+    repo: Path, a: str, b: str, paths: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> bytes:
+    """Return the exact bytes of the binary diff from commit ``a`` to commit ``b``.
+
+    ``git diff --binary --full-index --no-color --no-ext-diff --no-textconv --no-renames a b --
+    PATHS :(exclude)EXCLUDE...``. Renames are off so the patch is plain adds and deletes, the
+    same whatever rename detection a machine has configured. These bytes are what
+    :func:`repogate.state.patch_digest` hashes.
+
+    Args:
+        repo: a repository holding both commits.
+        a: the old side (normally the base).
+        b: the new side (normally the candidate).
+        paths: git pathspecs to limit the diff to; empty means everything.
+        exclude: git pathspecs to leave out.
+
+    Raises:
+        GitError: a commit is unknown.
+    """
+    spec = [*paths, *(f":(exclude){p}" for p in exclude)]
+    args = [
+        "diff",
+        "--binary",
+        "--full-index",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-renames",
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+        _checked_rev(a),
+        _checked_rev(b),
+        "--",
+        *spec,
+    ]
+    return run_git(args, repo)
+
+
+def changed_paths(repo: Path, a: str, b: str) -> tuple[ChangedPath, ...]:
+    """Return every path that differs between commits ``a`` and ``b``, in git's order.
+
+    Read from ``git diff --raw -z --no-renames --no-abbrev``: a status letter and the modes of both
+    sides (mode 120000 is a symbolic link).
+
+    Raises:
+        GitError: a commit is unknown.
+    """
+    args = ["diff", "--raw", "-z", "--no-renames", "--no-abbrev", _checked_rev(a), _checked_rev(b)]
+    fields = run_git(args, repo).split(b"\0")
+    changes: list[ChangedPath] = []
+    for head, path in zip(fields[0::2], fields[1::2], strict=False):
+        if not head.startswith(b":"):
+            break
+        old_mode, new_mode, _, _, status = head[1:].decode().split(" ")
+        mode = old_mode if status == "D" else new_mode
+        changes.append(ChangedPath(status[0], os.fsdecode(path), None, mode == "120000"))
+    return tuple(changes)
+
+
+def apply_patch(repo: Path, patch: bytes, *, index: bool = False) -> None:
+    """Apply ``patch`` to the work tree of ``repo`` exactly, or not at all.
+
+    No fuzz (git's default context), no ``--reverse``, no ``--3way``, whitespace exact. Before
+    anything is written the paths are checked (from ``git apply --numstat -z``): none may be
+    absolute, contain ``..`` or a ``.git`` component, or pass through a symbolic link; then
+    ``git apply --check`` must pass. git refuses such paths too; both layers are kept. An empty
+    patch is a no-op.
+
+    Args:
+        repo: a repository with a work tree.
+        patch: the patch bytes (``git diff --binary`` output included).
+        index: also update the index (``git apply --index``).
+
+    Raises:
+        PatchApplyError: the patch does not apply, or touches a forbidden path; the message names
+            the file and says why, from git's stderr.
+    """
+    if not patch.strip():
+        return
+    done = _exec(["apply", "--numstat", "-z"], repo, patch)
+    if done.returncode != 0:
+        raise PatchApplyError(f"patch is not readable: {done.stderr.decode('utf-8', 'replace')}")
+    check_patch_paths(repo, parse_numstat_paths(done.stdout))
+    args = ["apply", "--whitespace=nowarn", *(["--index"] if index else [])]
+    for step in (["--check"], []):
+        done = _exec([*args, *step], repo, patch)
+        if done.returncode != 0:
+            why = done.stderr.decode("utf-8", "replace").strip()
+            raise PatchApplyError(f"patch does not apply: {why}")
+
+
+def show_file(repo: Path, rev: str, path: str) -> bytes | None:
+    """Return the bytes of ``path`` at commit ``rev``, or None when no file is there.
+
+    Raises:
+        GitError: ``rev`` is unknown.
+    """
+    tree = tree_of(repo, rev)
+    entry = run_git(["ls-tree", "-z", "--full-tree", tree, "--", path], repo).split(b"\0")[0]
+    meta, _, name = entry.partition(b"\t")
+    if not meta or os.fsdecode(name) != path.strip("/") or meta.split(b" ")[1] != b"blob":
+        return None
+    return run_git(["cat-file", "blob", meta.split(b" ")[2].decode()], repo)
+
+
+def status_porcelain(repo: Path) -> tuple[str, ...]:
+    """Return ``git status --porcelain=v1 -z --untracked-files=all --no-renames`` entries.
+
+    Each entry is ``"XY path"``; an empty tuple means a clean work tree.
+
+    Raises:
+        GitError: ``repo`` is not a repository.
+    """
+    args = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]
+    out = run_git(args, repo)
+    return tuple(os.fsdecode(entry) for entry in out.split(b"\0") if entry)
+
+
+def log_range(repo: Path, a: str, b: str, *, first_parent: bool) -> tuple[str, ...]:
+    """Return the commits reachable from ``b`` and not from ``a``, oldest first.
+
+    Args:
+        repo: the repository.
+        a: the exclusive start.
+        b: the inclusive end.
+        first_parent: follow only first parents (the branch's own history of merges).
+
+    Raises:
+        GitError: a commit is unknown.
+    """
+    args = ["rev-list", "--reverse", *(["--first-parent"] if first_parent else [])]
+    out = run_git([*args, f"{_checked_rev(a)}..{_checked_rev(b)}", "--"], repo)
+    return tuple(out.decode().split())
+
+
+def check_attr(repo: Path, attribute: str, paths: Sequence[str]) -> dict[str, str]:
+    """Return the value of ``attribute`` for each path, as the work tree's ``.gitattributes`` say.
+
+    ``git check-attr -z --stdin ATTRIBUTE``: every ``.gitattributes`` in the work tree counts
+    (nested files and pattern precedence as git applies them); system attributes are off.
+
+    Args:
+        repo: a repository with a work tree.
+        attribute: e.g. ``linguist-generated``.
+        paths: repository-relative paths (they need not exist).
+
+    Returns:
+        Path to ``'set'``, ``'unset'``, ``'unspecified'`` or the attribute's value (``'true'``).
+
+    Raises:
+        GitError: git failed.
+    """
+    if not paths:
+        return {}
+    data = b"".join(os.fsencode(p) + b"\0" for p in paths)
+    out = run_git(["check-attr", "-z", "--stdin", attribute], repo, input=data).split(b"\0")
+    return {
+        os.fsdecode(path): value.decode("utf-8", "replace")
+        for path, _, value in zip(out[0::3], out[1::3], out[2::3], strict=False)
+    }

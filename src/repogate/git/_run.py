@@ -1,0 +1,170 @@
+"""Running git: the clean environment, the pinned settings, and revision lookups.
+
+Every call to the git CLI in :mod:`repogate.git` goes through :func:`_exec` here.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from repogate.errors import GitError
+
+HARNESS_NAME = "repogate-harness"
+HARNESS_EMAIL = "harness@repogate.invalid"
+HARNESS_DATE = "946684800 +0000"  # 2000-01-01T00:00:00Z, git's raw date format
+
+# Passed as `-c` on every call: command-line settings override any repository's own configuration.
+# fmt: off
+_PINNED_CONFIG = (
+    "core.hooksPath=/dev/null", "core.fsmonitor=false", "core.autocrlf=false", "core.pager=cat",
+    "safe.directory=*", "commit.gpgSign=false", "gc.auto=0", "maintenance.auto=false",
+    "init.defaultBranch=main", "advice.detachedHead=false", "color.ui=false",
+    "diff.noprefix=false", "diff.mnemonicPrefix=false", "diff.relative=false",
+    "diff.algorithm=myers", "diff.indentHeuristic=true",
+    "apply.ignoreWhitespace=no", "apply.whitespace=nowarn",
+)
+# fmt: on
+_IDENTITY = {
+    f"GIT_{role}_{field}": value
+    for role in ("AUTHOR", "COMMITTER")
+    for field, value in (("NAME", HARNESS_NAME), ("EMAIL", HARNESS_EMAIL), ("DATE", HARNESS_DATE))
+}
+
+
+def _env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "LC_ALL": "C",
+        "LANG": "C",
+        "HOME": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_ATTR_NOSYSTEM": "1",
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_ASKPASS": "true",
+    }
+    env.update(extra or {})
+    return env
+
+
+def _exec(
+    args: Sequence[str],
+    cwd: Path,
+    input: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    cmd = ["git"]
+    for setting in _PINNED_CONFIG:
+        cmd += ["-c", setting]
+    cmd += list(args)
+    try:
+        return subprocess.run(
+            cmd,
+            cwd=cwd,
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
+            capture_output=True,
+            env=_env(env),
+            check=False,
+        )
+    except OSError as exc:  # git missing, or cwd gone
+        raise GitError(["git", *args], -1, str(exc)) from exc
+
+
+def run_git(
+    args: Sequence[str],
+    cwd: Path,
+    *,
+    input: bytes | None = None,
+    check: bool = True,
+) -> bytes:
+    """Run ``git ARGS`` in ``cwd`` and return its standard output as bytes.
+
+    Args:
+        args: git's arguments, without the leading ``git``.
+        cwd: the directory to run in.
+        input: bytes for git's standard input; None gives it an empty one.
+        check: raise on a non-zero exit (else return the output anyway).
+
+    Raises:
+        GitError: git exited non-zero (with ``check``) or could not be started.
+    """
+    done = _exec(args, cwd, input)
+    if check and done.returncode != 0:
+        raise _failure(args, done)
+    return done.stdout
+
+
+def _run_env(
+    args: Sequence[str], cwd: Path, env: Mapping[str, str], input: str | None = None
+) -> bytes:
+    done = _exec(args, cwd, None if input is None else input.encode(), env)
+    if done.returncode != 0:
+        raise _failure(args, done)
+    return done.stdout
+
+
+def _failure(args: Sequence[str], done: subprocess.CompletedProcess[bytes]) -> GitError:
+    return GitError(["git", *args], done.returncode, done.stderr.decode("utf-8", "replace"))
+
+
+@contextmanager
+def _private_index() -> Iterator[dict[str, str]]:
+    """Yield git's environment for a throw-away index; the repository's own index is untouched."""
+    with tempfile.TemporaryDirectory(prefix="repogate-index-") as tmp:
+        yield {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+
+
+def _ok(args: Sequence[str], cwd: Path) -> bool:
+    return _exec(args, cwd).returncode == 0
+
+
+def _text(args: Sequence[str], cwd: Path) -> str:
+    return run_git(args, cwd).decode("utf-8", "replace").strip()
+
+
+def _checked_rev(rev: str) -> str:
+    if not rev or rev.startswith("-"):
+        raise GitError(["git", rev], -1, f"refusing revision {rev!r}: empty or starts with '-'")
+    return rev
+
+
+def rev_parse(repo: Path, rev: str) -> str:
+    """Return the full 40-hex object id ``rev`` names in ``repo``.
+
+    Raises:
+        GitError: ``rev`` names nothing in ``repo``.
+    """
+    return _text(["rev-parse", "--verify", "--end-of-options", _checked_rev(rev)], repo)
+
+
+def tree_of(repo: Path, rev: str) -> str:
+    """Return the id of the tree of commit ``rev``.
+
+    Raises:
+        GitError: ``rev`` names no commit or tree in ``repo``.
+    """
+    return rev_parse(repo, f"{_checked_rev(rev)}^{{tree}}")
+
+
+def has_object(repo: Path, sha: str) -> bool:
+    """Return True when object ``sha`` is present in ``repo`` (reachable or not)."""
+    return not sha.startswith("-") and _ok(["cat-file", "-e", sha], repo)
+
+
+def is_ancestor(repo: Path, a: str, b: str) -> bool:
+    """Return True when commit ``a`` is an ancestor of (or equal to) commit ``b``.
+
+    Raises:
+        GitError: either commit is unknown.
+    """
+    args = ["merge-base", "--is-ancestor", _checked_rev(a), _checked_rev(b)]
+    done = _exec(args, repo)
+    if done.returncode in (0, 1):
+        return done.returncode == 0
+    raise _failure(args, done)

@@ -1,0 +1,206 @@
+"""Repositories the harness makes: agent workspaces, exports, candidate commits, history copies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from repogate.errors import GitError, PatchApplyError, UserInputError
+from repogate.git._run import (
+    _IDENTITY,
+    _checked_rev,
+    _exec,
+    _private_index,
+    _run_env,
+    rev_parse,
+    run_git,
+)
+from repogate.git._safety import check_local_config
+from repogate.git._source import is_git_dir
+
+CANDIDATE_REF = "refs/repogate/candidate"
+_UPLOAD_PACK = "git -c uploadpack.allowAnySHA1InWant=true upload-pack"
+
+
+def _resolve_in_source(source: Path, base: str) -> str:
+    args = ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{base}^{{commit}}"]
+    done = _exec(args, source) if base and not base.startswith("-") else None
+    if done is None or done.returncode != 0:
+        raise UserInputError(
+            f"base commit {base!r} is not in repository {source}",
+            "check the contract's base commit, or refresh the mirror in the repository cache",
+        )
+    return done.stdout.decode().strip()
+
+
+def _fetch_commit(source: Path, sha: str, dest: Path) -> None:
+    """Make ``dest`` a new repository holding ``sha`` and its ancestors only, on branch main."""
+    dest = dest.resolve()
+    if dest.exists() and any(dest.iterdir()):
+        raise GitError(["git", "init", str(dest)], -1, f"destination {dest} is not empty")
+    dest.mkdir(parents=True, exist_ok=True)
+    run_git(["init", "-q", "-b", "main", str(dest)], dest)
+    run_git(
+        [
+            "-c",
+            "protocol.version=2",
+            "fetch",
+            "-q",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--update-head-ok",
+            f"--upload-pack={_UPLOAD_PACK}",
+            str(source),
+            f"{sha}:refs/heads/main",
+        ],
+        dest,
+    )
+    run_git(["reset", "-q", "--hard", "main"], dest)
+    for leftover in ("FETCH_HEAD", "ORIG_HEAD"):
+        (dest / ".git" / leftover).unlink(missing_ok=True)
+
+
+def prepare_workspace(source: Path, base: str, dest: Path) -> str:
+    """Make ``dest`` a fresh repository at ``base`` holding nothing newer than it.
+
+    Only the base commit and its ancestors arrive: no later commit, ref, tag, reflog entry or
+    object (``git log --all`` and ``git cat-file -e <later sha>`` find nothing), which closes the
+    future-history leak of SWE-bench issue #465. Done with ``git init`` and a protocol-v2 fetch of
+    the one SHA (``uploadpack.allowAnySHA1InWant``); the base is checked out on branch ``main``.
+
+    Args:
+        source: a local repository, bare or not (see :func:`resolve_source`).
+        base: the base commit: full or short SHA, or any revision ``source`` resolves.
+        dest: an absent or empty folder.
+
+    Returns:
+        The base commit's full 40-hex SHA.
+
+    Raises:
+        UserInputError: ``base`` is not a commit of ``source``.
+        GitError: ``dest`` is not empty, or git failed.
+    """
+    sha = _resolve_in_source(source, base)
+    _fetch_commit(source, sha, dest)
+    return sha
+
+
+def export_tree(repo: Path, rev: str, dest: Path) -> None:
+    """Check out commit ``rev`` of ``repo`` cleanly as a new, self-contained repository at ``dest``.
+
+    Made the same way as a workspace (a fetch of ``rev`` and its ancestors into ``git init``),
+    not with ``git worktree`` (which writes into ``repo`` and shares all its refs) nor
+    ``clone --shared`` (whose alternates would expose every object of ``repo``).
+    ``git status --porcelain`` works there and is empty right after export.
+
+    Raises:
+        GitError: ``rev`` is not a commit of ``repo``, ``dest`` is not empty, or git failed.
+    """
+    _fetch_commit(repo, rev_parse(repo, f"{_checked_rev(rev)}^{{commit}}"), dest)
+
+
+def commit_candidate(workspace: Path, message: str, *, parent: str | None = None) -> str:
+    """Turn the workspace's files into the candidate commit: the harness's act, never the agent's.
+
+    All files are taken as ``git add -A`` sees them (untracked included, ``.gitignore`` respected;
+    files already tracked stay tracked) through a private index seeded from ``parent``, so the
+    agent's own index does not matter. The commit has a fixed author and committer
+    (``repogate-harness <harness@repogate.invalid>``) and date (2000-01-01T00:00:00Z), and exists
+    even when nothing changed, so the same tree on the same parent always gives the same SHA.
+    The commit is stored at ``refs/repogate/candidate``; HEAD and branches are left alone.
+
+    Args:
+        workspace: the agent's workspace (made by :func:`prepare_workspace`).
+        message: the commit message.
+        parent: the parent commit (normally the base); None takes the workspace's HEAD. The caller
+            checks that the parent is the authorised base.
+
+    Returns:
+        The candidate commit's full SHA.
+
+    Raises:
+        PatchApplyError: the agent left the repository unusable (``.git`` missing or replaced,
+            repository configuration that would run commands, no HEAD).
+        GitError: git failed.
+    """
+    git_dir = workspace / ".git"
+    if git_dir.is_symlink() or not git_dir.is_dir() or not is_git_dir(git_dir):
+        raise PatchApplyError(f"workspace {workspace}: .git is missing or is not a directory")
+    config = run_git(["config", "--local", "--list", "-z"], workspace, check=False)
+    check_local_config(config)
+    try:
+        base = rev_parse(workspace, f"{_checked_rev(parent or 'HEAD')}^{{commit}}")
+    except GitError as exc:
+        raise PatchApplyError(f"workspace {workspace}: no parent commit: {exc}") from exc
+    with _private_index() as index_env:
+        _run_env(["read-tree", base], workspace, index_env)
+        _run_env(["add", "-A", "--", "."], workspace, index_env)
+        tree = _run_env(["write-tree"], workspace, index_env).decode().strip()
+    out = _run_env(["commit-tree", tree, "-p", base, "-F", "-"], workspace, _IDENTITY, message)
+    sha = out.decode().strip()
+    run_git(["update-ref", CANDIDATE_REF, sha], workspace)
+    return sha
+
+
+def init_repo(path: Path) -> None:
+    """Create an empty repository at ``path`` (made if absent) on branch ``main``.
+
+    Raises:
+        GitError: git failed.
+    """
+    path.mkdir(parents=True, exist_ok=True)
+    run_git(["init", "-q", "-b", "main", "."], path)
+
+
+def commit_all(repo: Path, message: str) -> str:
+    """Commit every file of ``repo``'s work tree (``git add -A``) on the current branch.
+
+    For repositories the harness builds itself (scenarios, fixtures), never for an agent's
+    workspace (use :func:`commit_candidate`). Fixed harness author, committer and date, so the same
+    files and parents always give the same SHA; empty commits are allowed.
+
+    Returns:
+        The new commit's full SHA.
+
+    Raises:
+        GitError: git failed.
+    """
+    run_git(["add", "-A", "--", "."], repo)
+    _run_env(["commit", "-q", "--no-verify", "--allow-empty", "-F", "-"], repo, _IDENTITY, message)
+    return rev_parse(repo, "HEAD")
+
+
+def harness_repo(source: Path, dest: Path) -> None:
+    """Make ``dest`` an empty repository that borrows ``source``'s objects (git alternates).
+
+    The harness, never the agent, uses it to hold the full history together with the candidate:
+    for the merge and the sentinel's replay. Nothing is written into ``source``.
+
+    Raises:
+        GitError: git failed, or ``source`` has no object folder.
+    """
+    objects = source / "objects" if (source / "objects").is_dir() else source / ".git" / "objects"
+    if not objects.is_dir():
+        raise GitError(["git", "init", str(dest)], -1, f"{source} has no objects folder")
+    dest.mkdir(parents=True, exist_ok=True)
+    run_git(["init", "-q", "--bare", "."], dest)
+    (dest / "objects" / "info" / "alternates").write_text(f"{objects.resolve()}\n")
+
+
+def fetch_commit(dest: Path, source: Path, sha: str) -> None:
+    """Copy commit ``sha`` (and what it needs) from repository ``source`` into ``dest``.
+
+    Raises:
+        GitError: ``sha`` is not in ``source``, or git failed.
+    """
+    run_git(
+        [
+            "fetch",
+            "-q",
+            "--no-tags",
+            "--no-write-fetch-head",
+            f"--upload-pack={_UPLOAD_PACK}",
+            str(source),
+            f"{_checked_rev(sha)}:refs/repogate/fetched/{sha}",
+        ],
+        dest,
+    )
