@@ -428,3 +428,40 @@ def test_flaky_test_is_excluded_with_a_record(
     assert verification.details["flaky_excluded"] == [
         "tests/test_flaky.py::test_flips_between_runs"
     ]
+
+
+def test_extra_oracle_commands_hold_only_new_failures_against_the_patch(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A lint failure the base already had is recorded and forgiven; a new one fails the patch."""
+    old_lint = tmp_path / "old_lint.py"
+    old_lint.write_text("raise SystemExit(1)\n")
+    style = tmp_path / "style.py"
+    style.write_text(
+        "import pathlib\n"
+        "text = pathlib.Path('confparse/parser.py').read_text()\n"
+        "raise SystemExit('checked elsewhere' in text)\n"
+    )
+    variant = contract_with(parser, "")
+    variant.write_text(
+        variant.read_text().replace(
+            "[reference]",
+            f'[[oracles.commands]]\nname = "old-lint"\nrun = "python {old_lint}"\n\n'
+            f'[[oracles.commands]]\nname = "style"\nrun = "python {style}"\n\n[reference]',
+        )
+    )
+    cheat = next(p for p in parser.agents if p.stem == "edits-tests")
+    out = tmp_path / "run"
+    code, rows = run_json(
+        capsys, str(variant), "--agent", "gold", "--agent", f"scripted:{cheat}", "--out", str(out)
+    )
+    assert code == ExitCode.OK
+    gold, cheater = rows
+    assert gold["accepted"] is True, gold
+    assert "regression_tests_passed" in cheater["failed"]  # type: ignore[operator]
+    store = Store.open(out)
+    receipt = next(
+        r for r in store.receipts(store.attempts()[1].attempt_id) if r.gate == "V-commands"
+    )
+    assert "command:style newly fails" in receipt.checks[0].detail
+    assert "old-lint" not in receipt.checks[0].detail
