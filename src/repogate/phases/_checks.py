@@ -1,0 +1,150 @@
+"""The checking phases on the candidate: integrity (I), verification (V), requirements (R), merge."""
+
+from __future__ import annotations
+
+from repogate import git
+from repogate.gates.dependency import check_dependency_policy
+from repogate.gates.integrity import check_integrity
+from repogate.gates.requirements import check_requirements
+from repogate.gates.verification import (
+    check_commands,
+    check_tests,
+    outcomes_of,
+    run_repeated,
+    test_tree,
+)
+from repogate.oracles.junit import TestOutcome
+from repogate.patches import touched_paths
+from repogate.pipeline import AttemptConfig, Progress, emit, gate, test_policy, workspace
+from repogate.receipt import Observation, Receipt, Status, observe
+from repogate.sandbox import SandboxPolicy
+
+
+def integrity(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """Gate I: edits stay in the permitted paths and leave the oracle alone."""
+    ws = workspace(cfg)
+    state = progress.candidate
+
+    def read(rev: str, path: str) -> bytes | None:
+        return git.show_file(ws, rev, path)
+
+    return gate(
+        cfg,
+        progress,
+        "I",
+        lambda: check_integrity(
+            progress.changed,
+            cfg.contract.permissions,
+            read,
+            state.base_commit,
+            state.candidate_commit,
+            touched_paths(progress.hidden),
+        ),
+    )
+
+
+def _verify_tree(cfg: AttemptConfig, progress: Progress, rev: str, label: str) -> Receipt:
+    tree = cfg.work / label
+    ws = workspace(cfg)
+
+    def run() -> Observation:
+        test_tree(ws, progress.base, rev, progress.hidden, tree)
+        runs, flips = run_repeated(
+            progress.workspace_env,
+            tree,
+            cfg.contract,
+            cfg.evidence / f"tests-{label}",
+            test_policy(cfg),
+        )
+        oracles = cfg.contract.oracles
+        seen = check_tests(
+            runs, flips | _base_flaky(progress), oracles.fail_to_pass, oracles.pass_to_pass
+        )
+        return seen.model_copy(
+            update={"details": {**seen.details, "tree": label, "outcomes": outcomes_of(runs)}}
+        )
+
+    return observe("V", progress.candidate.state_id, run)
+
+
+def _base_flaky(progress: Progress) -> set[str]:
+    """Tests that flipped during the base-state check: excluded from every later grading too."""
+    return {
+        test
+        for receipt in progress.receipts
+        if receipt.gate == "E"
+        for test in receipt.details.get("flaky_excluded", [])
+    }
+
+
+def verification(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """Gate V: graded tests, extra oracle commands, and the dependency policy."""
+    progress = emit(
+        cfg, progress, _verify_tree(cfg, progress, progress.candidate.candidate_commit, "candidate")
+    )
+    contract = cfg.contract
+    if contract.oracles.commands:
+        progress = gate(
+            cfg,
+            progress,
+            "V-commands",
+            lambda: check_commands(
+                contract.oracles.commands,
+                cfg.work / "base",
+                cfg.work / "candidate",
+                progress.workspace_env,
+                test_policy(cfg),
+            ),
+        )
+    candidate_checkout = cfg.work / "candidate-clean"
+    git.export_tree(workspace(cfg), progress.candidate.candidate_commit, candidate_checkout)
+    policy = SandboxPolicy(network=contract.environment.network, timeout_s=cfg.test_timeout_s)
+    return gate(
+        cfg,
+        progress,
+        "V-dependencies",
+        lambda: check_dependency_policy(
+            cfg.work / "base",
+            candidate_checkout,
+            contract.oracles.lockfile,
+            progress.changed,
+            policy,
+        ),
+    )
+
+
+def requirements(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """Gate R: every criterion's linked oracles passed; the agent's claims compared."""
+    outcomes: dict[str, TestOutcome] = {}
+    checks: dict[str, Status] = {}
+    for receipt in progress.receipts:
+        outcomes.update(receipt.details.get("outcomes", {}) if receipt.gate == "V" else {})
+        for check in receipt.checks:
+            checks[check.name] = (
+                check.status if checks.get(check.name) in (None, "passed") else checks[check.name]
+            )
+    claims = progress.proposal.requirements if progress.proposal else None
+    return gate(
+        cfg,
+        progress,
+        "R",
+        lambda: check_requirements(
+            cfg.contract.requirement.criteria,
+            outcomes,
+            checks,
+            claims,
+        ),
+    )
+
+
+def merge(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """The harness's merge: when the merged tree differs from the tested one, verify it again."""
+    state = progress.candidate
+    if state.merge_tree is None or state.merge_tree == state.candidate_tree:
+        return progress
+    ws = workspace(cfg)
+    target = cfg.contract.target_commit or state.base_commit
+    merged = git.commit_tree(
+        ws, state.merge_tree, [target, state.candidate_commit], "harness merge"
+    )
+    return emit(cfg, progress, _verify_tree(cfg, progress, merged, "merged"))

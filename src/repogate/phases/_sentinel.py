@@ -1,0 +1,98 @@
+"""Gate S: replay the real later history onto the merged candidate."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from repogate import git, sandbox
+from repogate.environment import activate
+from repogate.gates._history import TestRunner
+from repogate.gates._survival import CommandRunner
+from repogate.gates.sentinel import SentinelInputs, check_sentinel
+from repogate.oracles.pytest_runner import run_tests
+from repogate.pipeline import AttemptConfig, Progress, gate, test_policy, workspace
+from repogate.receipt import Observation
+from repogate.sandbox import ExecResult, SandboxPolicy
+
+
+def _history_runner(cfg: AttemptConfig, progress: Progress) -> TestRunner:
+    """Run test files for the sentinel, in the attempt's environment and test sandbox.
+
+    A run without a trustworthy report gives no outcomes. In history that makes the step an
+    ``error`` (its tests cannot be collected there); on a replayed state, where the same files ran
+    in the same environment in history, it counts as the candidate's regression (a hang or a
+    collection crash the candidate brought in).
+    """
+    env = progress.workspace_env
+    counter = iter(range(1_000_000))
+
+    def run_tests_in(checkout: Path, tests: Sequence[str]) -> Mapping[str, str]:
+        report = cfg.work / "sentinel-reports" / str(next(counter))
+        ran = run_tests(
+            env, checkout, cfg.contract.oracles.test_command, list(tests), report, test_policy(cfg)
+        )
+        return ran.outcomes if ran.status == "ok" else {}
+
+    return run_tests_in
+
+
+def _command_runner(cfg: AttemptConfig, progress: Progress) -> CommandRunner:
+    """Run generators and interpreter probes for the sentinel inside the attempt's environment."""
+    env = progress.workspace_env
+
+    def run_command(argv: Sequence[str], cwd: Path, network: bool) -> ExecResult:
+        policy = SandboxPolicy(
+            network=network,
+            timeout_s=cfg.test_timeout_s,
+            env=activate(env, cwd),
+            writable=(cfg.work,),
+            hidden=(cfg.source,),
+        )
+        return sandbox.run(argv, cwd, policy)
+
+    return run_command
+
+
+def _sentinel(cfg: AttemptConfig, progress: Progress) -> Observation:
+    state = progress.candidate
+    contract = cfg.contract
+    history = cfg.work / "history.git"
+    git.harness_repo(cfg.source, history)
+    git.fetch_commit(history, workspace(cfg), state.candidate_commit)
+    start = git.tree_from_dir(history, cfg.work / "candidate")
+    reference = None
+    if contract.reference is not None and contract.reference.commit is not None:
+        reference = git.rev_parse(cfg.source, contract.reference.commit)
+    return check_sentinel(
+        SentinelInputs(
+            repo=history,
+            base=state.base_commit,
+            candidate=state.candidate_commit,
+            start_tree=start,
+            config=contract.sentinel,
+            run_tests=_history_runner(cfg, progress),
+            cache_dir=cfg.history_cache,
+            reference=reference,
+            target_branch=contract.target_branch,
+            focused_tests=contract.oracles.fail_to_pass,
+            regression_tests=contract.oracles.pass_to_pass,
+            generators=contract.oracles.generators,
+            environment_digest=progress.workspace_env.digest,
+            run_command=_command_runner(cfg, progress),
+            work_dir=cfg.work / "sentinel",
+        )
+    )
+
+
+def sentinel(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """Gate S: replay the real later history onto the merged candidate.
+
+    Runs when the contract declares a window, and always in the lifecycle profile (where an
+    undeclared window is an error).
+    """
+    window = cfg.contract.sentinel
+    if cfg.contract.profile != "lifecycle" and not (window.follow_ups or window.follow_up_count):
+        return progress
+    (cfg.work / "sentinel").mkdir(exist_ok=True)
+    return gate(cfg, progress, "S", lambda: _sentinel(cfg, progress))

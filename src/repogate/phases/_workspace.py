@@ -1,0 +1,59 @@
+"""The workspace phases: prepare the agent's workspace at the base, then take its proposal."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from repogate import git
+from repogate.pipeline import (
+    AttemptConfig,
+    Progress,
+    agent_policy,
+    candidate_state,
+    emit,
+    gate,
+    hidden_patch,
+    task_view,
+    workspace,
+)
+from repogate.receipt import Observation
+
+
+def prepare(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """Make the agent's workspace at the base (nothing newer) and read the hidden test patch."""
+    base = git.prepare_workspace(cfg.source, cfg.contract.base_commit, workspace(cfg))
+    return replace(progress, base=base, hidden=hidden_patch(cfg))
+
+
+def propose(cfg: AttemptConfig, progress: Progress) -> Progress:
+    """Let the agent work, then make the candidate commit and state (the harness, not the agent)."""
+    ws = workspace(cfg)
+    output = cfg.evidence / "agent"
+    output.mkdir(parents=True, exist_ok=True)
+    proposal = cfg.agent.propose(
+        task_view(cfg.contract), ws, output, agent_policy(cfg, progress.workspace_env)
+    )
+    candidate = git.commit_candidate(ws, f"candidate of {cfg.agent.spec}", parent=progress.base)
+    patch = git.diff_binary(ws, progress.base, candidate)
+    (cfg.evidence / "patch.diff").write_bytes(patch)
+    target = cfg.contract.target_commit or progress.base
+    if target != progress.base:
+        git.fetch_commit(ws, cfg.source, target)
+    merged = git.merge_candidate(ws, target, candidate)
+    progress = replace(
+        progress,
+        proposal=proposal,
+        patch=patch,
+        changed=git.changed_paths(ws, progress.base, candidate),
+    )
+    state = candidate_state(cfg, progress, candidate, merged.tree)
+    progress = replace(progress, state=state)
+    for pending in progress.pending:
+        progress = emit(cfg, progress, pending.model_copy(update={"state_id": state.state_id}))
+    details = {
+        "proposal": proposal.model_dump(mode="json", exclude={"exec"}),
+        "returncode": None if proposal.exec is None else proposal.exec.returncode,
+        "merge": {"target": target, "tree": merged.tree, "conflicted": list(merged.conflicted)},
+        "merged_by": "repogate-harness",
+    }
+    return gate(cfg, replace(progress, pending=()), "propose", lambda: Observation(details=details))
