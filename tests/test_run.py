@@ -465,3 +465,31 @@ def test_extra_oracle_commands_hold_only_new_failures_against_the_patch(
     )
     assert "command:style newly fails" in receipt.checks[0].detail
     assert "old-lint" not in receipt.checks[0].detail
+
+
+@pytest.mark.parametrize(("version", "status"), [("3.12", "passed"), ("3.99", "error")])
+def test_sentinel_python_matrix(
+    tmp_path: Path,
+    cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    version: str,
+    status: str,
+) -> None:
+    """Focused and regression tests also run on each listed Python; a missing one is an error
+    naming it, never a pass."""
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    frozen = build_scenario("frozen", tmp_path / "frozen")
+    path = frozen.contracts[0]
+    path.write_text(
+        path.read_text().replace("[sentinel]\n", f'[sentinel]\npython_matrix = ["{version}"]\n', 1)
+    )
+    code, rows = run_json(capsys, str(path), "--agent", "gold", "--out", str(tmp_path / "run"))
+    assert code == ExitCode.OK
+    assert rows[0]["stages"]["sentinel passed"] == status  # type: ignore[index]
+    store = Store.open(tmp_path / "run")
+    sentinel = next(r for r in store.receipts(store.attempts()[0].attempt_id) if r.gate == "S")
+    entry = sentinel.details["matrix"][0]
+    assert (entry["version"], entry["status"]) == (version, status)
+    if status == "error":
+        assert version in entry["detail"]

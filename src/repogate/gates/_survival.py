@@ -29,7 +29,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from repogate import git
+from repogate._toolchain import find_python
 from repogate.contract import Generator
+from repogate.errors import EnvironmentBuildError
 from repogate.gates._globs import matches_any
 from repogate.sandbox import ExecResult, SandboxPolicy
 from repogate.sandbox import run as sandbox_run
@@ -180,12 +182,16 @@ def regeneration_survival(
 
 
 def find_interpreter(version: str, run_command: CommandRunner) -> Path | None:
-    """Return the ``python{version}`` on PATH that really reports ``version``, or None.
+    """Return an installed interpreter that really reports ``version``, or None.
 
-    A launcher shim (pyenv) for a version that is not installed exits non-zero and counts as
-    missing.
+    Looked up as environments are built (:func:`repogate._toolchain.find_python`: uv's and
+    pyenv's installed versions, never a download), then as ``python{version}`` on PATH. A
+    launcher shim for a version that is not installed exits non-zero and counts as missing.
     """
-    found = shutil.which(f"python{version}")
+    try:
+        found: str | None = str(find_python(version, Path.cwd()))
+    except EnvironmentBuildError:
+        found = shutil.which(f"python{version}")
     if found is None:
         return None
     probe = run_command([found, "-c", _PROBE], Path(found).parent, False)

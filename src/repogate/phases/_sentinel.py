@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from repogate import git, sandbox
-from repogate.environment import activate
+from repogate.environment import activate, build_environment
 from repogate.gates._history import TestRunner
-from repogate.gates._survival import CommandRunner
+from repogate.gates._survival import CommandRunner, MatrixRunner
 from repogate.gates.sentinel import SentinelInputs, check_sentinel
 from repogate.oracles.pytest_runner import run_tests
 from repogate.pipeline import AttemptConfig, Progress, gate, test_policy, workspace
@@ -35,6 +35,28 @@ def _history_runner(cfg: AttemptConfig, progress: Progress) -> TestRunner:
         return ran.outcomes if ran.status == "ok" else {}
 
     return run_tests_in
+
+
+def _matrix_runner(cfg: AttemptConfig) -> MatrixRunner:
+    """Return a runner of the graded tests under another Python version.
+
+    The contract's recipe is built for that version (cached like any environment) and the same
+    test command runs in the same sandbox.
+    """
+
+    def run_under(
+        version: str, interpreter: Path, checkout: Path, tests: Sequence[str]
+    ) -> Mapping[str, str]:
+        recipe = cfg.contract.environment.model_copy(update={"python": version})
+        policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.test_timeout_s)
+        env = build_environment(recipe, cfg.work / "base", cfg.env_cache, policy)
+        report = cfg.work / "matrix-reports" / version
+        ran = run_tests(
+            env, checkout, cfg.contract.oracles.test_command, list(tests), report, test_policy(cfg)
+        )
+        return ran.outcomes
+
+    return run_under
 
 
 def _command_runner(cfg: AttemptConfig, progress: Progress) -> CommandRunner:
@@ -80,6 +102,7 @@ def _sentinel(cfg: AttemptConfig, progress: Progress) -> Observation:
             generators=contract.oracles.generators,
             environment_digest=progress.workspace_env.digest,
             run_command=_command_runner(cfg, progress),
+            matrix_runner=_matrix_runner(cfg),
             work_dir=cfg.work / "sentinel",
         )
     )
