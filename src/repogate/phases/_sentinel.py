@@ -103,6 +103,7 @@ def _sentinel(cfg: AttemptConfig, progress: Progress) -> Observation:
             environment_digest=progress.workspace_env.digest,
             run_command=_command_runner(cfg, progress),
             matrix_runner=_matrix_runner(cfg),
+            workers=2,
             work_dir=cfg.work / "sentinel",
         )
     )
