@@ -4,6 +4,7 @@ import os
 import resource
 import socket
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -168,25 +169,31 @@ def _processes_with(marker: str) -> list[str]:
     return found
 
 
+def _unique_sleep() -> str:
+    return f"100.{uuid.uuid4().int % 10**9:09d}"
+
+
 def test_timeout_kills_the_whole_group(tmp_path: Path) -> None:
     """Threat: a hung agent or test leaves grandchildren running after its budget."""
-    script = "sleep 100.0123 & sleep 100.0123 & wait"
+    marker = _unique_sleep()  # unique, so a concurrent run of this suite is not mistaken for ours
+    script = f"sleep {marker} & sleep {marker} & wait"
     policy = SandboxPolicy(timeout_s=1)
     result = sandbox.run(["sh", "-c", script], tmp_path, policy)
     assert result.timed_out
     assert result.returncode == -9
     assert not result.ok
     assert 1 <= result.duration_s < 5
-    assert _processes_with("100.0123") == []
+    assert _processes_with(marker) == []
 
 
 def test_timeout_kills_descendants_that_left_the_group(tmp_path: Path) -> None:
     if sandbox.isolation(False).kind != "bwrap":
         pytest.skip("only bubblewrap gives the command its own PID namespace")
-    script = "setsid sleep 100.0456 & sleep 100.0456"
+    marker = _unique_sleep()
+    script = f"setsid sleep {marker} & sleep {marker}"
     result = sandbox.run(["sh", "-c", script], tmp_path, SandboxPolicy(timeout_s=1))
     assert result.timed_out
-    assert _processes_with("100.0456") == []
+    assert _processes_with(marker) == []
 
 
 def test_huge_output_is_capped_and_memory_stays_small(tmp_path: Path) -> None:

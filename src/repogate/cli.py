@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 from pydantic import ValidationError
 
+from repogate._files import first_problem, read_text
 from repogate._version import __version__
 from repogate.contract import contract_schema
 from repogate.decision import Decision, Evidence, decide
@@ -66,12 +67,9 @@ def load_evidence(path: Path) -> Evidence:
     Raises:
         EvidenceError: missing file, not JSON, wrong schema version, or not valid evidence.
     """
+    text = read_text(path, "evidence file", EvidenceError, "give an evidence .json file")
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise EvidenceError(
-            f"evidence file {path} cannot be read ({exc.strerror})", "give an evidence .json file"
-        ) from None
+        raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise EvidenceError(f"evidence file {path} is not JSON: {exc}", "fix the JSON") from None
     version = raw.get("schema_version") if isinstance(raw, dict) else None
@@ -83,10 +81,8 @@ def load_evidence(path: Path) -> Evidence:
     try:
         return Evidence.model_validate(raw)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
         raise EvidenceError(
-            f"evidence file {path}: key {loc!r}: {err['msg']}",
+            f"evidence file {path}: {first_problem(exc)}",
             "`repogate schema evidence` prints the valid shape",
         ) from None
 

@@ -30,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 
+from repogate._files import read_text
 from repogate._version import __version__
 from repogate.errors import ContractError
 
@@ -338,12 +339,7 @@ def load_contract(path: Path) -> TransitionContract:
         ContractError: the file is missing, is not TOML, or does not validate; the message names
             the file, the key and what is expected.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ContractError(
-            f"contract {path} cannot be read ({exc.strerror})", "give the path of a .toml contract"
-        ) from None
+    text = read_text(path, "contract", ContractError, "give the path of a .toml contract")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

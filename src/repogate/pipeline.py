@@ -278,6 +278,23 @@ def hidden_patch(cfg: AttemptConfig) -> bytes:
     return b"" if source is None else load_patch(source, cfg.contract, cfg.source)
 
 
+def generator_policy(
+    cfg: AttemptConfig, env: BuiltEnvironment, checkout: Path, network: bool = False
+) -> SandboxPolicy:
+    """Return the sandbox for generators and interpreter probes.
+
+    The environment is active on ``checkout``; writes only in the attempt's scratch folder; the
+    full-history repository hidden.
+    """
+    return SandboxPolicy(
+        network=network,
+        timeout_s=cfg.test_timeout_s,
+        env=activate(env, checkout),
+        writable=(cfg.work,),
+        hidden=(cfg.source,),
+    )
+
+
 def agent_policy(cfg: AttemptConfig, env: BuiltEnvironment) -> SandboxPolicy:
     """The sandbox for the agent: its time budget, its network grant, the environment on PATH.
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from repogate._files import first_problem, read_text
 from repogate.agents.gold import apply_as_proposal
 from repogate.contract import TransitionContract
 from repogate.errors import AgentSpecError
@@ -30,13 +31,7 @@ class Prediction(BaseModel):
 
 
 def _rows(path: Path) -> list[Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise AgentSpecError(
-            f"predictions file {path} cannot be read ({exc.strerror})",
-            "give a .json or .jsonl file",
-        ) from None
+    text = read_text(path, "predictions file", AgentSpecError, "give a .json or .jsonl file")
     try:
         if path.suffix == ".jsonl":
             return [json.loads(line) for line in text.splitlines() if line.strip()]
@@ -65,9 +60,8 @@ def load_predictions(path: Path) -> dict[str, Prediction]:
         try:
             prediction = Prediction.model_validate(row)
         except ValidationError as exc:
-            key = ".".join(str(p) for p in exc.errors()[0]["loc"]) or "(row)"
             raise AgentSpecError(
-                f"predictions file {path}, row {number}: key {key!r}: {exc.errors()[0]['msg']}",
+                f"predictions file {path}, row {number}: {first_problem(exc)}",
                 "each row needs instance_id, model_name_or_path and model_patch",
             ) from None
         found[prediction.instance_id] = prediction

@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from repogate import sandbox
+from repogate._files import first_problem, read_text
 from repogate.contract import TransitionContract
 from repogate.errors import AgentSpecError
 from repogate.protocols import ClaimedRequirement, Proposal, TaskView, Usage
@@ -73,21 +74,16 @@ def load_script(path: Path) -> Script:
     Raises:
         AgentSpecError: unreadable, not TOML, or not a valid script (the key is named).
     """
+    text = read_text(path, "scripted agent file", AgentSpecError, "give a .toml file")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise AgentSpecError(
-            f"scripted agent file {path} cannot be read ({exc.strerror})", "give a .toml file"
-        ) from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise AgentSpecError(f"scripted agent file {path} is not TOML: {exc}", "fix it") from None
     try:
         return Script.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
         raise AgentSpecError(
-            f"scripted agent file {path}: key {loc!r}: {err['msg']}", "see repogate.agents.scripted"
+            f"scripted agent file {path}: {first_problem(exc)}", "see repogate.agents.scripted"
         ) from None
 
 

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
+from repogate._files import first_problem, read_text
 from repogate.errors import EvidenceError
 from repogate.gates.codeowners import CodeownersProblem, Owners, validate_codeowners
 from repogate.git import ChangedPath
@@ -128,19 +129,15 @@ def load_reviews(path: Path, candidate_digest: str | None = None) -> ReviewEvide
             message names the file and the first bad key.
     """
     fix = "fix it; `repogate schema reviews` prints the schema"
+    text = read_text(path, "review file", EvidenceError, fix)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise EvidenceError(f"review file {path} cannot be read ({exc.strerror})", fix) from None
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise EvidenceError(f"review file {path} is not JSON: {exc}", fix) from None
     try:
         return ReviewEvidence.model_validate(_substitute(data, candidate_digest))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise EvidenceError(f"review file {path}: key {key!r}: {first['msg']}{more}", fix) from None
+        raise EvidenceError(f"review file {path}: {first_problem(exc)}", fix) from None
 
 
 def _norm(name: str) -> str:

@@ -5,13 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from repogate import git
-from repogate.environment import activate
 from repogate.gates.authority import check_authority, load_reviews
 from repogate.gates.generated import check_generated
 from repogate.gates.release import check_release_notes
-from repogate.pipeline import AttemptConfig, Progress, gate, workspace
+from repogate.pipeline import AttemptConfig, Progress, gate, generator_policy, workspace
 from repogate.receipt import Observation
-from repogate.sandbox import SandboxPolicy
 
 
 def _reviews_path(cfg: AttemptConfig) -> Path | None:
@@ -52,13 +50,7 @@ def lifecycle(cfg: AttemptConfig, progress: Progress) -> Progress:
     regen = cfg.work / "regenerate"
     git.export_tree(workspace(cfg), progress.candidate.candidate_commit, regen)
     env = progress.workspace_env
-    policy = SandboxPolicy(
-        network=False,
-        timeout_s=cfg.test_timeout_s,
-        env=activate(env, regen),
-        writable=(cfg.work,),
-        hidden=(cfg.source,),
-    )
+    policy = generator_policy(cfg, env, regen)
     progress = gate(
         cfg,
         progress,

@@ -6,12 +6,19 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from repogate import git, sandbox
-from repogate.environment import activate, build_environment
+from repogate.environment import build_environment
 from repogate.gates._history import TestRunner
 from repogate.gates._survival import CommandRunner, MatrixRunner
 from repogate.gates.sentinel import SentinelInputs, check_sentinel
 from repogate.oracles.pytest_runner import run_tests
-from repogate.pipeline import AttemptConfig, Progress, gate, test_policy, workspace
+from repogate.pipeline import (
+    AttemptConfig,
+    Progress,
+    gate,
+    generator_policy,
+    test_policy,
+    workspace,
+)
 from repogate.receipt import Observation
 from repogate.sandbox import ExecResult, SandboxPolicy
 
@@ -64,14 +71,7 @@ def _command_runner(cfg: AttemptConfig, progress: Progress) -> CommandRunner:
     env = progress.workspace_env
 
     def run_command(argv: Sequence[str], cwd: Path, network: bool) -> ExecResult:
-        policy = SandboxPolicy(
-            network=network,
-            timeout_s=cfg.test_timeout_s,
-            env=activate(env, cwd),
-            writable=(cfg.work,),
-            hidden=(cfg.source,),
-        )
-        return sandbox.run(argv, cwd, policy)
+        return sandbox.run(argv, cwd, generator_policy(cfg, env, cwd, network))
 
     return run_command
 
