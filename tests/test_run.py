@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import requires_bwrap
 from repogate import git
 from repogate.cli import ExitCode, main
 from repogate.store import Store
@@ -89,6 +90,7 @@ def test_gold_null_and_test_editing_agent(
     assert statement["subject"][0]["digest"]["gitTree"]
 
 
+@requires_bwrap
 def test_agent_sees_no_future_history(
     parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import requires_bwrap
 from repogate import sandbox
 from repogate.sandbox import SandboxPolicy
 
@@ -80,6 +81,7 @@ def test_no_isolation_is_said_loudly(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert "filesystem not restricted" in ran.detail
 
 
+@requires_bwrap
 def test_read_only_filesystem_except_writable_folders(tmp_path: Path) -> None:
     """Threat: an agent writes outside its workspace (the environment cache, other attempts)."""
     inside, outside = tmp_path / "inside", tmp_path / "outside"
@@ -100,6 +102,7 @@ def test_read_only_filesystem_except_writable_folders(tmp_path: Path) -> None:
     assert "filesystem read-only except inside" in result.isolation.detail
 
 
+@requires_bwrap
 def test_hidden_folders_look_empty(tmp_path: Path) -> None:
     """Threat: an agent reads the harness's full-history repository or the hidden tests on disk."""
     secret = tmp_path / "history"
