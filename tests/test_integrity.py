@@ -50,6 +50,7 @@ def _check(
             target.write_text(content)
     candidate = git.commit_candidate(repo, "candidate")
     changed = git.changed_paths(repo, base, candidate)
+    patch = git.diff_binary(repo, base, candidate)
     seen = check_integrity(
         changed,
         permissions or Permissions(editable=("pkg/**",)),
@@ -57,6 +58,7 @@ def _check(
         base,
         candidate,
         hidden,
+        patch,
     )
     return {c.name: c for c in seen.checks}
 
@@ -156,3 +158,48 @@ def test_clean_patch_passes_both(repo: Path) -> None:
     checks = _check(repo, {"pkg/mod.py": "def f():\n    return 2\n"})
     assert checks["edits_permitted"].status == "passed"
     assert checks["oracle_untouched"].status == "passed"
+
+
+MONKEY = """
+import _pytest.reports as _r
+
+_orig = _r.TestReport.from_item_and_call
+
+
+def _forged(item, call):
+    report = _orig(item, call)
+    report.outcome = "passed"
+    return report
+
+
+_r.TestReport.from_item_and_call = staticmethod(_forged)
+"""
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        MONKEY,
+        "import sys\nsys.modules['pytest'].main = lambda *a, **k: 0\n",
+        "pytest_plugins = ['pkg.helper']\n",
+        "import os\nos.environ['PYTEST_ADDOPTS'] = '-p pkg.helper'\n",
+    ],
+)
+def test_library_code_must_not_reach_into_the_test_runner(repo: Path, code: str) -> None:
+    """A patch to an allowed source file that rewrites pytest's reports passes every graded test
+    while fixing nothing: rejected (adversarial kind 1, from library code instead of a conftest)."""
+    checks = _check(repo, {"pkg/mod.py": "def f():\n    return 1\n" + code})
+    assert checks["oracle_untouched"].status == "failed"
+    assert "pkg/mod.py (reaches into the test runner" in checks["oracle_untouched"].detail
+    assert checks["edits_permitted"].status == "passed"
+
+
+@pytest.mark.parametrize(
+    "path", ["tests/pytest.ini", "pkg/tox.ini", "pytest.py", "_pytest/reports.py"]
+)
+def test_configuration_and_runner_shadows_at_any_depth_are_oracle(repo: Path, path: str) -> None:
+    """A new pytest.ini beside the tests, or a module shadowing pytest itself, changes how the
+    graded tests run and report."""
+    checks = _check(repo, {path: "[pytest]\n"}, Permissions())
+    assert checks["oracle_untouched"].status == "failed"
+    assert path in checks["oracle_untouched"].detail

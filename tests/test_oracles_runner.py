@@ -181,3 +181,19 @@ def test_the_checkouts_own_configuration_is_used(tmp_path: Path) -> None:
     )
     run = run_tests(PYTHON, work, COMMAND, ["tests/test_a.py::test_a"], tmp_path / "report", POLICY)
     assert run.outcomes == {"tests/test_a.py::test_a": "passed"}
+
+
+def test_configuration_beside_the_tests_is_ignored(tmp_path: Path) -> None:
+    """A pytest.ini a patch adds next to the tests must not switch on a plugin that forges reports."""
+    work = _write(
+        tmp_path / "work",
+        {
+            "tests/pytest.ini": "[pytest]\naddopts = -p tests.forge\n",
+            "tests/__init__.py": "",
+            "tests/forge.py": "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\n"
+            "def pytest_runtest_makereport(item, call):\n    out = yield\n    out.get_result().outcome = 'passed'\n",
+            "tests/test_a.py": "def test_a():\n    assert False\n",
+        },
+    )
+    run = run_tests(PYTHON, work, COMMAND, ["tests/test_a.py::test_a"], tmp_path / "report", POLICY)
+    assert run.outcomes == {"tests/test_a.py::test_a": "failed"}

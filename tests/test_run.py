@@ -69,10 +69,14 @@ def test_gold_null_and_test_editing_agent(
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["isolation_tests"]["network_off"] is True
     assert [c["id"] for c in manifest["contracts"]] == ["parser-bounded-config"]
-    again_code, _again = run_json(
-        capsys, str(parser.contracts[0]), "--agent", "gold", "--out", str(out)
+    again_code, again = run_json(
+        capsys,
+        str(parser.contracts[0]),
+        *("--agent", "gold", "--agent", "null", "--agent", f"scripted:{cheat}"),
+        *("--out", str(out)),
     )
     assert again_code == ExitCode.OK
+    assert again == rows  # the same command on the same folder: finished attempts kept
     store = Store.open(out)
     assert len(store.attempts()) == 3
     gold = store.attempts()[0]
@@ -495,3 +499,81 @@ def test_sentinel_python_matrix(
     assert (entry["version"], entry["status"]) == (version, status)
     if status == "error":
         assert version in entry["detail"]
+
+
+def test_agent_tampering_with_its_git_is_its_own_failure_not_a_crash(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agent that writes git configuration meant to run commands in the harness's git (or
+    rewrites its refs) must neither crash the evaluator nor reach it: only its files count."""
+    agent = tmp_path / "agent.sh"
+    agent.write_text(
+        "#!/bin/sh\n"
+        "git config core.fsmonitor 'touch /tmp/repogate-owned-by-agent'\n"
+        "git config filter.x.clean 'touch /tmp/repogate-owned-by-agent'\n"
+        "echo '* filter=x' > .gitattributes.local\n"
+        "git commit -q --allow-empty -m mine\n"
+        "sed -i 's/return settings/return settings  # edited/' confparse/parser.py\n"
+    )
+    agent.chmod(0o755)
+    out = tmp_path / "run"
+    code, rows = run_json(
+        capsys, str(parser.contracts[0]), "--agent", f"cmd:{agent}", "--out", str(out)
+    )
+    assert code == ExitCode.OK
+    assert rows[0]["outcome"] == "rejected"  # its edit fixes nothing: the agent's failure
+    assert "focused_tests_passed" in rows[0]["failed"]  # type: ignore[operator]
+    assert not Path("/tmp/repogate-owned-by-agent").exists()
+    patch = next((out / "attempts").glob("*/patch.diff")).read_text()
+    assert "# edited" in patch
+
+
+def test_resuming_with_changed_inputs_is_refused(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Finished attempts must never answer for a contract or an agent that has since changed."""
+    preds = tmp_path / "p.json"
+    good = git.diff_binary(
+        parser.repo, parser.commits["base"], parser.commits["fix"], (), ["tests/"]
+    )
+    row = {"instance_id": "parser-bounded-config", "model_name_or_path": "m"}
+    preds.write_text(json.dumps([{**row, "model_patch": good.decode()}]))
+    out = tmp_path / "run"
+    code, rows = run_json(
+        capsys, str(parser.contracts[0]), "--agent", f"predictions:{preds}", "--out", str(out)
+    )
+    assert rows[0]["accepted"] is True
+    preds.write_text(json.dumps([{**row, "model_patch": ""}]))
+    code = main(
+        ["run", str(parser.contracts[0]), "--agent", f"predictions:{preds}", "--out", str(out)]
+    )
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE
+    assert "holds a run of other inputs" in err
+    assert len(Store.open(out).attempts()) == 1
+
+
+def test_two_runs_into_one_folder_at_once_are_refused(tmp_path: Path) -> None:
+    from repogate.errors import RunDirError
+
+    first = Store.create(tmp_path, "x")
+    try:
+        with pytest.raises(RunDirError, match="another repogate run is writing"):
+            Store.create(tmp_path, "x")
+    finally:
+        first.close()
+    Store.create(tmp_path, "x").close()  # released: a later run may resume
+
+
+def test_missing_hidden_test_commit_is_a_usage_error(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = parser.contracts[0]
+    text = path.read_text()
+    path.write_text(
+        text.replace(f'commit = "{parser.commits["fix"]}", paths', 'commit = "abcdef1234", paths')
+    )
+    code = main(["run", str(path), "--agent", "null", "--out", str(tmp_path / "run")])
+    assert code == ExitCode.USAGE
+    assert "abcdef1234" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

@@ -6,7 +6,10 @@ A patch is a file (relative to the contract) or ``git diff <base> <commit> -- <p
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
+
+from unidiff.patch import PatchSet
 
 from repogate import git
 from repogate.contract import PatchSource, TransitionContract
@@ -40,6 +43,32 @@ def load_patch(source: PatchSource, contract: TransitionContract, repo: Path) ->
             "check the SHA, or refresh the mirror given with --repo-cache",
         )
     return git.diff_binary(repo, contract.base_commit, source.commit, source.paths, source.exclude)
+
+
+def _unquote(path: str) -> str:
+    r"""Undo git's C-style quoting of unusual paths (``"dir/caf\303\251.md"``)."""
+    if len(path) >= 2 and path.startswith('"') and path.endswith('"'):
+        raw, _ = codecs.escape_decode(path[1:-1].encode("ascii", "backslashreplace"))
+        path = raw.decode("utf-8", "surrogateescape")
+    return path.removeprefix("b/")
+
+
+def added_lines(diff: bytes) -> dict[str, tuple[str, ...]]:
+    """Return the lines each file of ``diff`` gains, parsed with ``unidiff``.
+
+    Args:
+        diff: a unified diff as ``git diff --binary --full-index`` prints it.
+
+    Returns:
+        Repository-relative path (the new side; the old side for a deletion) to its added lines,
+        without the leading ``+``. Binary files gain no lines.
+    """
+    found: dict[str, tuple[str, ...]] = {}
+    for patched in PatchSet(diff.decode("utf-8", "surrogateescape")):
+        name = patched.source_file if patched.is_removed_file else patched.path
+        path = _unquote(name).removeprefix("a/") if patched.is_removed_file else _unquote(name)
+        found[path] = tuple(line.value for hunk in patched for line in hunk if line.is_added)
+    return found
 
 
 def touched_paths(patch: bytes) -> tuple[str, ...]:

@@ -299,7 +299,9 @@ def agent_policy(cfg: AttemptConfig, env: BuiltEnvironment) -> SandboxPolicy:
     """The sandbox for the agent: its time budget, its network grant, the environment on PATH.
 
     It writes only its workspace and its output folder; the run directory (other attempts,
-    scenario sources, hidden tests at the base) and the full-history repository are hidden.
+    scenario sources, hidden tests at the base), the full-history repository, the contract and
+    the caches of real history's results are hidden. Other run directories kept on the same
+    disk are not known here and stay readable: keep them out of an agent's reach.
     """
     permissions = cfg.contract.permissions
     return SandboxPolicy(
@@ -307,7 +309,13 @@ def agent_policy(cfg: AttemptConfig, env: BuiltEnvironment) -> SandboxPolicy:
         timeout_s=permissions.time_budget_s,
         env=activate(env, workspace(cfg)),
         writable=(workspace(cfg), cfg.evidence / "agent"),
-        hidden=(cfg.source, cfg.store.run_dir.resolve(), *cfg.contract.private_files()),
+        hidden=(
+            cfg.source,
+            cfg.store.run_dir.resolve(),
+            cfg.history_cache,  # real later history's test results
+            cfg.env_cache.parent / "base-state",
+            *cfg.contract.private_files(),
+        ),
     )
 
 

@@ -9,6 +9,7 @@ the same command on the same ``--out`` folder resumes: finished attempts are kep
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from collections.abc import Callable, Sequence
@@ -20,6 +21,7 @@ from repogate.agents import agent_name, make_agent
 from repogate.contract import TransitionContract
 from repogate.errors import UserInputError
 from repogate.manifest import RunManifest, contract_entry
+from repogate.patches import load_patch
 from repogate.phases import PHASES
 from repogate.pipeline import AttemptConfig, run_attempt
 from repogate.protocols import Agent
@@ -72,8 +74,37 @@ def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Read
                 f"contract {contract.id}: base commit {contract.base_commit} is not in {contract.repo}",
                 "check the SHA, or refresh the mirror given with --repo-cache",
             )
+        for patch in (contract.oracles.hidden_tests, contract.reference):
+            if patch is not None:
+                load_patch(patch, contract, source)  # a missing file or commit is a user error
         ready.append(_Ready(plan, source, make_agent(plan.agent_spec, contract, source)))
     return ready
+
+
+def agent_fingerprint(spec: str) -> str:
+    """Return sha256 over an agent spec and the content of every file it names.
+
+    A scripted agent, a predictions file or a command's script that changed is another agent.
+    """
+    digest = hashlib.sha256(spec.encode())
+    _, _, arg = spec.partition(":")
+    for word in arg.split():
+        path = Path(word.strip("'\""))
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def inputs_digest(ready: Sequence[_Ready], epochs: int) -> str:
+    """Return sha256 over what a run is made of.
+
+    That is each contract's policy digest, each agent's fingerprint, and the number of epochs.
+    """
+    parts = sorted(
+        f"{r.plan.contract.id}:{r.plan.contract.policy_digest()}:{agent_fingerprint(r.plan.agent_spec)}"
+        for r in ready
+    )
+    return hashlib.sha256("\n".join([*parts, str(epochs)]).encode()).hexdigest()
 
 
 def _manifest(ready: Sequence[_Ready], options: RunOptions) -> RunManifest:
@@ -114,7 +145,7 @@ def run(
     """
     ready = _prepare(plans, options)
     cache = (options.cache_dir or default_cache()).resolve()
-    store = Store.create(options.out)
+    store = Store.create(options.out, inputs_digest(ready, options.epochs))
     try:
         store.write_manifest(_manifest(ready, options))
         for epoch in range(options.epochs):

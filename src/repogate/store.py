@@ -16,6 +16,7 @@ its gate finishes, so a killed process leaves every finished receipt readable; a
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import shutil
@@ -23,7 +24,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -35,6 +36,7 @@ from repogate.state import CandidateState
 
 SCHEMA_VERSION = 1
 DB_NAME = "store.sqlite"
+LOCK_NAME = ".lock"
 AttemptStatus = Literal["running", "done", "crashed"]
 
 _SCHEMA = """
@@ -97,27 +99,45 @@ def attempt_id_for(contract_id: str, agent: str, epoch: int) -> str:
 class Store:
     """A run's SQLite index and evidence folders. Open with :meth:`create` or :meth:`open`."""
 
-    def __init__(self, run_dir: Path, conn: sqlite3.Connection) -> None:
+    def __init__(
+        self, run_dir: Path, conn: sqlite3.Connection, lock: IO[str] | None = None
+    ) -> None:
         self.run_dir = run_dir
         self._conn = conn
+        self._lock = lock
 
     @classmethod
-    def create(cls, run_dir: Path) -> Store:
-        """Create (or reopen, to resume) the store in ``run_dir``.
+    def create(cls, run_dir: Path, inputs: str = "") -> Store:
+        """Create (or reopen, to resume) the store in ``run_dir`` and hold it for this process.
+
+        Args:
+            run_dir: the run directory.
+            inputs: a digest of what the run is made of (contracts, agents, epochs); a resumed
+                run must have the same, or its finished attempts would answer for other inputs.
 
         Raises:
-            RunDirError: ``run_dir`` exists and holds a store of another schema version.
+            RunDirError: another process is writing to ``run_dir``; it holds a store of another
+                schema version; or it was written for other inputs.
         """
         run_dir.mkdir(parents=True, exist_ok=True)
+        lock = _hold(run_dir / LOCK_NAME)
         conn = cls._connect(run_dir / DB_NAME)
         conn.executescript(_SCHEMA)
         conn.execute(
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
             (str(SCHEMA_VERSION),),
         )
+        conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('inputs', ?)", (inputs,))
         conn.commit()
-        store = cls(run_dir, conn)
+        store = cls(run_dir, conn, lock)
         store._check_version()
+        (recorded,) = conn.execute("SELECT value FROM meta WHERE key='inputs'").fetchone()
+        if recorded != inputs:
+            store.close()
+            raise RunDirError(
+                f"{run_dir} holds a run of other inputs (a contract, an agent or its file changed)",
+                "give a new --out folder, or delete this one to start over",
+            )
         return store
 
     @classmethod
@@ -170,8 +190,11 @@ class Store:
             )
 
     def close(self) -> None:
-        """Close the database connection."""
+        """Close the database connection and release the run directory."""
         self._conn.close()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -319,6 +342,20 @@ class Store:
                 )
             )
         return records
+
+
+def _hold(path: Path) -> IO[str]:
+    """Take the run directory's lock (``flock``), or say who holds it."""
+    handle = path.open("a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise RunDirError(
+            f"another repogate run is writing to {path.parent}",
+            "wait for it to finish, or give another --out folder",
+        ) from None
+    return handle
 
 
 def _atomic_write(path: Path, text: str) -> None:

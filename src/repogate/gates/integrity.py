@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import configparser
 import posixpath
+import re
 import tomllib
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -26,16 +27,23 @@ from typing import Any
 from repogate.contract import Permissions
 from repogate.gates._globs import matches_any
 from repogate.git import ChangedPath
+from repogate.patches import added_lines
 from repogate.receipt import Check, Observation
 
 HOOK_GLOBS = (
     "**/conftest.py",
+    "**/pytest.ini",
+    "**/.pytest.ini",
+    "**/tox.ini",
+    "pytest.py",
+    "pytest/**",
+    "_pytest/**",
+    "pluggy.py",
+    "pluggy/**",
     "**/sitecustomize.py",
     "**/usercustomize.py",
     "**/*.pth",
     "**/pytest_*.py",
-    "pytest.ini",
-    "tox.ini",
     "noxfile.py",
     ".github/**",
     ".gitlab-ci.yml",
@@ -44,6 +52,13 @@ HOOK_GLOBS = (
     ".travis.yml",
 )
 TEST_GLOBS = ("**/test_*.py", "**/*_test.py", "**/tests/**", "**/test/**", "**/testing/**")
+# Code that reaches into the test runner from outside the tests: it can rewrite reports in the
+# process that writes them (a patched TestReport, a hook, a plugin switched on by name).
+RUNNER_HOOKS = re.compile(
+    r"\b_pytest\b|\bpytest_runtest_\w+|\bpytest_collect\w*|\bpytest_report\w*|\bTestReport\b"
+    r"|\bLogXML\b|\bjunitxml\b|\bpytest_plugins\b|\bpytest\.hookimpl\b|\bhookimpl\b"
+    r"|\bPYTEST_ADDOPTS\b|\bPYTEST_PLUGINS\b|sys\.modules\[\s*['\"](?:_?pytest|pluggy)"
+)
 # Files whose test-configuration sections are the oracle, not the whole file.
 _PYPROJECT_KEYS = (("tool", "pytest"), ("project", "entry-points", "pytest11"), ("tool", "tox"))
 _SETUP_CFG_SECTIONS = ("tool:pytest", "pytest", "options.entry_points")
@@ -118,6 +133,25 @@ def oracle_edits(
     return sorted(set(found))
 
 
+def runner_tampering(patch: bytes) -> list[str]:
+    """Return the changed files whose added lines reach into the test runner, each with why.
+
+    A patch that rewrites pytest's reports from library code passes every test it is graded on
+    while fixing nothing; the report is written in the process that runs the patch's code, so no
+    output channel can tell. The lines that do it name pytest's internals, hooks or plugin
+    switches; any of them in an added line marks the file. A project whose product is a pytest
+    plugin will trip this: such a task needs its own oracle.
+    """
+    found = []
+    for path, lines in added_lines(patch).items():
+        for line in lines:
+            hit = RUNNER_HOOKS.search(line)
+            if hit:
+                found.append(f"{path} (reaches into the test runner: {hit.group(0)!r})")
+                break
+    return found
+
+
 def forbidden_edits(changed: Sequence[ChangedPath], permissions: Permissions) -> list[str]:
     """Return changed paths outside the editable globs or inside forbidden ones, each with why."""
     found = []
@@ -139,13 +173,17 @@ def check_integrity(
     base: str,
     candidate: str,
     hidden_paths: Sequence[str] = (),
+    patch: bytes = b"",
 ) -> Observation:
     """Return the ``edits_permitted`` and ``oracle_untouched`` checks for one candidate.
 
-    A change to the oracle is rejected whatever the test run says: its results cannot be trusted.
+    A change to the oracle, or code that reaches into the test runner, is rejected whatever the
+    test run says: its results cannot be trusted.
     """
     stray = forbidden_edits(changed, permissions)
-    oracle = oracle_edits(changed, read, base, candidate, hidden_paths)
+    oracle = sorted(
+        {*oracle_edits(changed, read, base, candidate, hidden_paths), *runner_tampering(patch)}
+    )
     return Observation(
         checks=(
             Check(

@@ -14,23 +14,13 @@ meaningful), rather than erroring, since nothing about the environment could cha
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Sequence
 
-from unidiff.patch import PatchSet
-
 from repogate.gates._globs import matches_any
+from repogate.patches import added_lines as added_text
 from repogate.receipt import Check, Observation, Status
 
 CHECK = "release_receipt_present"
-
-
-def _unquote(path: str) -> str:
-    r"""Undo git's C-style quoting of unusual paths (``"dir/caf\303\251.md"``)."""
-    if len(path) >= 2 and path.startswith('"') and path.endswith('"'):
-        raw, _ = codecs.escape_decode(path[1:-1].encode("ascii", "backslashreplace"))
-        path = raw.decode("utf-8", "surrogateescape")
-    return path.removeprefix("b/")
 
 
 def added_lines(diff: bytes) -> dict[str, int]:
@@ -43,14 +33,9 @@ def added_lines(diff: bytes) -> dict[str, int]:
         Repository-relative path (the new side; the old side for a deletion) to the number of
         added lines holding more than whitespace. Binary files count 0.
     """
-    counts: dict[str, int] = {}
-    for patched in PatchSet(diff.decode("utf-8", "surrogateescape")):
-        name = patched.source_file if patched.is_removed_file else patched.path
-        path = _unquote(name).removeprefix("a/") if patched.is_removed_file else _unquote(name)
-        counts[path] = sum(
-            1 for hunk in patched for line in hunk if line.is_added and line.value.strip()
-        )
-    return counts
+    return {
+        path: sum(1 for line in lines if line.strip()) for path, lines in added_text(diff).items()
+    }
 
 
 def check_release_notes(diff: bytes, release_globs: Sequence[str]) -> Observation:

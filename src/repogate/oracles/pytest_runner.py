@@ -123,43 +123,40 @@ def _variables(env: BuiltEnvironment | Path, workdir: Path) -> dict[str, str]:
     }
 
 
+# pytest's configuration files at the checkout's top, in pytest's order of precedence, with the
+# section that makes each one count (https://docs.pytest.org/en/stable/reference/customize.html).
 _CONFIG_SECTIONS = {
     "pytest.ini": "",
     ".pytest.ini": "",
-    "pyproject.toml": "[tool.pytest.ini_options]",
+    "pyproject.toml": "[tool.pytest",
     "tox.ini": "[pytest]",
     "setup.cfg": "[tool:pytest]",
 }
 
 
-def has_own_config(workdir: Path) -> bool:
-    """Return True when ``workdir`` holds a pytest configuration of its own.
-
-    The files and sections are pytest's own rules:
-    https://docs.pytest.org/en/stable/reference/customize.html#finding-the-rootdir
-    """
+def own_config(workdir: Path) -> Path | None:
+    """Return the pytest configuration file at ``workdir``'s top, or None when it has none."""
     for name, section in _CONFIG_SECTIONS.items():
         path = workdir / name
         if path.is_file() and section in path.read_text(encoding="utf-8", errors="replace"):
-            return True
-    return False
+            return path
+    return None
 
 
 def _command(test_command: str, report: Path, files: Sequence[str], workdir: Path) -> list[str]:
     """The test command plus the harness's arguments.
 
-    ``--rootdir`` pins pytest to the checkout; a checkout with no pytest configuration of its own
-    gets ``-c /dev/null``, so pytest never picks up a configuration from a folder above it (the
-    harness's own, or whatever lies around the run directory).
+    ``--rootdir`` pins pytest to the checkout and ``-c`` to the configuration at its top (or
+    ``/dev/null`` when it has none), so pytest never reads a configuration from a folder above
+    the checkout (the harness's own) nor one a patch adds beside the tests (``tests/pytest.ini``
+    switching on a plugin that forges reports).
     """
     argv = shlex.split(test_command)
     if not argv:
         raise ValueError("it is empty")
     if "no:cacheprovider" not in argv:
         argv += ["-p", "no:cacheprovider"]
-    argv += [f"--rootdir={workdir}"]
-    if not has_own_config(workdir):
-        argv += ["-c", os.devnull]
+    argv += [f"--rootdir={workdir}", "-c", str(own_config(workdir) or os.devnull)]
     return [*argv, "-o", "junit_family=xunit1", f"--junitxml={report}", *files]
 
 

@@ -39,6 +39,7 @@ def integrity(cfg: AttemptConfig, progress: Progress) -> Progress:
             state.base_commit,
             state.candidate_commit,
             touched_paths(progress.hidden),
+            progress.patch,
         ),
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 
 from repogate import git
@@ -25,6 +26,31 @@ def prepare(cfg: AttemptConfig, progress: Progress) -> Progress:
     return replace(progress, base=base, hidden=hidden_patch(cfg))
 
 
+def _adopt(cfg: AttemptConfig, base: str) -> None:
+    """Take the agent's files, never its git metadata, into a fresh harness repository.
+
+    The agent's workspace is moved aside and a new repository is made at the base from the
+    harness's source; the agent's files (every ``.git`` left out) are copied over it. Whatever the
+    agent did to its own ``.git`` (configuration that runs commands, rewritten refs, commits of its
+    own) never reaches the harness's git: what it proposes is the files it leaves.
+    """
+    ws = workspace(cfg)
+    left = cfg.work / "agent-left"
+    ws.rename(left)
+    git.prepare_workspace(cfg.source, base, ws)
+    for entry in ws.iterdir():
+        if entry.name == ".git":
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    shutil.copytree(
+        left, ws, symlinks=True, ignore=shutil.ignore_patterns(".git"), dirs_exist_ok=True
+    )
+    shutil.rmtree(left, ignore_errors=True)
+
+
 def propose(cfg: AttemptConfig, progress: Progress) -> Progress:
     """Let the agent work, then make the candidate commit and state (the harness, not the agent)."""
     ws = workspace(cfg)
@@ -33,6 +59,7 @@ def propose(cfg: AttemptConfig, progress: Progress) -> Progress:
     proposal = cfg.agent.propose(
         task_view(cfg.contract), ws, output, agent_policy(cfg, progress.workspace_env)
     )
+    _adopt(cfg, progress.base)
     candidate = git.commit_candidate(ws, f"candidate of {cfg.agent.spec}", parent=progress.base)
     patch = git.diff_binary(ws, progress.base, candidate)
     (cfg.evidence / "patch.diff").write_bytes(patch)
