@@ -43,6 +43,7 @@ app = typer.Typer(
 )
 
 SCHEMAS = ("contract", "evidence", "decision", "reviews")
+INTERRUPTED_MESSAGE = "interrupted: finished attempts are kept; rerun the same command to resume"
 
 
 def _schema_of(name: str) -> dict[str, Any]:
@@ -145,16 +146,19 @@ def show_cmd(
     run_dir: Annotated[Path, typer.Argument(help="A run directory written by `repogate run`.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print attempts as JSON.")] = False,
 ) -> None:
-    """Print a run's attempts and decisions."""
+    """Print a run's attempts and decisions; an attempt left unfinished shows as interrupted."""
+    from repogate.cli_run import agent_outcomes
+
     store = Store.open(run_dir)
     try:
         records = store.attempts()
+        statuses = {key: said.status for key, said in agent_outcomes(store, records).items()}
     finally:
         store.close()
     if as_json:
         typer.echo(json.dumps([r.model_dump(mode="json") for r in records], indent=2))
     else:
-        print_table(attempts_table(records, f"run {run_dir}"))
+        print_table(attempts_table(records, f"run {run_dir}", statuses, interrupted=True))
 
 
 @app.command("version")
@@ -164,7 +168,12 @@ def version_cmd() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI and return its exit code (an :class:`ExitCode` value)."""
+    """Run the CLI and return its exit code (an :class:`ExitCode` value).
+
+    Ctrl-C prints one line on how to resume and gives :attr:`ExitCode.INTERRUPTED`, however
+    typer reports it: as ``KeyboardInterrupt``, as ``typer.Abort`` (click), or, as typer 0.29
+    does, by returning 130 itself.
+    """
     try:
         result = app(args=argv, standalone_mode=False)
     except UserInputError as exc:
@@ -175,13 +184,8 @@ def main(argv: list[str] | None = None) -> int:
         return ExitCode.INTERNAL
     except typer.Exit as exc:
         return int(exc.exit_code)
-    except KeyboardInterrupt:
-        typer.echo(
-            "interrupted: finished attempts are kept; rerun the same command to resume", err=True
-        )
-        return ExitCode.INTERRUPTED
-    except typer.Abort:
-        return ExitCode.INTERRUPTED
+    except (KeyboardInterrupt, typer.Abort):
+        result = ExitCode.INTERRUPTED
     except typer.TyperException as exc:  # the command line's own usage errors
         show = getattr(exc, "show", None)
         if callable(show):
@@ -189,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             typer.echo(f"error: {exc}", err=True)
         return ExitCode.USAGE
+    if result == ExitCode.INTERRUPTED:  # no command of ours returns it: only Ctrl-C does
+        typer.echo(INTERRUPTED_MESSAGE, err=True)
     return int(result) if isinstance(result, int) else ExitCode.OK
 
 

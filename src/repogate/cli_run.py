@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from repogate.contract import load_contract
+from repogate.errors import RunDirError
 from repogate.report.terminal import attempts_table, print_table
 from repogate.runner import PlannedAttempt, RunOptions, run
-from repogate.store import AttemptRecord
+from repogate.store import AttemptRecord, Store
 from repogate.tasks.scenarios import build_scenario, default_agents, scenario_names
 
 DEFAULT_SELECTION = "embedded default: every built-in scenario with its shipped agents"
@@ -36,7 +39,34 @@ def named_plans(contracts: list[Path], agents: list[str]) -> list[PlannedAttempt
     return [PlannedAttempt(c, src, spec) for c, src in loaded for spec in specs]
 
 
-def _decision_json(record: AttemptRecord) -> dict[str, object]:
+class AgentOutcome(NamedTuple):
+    """The agent's own account of its run, apart from the verdict on what it left.
+
+    Attributes:
+        status: ``done``; ``stopped`` at its time budget; ``crashed`` (e.g. it exited non-zero).
+        detail: why, e.g. ``stopped at its budget of 2 s`` or ``exit 1``.
+    """
+
+    status: str
+    detail: str
+
+
+def agent_outcomes(store: Store, records: Sequence[AttemptRecord]) -> dict[str, AgentOutcome]:
+    """Return each attempt's agent outcome by attempt id, read from its ``propose`` receipt.
+
+    An attempt without that receipt (stopped before the agent ran) has no entry.
+    """
+    found = {}
+    for record in records:
+        for receipt in store.receipts(record.attempt_id):
+            proposal = receipt.details.get("proposal") if receipt.gate == "propose" else None
+            if isinstance(proposal, dict):
+                status, detail = proposal.get("status"), proposal.get("detail")
+                found[record.attempt_id] = AgentOutcome(str(status), str(detail or ""))
+    return found
+
+
+def _decision_json(record: AttemptRecord, agent: AgentOutcome | None) -> dict[str, object]:
     decision = record.decision
     return {
         "contract": record.contract_id,
@@ -48,7 +78,23 @@ def _decision_json(record: AttemptRecord) -> dict[str, object]:
         "errored": list(decision.errored) if decision else [],
         "stages": decision.stages if decision else {},
         "crash": record.crash,
+        "agent_status": agent.status if agent else None,
+        "agent_detail": agent.detail if agent else None,
     }
+
+
+def check_out_folder(out: Path) -> None:
+    """Refuse an ``--out`` that is a file or lies below one, before anything is written.
+
+    Raises:
+        RunDirError: naming the file.
+    """
+    for path in (out, *out.parents):
+        if path.exists() or path.is_symlink():
+            if path.is_dir():
+                return
+            where = "is a file" if path == out else f"is below the file {path}"
+            raise RunDirError(f"--out {out} {where}", "give a folder")
 
 
 def execute(
@@ -59,7 +105,13 @@ def execute(
     epochs: int,
     as_json: bool,
 ) -> int:
-    """Run and report; return 0 when every attempt ran, 3 when any crashed."""
+    """Run and report; return 0 when every attempt ran, 3 when any crashed.
+
+    Raises:
+        RunDirError: ``out`` is a file or lies below one (checked before anything else).
+        UserInputError: a contract, repository or agent spec is unusable.
+    """
+    check_out_folder(out)
     out = out.resolve()
     if contracts:
         plans = named_plans(contracts, agents)
@@ -89,8 +141,15 @@ def execute(
                 bar.advance(task)
 
         records = run(plans, options, tick)
+    store = Store.open(out)
+    try:
+        agents_said = agent_outcomes(store, records)
+    finally:
+        store.close()
     if as_json:
-        print(json.dumps([_decision_json(r) for r in records], indent=2))
+        rows = [_decision_json(r, agents_said.get(r.attempt_id)) for r in records]
+        print(json.dumps(rows, indent=2))
     else:
-        print_table(attempts_table(records, f"run {out}"))
+        statuses = {key: said.status for key, said in agents_said.items()}
+        print_table(attempts_table(records, f"run {out}", statuses))
     return 3 if any(r.status == "crashed" for r in records) else 0

@@ -120,10 +120,15 @@ _NOT_ISOLATED = (
 )
 
 
-# Credential stores of the user running repogate: never visible to untrusted commands.
+# Credential stores of the user running repogate, files and folders relative to HOME: never
+# visible to untrusted commands. Cloud and cluster tools; git and forges; package registries
+# (npm, yarn, cargo, pip, gem, maven); secret managers (Vault, 1Password, keyrings, pass).
 SECRET_PATHS = (
-    ".ssh", ".gnupg", ".aws", ".azure", ".docker", ".kube", ".netrc", ".git-credentials",
-    ".pypirc", ".config/gh", ".config/gcloud", ".config/hub",
+    ".ssh", ".gnupg", ".aws", ".azure", ".docker", ".kube", ".config/gcloud", ".terraform.d",
+    ".netrc", ".git-credentials", ".config/git/credentials", ".config/gh", ".config/hub",
+    ".pypirc", ".config/pip", ".pip", ".npmrc", ".yarnrc", ".yarnrc.yml", ".cargo/credentials",
+    ".cargo/credentials.toml", ".gem/credentials", ".m2/settings.xml",
+    ".vault-token", ".config/op", ".local/share/keyrings", ".password-store",
 )  # fmt: skip
 
 

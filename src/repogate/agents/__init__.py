@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from repogate.agents.command import CommandAgent
+from repogate.agents.command import CommandAgent, split_command
 from repogate.agents.gold import GoldAgent, NullAgent
 from repogate.agents.predictions import PredictionsAgent
 from repogate.agents.scripted import ScriptedAgent
@@ -58,8 +58,19 @@ def make_agent(spec: str, contract: TransitionContract, repo: Path) -> Agent:
 
 
 def agent_name(spec: str) -> str:
-    """Return a short name for ``spec``: the kind, or a scripted/predictions file's stem."""
+    """Return a short name for ``spec``, for tables and progress labels.
+
+    ``gold`` and ``null`` as they are; a scripted or predictions file's stem (``edits-tests``);
+    ``cmd:`` and the base name of the command's first word (``cmd:./fix.sh --x`` gives
+    ``cmd:fix.sh``). Never raises: a command that cannot be split is cut at white space.
+    """
     kind, _, arg = spec.partition(":")
     if kind in ("scripted", "predictions") and arg:
         return Path(arg).stem
+    if kind == "cmd" and arg.strip():
+        try:
+            first = split_command(arg)[0]
+        except AgentSpecError:
+            first = arg.split()[0]
+        return f"cmd:{Path(first).name or first}"
     return kind

@@ -53,17 +53,26 @@ def load_predictions(path: Path) -> dict[str, Prediction]:
     """Read predictions keyed by ``instance_id``.
 
     Raises:
-        AgentSpecError: unreadable file, or a row missing a required key (row number and key named).
+        AgentSpecError: unreadable file; a row that is not an object or lacks a required string
+            key (row number and key named); an ``instance_id`` given twice (both rows named).
     """
     found: dict[str, Prediction] = {}
+    rows: dict[str, int] = {}
     for number, row in enumerate(_rows(path), start=1):
         try:
             prediction = Prediction.model_validate(row)
         except ValidationError as exc:
             raise AgentSpecError(
                 f"predictions file {path}, row {number}: {first_problem(exc)}",
-                "each row needs instance_id, model_name_or_path and model_patch",
+                "each row needs instance_id, model_name_or_path and model_patch (strings)",
             ) from None
+        first = rows.setdefault(prediction.instance_id, number)
+        if first != number:
+            raise AgentSpecError(
+                f"predictions file {path} gives instance_id {prediction.instance_id!r} twice, "
+                f"rows {first} and {number}",
+                "keep one row per instance",
+            )
         found[prediction.instance_id] = prediction
     return found
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -32,8 +32,24 @@ def decision_table(decision: Decision) -> Table:
     return table
 
 
-def attempts_table(records: Sequence[AttemptRecord], title: str) -> Table:
-    """Return a table with one row per attempt: contract, agent, epoch, verdict, failed, errored."""
+def attempts_table(
+    records: Sequence[AttemptRecord],
+    title: str,
+    agent_status: Mapping[str, str] | None = None,
+    *,
+    interrupted: bool = False,
+) -> Table:
+    """Return a table with one row per attempt: contract, agent, epoch, verdict, failed, errored.
+
+    Args:
+        records: the attempts, in order.
+        title: the table's title.
+        agent_status: the agent's own status by attempt id (``done``, ``stopped``, ``crashed``);
+            any other than ``done`` is shown under the verdict, e.g. ``(agent stopped)``.
+        interrupted: show an attempt still marked ``running`` as ``interrupted``: for a run read
+            back after it ended (``repogate show``), where no process is running it any more.
+    """
+    statuses = agent_status or {}
     table = Table(title=title, title_justify="left")
     for column in (
         "contract",
@@ -48,13 +64,16 @@ def attempts_table(records: Sequence[AttemptRecord], title: str) -> Table:
         table.add_column(column, overflow="fold")
     for record in records:
         decision = record.decision
+        said = statuses.get(record.attempt_id, "done")
+        agent_note = "" if said == "done" else f"\n[dim](agent {said})"
         if decision is None:
-            verdict = "[yellow]crashed" if record.status == "crashed" else f"[dim]{record.status}"
-            row = (verdict, "", record.crash or "", "", "")
+            status = "interrupted" if interrupted and record.status == "running" else record.status
+            verdict = "[yellow]crashed" if status == "crashed" else f"[dim]{status}"
+            row = (verdict + agent_note, "", record.crash or "", "", "")
         else:
             style = {"accepted": "green", "rejected": "red", "error": "yellow"}[decision.outcome]
             row = (
-                f"[{style}]{decision.outcome}",
+                f"[{style}]{decision.outcome}{agent_note}",
                 "\n".join(decision.failed),
                 _errored(decision),
                 _stage(decision.stages.get("sentinel passed", "skipped")),

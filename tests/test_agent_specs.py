@@ -1,0 +1,151 @@
+"""``--agent`` specs as a new user writes them: relative command files, bad quoting, short names,
+and predictions files with repeated or mistyped rows."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from repogate.agents import agent_name, make_agent
+from repogate.cli import ExitCode, main
+from repogate.contract import load_contract
+from repogate.errors import AgentSpecError
+
+
+def _git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def contract(tmp_path: Path) -> Path:
+    """A one-commit repository and a minimal contract on it (id ``t1``)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "a.txt").write_text("a\n")
+    _git(repo, "add", "a.txt")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base")
+    path = tmp_path / "c.toml"
+    path.write_text(
+        f'id = "t1"\nrepo = "repo"\nbase_commit = "{_git(repo, "rev-parse", "HEAD")}"\n'
+        '[requirement]\nstatement = "x"\n'
+    )
+    return path
+
+
+def _usage_error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """Run the CLI, check it failed as a one-line usage error, and return that line."""
+    code = main(list(argv))
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE, err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        ("./fix.sh", ["{fix}"]),
+        ("sh fix.sh", ["sh", "{fix}"]),
+        ("sh ./fix.sh --input missing.txt .", ["sh", "{fix}", "--input", "missing.txt", "."]),
+    ],
+)
+def test_relative_command_file_is_found_from_the_start_folder(
+    contract: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, argv: list[str]
+) -> None:
+    """``cmd:./fix.sh`` runs inside the agent's workspace, where the file is not: it must not
+    look like an agent that did nothing. Words that name no existing file are left alone."""
+    start = tmp_path / "start"
+    start.mkdir()
+    (start / "fix.sh").write_text("#!/bin/sh\n")
+    monkeypatch.chdir(start)
+    agent = make_agent(f"cmd:{command}", load_contract(contract), tmp_path / "repo")
+    fix = str((start / "fix.sh").resolve())
+    assert agent.describe()["argv"] == [word.format(fix=fix) for word in argv]
+    assert agent.spec == f"cmd:{command}"
+
+
+@pytest.mark.parametrize(("spec", "message"), [("cmd:'unterminated", "quot"), ("cmd:  ", "empty")])
+def test_unusable_command_is_a_one_line_usage_error(
+    contract: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str, message: str
+) -> None:
+    err = _usage_error(capsys, "run", str(contract), "--agent", spec, "--out", str(tmp_path / "r"))
+    assert message in err
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(
+    ("spec", "name"),
+    [
+        ("cmd:./fix.sh", "cmd:fix.sh"),
+        ("cmd:sh fix.sh", "cmd:sh"),
+        ("cmd:/usr/bin/python3 -m agent --fast", "cmd:python3"),
+        ("cmd:'my agent' --x", "cmd:my agent"),
+        ("cmd:'unterminated", "cmd:'unterminated"),
+        ("gold", "gold"),
+        ("null", "null"),
+        ("scripted:agents/edits-tests.toml", "edits-tests"),
+        ("predictions:/data/preds.jsonl", "preds"),
+    ],
+)
+def test_agent_name_tells_command_agents_apart(spec: str, name: str) -> None:
+    assert agent_name(spec) == name
+
+
+def test_repeated_instance_id_names_both_rows(contract: Path, tmp_path: Path) -> None:
+    """A repeated row must not silently replace the first: which patch was graded is ambiguous."""
+    row = {"instance_id": "t1", "model_name_or_path": "m", "model_patch": ""}
+    other = {**row, "instance_id": "t2"}
+    preds = tmp_path / "p.jsonl"
+    preds.write_text("".join(json.dumps(r) + "\n" for r in (row, other, row)))
+    with pytest.raises(AgentSpecError) as info:
+        make_agent(f"predictions:{preds}", load_contract(contract), tmp_path / "repo")
+    message = str(info.value)
+    assert "'t1'" in message and "rows 1 and 3" in message
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        (
+            "p.json",
+            [{"instance_id": "t1", "model_name_or_path": "m", "model_patch": {"diff": "x"}}],
+            "model_patch",
+        ),
+        (
+            "p.jsonl",
+            {"instance_id": "t1", "model_name_or_path": "m", "model_patch": {"diff": "x"}},
+            "model_patch",
+        ),
+        ("p.json", {"t1": "a patch, not a row"}, "row 1"),
+        ("p.json", [["t1", "m", "patch"]], "row 1"),
+    ],
+)
+def test_mistyped_prediction_row_is_a_one_line_usage_error(
+    contract: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    content: object,
+    message: str,
+) -> None:
+    preds = tmp_path / name
+    preds.write_text(json.dumps(content) + "\n")
+    spec = f"predictions:{preds}"
+    err = _usage_error(capsys, "run", str(contract), "--agent", spec, "--out", str(tmp_path / "r"))
+    assert message in err
+
+
+def test_repeated_instance_id_is_a_one_line_usage_error(
+    contract: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    row = {"instance_id": "t1", "model_name_or_path": "m", "model_patch": ""}
+    preds = tmp_path / "p.json"
+    preds.write_text(json.dumps([row, row]))
+    spec = f"predictions:{preds}"
+    err = _usage_error(capsys, "run", str(contract), "--agent", spec, "--out", str(tmp_path / "r"))
+    assert "rows 1 and 2" in err
