@@ -577,3 +577,26 @@ def test_missing_hidden_test_commit_is_a_usage_error(
     assert code == ExitCode.USAGE
     assert "abcdef1234" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def test_a_candidate_that_breaks_the_test_run_is_rejected_not_an_error(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The base ran these tests in this environment; a hang the patch brings in is its failure,
+    never a way to turn a rejection into an evaluator error."""
+    path = parser.contracts[0]
+    path.write_text(path.read_text().replace("[oracles]\n", "[oracles]\ntimeout_s = 8\n", 1))
+    hang = tmp_path / "hang.toml"
+    hang.write_text(
+        '[[edit]]\npath = "confparse/__init__.py"\nwrite = "import time\\ntime.sleep(600)\\n"\n'
+    )
+    code, rows = run_json(
+        capsys, str(path), "--agent", f"scripted:{hang}", "--out", str(tmp_path / "run")
+    )
+    assert code == ExitCode.OK
+    assert rows[0]["outcome"] == "rejected"
+    assert "focused_tests_passed" in rows[0]["failed"]  # type: ignore[operator]
+    decision = Store.open(tmp_path / "run").attempts()[0].decision
+    assert decision is not None
+    focused = next(c for c in decision.checks if c.name == "focused_tests_passed")
+    assert "broke on the candidate" in focused.detail

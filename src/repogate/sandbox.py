@@ -348,9 +348,14 @@ def run(argv: Sequence[str], cwd: Path, policy: SandboxPolicy) -> ExecResult:
             return ExecResult(argv=tuple(argv), returncode=126, stderr=str(exc), isolation=iso)
         stdout, stderr = cast(IO[bytes], proc.stdout), cast(IO[bytes], proc.stderr)
         out, err = _Capture(policy.output_cap_bytes), _Capture(policy.output_cap_bytes)
-        with stdout, stderr:
-            streams = {stdout.fileno(): out, stderr.fileno(): err}
-            timed_out = _pump(proc, streams, policy.timeout_s)
+        try:
+            with stdout, stderr:
+                streams = {stdout.fileno(): out, stderr.fileno(): err}
+                timed_out = _pump(proc, streams, policy.timeout_s)
+        except BaseException:  # Ctrl-C or a crash of ours: the command must not outlive us
+            _kill_group(proc)
+            proc.wait()
+            raise
         returncode = proc.wait()
         _kill_group(proc)  # background children the command left behind
     return ExecResult(

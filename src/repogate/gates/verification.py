@@ -91,14 +91,17 @@ def check_tests(
 ) -> Observation:
     """Grade the runs: ``focused_tests_passed`` (FAIL_TO_PASS) and ``regression_tests_passed``.
 
-    A run without a trustworthy report makes both checks ``error``: never a pass, never the
-    agent's failure. The last run's outcomes are graded, with flaky ids excluded.
+    Called only after the base-state check ran the same tests in the same environment and got a
+    trustworthy report; so a candidate run without one (a hang past the budget, pytest unable to
+    start, nothing collected) is the candidate's doing, and both checks fail with the reason:
+    never a pass, and no way for a patch to turn its rejection into an evaluator error by
+    breaking the runner. The last run's outcomes are graded, with flaky ids excluded.
     """
     broken = [r for r in runs if r.status != "ok"]
     if broken or not runs:
         reason = broken[0].reason if broken else "no test run"
         checks = tuple(
-            Check(name=n, status="error", detail=reason)
+            Check(name=n, status="failed", detail=f"the test run broke on the candidate: {reason}")
             for n in ("focused_tests_passed", "regression_tests_passed")
         )
         return Observation(checks=checks, details=_test_details(runs, None, flips))
