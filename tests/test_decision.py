@@ -193,3 +193,28 @@ def test_bad_evidence_is_one_line_usage_error(
     assert err.startswith("error: evidence file")
     assert message in err
     assert len(err.splitlines()) == 1
+
+
+def test_a_crashed_gate_makes_its_missing_checks_errors_not_failures() -> None:
+    """An evaluator crash (git, disk, a bug) must never be charged to the agent as a wrong patch."""
+    state = _state()
+    names = tuple(
+        n
+        for n in hard_checks("hermetic")
+        if n not in ("focused_tests_passed", "regression_tests_passed")
+    )
+    ok = _all_pass(state.state_id, names)
+    crashed = observe("V", state.state_id, lambda: (_ for _ in ()).throw(OSError("disk full")))
+    decision = decide(
+        Evidence(
+            task_id="t",
+            profile="hermetic",
+            state=state,
+            submitted_patch_digest=state.patch_digest,
+            receipts=(ok, crashed),
+        )
+    )
+    assert decision.outcome == "error"
+    assert decision.failed == ()
+    assert decision.errored == ("focused_tests_passed", "regression_tests_passed")
+    assert "V crashed: OSError: disk full" in decision.checks[8].detail

@@ -63,7 +63,8 @@ def test_added_lines_binary_and_deleted_files(tmp_path: Path) -> None:
     repo, base = new_repo(tmp_path / "r", BASE)
     (repo / "logo.bin").write_bytes(b"\x00\x01\x02")
     head = commit(repo, {"src/a.py": None})
-    assert added_lines(diff(repo, base, head)) == {"logo.bin": 0, "src/a.py": 0}
+    # a binary file gains no text lines (it cannot be a release note); a deletion gains none
+    assert added_lines(diff(repo, base, head)) == {"src/a.py": 0}
 
 
 def test_globs() -> None:

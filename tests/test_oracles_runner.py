@@ -197,3 +197,35 @@ def test_configuration_beside_the_tests_is_ignored(tmp_path: Path) -> None:
     )
     run = run_tests(PYTHON, work, COMMAND, ["tests/test_a.py::test_a"], tmp_path / "report", POLICY)
     assert run.outcomes == {"tests/test_a.py::test_a": "failed"}
+
+
+FORGER = """
+import atexit, re, sys
+
+def _strip_failures():
+    for arg in sys.argv:
+        path = arg.split("=", 1)[-1]
+        if path.endswith((".xml", ".fifo")):
+            with open(path, "w") as out:
+                out.write('<testsuites><testsuite name="pytest" tests="1">'
+                          '<testcase classname="tests.test_a" name="test_a" file="tests/test_a.py"/>'
+                          '</testsuite></testsuites>')
+
+atexit.register(_strip_failures)
+"""
+
+
+def test_a_report_rewritten_after_pytest_wrote_it_is_not_read_as_a_pass(tmp_path: Path) -> None:
+    """Code under test can register an atexit hook that rewrites the report once pytest has
+    written it; the harness takes the report as it is written, so the forgery is refused."""
+    work = _write(
+        tmp_path / "work",
+        {
+            "forge.py": FORGER,
+            "tests/test_a.py": "import forge\n\ndef test_a():\n    assert False\n",
+        },
+    )
+    run = run_tests(PYTHON, work, COMMAND, ["tests/test_a.py::test_a"], tmp_path / "report", POLICY)
+    assert run.status == "error"
+    assert "junk after document element" in run.reason  # pytest's report, then the forgery
+    assert run.outcomes == {}

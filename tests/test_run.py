@@ -600,3 +600,37 @@ def test_a_candidate_that_breaks_the_test_run_is_rejected_not_an_error(
     assert decision is not None
     focused = next(c for c in decision.checks if c.name == "focused_tests_passed")
     assert "broke on the candidate" in focused.detail
+
+
+def test_a_test_that_flips_only_on_the_candidate_is_a_regression(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Flaky exclusion is for tests unstable before the patch; one the patch makes unstable
+    (stable at the base, flipping on the candidate) must not be excluded into an acceptance."""
+    path = parser.contracts[0]
+    path.write_text(path.read_text().replace("[oracles]\n", "[oracles]\nrepeat = 3\n", 1))
+    fixed = git.show_file(parser.repo, parser.commits["fix"], "confparse/parser.py")
+    assert fixed is not None
+    flaky_init = (
+        "import pathlib\n"
+        "from confparse.parser import ConfigError, parse, DEFAULTS\n"
+        "_count = pathlib.Path(__file__).with_name('count.txt')\n"
+        "_n = int(_count.read_text()) if _count.exists() else 0\n"
+        "_count.write_text(str(_n + 1))\n"
+        "if _n % 2:\n    DEFAULTS['mode'] = 'broken'\n"
+    )
+    agent = tmp_path / "unstable.toml"
+    agent.write_text(
+        "[[edit]]\npath = 'confparse/parser.py'\nwrite = " + json.dumps(fixed.decode()) + "\n\n"
+        "[[edit]]\npath = 'confparse/__init__.py'\nwrite = " + json.dumps(flaky_init) + "\n"
+    )
+    code, rows = run_json(
+        capsys, str(path), "--agent", f"scripted:{agent}", "--out", str(tmp_path / "run")
+    )
+    assert code == ExitCode.OK
+    assert rows[0]["outcome"] == "rejected", rows
+    assert "regression_tests_passed" in rows[0]["failed"]  # type: ignore[operator]
+    decision = Store.open(tmp_path / "run").attempts()[0].decision
+    assert decision is not None
+    regression = next(c for c in decision.checks if c.name == "regression_tests_passed")
+    assert "flips on the candidate, stable at the base" in regression.detail

@@ -172,7 +172,13 @@ def _identity_checks(evidence: Evidence) -> dict[str, Check]:
 
 
 def _fold(name: str, receipts: Iterable[Receipt]) -> Check:
-    """Combine every report of ``name``: an errored receipt errors it, any failure fails it."""
+    """Combine every report of ``name``: an errored receipt errors it, any failure fails it.
+
+    A check no receipt reports fails (no evidence is not a pass), unless a gate of the attempt
+    crashed: a crashed gate reports no checks, and what it would have decided is the evaluator's
+    fault, so the missing check is an ``error`` naming the crash.
+    """
+    receipts = tuple(receipts)
     found: list[Check] = []
     for receipt in receipts:
         for check in receipt.checks:
@@ -181,6 +187,11 @@ def _fold(name: str, receipts: Iterable[Receipt]) -> Check:
                     check if receipt.crash is None else check.model_copy(update={"status": "error"})
                 )
     if not found:
+        crashes = [
+            f"{r.gate} crashed: {r.crash.type}: {r.crash.message}" for r in receipts if r.crash
+        ]
+        if crashes:
+            return Check(name=name, status="error", detail="not observed; " + "; ".join(crashes))
         return Check(name=name, status="failed", detail="no receipt reports this check")
     for status in ("error", "failed", "skipped"):
         bad = [c for c in found if c.status == status]

@@ -9,8 +9,6 @@ from __future__ import annotations
 import codecs
 from pathlib import Path
 
-from unidiff.patch import PatchSet
-
 from repogate import git
 from repogate.contract import PatchSource, TransitionContract
 from repogate.errors import ContractError
@@ -45,39 +43,60 @@ def load_patch(source: PatchSource, contract: TransitionContract, repo: Path) ->
     return git.diff_binary(repo, contract.base_commit, source.commit, source.paths, source.exclude)
 
 
-def _unquote(path: str) -> str:
-    r"""Undo git's C-style quoting of unusual paths (``"dir/caf\303\251.md"``)."""
-    if len(path) >= 2 and path.startswith('"') and path.endswith('"'):
-        raw, _ = codecs.escape_decode(path[1:-1].encode("ascii", "backslashreplace"))
-        path = raw.decode("utf-8", "surrogateescape")
-    return path.removeprefix("b/")
+def _side(header: str) -> str | None:
+    r"""Return the path of a ``---``/``+++`` header line's value, or None for ``/dev/null``.
+
+    git ends a path that holds a space with a tab and C-quotes unusual paths
+    (``"b/caf\303\251.md"``); both are undone here.
+    """
+    value = header.rstrip("\t")
+    if value == "/dev/null":
+        return None
+    if len(value) >= 2 and value.startswith('"') and value.endswith('"'):
+        raw, _ = codecs.escape_decode(value[1:-1].encode("ascii", "backslashreplace"))
+        value = raw.decode("utf-8", "surrogateescape")
+    return value[2:] if value[:2] in ("a/", "b/") else value
 
 
 def added_lines(diff: bytes) -> dict[str, tuple[str, ...]]:
-    """Return the lines each file of ``diff`` gains, parsed with ``unidiff``.
+    """Return the lines each text file of ``diff`` gains.
+
+    Read straight from ``git diff`` output (unidiff cannot read git's headers of paths that hold
+    spaces): each file's ``---``/``+++`` headers name it, and its hunks' ``+`` lines are its
+    added lines. Binary files gain no lines and are not listed.
 
     Args:
         diff: a unified diff as ``git diff --binary --full-index`` prints it.
 
     Returns:
         Repository-relative path (the new side; the old side for a deletion) to its added lines,
-        without the leading ``+``. Binary files gain no lines.
+        without the leading ``+``.
     """
-    found: dict[str, tuple[str, ...]] = {}
-    for patched in PatchSet(diff.decode("utf-8", "surrogateescape")):
-        name = patched.source_file if patched.is_removed_file else patched.path
-        path = _unquote(name).removeprefix("a/") if patched.is_removed_file else _unquote(name)
-        found[path] = tuple(line.value for hunk in patched for line in hunk if line.is_added)
-    return found
+    found: dict[str, list[str]] = {}
+    old: str | None = None
+    current: str | None = None
+    in_hunk = False
+    for raw in diff.split(b"\n"):
+        line = raw.decode("utf-8", "surrogateescape")
+        if line.startswith("diff --git "):
+            old, current, in_hunk = None, None, False
+        elif not in_hunk and line.startswith("--- "):
+            old = _side(line[4:])
+        elif not in_hunk and line.startswith("+++ "):
+            current = _side(line[4:]) or old
+            if current is not None:
+                found.setdefault(current, [])
+        elif line.startswith("@@"):
+            in_hunk = True
+        elif in_hunk and current is not None and line.startswith("+"):
+            found[current].append(line[1:])
+    return {path: tuple(lines) for path, lines in found.items()}
 
 
 def touched_paths(patch: bytes) -> tuple[str, ...]:
-    """Return the repository paths a ``git diff`` patch touches (both sides of renames), sorted."""
-    paths: set[str] = set()
-    for line in patch.split(b"\n"):
-        if line.startswith(b"diff --git "):
-            parts = line[len(b"diff --git ") :].decode("utf-8", "surrogateescape").split(" b/", 1)
-            paths.add(parts[0].removeprefix("a/"))
-            if len(parts) == 2:
-                paths.add(parts[1])
-    return tuple(sorted(paths))
+    """Return the repository paths a ``git diff`` patch touches (both sides of renames), sorted.
+
+    Read by git itself (:func:`repogate.git.patch_paths`), so quoted, unicode and
+    space-containing names come out exactly as the repository spells them.
+    """
+    return git.patch_paths(patch)

@@ -88,6 +88,7 @@ def check_tests(
     flips: set[str],
     fail_to_pass: Sequence[str],
     pass_to_pass: Sequence[str],
+    base_flaky: set[str] | frozenset[str] = frozenset(),
 ) -> Observation:
     """Grade the runs: ``focused_tests_passed`` (FAIL_TO_PASS) and ``regression_tests_passed``.
 
@@ -95,7 +96,9 @@ def check_tests(
     trustworthy report; so a candidate run without one (a hang past the budget, pytest unable to
     start, nothing collected) is the candidate's doing, and both checks fail with the reason:
     never a pass, and no way for a patch to turn its rejection into an evaluator error by
-    breaking the runner. The last run's outcomes are graded, with flaky ids excluded.
+    breaking the runner. The last run's outcomes are graded. Tests that flipped at the base
+    (``base_flaky``) are excluded with a record; a test that flips only on the candidate
+    (``flips`` minus ``base_flaky``) was stable before the patch, so it counts as not passing.
     """
     broken = [r for r in runs if r.status != "ok"]
     if broken or not runs:
@@ -105,13 +108,14 @@ def check_tests(
             for n in ("focused_tests_passed", "regression_tests_passed")
         )
         return Observation(checks=checks, details=_test_details(runs, None, flips))
-    graded = grade(runs[-1].outcomes, fail_to_pass, pass_to_pass, exclude=flips)
+    graded = grade(runs[-1].outcomes, fail_to_pass, pass_to_pass, exclude=base_flaky)
+    unstable = flips - set(base_flaky)
 
     def failing(kind: str) -> str:
         bad = [
-            f"{r.test_id} ({r.observed})"
+            f"{r.test_id} ({'flips on the candidate, stable at the base' if r.test_id in unstable else r.observed})"
             for r in graded.results
-            if r.kind == kind and not r.ok and not r.excluded
+            if r.kind == kind and not r.excluded and (not r.ok or r.test_id in unstable)
         ]
         return ", ".join(bad[:10]) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
 
@@ -119,16 +123,23 @@ def check_tests(
         checks=(
             Check(
                 name="focused_tests_passed",
-                status="passed" if graded.focused_ok else "failed",
+                status="passed"
+                if graded.focused_ok and not unstable & set(fail_to_pass)
+                else "failed",
                 detail=failing("fail_to_pass") or ("" if fail_to_pass else "no FAIL_TO_PASS test"),
             ),
             Check(
                 name="regression_tests_passed",
-                status="passed" if graded.regression_ok else "failed",
+                status="passed"
+                if graded.regression_ok and not unstable & set(pass_to_pass)
+                else "failed",
                 detail=failing("pass_to_pass"),
             ),
         ),
-        details=_test_details(runs, graded, flips),
+        details={
+            **_test_details(runs, graded, set(base_flaky)),
+            "unstable_on_candidate": sorted(unstable),
+        },
     )
 
 

@@ -28,6 +28,7 @@ from repogate.git._diff import (
     check_attr,
     diff_binary,
     log_range,
+    patch_paths,
     show_file,
     status_porcelain,
 )
@@ -98,6 +99,7 @@ __all__ = [
     "is_ancestor",
     "log_range",
     "merge_candidate",
+    "patch_paths",
     "prepare_workspace",
     "replay_commit",
     "resolve_source",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,6 +89,23 @@ def changed_paths(repo: Path, a: str, b: str) -> tuple[ChangedPath, ...]:
         mode = old_mode if status == "D" else new_mode
         changes.append(ChangedPath(status[0], os.fsdecode(path), None, mode == "120000"))
     return tuple(changes)
+
+
+def patch_paths(patch: bytes) -> tuple[str, ...]:
+    """Return every path a patch touches, both sides of renames, sorted.
+
+    As git reads them: quoted, unicode and space-containing names included.
+
+    Raises:
+        PatchApplyError: git cannot read the patch.
+    """
+    if not patch.strip():
+        return ()
+    with tempfile.TemporaryDirectory(prefix="repogate-patch-") as tmp:
+        done = _exec(["apply", "--numstat", "-z"], Path(tmp), patch)
+    if done.returncode != 0:
+        raise PatchApplyError(f"patch is not readable: {done.stderr.decode('utf-8', 'replace')}")
+    return tuple(sorted(set(parse_numstat_paths(done.stdout))))
 
 
 def apply_patch(repo: Path, patch: bytes, *, index: bool = False) -> None:

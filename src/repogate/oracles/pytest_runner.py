@@ -37,7 +37,14 @@ from pydantic import BaseModel, ConfigDict
 from repogate import sandbox
 from repogate._toolchain import SYSTEM_PATH
 from repogate.environment import BuiltEnvironment, activate
-from repogate.oracles.junit import ReportError, TestOutcome, parse_junit_bytes, read_report
+from repogate.oracles._channel import ReportChannel
+from repogate.oracles.junit import (
+    MAX_REPORT_BYTES,
+    ReportError,
+    TestOutcome,
+    parse_junit_bytes,
+    read_report,
+)
 
 REPORT_NAME = "junit.xml"
 TAIL_CHARS = 4000
@@ -197,6 +204,10 @@ def _read(
         )
     if not outcomes:
         return "no tests collected: the report lists no test", outcomes, digest
+    failing = any(o in ("failed", "error") for o in outcomes.values())
+    if result.returncode in (0, 1) and failing != (result.returncode == 1):
+        why = f"pytest exited {result.returncode} but its report lists {'a' if failing else 'no'} failure"
+        return f"{why}: the report cannot be trusted", outcomes, digest
     return "", outcomes, digest
 
 
@@ -235,7 +246,7 @@ def run_tests(
     report.unlink(missing_ok=True)
     files = select_files(test_ids, workdir) if test_ids else []
     try:
-        argv = _command(test_command, report, files, workdir)
+        argv = _command(test_command, report_dir / "junit.fifo", files, workdir)
     except ValueError as exc:
         return _error_run((test_command,), f"the test command cannot be split ({exc})", policy)
     granted: Mapping[str, str] = {
@@ -246,8 +257,15 @@ def run_tests(
     if test_ids and not files:
         reason = f"none of the {len(test_ids)} selected test ids names a file in the checkout"
         return _error_run(argv, reason, policy)
-    result = sandbox.run(argv, workdir, policy.model_copy(update={"env": granted}))
+    with ReportChannel(report_dir, MAX_REPORT_BYTES) as channel:
+        argv = _command(test_command, channel.path, files, workdir)
+        result = sandbox.run(argv, workdir, policy.model_copy(update={"env": granted}))
+        data, written = channel.collect()
+    if data:
+        report.write_bytes(data)  # the harness's copy of what came through the channel
     reason, outcomes, digest = _read(result, report, workdir, policy.timeout_s)
+    if not reason and written > MAX_REPORT_BYTES:
+        reason = f"the report is larger than {MAX_REPORT_BYTES} bytes"
     return TestRun(
         status="error" if reason else "ok",
         reason=reason,

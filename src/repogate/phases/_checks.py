@@ -59,7 +59,7 @@ def _verify_tree(cfg: AttemptConfig, progress: Progress, rev: str, label: str) -
         )
         oracles = cfg.contract.oracles
         seen = check_tests(
-            runs, flips | _base_flaky(progress), oracles.fail_to_pass, oracles.pass_to_pass
+            runs, flips, oracles.fail_to_pass, oracles.pass_to_pass, _base_flaky(progress)
         )
         return seen.model_copy(
             update={"details": {**seen.details, "tree": label, "outcomes": outcomes_of(runs)}}

@@ -1,0 +1,96 @@
+"""The report channel: a FIFO the test process writes its JUnit report into, read as it is written.
+
+pytest writes the report at the end of the session, in the same process as the code under test.
+A report on disk can be rewritten afterwards by that code (an ``atexit`` hook that strips the
+failures). Through a FIFO the harness takes the bytes as they are written: a second document
+written before or after pytest's own makes the report unreadable, and a FIFO replaced by a file
+leaves the harness with no report at all; both are refused, never read as a pass.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import threading
+from pathlib import Path
+from types import TracebackType
+
+_CHUNK = 64 * 1024
+_POLL_S = 0.1
+
+
+class ReportChannel:
+    """A FIFO at ``folder/junit.fifo``, drained by a thread while the test command runs.
+
+    Use as a context manager around the run, then call :meth:`collect` once the command ended.
+
+    Args:
+        folder: a harness-owned folder (the test process may write there; it cannot rewrite
+            what the harness has already read).
+        cap: bytes kept at most; a larger report is refused by the reader of these bytes.
+    """
+
+    def __init__(self, folder: Path, cap: int) -> None:
+        self.path = folder / "junit.fifo"
+        self._cap = cap
+        self._chunks: list[bytes] = []
+        self._size = 0
+        self._stop = threading.Event()
+        self._reader = -1
+        self._writer = -1
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> ReportChannel:
+        self.path.unlink(missing_ok=True)
+        os.mkfifo(self.path, 0o600)
+        self._reader = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        # Our own writer keeps the FIFO open, so "no writer yet" is never read as the end.
+        self._writer = os.open(self.path, os.O_WRONLY)
+        self._thread = threading.Thread(target=self._drain, name="report-channel", daemon=True)
+        self._thread.start()
+        return self
+
+    def _take(self) -> bool:
+        try:
+            chunk = os.read(self._reader, _CHUNK)
+        except BlockingIOError:
+            return True
+        if not chunk:
+            return False
+        if self._size < self._cap:
+            self._chunks.append(chunk[: self._cap - self._size])
+        self._size += len(chunk)
+        return True
+
+    def _drain(self) -> None:
+        while not self._stop.is_set():
+            ready, _, _ = select.select([self._reader], [], [], _POLL_S)
+            if ready and not self._take():
+                return
+
+    def collect(self) -> tuple[bytes, int]:
+        """Stop reading and return (the report bytes, the total size written)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        os.close(self._writer)
+        self._writer = -1
+        while self._take():
+            ready, _, _ = select.select([self._reader], [], [], 0)
+            if not ready:
+                break
+        return b"".join(self._chunks), self._size
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        for fd in (self._reader, self._writer):
+            if fd >= 0:
+                os.close(fd)
+        self.path.unlink(missing_ok=True)
