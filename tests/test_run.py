@@ -634,3 +634,27 @@ def test_a_test_that_flips_only_on_the_candidate_is_a_regression(
     assert decision is not None
     regression = next(c for c in decision.checks if c.name == "regression_tests_passed")
     assert "flips on the candidate, stable at the base" in regression.detail
+
+
+def test_two_contracts_with_one_id_are_refused(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Attempts are stored under the contract id: a second contract with the same id would be
+    answered by the first one's finished attempt."""
+    twin = parser.contracts[0].with_name("twin.toml")
+    twin.write_text(
+        parser.contracts[0].read_text().replace("time_budget_s = 120", "time_budget_s = 60")
+    )
+    code = main(
+        [
+            "run",
+            str(parser.contracts[0]),
+            str(twin),
+            "--agent",
+            "null",
+            "--out",
+            str(tmp_path / "run"),
+        ]
+    )
+    assert code == ExitCode.USAGE
+    assert "two contracts share the id 'parser-bounded-config'" in capsys.readouterr().err

@@ -66,8 +66,16 @@ class _Ready:
 def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Ready]:
     """Resolve every repository and build every agent; raises the first user error."""
     ready = []
+    seen: dict[tuple[str, str], str] = {}
     for plan in plans:
         contract = plan.contract
+        key = (contract.id, plan.agent_spec)
+        if key in seen and seen[key] != plan.contract_source:
+            raise UserInputError(
+                f"two contracts share the id {contract.id!r} ({seen[key]} and {plan.contract_source})",
+                "give each contract its own id: attempts are stored under it",
+            )
+        seen[key] = plan.contract_source
         source = git.resolve_source(contract.repo, contract.base_dir, options.repo_cache)
         if not git.has_object(source, contract.base_commit):
             raise UserInputError(

@@ -120,9 +120,14 @@ def touched_projects(
     return list(projects.values()), unlocked
 
 
+def normalise_name(name: str) -> str:
+    """Return a distribution name normalised as PEP 503 says (runs of ``-_.`` to ``-``, lower)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def _normalise(requirement: str) -> str | None:
     found = _NAME.match(requirement)
-    return re.sub(r"[-_.]+", "-", found.group(1)).lower() if found else None
+    return normalise_name(found.group(1)) if found else None
 
 
 def _toml_names(data: dict[str, Any]) -> set[str]:
@@ -132,6 +137,7 @@ def _toml_names(data: dict[str, Any]) -> set[str]:
         specs += group
     for group in data.get("dependency-groups", {}).values():
         specs += [s for s in group if isinstance(s, str)]
+    specs += list(data.get("tool", {}).get("uv", {}).get("dev-dependencies", []))
     poetry = data.get("tool", {}).get("poetry", {})
     keys = list(poetry.get("dependencies", {}))
     for group in poetry.get("group", {}).values():

@@ -22,7 +22,8 @@ Limits: a replay resolves new dependencies against today's index, so a lockfile 
 newer release appeared can differ for that reason alone; the detail shows the difference.
 pip-compile's header names the Python version and may embed index options from the machine's pip
 configuration, so its replay reproduces only lockfiles compiled under the same conditions; a pin
-made with ``--upgrade-package`` is not in the header and so is not replayed. The poetry path
+made with pip-compile's ``--upgrade-package`` is not in the header and so is not replayed (uv's
+is: each locked version that moved is replayed with ``--upgrade-package name==version``). The poetry path
 (``poetry check --lock``, then ``poetry lock``, which keeps locked versions since poetry 2) is
 not exercised by this project's tests.
 """
@@ -34,6 +35,7 @@ import os
 import shlex
 import shutil
 import tempfile
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -46,7 +48,13 @@ from repogate.gates._commands import (
     looks_like_network_failure,
     system_path,
 )
-from repogate.gates._lockfiles import Project, declared_names, pip_compile_command, touched_projects
+from repogate.gates._lockfiles import (
+    Project,
+    declared_names,
+    normalise_name,
+    pip_compile_command,
+    touched_projects,
+)
 from repogate.git import ChangedPath
 from repogate.receipt import Check, Observation, Status
 from repogate.sandbox import SandboxPolicy
@@ -64,13 +72,38 @@ def _uv_cache_grant() -> dict[str, str]:
     return {"UV_CACHE_DIR": cache, "UV_PYTHON_DOWNLOADS": "never"}
 
 
+def _uv_versions(text: str | None) -> dict[str, str]:
+    """Return ``{package name: version}`` of a ``uv.lock`` (empty when absent or unreadable)."""
+    try:
+        packages = tomllib.loads(text or "").get("package", [])
+    except tomllib.TOMLDecodeError:
+        return {}
+    return {
+        str(p["name"]): str(p["version"])
+        for p in packages
+        if isinstance(p, dict) and "name" in p and "version" in p
+    }
+
+
+def _upgrades(base_text: str | None, lock_text: str | None) -> list[str]:
+    """Return ``--upgrade-package name==version`` for each locked version that moved.
+
+    That is how a bump made with ``uv lock -P`` (a person, Dependabot, Renovate) is replayed. The
+    hashes and sources still come from the index, so a hand-edited hash does not reproduce.
+    """
+    before, after = _uv_versions(base_text), _uv_versions(lock_text)
+    moved = sorted(n for n, v in after.items() if n in before and before[n] != v)
+    return [arg for n in moved for arg in ("--upgrade-package", f"{n}=={after[n]}")]
+
+
 def _commands(
-    project: Project, lock_text: str | None, network: bool
+    project: Project, lock_text: str | None, network: bool, base_text: str | None = None
 ) -> tuple[list[str] | None, list[str] | None]:
     """Return (check argv or None, lock argv or None: the replay cannot be known)."""
     if project.manager == "uv":
         offline = [] if network else ["--offline"]
-        return ["uv", "lock", "--check", *offline], ["uv", "lock", *offline]
+        upgrades = _upgrades(base_text, lock_text)
+        return ["uv", "lock", "--check", *offline], ["uv", "lock", *offline, *upgrades]
     if project.manager == "poetry":
         return ["poetry", "check", "--lock"], ["poetry", "lock"]
     command = pip_compile_command(lock_text)
@@ -132,7 +165,7 @@ def _verify(
     out = _Outcome(project)
     base_lock, cand_lock = base / project.lockfile, candidate / project.lockfile
     if lock is not None and lock.allow_new is not None:
-        allowed = {n.lower().replace("_", "-") for n in lock.allow_new}
+        allowed = {normalise_name(n) for n in lock.allow_new}
         new = declared_names(candidate, project.manifest) - declared_names(base, project.manifest)
         out.facts["new_dependencies"] = sorted(new)
         for name in sorted(new - allowed):
@@ -151,7 +184,8 @@ def _verify(
         return out
     grant = granted(policy, network=policy.network, extra=_uv_cache_grant())
     lock_text = cand_lock.read_bytes().decode("utf-8", "replace")
-    check, replay = _commands(project, lock_text, policy.network)
+    base_text = base_lock.read_bytes().decode("utf-8", "replace") if base_lock.is_file() else None
+    check, replay = _commands(project, lock_text, policy.network, base_text)
     with tempfile.TemporaryDirectory(prefix="repogate-lock-") as tmp:
         tree = Path(tmp) / "tree"
         shutil.copytree(candidate, tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))

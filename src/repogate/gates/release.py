@@ -14,7 +14,7 @@ meaningful), rather than erroring, since nothing about the environment could cha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from repogate.gates._globs import matches_any
 from repogate.patches import added_lines as added_text
@@ -38,12 +38,35 @@ def added_lines(diff: bytes) -> dict[str, int]:
     }
 
 
-def check_release_notes(diff: bytes, release_globs: Sequence[str]) -> Observation:
+def new_lines(diff: bytes, read_base: Callable[[str], bytes | None]) -> dict[str, int]:
+    """Count, per file, the added lines that are new: non-blank and not already in the base file.
+
+    A line that only gained trailing space, or moved, was in the base already: it is no entry.
+    """
+    counts: dict[str, int] = {}
+    for path, lines in added_text(diff).items():
+        raw = read_base(path)
+        before = (
+            set()
+            if raw is None
+            else {line.strip() for line in raw.decode("utf-8", "replace").splitlines()}
+        )
+        counts[path] = sum(1 for line in lines if line.strip() and line.strip() not in before)
+    return counts
+
+
+def check_release_notes(
+    diff: bytes,
+    release_globs: Sequence[str],
+    read_base: Callable[[str], bytes | None] = lambda _path: None,
+) -> Observation:
     """Decide ``release_receipt_present``: the patch adds a release-notes entry.
 
     Args:
         diff: the patch (``git.diff_binary(repo, base, candidate)``).
         release_globs: the contract's ``oracles.release_notes`` paths or globs.
+        read_base: a file's bytes at the base (None when absent), so that only lines new to the
+            file count as an entry.
 
     Returns:
         One check: ``passed`` naming the files that gained an entry and how many lines; ``failed``
@@ -56,7 +79,7 @@ def check_release_notes(diff: bytes, release_globs: Sequence[str]) -> Observatio
         return _result(
             "failed", "contract names no release-notes paths (oracles.release_notes)", globs, {}
         )
-    touched = {p: n for p, n in added_lines(diff).items() if matches_any(p, globs)}
+    touched = {p: n for p, n in new_lines(diff, read_base).items() if matches_any(p, globs)}
     entries = {p: n for p, n in touched.items() if n > 0}
     if entries:
         named = ", ".join(f"{p} (+{n} lines)" for p, n in sorted(entries.items()))

@@ -23,11 +23,15 @@ ORACLE_CHECKS = {
 }
 
 
-def _named_status(oracle: str, checks: Mapping[str, Status]) -> Status:
-    if oracle.startswith("generator:"):
-        return checks.get("generated_artifacts_fresh", "skipped")
-    if oracle.startswith("command:"):
-        return checks.get(oracle, checks.get("regression_tests_passed", "skipped"))
+def _named_status(oracle: str, checks: Mapping[str, Status]) -> Status | None:
+    """The status of a named oracle, or None when this attempt has no such oracle.
+
+    ``generator:<name>`` and ``command:<name>`` are looked up under those exact keys (the
+    caller adds one per generator and command the contract declares), so a misspelled or
+    undeclared name is unknown, never borrowed from another check.
+    """
+    if oracle.startswith(("generator:", "command:")):
+        return checks.get(oracle)
     return checks.get(ORACLE_CHECKS[oracle], "skipped")
 
 
@@ -55,7 +59,9 @@ def criterion_status(
         elif oracle in ORACLE_CHECKS or oracle.startswith(("generator:", "command:")):
             status = _named_status(oracle, checks)
             errored |= status == "error"
-            if status != "passed":
+            if status is None:
+                missing.append(f"{oracle} (unknown oracle name: the contract declares none)")
+            elif status != "passed":
                 missing.append(f"{oracle} ({status})")
         else:
             missing.append(f"{oracle} (unknown oracle name)")

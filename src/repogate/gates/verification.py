@@ -170,6 +170,7 @@ def check_commands(
     timeout on the candidate is an ``error``.
     """
     results: list[dict[str, Any]] = []
+    statuses: dict[str, str] = {}
     new_failures: list[str] = []
     errors: list[str] = []
     for command in commands:
@@ -183,11 +184,14 @@ def check_commands(
                 "candidate_output": (at_candidate.stdout + at_candidate.stderr)[-2000:],
             }
         )
+        statuses[command.name] = "passed"
         if at_candidate.timed_out:
             errors.append(f"command:{command.name} timed out")
+            statuses[command.name] = "error"
         elif not at_candidate.ok and at_base.ok:
             tail = (at_candidate.stdout + at_candidate.stderr).strip().splitlines()[-3:]
             new_failures.append(f"command:{command.name} newly fails: {' | '.join(tail)}")
+            statuses[command.name] = "failed"
     status = "error" if errors else "failed" if new_failures else "passed"
     return Observation(
         checks=(
@@ -197,5 +201,5 @@ def check_commands(
                 detail="; ".join(errors + new_failures),
             ),
         ),
-        details={"commands": results},
+        details={"commands": results, "statuses": statuses},
     )

@@ -124,6 +124,13 @@ def requirements(cfg: AttemptConfig, progress: Progress) -> Progress:
             checks[check.name] = (
                 check.status if checks.get(check.name) in (None, "passed") else checks[check.name]
             )
+    for generator in cfg.contract.oracles.generators:
+        checks[f"generator:{generator.name}"] = checks.get("generated_artifacts_fresh", "skipped")
+    for receipt in progress.receipts:
+        for name, status in (
+            receipt.details.get("statuses", {}).items() if receipt.gate == "V-commands" else ()
+        ):
+            checks[f"command:{name}"] = status
     claims = progress.proposal.requirements if progress.proposal else None
     return gate(
         cfg,

@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from repogate import git
+from repogate.errors import ContractError
 from repogate.gates.authority import check_authority, load_reviews
+from repogate.gates.codeowners import CODEOWNERS_LOCATIONS
 from repogate.gates.generated import check_generated
 from repogate.gates.release import check_release_notes
 from repogate.pipeline import AttemptConfig, Progress, gate, generator_policy, workspace
-from repogate.receipt import Observation
+from repogate.receipt import Check, Observation
 
 
 def _reviews_path(cfg: AttemptConfig) -> Path | None:
@@ -21,13 +23,29 @@ def _reviews_path(cfg: AttemptConfig) -> Path | None:
     )
 
 
+def _codeowners_at_base(cfg: AttemptConfig, base: str) -> tuple[str | None, str | None]:
+    """Return (CODEOWNERS text at the base, the path read), never from the candidate.
+
+    The contract's path when it names one (a named file missing at the base is the contract's
+    error, raised); otherwise GitHub's lookup order, first found.
+    """
+    named = cfg.contract.authority.codeowners
+    for path in (named,) if named else CODEOWNERS_LOCATIONS:
+        raw = git.show_file(workspace(cfg), base, path)
+        if raw is not None:
+            return raw.decode("utf-8", "replace"), path
+    if named:
+        raise ContractError(
+            f"contract {cfg.contract.id}: authority.codeowners {named!r} does not exist at the base",
+            "name the CODEOWNERS file the base commit has, or leave the key out for GitHub's lookup",
+        )
+    return None, None
+
+
 def _authority(cfg: AttemptConfig, progress: Progress) -> Observation:
     state = progress.candidate
     authority = cfg.contract.authority
-    codeowners = None
-    if authority.codeowners:
-        raw = git.show_file(workspace(cfg), state.base_commit, authority.codeowners)
-        codeowners = None if raw is None else raw.decode("utf-8", "replace")
+    codeowners, _read_from = _codeowners_at_base(cfg, state.base_commit)
     path = _reviews_path(cfg)
     scenario = cfg.contract.cohort.get("origin") == "scenario"
     reviews = None
@@ -43,26 +61,39 @@ def _authority(cfg: AttemptConfig, progress: Progress) -> Observation:
     )
 
 
+def _freshness(cfg: AttemptConfig, progress: Progress) -> Observation:
+    """Regenerate the base, then the candidate.
+
+    Only a generator that reproduces the base can judge the candidate. One that changes the
+    base's files (non-deterministic output, files outside its outputs) is the task's fault:
+    ``error``, never the agent's failure.
+    """
+    env = progress.workspace_env
+    generators = cfg.contract.oracles.generators
+    if generators:
+        at_base = cfg.work / "regenerate-base"
+        git.export_tree(workspace(cfg), progress.candidate.base_commit, at_base)
+        base = check_generated(
+            at_base, generators, (), generator_policy(cfg, env, at_base), env.bin_dir
+        )
+        if base.checks[0].status != "passed":
+            why = f"the generators do not reproduce the base commit ({base.checks[0].detail})"
+            return Observation(
+                checks=(Check(name="generated_artifacts_fresh", status="error", detail=why),),
+                details={"base": base.details},
+            )
+    regen = cfg.work / "regenerate"
+    git.export_tree(workspace(cfg), progress.candidate.candidate_commit, regen)
+    return check_generated(
+        regen, generators, progress.changed, generator_policy(cfg, env, regen), env.bin_dir
+    )
+
+
 def lifecycle(cfg: AttemptConfig, progress: Progress) -> Progress:
     """The lifecycle gates: generated-artifact freshness, authority (A), release receipt."""
     if cfg.contract.profile != "lifecycle" and not cfg.contract.oracles.generators:
         return progress
-    regen = cfg.work / "regenerate"
-    git.export_tree(workspace(cfg), progress.candidate.candidate_commit, regen)
-    env = progress.workspace_env
-    policy = generator_policy(cfg, env, regen)
-    progress = gate(
-        cfg,
-        progress,
-        "V-generated",
-        lambda: check_generated(
-            regen,
-            cfg.contract.oracles.generators,
-            progress.changed,
-            policy,
-            env.bin_dir,
-        ),
-    )
+    progress = gate(cfg, progress, "V-generated", lambda: _freshness(cfg, progress))
     if cfg.contract.profile != "lifecycle":
         return progress
     progress = gate(cfg, progress, "A", lambda: _authority(cfg, progress))
@@ -70,5 +101,9 @@ def lifecycle(cfg: AttemptConfig, progress: Progress) -> Progress:
         cfg,
         progress,
         "release",
-        lambda: check_release_notes(progress.patch, cfg.contract.oracles.release_notes),
+        lambda: check_release_notes(
+            progress.patch,
+            cfg.contract.oracles.release_notes,
+            lambda path: git.show_file(workspace(cfg), progress.candidate.base_commit, path),
+        ),
     )
