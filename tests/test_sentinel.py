@@ -223,7 +223,9 @@ def test_non_adjacent_follow_ups_carry_the_commits_between(tmp_path: Path) -> No
     assert obs.details["window"]["unnamed_between"] == 1
 
 
-def test_follow_up_deleting_the_changed_file_is_a_semantic_conflict(tmp_path: Path) -> None:
+def test_follow_up_deleting_the_changed_file_supersedes_the_change(tmp_path: Path) -> None:
+    """A follow-up that deletes the file the candidate changed is not blocked by it: the deletion
+    wins (as it did for the real change), counted apart, and the follow-up's tests judge the rest."""
     repo, base, fix = _repo(tmp_path)
     gone = commit(repo, {"m.py": None, "tests/test_m.py": None, "n.py": "VALUE = 1\n"}, "drop m")
     state = _candidate(
@@ -231,10 +233,15 @@ def test_follow_up_deleting_the_changed_file_is_a_semantic_conflict(tmp_path: Pa
     )
     obs = check_sentinel(_ctx(repo, base, fix, tmp_path, [gone], state=state))
     (step,) = _steps(obs.details)
-    assert obs.checks[0].status == "failed"
-    assert step["status"] == "conflict"
+    assert step["status"] == "resolved"
     (conflict,) = step["conflicts"]
-    assert conflict["kind"] == "modify/delete" and conflict["hunks"] == 1 and conflict["lines"] >= 1
+    assert conflict["kind"] == "modify/delete" and conflict["superseded"] is True
+    assert obs.details["conflicts"]["semantic"] == []
+    assert obs.details["conflicts"]["superseded"] == ["m.py"]
+    assert obs.details["extra_repair_effort"] == 0
+    tree = step["tree"]
+    assert isinstance(tree, str)
+    assert git.show_file(repo, tree, "m.py") is None
 
 
 def test_follow_up_moving_the_changed_file_carries_the_change(tmp_path: Path) -> None:

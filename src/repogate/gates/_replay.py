@@ -42,6 +42,9 @@ class ConflictFile(BaseModel):
         changelog: True when the path matches the contract's changelog globs.
         hunks: conflicted hunks (marked blocks; 1 for a structural conflict).
         lines: conflicted lines (see the module docstring).
+        superseded: the follow-up deleted the path the candidate changed (``modify/delete``):
+            the deletion wins, as it would for the real change, and the follow-up's tests judge
+            whether anything the candidate did was lost; not a blocking conflict.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -51,6 +54,7 @@ class ConflictFile(BaseModel):
     changelog: bool
     hunks: int
     lines: int
+    superseded: bool = False
 
 
 @dataclass
@@ -152,8 +156,16 @@ def conflict_files(
             hunks, lines = 1, changed_line_count(parent_text, text)
         kind = _kind(path, step.merge.messages)
         changelog = matches_any(path, changelog_globs)
+        superseded = kind == "modify/delete" and git.show_file(repo, step.commit, path) is None
         files.append(
-            ConflictFile(path=path, kind=kind, changelog=changelog, hunks=hunks, lines=lines)
+            ConflictFile(
+                path=path,
+                kind=kind,
+                changelog=changelog,
+                hunks=hunks,
+                lines=lines,
+                superseded=superseded,
+            )
         )
     return tuple(files)
 

@@ -223,7 +223,7 @@ def _step(ctx: SentinelInputs, follow: FollowUp, state: str, runs: HistoryRuns) 
             detail="the follow-up changes nothing",
         )
     conflicts = conflict_files(ctx.repo, step, ctx.config.changelog_paths)
-    semantic = [c.path for c in conflicts if not c.changelog]
+    semantic = [c.path for c in conflicts if not c.changelog and not c.superseded]
     if semantic:
         return StepRecord(
             **ids,
@@ -286,7 +286,7 @@ def replay_window(ctx: SentinelInputs, follow_ups: Sequence[FollowUp]) -> tuple[
 
 
 def _effort(steps: Sequence[StepRecord], changelog: bool) -> dict[str, int]:
-    files = [c for s in steps for c in s.conflicts if c.changelog == changelog]
+    files = [c for s in steps for c in s.conflicts if c.changelog == changelog and not c.superseded]
     return {
         "files": len(files),
         "hunks": sum(c.hunks for c in files),
@@ -407,7 +407,10 @@ def check_sentinel(ctx: SentinelInputs) -> Observation:
         },
         "steps": [s.model_dump(mode="json") for s in steps],
         "conflicts": {
-            "semantic": sorted({c.path for s in steps for c in s.conflicts if not c.changelog}),
+            "semantic": sorted(
+                {c.path for s in steps for c in s.conflicts if not c.changelog and not c.superseded}
+            ),
+            "superseded": sorted({c.path for s in steps for c in s.conflicts if c.superseded}),
             "changelog": sorted({c.path for s in steps for c in s.conflicts if c.changelog}),
             "changelog_policy": cfg.changelog_policy,
         },
