@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
+
+from repogate.cli import main
+from repogate.tasks.scenarios import BuiltScenario, build_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,6 +24,25 @@ def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     # The clock module's documented switch, not a patch of internals: receipts become deterministic.
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767600000")
     os.environ.pop("REPOGATE_REPO_CACHE", None)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An environment cache shared by one test module's runs (venvs are built once)."""
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture
+def parser(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> BuiltScenario:
+    """The built-in parser scenario, built as a real git repository under ``tmp_path``."""
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    return build_scenario("parser", tmp_path / "scenario")
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict[str, object]]]:
+    """Run ``repogate run ARGS --json`` in-process; return its exit code and decisions."""
+    code = main(["run", *args, "--json"])
+    return code, json.loads(capsys.readouterr().out)
 
 
 requires_bwrap = pytest.mark.skipif(

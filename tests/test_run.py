@@ -10,29 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import requires_bwrap
+from conftest import requires_bwrap, run_json
 from repogate import git
 from repogate.cli import ExitCode, main
 from repogate.store import Store
 from repogate.tasks.scenarios import BuiltScenario, build_scenario
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
-
-
-@pytest.fixture
-def parser(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> BuiltScenario:
-    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
-    return build_scenario("parser", tmp_path / "scenario")
-
-
-def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict[str, object]]]:
-    code = main(["run", *args, "--json"])
-    return code, json.loads(capsys.readouterr().out)
 
 
 def contract_with(scenario: BuiltScenario, extra: str, name: str = "variant.toml") -> Path:

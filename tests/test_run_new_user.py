@@ -3,7 +3,6 @@ by a relative path, the agent's own status beside the verdict, and Ctrl-C."""
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import sys
@@ -11,26 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_json
 from repogate.cli import ExitCode, main
-from repogate.tasks.scenarios import BuiltScenario, build_scenario
+from repogate.tasks.scenarios import BuiltScenario
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
-
-
-@pytest.fixture
-def parser(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> BuiltScenario:
-    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
-    return build_scenario("parser", tmp_path / "scenario")
-
-
-def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict[str, object]]]:
-    code = main(["run", *args, "--json"])
-    return code, json.loads(capsys.readouterr().out)
 
 
 def test_relative_command_file_runs_from_the_start_folder(
