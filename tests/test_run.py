@@ -642,3 +642,56 @@ def test_two_contracts_with_one_id_are_refused(
     )
     assert code == ExitCode.USAGE
     assert "two contracts share the id 'parser-bounded-config'" in capsys.readouterr().err
+
+
+def test_commands_compare_clean_trees_not_the_test_tree(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An oracle command must see the candidate as submitted: the hidden tests applied in the
+    test tree (or files install commands left in the base) are not the patch's new failures."""
+    lint = tmp_path / "lint.py"
+    lint.write_text(
+        "import pathlib\nraise SystemExit(pathlib.Path('tests/test_limits.py').exists())\n"
+    )
+    variant = contract_with(parser, "")
+    variant.write_text(
+        variant.read_text().replace(
+            "[reference]",
+            f'[[oracles.commands]]\nname = "lint"\nrun = "python {lint}"\n\n[reference]',
+        )
+    )
+    code, rows = run_json(capsys, str(variant), "--agent", "gold", "--out", str(tmp_path / "run"))
+    assert code == ExitCode.OK
+    assert rows[0]["accepted"] is True, rows
+
+
+def test_a_patch_that_rewrites_its_own_evidence_fails_digest_verification(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The patch file reviewers read must be the one evaluated; code run by the tests can reach
+    the evidence folder (its reports go there), so the stored patch is checked at decision."""
+    fixed = git.show_file(parser.repo, parser.commits["fix"], "confparse/parser.py")
+    assert fixed is not None
+    rewrite = (
+        "\nimport pathlib as _p, sys as _s\n"
+        "for _a in _s.argv:\n"
+        "    if _a.endswith('.fifo'):\n"
+        "        (_p.Path(_a.split('=', 1)[-1]).parents[2] / 'patch.diff').write_text('harmless')\n"
+    )
+    agent = tmp_path / "rewrite.toml"
+    agent.write_text(
+        "[[edit]]\npath = 'confparse/parser.py'\nwrite = "
+        + json.dumps(fixed.decode() + rewrite)
+        + "\n"
+    )
+    code, rows = run_json(
+        capsys,
+        str(parser.contracts[0]),
+        "--agent",
+        f"scripted:{agent}",
+        "--out",
+        str(tmp_path / "run"),
+    )
+    assert code == ExitCode.OK
+    assert rows[0]["accepted"] is False
+    assert "patch_digest_verified" in rows[0]["failed"]  # type: ignore[operator]

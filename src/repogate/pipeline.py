@@ -96,6 +96,7 @@ class Progress:
     started: float = field(default_factory=clock.monotonic)
     base: str = ""
     hidden: bytes = b""
+    hidden_paths: tuple[str, ...] = ()
     env: BuiltEnvironment | None = None
     pending: tuple[Receipt, ...] = ()
     proposal: Proposal | None = None
@@ -120,6 +121,27 @@ class Progress:
 def workspace(cfg: AttemptConfig) -> Path:
     """The agent's workspace for this attempt."""
     return cfg.work / "workspace"
+
+
+def install_tree(cfg: AttemptConfig) -> Path:
+    """Return the base checkout the install commands run in.
+
+    They may leave files there, so nothing else reads it as the base.
+    """
+    return cfg.work / "install"
+
+
+def landed_commit(cfg: AttemptConfig, state: CandidateState) -> str:
+    """Return the commit that lands: the candidate, or the harness's merge of it into the target.
+
+    The merge commit has a fixed identity and date, so asking twice gives the same commit.
+    """
+    if state.merge_tree is None or state.merge_tree == state.candidate_tree:
+        return state.candidate_commit
+    target = cfg.contract.target_commit or state.base_commit
+    return git.commit_tree(
+        workspace(cfg), state.merge_tree, [target, state.candidate_commit], "harness merge"
+    )
 
 
 def test_policy(cfg: AttemptConfig) -> SandboxPolicy:
@@ -230,21 +252,29 @@ def run_attempt(cfg: AttemptConfig, phases: tuple[tuple[str, Phase], ...]) -> De
     return decision
 
 
-def progress_decision(cfg: AttemptConfig, progress: Progress) -> Decision:
-    """Decide from the receipts, re-deriving the patch digest from the candidate commit."""
-    state = progress.candidate
-    verified = patch_digest(
-        git.diff_binary(workspace(cfg), state.base_commit, state.candidate_commit)
-    )
+def submitted_digest(cfg: AttemptConfig, progress: Progress) -> str:
+    """Return the digest of what was submitted for review.
+
+    That is the agent's own claim when it made one, else the patch file in the attempt's evidence
+    as it stands at decision time.
+
+    The evidence folder is writable by the tests (their reports go there), so a patch whose code
+    rewrites ``patch.diff`` while its tests run no longer matches the candidate's digest.
+    """
     proposal = progress.proposal or Proposal()
-    submitted = proposal.claimed_patch_digest or state.patch_digest
+    if proposal.claimed_patch_digest:
+        return proposal.claimed_patch_digest
+    stored = cfg.evidence / "patch.diff"
+    return patch_digest(stored.read_bytes()) if stored.is_file() else ""
+
+
+def progress_decision(cfg: AttemptConfig, progress: Progress) -> Decision:
+    """Decide from the receipts; the submitted digest is checked against the candidate's."""
     evidence = Evidence(
         task_id=cfg.contract.id,
         profile=cfg.contract.profile,
-        state=state.model_copy(update={"patch_digest": verified})
-        if verified != state.patch_digest
-        else state,
-        submitted_patch_digest=submitted,
+        state=progress.candidate,
+        submitted_patch_digest=submitted_digest(cfg, progress),
         receipts=progress.receipts,
         soft=soft_metrics(progress),
     )
@@ -322,7 +352,10 @@ def agent_policy(cfg: AttemptConfig, env: BuiltEnvironment) -> SandboxPolicy:
 def candidate_state(
     cfg: AttemptConfig, progress: Progress, candidate: str, merge_tree: str | None
 ) -> CandidateState:
-    """Compute the candidate state's identities from the harness-made candidate commit."""
+    """Compute the candidate state's identities from the harness-made candidate commit.
+
+    ``progress.patch`` must already hold the candidate's diff against the base.
+    """
     ws = workspace(cfg)
     oracles = cfg.contract.oracles
     return CandidateState(
@@ -330,7 +363,7 @@ def candidate_state(
         candidate_commit=candidate,
         candidate_tree=git.tree_of(ws, candidate),
         merge_tree=merge_tree,
-        patch_digest=patch_digest(git.diff_binary(ws, progress.base, candidate)),
+        patch_digest=patch_digest(progress.patch),
         environment_digest=progress.workspace_env.digest,
         oracle_digest=oracle_digest(
             [*oracles.fail_to_pass, *oracles.pass_to_pass], progress.hidden

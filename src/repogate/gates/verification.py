@@ -21,20 +21,23 @@ from repogate.environment import BuiltEnvironment, activate
 from repogate.oracles.grading import Grading, flaky, grade
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun, run_tests
-from repogate.patches import touched_paths
 from repogate.receipt import Check, Observation
 from repogate.sandbox import SandboxPolicy
 
 
-def test_tree(repo: Path, base: str, rev: str, hidden: bytes, dest: Path) -> None:
+def test_tree(
+    repo: Path, base: str, rev: str, hidden: bytes, hidden_paths: Sequence[str], dest: Path
+) -> None:
     """Write the tree of ``rev`` to ``dest`` with hidden-test files reset to ``base`` and applied.
+
+    ``hidden_paths`` are the paths ``hidden`` touches (:func:`repogate.patches.touched_paths`).
 
     Raises:
         GitError: git failed.
         PatchApplyError: the hidden test patch does not apply at the base (an invalid task).
     """
     git.export_tree(repo, rev, dest)
-    for path in touched_paths(hidden):
+    for path in hidden_paths:
         at_base = git.show_file(repo, base, path)
         target = dest / path
         if at_base is None:

@@ -14,8 +14,15 @@ from repogate.gates.verification import (
     test_tree,
 )
 from repogate.oracles.junit import TestOutcome
-from repogate.patches import touched_paths
-from repogate.pipeline import AttemptConfig, Progress, emit, gate, test_policy, workspace
+from repogate.pipeline import (
+    AttemptConfig,
+    Progress,
+    emit,
+    gate,
+    landed_commit,
+    test_policy,
+    workspace,
+)
 from repogate.receipt import Observation, Receipt, Status, observe
 from repogate.sandbox import SandboxPolicy
 
@@ -38,7 +45,7 @@ def integrity(cfg: AttemptConfig, progress: Progress) -> Progress:
             read,
             state.base_commit,
             state.candidate_commit,
-            touched_paths(progress.hidden),
+            progress.hidden_paths,
             progress.patch,
         ),
     )
@@ -49,7 +56,7 @@ def _verify_tree(cfg: AttemptConfig, progress: Progress, rev: str, label: str) -
     ws = workspace(cfg)
 
     def run() -> Observation:
-        test_tree(ws, progress.base, rev, progress.hidden, tree)
+        test_tree(ws, progress.base, rev, progress.hidden, progress.hidden_paths, tree)
         runs, flips = run_repeated(
             progress.workspace_env,
             tree,
@@ -79,37 +86,34 @@ def _base_flaky(progress: Progress) -> set[str]:
 
 
 def verification(cfg: AttemptConfig, progress: Progress) -> Progress:
-    """Gate V: graded tests, extra oracle commands, and the dependency policy."""
-    progress = emit(
-        cfg, progress, _verify_tree(cfg, progress, progress.candidate.candidate_commit, "candidate")
-    )
+    """Gate V: graded tests, extra oracle commands, and the dependency policy.
+
+    Commands and the dependency policy compare clean exports of the base and the candidate: not
+    the install tree (install commands leave files there) nor the test tree (hidden tests, and
+    whatever the tests wrote).
+    """
+    state = progress.candidate
+    progress = emit(cfg, progress, _verify_tree(cfg, progress, state.candidate_commit, "candidate"))
     contract = cfg.contract
+    base, candidate = cfg.work / "base-clean", cfg.work / "candidate-clean"
+    git.export_tree(workspace(cfg), state.base_commit, base)
+    git.export_tree(workspace(cfg), state.candidate_commit, candidate)
     if contract.oracles.commands:
         progress = gate(
             cfg,
             progress,
             "V-commands",
             lambda: check_commands(
-                contract.oracles.commands,
-                cfg.work / "base",
-                cfg.work / "candidate",
-                progress.workspace_env,
-                test_policy(cfg),
+                contract.oracles.commands, base, candidate, progress.workspace_env, test_policy(cfg)
             ),
         )
-    candidate_checkout = cfg.work / "candidate-clean"
-    git.export_tree(workspace(cfg), progress.candidate.candidate_commit, candidate_checkout)
     policy = SandboxPolicy(network=contract.environment.network, timeout_s=cfg.test_timeout_s)
     return gate(
         cfg,
         progress,
         "V-dependencies",
         lambda: check_dependency_policy(
-            cfg.work / "base",
-            candidate_checkout,
-            contract.oracles.lockfile,
-            progress.changed,
-            policy,
+            base, candidate, contract.oracles.lockfile, progress.changed, policy
         ),
     )
 
@@ -119,18 +123,15 @@ def requirements(cfg: AttemptConfig, progress: Progress) -> Progress:
     outcomes: dict[str, TestOutcome] = {}
     checks: dict[str, Status] = {}
     for receipt in progress.receipts:
-        outcomes.update(receipt.details.get("outcomes", {}) if receipt.gate == "V" else {})
-        for check in receipt.checks:
-            checks[check.name] = (
-                check.status if checks.get(check.name) in (None, "passed") else checks[check.name]
-            )
+        if receipt.gate == "V":
+            outcomes.update(receipt.details.get("outcomes", {}))
+        if receipt.gate == "V-commands":
+            checks.update({f"command:{n}": s for n, s in receipt.details["statuses"].items()})
+        for check in receipt.checks:  # the first status that is not "passed" stands
+            if checks.get(check.name) in (None, "passed"):
+                checks[check.name] = check.status
     for generator in cfg.contract.oracles.generators:
         checks[f"generator:{generator.name}"] = checks.get("generated_artifacts_fresh", "skipped")
-    for receipt in progress.receipts:
-        for name, status in (
-            receipt.details.get("statuses", {}).items() if receipt.gate == "V-commands" else ()
-        ):
-            checks[f"command:{name}"] = status
     claims = progress.proposal.requirements if progress.proposal else None
     return gate(
         cfg,
@@ -147,12 +148,7 @@ def requirements(cfg: AttemptConfig, progress: Progress) -> Progress:
 
 def merge(cfg: AttemptConfig, progress: Progress) -> Progress:
     """The harness's merge: when the merged tree differs from the tested one, verify it again."""
-    state = progress.candidate
-    if state.merge_tree is None or state.merge_tree == state.candidate_tree:
+    landed = landed_commit(cfg, progress.candidate)
+    if landed == progress.candidate.candidate_commit:
         return progress
-    ws = workspace(cfg)
-    target = cfg.contract.target_commit or state.base_commit
-    merged = git.commit_tree(
-        ws, state.merge_tree, [target, state.candidate_commit], "harness merge"
-    )
-    return emit(cfg, progress, _verify_tree(cfg, progress, merged, "merged"))
+    return emit(cfg, progress, _verify_tree(cfg, progress, landed, "merged"))

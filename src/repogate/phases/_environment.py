@@ -10,7 +10,14 @@ from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import EnvironmentBuildError, PatchApplyError
 from repogate.gates.verification import run_repeated, test_tree
 from repogate.oracles.grading import base_state_check
-from repogate.pipeline import AttemptConfig, Progress, StopAttempt, test_policy, workspace
+from repogate.pipeline import (
+    AttemptConfig,
+    Progress,
+    StopAttempt,
+    install_tree,
+    test_policy,
+    workspace,
+)
 from repogate.receipt import Check, Observation, observe
 from repogate.sandbox import SandboxPolicy
 from repogate.state import sha256_hex
@@ -35,7 +42,14 @@ def _base_key(cfg: AttemptConfig, progress: Progress, env: BuiltEnvironment) -> 
 def _check_base(cfg: AttemptConfig, progress: Progress, env: BuiltEnvironment) -> Observation:
     checked = cfg.work / "base-hidden"
     try:
-        test_tree(workspace(cfg), progress.base, progress.base, progress.hidden, checked)
+        test_tree(
+            workspace(cfg),
+            progress.base,
+            progress.base,
+            progress.hidden,
+            progress.hidden_paths,
+            checked,
+        )
     except PatchApplyError as exc:
         return _invalid(env, f"the hidden tests do not apply at the base: {exc}")
     runs, flips = run_repeated(
@@ -67,7 +81,7 @@ def _base_state(cfg: AttemptConfig, progress: Progress) -> Observation:
     digest and the graded ids; a valid one is cached under that key (outside every sandbox's
     writable folders), so repeated attempts on one task run the base's tests once.
     """
-    base_tree = cfg.work / "base"
+    base_tree = install_tree(cfg)
     git.export_tree(workspace(cfg), progress.base, base_tree)
     recipe = cfg.contract.environment
     policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.test_timeout_s)

@@ -10,12 +10,15 @@ from repogate.environment import build_environment
 from repogate.gates._history import TestRunner
 from repogate.gates._survival import CommandRunner, MatrixRunner
 from repogate.gates.sentinel import SentinelInputs, check_sentinel
+from repogate.gates.verification import test_tree
 from repogate.oracles.pytest_runner import run_tests
 from repogate.pipeline import (
     AttemptConfig,
     Progress,
     gate,
     generator_policy,
+    install_tree,
+    landed_commit,
     test_policy,
     workspace,
 )
@@ -56,7 +59,7 @@ def _matrix_runner(cfg: AttemptConfig) -> MatrixRunner:
     ) -> Mapping[str, str]:
         recipe = cfg.contract.environment.model_copy(update={"python": version})
         policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.test_timeout_s)
-        env = build_environment(recipe, cfg.work / "base", cfg.env_cache, policy)
+        env = build_environment(recipe, install_tree(cfg), cfg.env_cache, policy)
         report = cfg.work / "matrix-reports" / version
         ran = run_tests(
             env, checkout, cfg.contract.oracles.test_command, list(tests), report, test_policy(cfg)
@@ -82,7 +85,18 @@ def _sentinel(cfg: AttemptConfig, progress: Progress) -> Observation:
     history = cfg.work / "history.git"
     git.harness_repo(cfg.source, history)
     git.fetch_commit(history, workspace(cfg), state.candidate_commit)
-    start = git.tree_from_dir(history, cfg.work / "candidate")
+    # The tree that landed, with the hidden tests: made afresh, since the tests that already ran
+    # in the candidate's test tree may have written there.
+    start_dir = cfg.work / "sentinel-start"
+    test_tree(
+        workspace(cfg),
+        state.base_commit,
+        landed_commit(cfg, state),
+        progress.hidden,
+        progress.hidden_paths,
+        start_dir,
+    )
+    start = git.tree_from_dir(history, start_dir)
     reference = None
     if contract.reference is not None and contract.reference.commit is not None:
         reference = git.rev_parse(cfg.source, contract.reference.commit)

@@ -6,6 +6,7 @@ import shutil
 from dataclasses import replace
 
 from repogate import git
+from repogate.patches import touched_paths
 from repogate.pipeline import (
     AttemptConfig,
     Progress,
@@ -23,7 +24,8 @@ from repogate.receipt import Observation
 def prepare(cfg: AttemptConfig, progress: Progress) -> Progress:
     """Make the agent's workspace at the base (nothing newer) and read the hidden test patch."""
     base = git.prepare_workspace(cfg.source, cfg.contract.base_commit, workspace(cfg))
-    return replace(progress, base=base, hidden=hidden_patch(cfg))
+    hidden = hidden_patch(cfg)
+    return replace(progress, base=base, hidden=hidden, hidden_paths=touched_paths(hidden))
 
 
 def _adopt(cfg: AttemptConfig, base: str) -> None:
