@@ -93,3 +93,18 @@ def test_attempt_ids_of_specs_with_a_long_common_prefix_differ() -> None:
     b = attempt_id_for("t", folder + "compat.toml", 0)
     assert a != b
     assert "compat-stale" in a
+
+
+def test_a_crashed_attempt_is_redone_from_scratch_on_resume(tmp_path: Path) -> None:
+    """Resuming must not add a second try's receipts to the first try's."""
+    store = Store.create(tmp_path)
+    first = store.begin_attempt("t", "gold", 0)
+    receipt = observe(
+        "E", STATE.state_id, lambda: Observation(checks=(Check(name="x", status="passed"),))
+    )
+    store.add_receipt(first.attempt_id, receipt, STATE)
+    store.finish_attempt(first.attempt_id, None, crash="GitError: boom")
+    again = store.begin_attempt("t", "gold", 0)
+    assert again.status == "running"
+    assert store.receipts(again.attempt_id) == []
+    store.close()

@@ -227,12 +227,13 @@ class Store:
     def begin_attempt(self, contract_id: str, agent: str, epoch: int) -> AttemptRecord:
         """Start an attempt, or return the finished record when it is already done (resume).
 
-        An attempt left ``running`` by a killed process is discarded with its evidence and begun
-        anew, so a resumed run neither loses nor duplicates attempts.
+        An attempt left ``running`` by a killed process, or ``crashed`` (the evaluator's fault), is
+        discarded with its evidence and begun anew, so a resumed run neither loses nor duplicates
+        attempts nor mixes the receipts of two tries.
         """
         attempt_id = attempt_id_for(contract_id, agent, epoch)
         existing = self.get(attempt_id)
-        if existing is not None and existing.status != "running":
+        if existing is not None and existing.status == "done":
             return existing
         folder = self.attempt_dir(attempt_id)
         with self._tx() as tx:
