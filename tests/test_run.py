@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -114,25 +115,31 @@ def test_agent_without_network_and_secrets(
 ) -> None:
     """An agent may not download the fixed release nor read the user's tokens."""
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret_value")
+    server = socket.socket()  # a "package index" on this machine's loopback
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
     script = tmp_path / "agent.py"
     script.write_text(
         "import os, socket\n"
         "s = socket.socket(); s.settimeout(2)\n"
-        "net = s.connect_ex(('127.0.0.1', 9)) != 111\n"  # 111: refused means a loopback exists
-        "open('confparse/seen.txt', 'w').write(f\"{os.environ.get('GITHUB_TOKEN')} {net}\\n\")\n"
+        f"reached = s.connect_ex(('127.0.0.1', {port})) == 0\n"
+        "open('confparse/seen.txt', 'w').write(f\"{os.environ.get('GITHUB_TOKEN')} {reached}\\n\")\n"
     )
     out = tmp_path / "run"
-    run_json(
-        capsys,
-        str(parser.contracts[0]),
-        "--agent",
-        f"cmd:{sys.executable} {script}",
-        "--out",
-        str(out),
-    )
+    try:
+        run_json(
+            capsys,
+            str(parser.contracts[0]),
+            "--agent",
+            f"cmd:{sys.executable} {script}",
+            "--out",
+            str(out),
+        )
+    finally:
+        server.close()
     patch = next((out / "attempts").glob("*/patch.diff")).read_text()
-    assert "ghp_secret_value" not in patch
-    assert "+None" in patch
+    assert "+None False" in patch  # no token, and the listening server was not reachable
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["isolation_agent"]["network_off"] is True
 
