@@ -254,11 +254,6 @@ class TransitionContract(_Model):
         """Return ``relative`` (a path written in the contract) as a path on this machine."""
         return (self._base_dir / relative).resolve()
 
-    @property
-    def repo_is_url(self) -> bool:
-        """True when ``repo`` names a remote (``scheme://`` or ``user@host:path``)."""
-        return "://" in self.repo or bool(re.match(r"^[\w.-]+@[\w.-]+:", self.repo))
-
     def policy_digest(self) -> str:
         """Return sha256 over the contract's canonical JSON and the evaluator version (hex)."""
         canonical = json.dumps(

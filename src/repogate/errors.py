@@ -11,10 +11,12 @@ The hierarchy, drawn once::
     ├── GitError                   a git command failed (command, exit code and stderr kept)
     ├── EnvironmentBuildError      an environment could not be built: the environment's fault, not the agent's
     ├── PatchApplyError            a patch does not apply to the state it was meant for
-    └── BudgetExceeded             an agent or command ran past its time budget
+    └── ReportError                a test report is missing, too large or not JUnit XML
+                                   (defined beside its parser, :mod:`repogate.oracles.junit`)
 
-Expected outcomes (a failing test, a rejected patch) are values, never exceptions. Exceptions that
-come from libraries (``subprocess``, ``sqlite3``, pydantic) are translated here once, at the edge.
+Expected outcomes (a failing test, a rejected patch, a command stopped at its time budget) are
+values, never exceptions. Exceptions that come from libraries (``subprocess``, ``sqlite3``,
+pydantic) are translated here once, at the edge.
 """
 
 from __future__ import annotations
@@ -77,17 +79,3 @@ class EnvironmentBuildError(RepogateError):
 
 class PatchApplyError(RepogateError):
     """A patch does not apply cleanly (no reverse apply, no fuzz) to the state it targets."""
-
-
-class BudgetExceeded(RepogateError):
-    """A command or agent ran past its time budget and was stopped.
-
-    Args:
-        what: what was stopped.
-        seconds: the budget in seconds.
-    """
-
-    def __init__(self, what: str, seconds: float) -> None:
-        super().__init__(f"{what} exceeded its budget of {seconds:g} s and was stopped")
-        self.what = what
-        self.seconds = seconds

@@ -115,10 +115,6 @@ class Owners:
         """
         return tuple(owner for _, owner in self._owners.of(path))
 
-    def rule_of(self, path: str) -> int | None:
-        """Return the line number of the rule that decides ``path``'s owners, or None."""
-        return self._owners.matching_line(path)[1]
-
 
 def owners_of(text: str, paths: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """Return each path's owners under CODEOWNERS ``text``, invalid lines skipped as GitHub does."""
