@@ -11,24 +11,25 @@ from pathlib import Path
 from repogate.decision import Evidence, SoftMetrics
 from repogate.receipt import Check, Receipt
 from repogate.state import CandidateState, patch_digest
+from repogate.vocabulary import CheckName, GateId
 
 OUT = Path(__file__).resolve().parent.parent / "examples" / "evidence"
 WHEN = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 PATCH = b"-    timeout = 5\n+    timeout = retry_policy.timeout_seconds\n"
 
-GATES = {
+GATES: dict[GateId, tuple[CheckName, ...]] = {
     "I": ("edits_permitted", "oracle_untouched"),
     "R": ("requirements_recovered",),
     "E": ("environment_reproduced",),
     "V": ("focused_tests_passed", "regression_tests_passed", "dependency_policy_passed"),
-    "G": ("generated_artifacts_fresh",),
+    "V-generated": ("generated_artifacts_fresh",),
     "A": ("code_owner_approved", "review_threads_resolved"),
     "S": ("post_merge_sentinel_passed",),
-    "L": ("release_receipt_present",),
+    "release": ("release_receipt_present",),
 }
 
 
-def receipts(state_id: str, failing: set[str], gates: tuple[str, ...]) -> tuple[Receipt, ...]:
+def receipts(state_id: str, failing: set[str], gates: tuple[GateId, ...]) -> tuple[Receipt, ...]:
     out = []
     for gate in gates:
         checks = tuple(
@@ -50,7 +51,7 @@ def state(base: str, candidate: str, digest: str) -> CandidateState:
 def main() -> None:
     digest = patch_digest(PATCH)
     lifecycle = tuple(GATES)
-    hermetic = ("I", "R", "E", "V")
+    hermetic: tuple[GateId, ...] = ("I", "R", "E", "V")
     good = state("a81f2c1", "bc94a76", digest)
     cases = {
         "payments-sdk-retry": Evidence(

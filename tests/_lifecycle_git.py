@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 ENV = {
@@ -24,7 +25,7 @@ def git(repo: Path, *args: str) -> bytes:
     ).stdout
 
 
-def write(repo: Path, files: dict[str, str | None]) -> None:
+def write(repo: Path, files: Mapping[str, str | None]) -> None:
     """Write (or, for None, delete) files under ``repo``."""
     for name, text in files.items():
         path = repo / name
@@ -35,14 +36,14 @@ def write(repo: Path, files: dict[str, str | None]) -> None:
         path.write_text(text)
 
 
-def commit(repo: Path, files: dict[str, str | None], message: str = "c") -> str:
+def commit(repo: Path, files: Mapping[str, str | None], message: str = "c") -> str:
     write(repo, files)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--allow-empty", "-m", message)
     return git(repo, "rev-parse", "HEAD").decode().strip()
 
 
-def new_repo(path: Path, files: dict[str, str | None]) -> tuple[Path, str]:
+def new_repo(path: Path, files: Mapping[str, str | None]) -> tuple[Path, str]:
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q", "-b", "main")
     return path, commit(path, files, "base")

@@ -15,7 +15,7 @@ from repogate.gates.generated import check_generated
 from repogate.gates.release import check_release_notes
 from repogate.git import ChangedPath
 from repogate.protocols import TaskView
-from repogate.receipt import Check
+from repogate.receipt import Check, Observation
 from repogate.sandbox import SandboxPolicy
 from repogate.state import patch_digest
 from repogate.tasks.scenarios import BuiltScenario
@@ -60,7 +60,7 @@ def run_agents(built: BuiltScenario, tmp: Path) -> dict[str, Candidate]:
     return found
 
 
-def authority(built: BuiltScenario, contract: TransitionContract, cand: Candidate):
+def authority(built: BuiltScenario, contract: TransitionContract, cand: Candidate) -> Observation:
     """Gate A as the pipeline calls it: CODEOWNERS at the base, the agent's review file."""
     auth = contract.authority
     text = None

@@ -43,7 +43,7 @@ def _record(
         contract_id="t1",
         agent="cmd:./fix.sh --fast",
         epoch=0,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         started_at="2026-01-05T00:00:00Z",
         decision=decision,
     )

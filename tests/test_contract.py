@@ -110,3 +110,39 @@ def test_cli_reports_bad_contract_in_one_line(
     assert err.startswith("error: contract")
     assert len(err.splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def _properties(schema: dict[str, object]) -> list[tuple[str, dict[str, object]]]:
+    found: list[tuple[str, dict[str, object]]] = []
+    models = {"TransitionContract": schema, **schema["$defs"]}  # type: ignore[dict-item]
+    for model_name, model in models.items():
+        for key, prop in model.get("properties", {}).items():  # type: ignore[attr-defined]
+            found.append((f"{model_name}.{key}", prop))
+    return found
+
+
+def test_schema_describes_every_contract_field() -> None:
+    """The JSON Schema is the contract author's reference: no key without a description."""
+    from repogate.contract import contract_schema
+
+    props = _properties(contract_schema())
+    assert len(props) > 70
+    undocumented = [name for name, prop in props if not prop.get("description")]
+    assert undocumented == []
+
+
+def test_with_base_dir_returns_a_copy(tmp_path: Path) -> None:
+    contract = load_contract(write(tmp_path, MINIMAL.format(sha="a" * 40)))
+    moved = contract.with_base_dir(tmp_path / "elsewhere")
+    assert moved.base_dir == (tmp_path / "elsewhere").resolve()
+    assert contract.base_dir == tmp_path.resolve()
+    assert moved.policy_digest() == contract.policy_digest()  # the same task, resolved elsewhere
+
+
+def test_review_placeholder_needs_the_explicit_switch_not_a_cohort_tag(tmp_path: Path) -> None:
+    """Free-form cohort metadata must not decide how approvals are checked: only
+    ``authority.simulated_reviews`` lets a ``{{candidate}}`` digest stand for the candidate's."""
+    text = MINIMAL.format(sha="a" * 40) + '[cohort]\norigin = "scenario"\n'
+    assert load_contract(write(tmp_path, text)).authority.simulated_reviews is False
+    text += "[authority]\nsimulated_reviews = true\n"
+    assert load_contract(write(tmp_path, text, "d.toml")).authority.simulated_reviews is True

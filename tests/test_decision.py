@@ -51,7 +51,7 @@ def test_table_output_names_failed_checks(root: Path, capsys: pytest.CaptureFixt
 def _state(**kw: str) -> CandidateState:
     base = dict(base_commit="a" * 40, candidate_commit="b" * 40, patch_digest=patch_digest(b"x"))
     base.update(kw)
-    return CandidateState(**base)  # type: ignore[arg-type]
+    return CandidateState(**base)
 
 
 def _all_pass(state_id: str, names: tuple[str, ...]) -> Receipt:
@@ -60,7 +60,7 @@ def _all_pass(state_id: str, names: tuple[str, ...]) -> Receipt:
         status="passed",
         checks=tuple(Check(name=n, status="passed") for n in names),
         state_id=state_id,
-        started_at="2026-01-01T00:00:00Z",  # type: ignore[arg-type]
+        started_at="2026-01-01T00:00:00Z",
     )
 
 
@@ -166,7 +166,11 @@ def test_state_id_covers_every_identity() -> None:
 
 
 def test_observe_turns_observation_into_bound_receipt() -> None:
-    receipt = observe("V", "s1", lambda: Observation(checks=(Check(name="x", status="failed"),)))
+    receipt = observe(
+        "V",
+        "s1",
+        lambda: Observation(checks=(Check(name="focused_tests_passed", status="failed"),)),
+    )
     assert receipt.status == "failed"
     assert receipt.state_id == "s1"
     statement = receipt.to_in_toto(_state(candidate_tree="d" * 40))

@@ -17,6 +17,7 @@ from repogate.gates.authority import (
 )
 from repogate.gates.codeowners import owners_of, validate_codeowners
 from repogate.git import ChangedPath
+from repogate.receipt import Check
 
 CURRENT = "c" * 64
 EARLIER = "e" * 64
@@ -44,12 +45,14 @@ def _evidence(*reviews: dict[str, Any], **kw: Any) -> ReviewEvidence:
     return ReviewEvidence.model_validate({"reviews": list(reviews), **kw})
 
 
-def _check(evidence: ReviewEvidence | None, *paths: str, text: str | None = CODEOWNERS, n: int = 1):
+def _check(
+    evidence: ReviewEvidence | None, *paths: str, text: str | None = CODEOWNERS, n: int = 1
+) -> tuple[Check, Check, dict[str, Any]]:
     seen = check_authority(text, _changed(*paths), evidence, CURRENT, "agent", n)
     return seen.checks[0], seen.checks[1], seen.details
 
 
-OWNER = {"teams": ["acme/payments-owners", "acme/maintainers"]}
+OWNER: dict[str, Any] = {"teams": ["acme/payments-owners", "acme/maintainers"]}
 
 
 def test_validator_reports_syntax_github_rejects_with_line_numbers() -> None:

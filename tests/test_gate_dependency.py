@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -10,6 +12,7 @@ from _lifecycle_git import commit, new_repo, write
 from repogate import git
 from repogate.contract import Lockfile
 from repogate.gates.dependency import check_dependency_policy
+from repogate.receipt import Check
 from repogate.sandbox import SandboxPolicy
 
 PYPROJECT = """[project]
@@ -32,7 +35,9 @@ def _pyproject(*deps: str) -> str:
     return PYPROJECT.format(deps=", ".join(f'"{d}"' for d in deps))
 
 
-def _scenario(tmp_path: Path, base: dict[str, str | None], cand: dict[str, str | None]):
+def _scenario(
+    tmp_path: Path, base: Mapping[str, str | None], cand: Mapping[str, str | None]
+) -> tuple[Path, Path, tuple[git.ChangedPath, ...]]:
     repo, base_sha = new_repo(tmp_path / "repo", base)
     head = commit(repo, cand)
     base_dir, cand_dir = tmp_path / "base", tmp_path / "cand"
@@ -41,14 +46,20 @@ def _scenario(tmp_path: Path, base: dict[str, str | None], cand: dict[str, str |
     return base_dir, cand_dir, git.changed_paths(repo, base_sha, head)
 
 
-def _locked(tmp_path: Path, *deps: str) -> dict[str, str | None]:
+def _locked(tmp_path: Path, *deps: str) -> dict[str, str]:
     folder = tmp_path / "locking"
     folder.mkdir(exist_ok=True)
     (folder / "pyproject.toml").write_text(_pyproject(*deps))
     return {"pyproject.toml": _pyproject(*deps), "uv.lock": _uv_lock(folder)}
 
 
-def _check(tmp_path, base, cand, lock=UV, policy=OFFLINE):
+def _check(
+    tmp_path: Path,
+    base: Mapping[str, str | None],
+    cand: Mapping[str, str | None],
+    lock: Lockfile | None = UV,
+    policy: SandboxPolicy = OFFLINE,
+) -> tuple[Check, dict[str, Any]]:
     base_dir, cand_dir, changed = _scenario(tmp_path, base, cand)
     seen = check_dependency_policy(base_dir, cand_dir, lock, changed, policy)
     return seen.checks[0], seen.details

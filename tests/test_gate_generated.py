@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -9,6 +11,7 @@ from _lifecycle_git import commit, new_repo
 from repogate import git, sandbox
 from repogate.contract import Generator
 from repogate.gates.generated import check_generated
+from repogate.receipt import Check
 from repogate.sandbox import SandboxPolicy
 
 GEN = """import json, pathlib
@@ -35,8 +38,10 @@ def python_bin(tmp_path: Path) -> Path:
 
 
 def _candidate(
-    tmp_path: Path, files: dict[str, str | None], base_files: dict[str, str | None] | None = None
-):
+    tmp_path: Path,
+    files: Mapping[str, str | None],
+    base_files: Mapping[str, str | None] | None = None,
+) -> tuple[Path, tuple[git.ChangedPath, ...]]:
     base_files = base_files or {"spec/api.json": SPEC, "tools/gen.py": GEN, "client/api.py": CLIENT}
     repo, base = new_repo(tmp_path / "repo", base_files)
     head = commit(repo, files)
@@ -48,10 +53,10 @@ def _candidate(
 def _run(
     tmp_path: Path,
     python_bin: Path,
-    files: dict[str, str | None],
-    generators=(GENERATOR,),
-    policy=POLICY,
-):
+    files: Mapping[str, str | None],
+    generators: tuple[Generator, ...] = (GENERATOR,),
+    policy: SandboxPolicy = POLICY,
+) -> tuple[Check, dict[str, Any]]:
     checkout, changed = _candidate(tmp_path, files)
     seen = check_generated(checkout, generators, changed, policy, python_bin)
     return seen.checks[0], seen.details

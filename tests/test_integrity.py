@@ -10,6 +10,7 @@ import pytest
 from repogate import git
 from repogate.contract import Permissions
 from repogate.gates.integrity import check_integrity
+from repogate.receipt import Check
 
 
 def _sh(repo: Path, *args: str) -> None:
@@ -39,7 +40,7 @@ def _check(
     edits: dict[str, str | None],
     permissions: Permissions | None = None,
     hidden: tuple[str, ...] = (),
-):  # type: ignore[no-untyped-def]
+) -> dict[str, Check]:
     base = git.rev_parse(repo, "HEAD")
     for path, content in edits.items():
         target = repo / path

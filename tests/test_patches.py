@@ -28,3 +28,41 @@ def test_unicode_and_space_paths(tmp_path: Path) -> None:
         "tests/a b/test_x.py": ("y = 2",),
         "tests/test_ünï.py": ("x = 2",),
     }
+
+
+PATHS = ("top.md", "docs/in.md", "src/y.py", "src/a/x.py", "src/a/b/z.py", "srcx/w.py")
+PATTERNS = (
+    "*.md",
+    "**/*.md",
+    "src/*",
+    "src/*.py",
+    "src",
+    "src/",
+    "/src/a",
+    "src/**/z.py",
+    "src?/*",
+)
+
+
+def test_patch_source_paths_use_the_contract_glob_dialect(tmp_path: Path) -> None:
+    """A contract's patch-source ``paths``/``exclude`` select the files its other globs match:
+    ``*`` stays inside one folder (git's plain pathspecs let it cross ``/``), a folder selects
+    everything below it."""
+    from repogate.gates._globs import matches
+
+    repo = tmp_path / "r"
+    for path in PATHS:
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text("0\n")
+    git.init_repo(repo)
+    base = git.commit_all(repo, "base")
+    for path in PATHS:
+        (repo / path).write_text("1\n")
+    head = git.commit_all(repo, "change")
+    for pattern in PATTERNS:
+        wanted = tuple(sorted(p for p in PATHS if matches(p, pattern)))
+        got = touched_paths(git.diff_binary(repo, base, head, paths=(pattern,)))
+        assert tuple(sorted(got)) == wanted, pattern
+        kept = tuple(sorted(p for p in PATHS if not matches(p, pattern)))
+        got = touched_paths(git.diff_binary(repo, base, head, exclude=(pattern,)))
+        assert tuple(sorted(got)) == kept, pattern

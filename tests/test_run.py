@@ -45,7 +45,7 @@ def test_gold_null_and_test_editing_agent(
         str(out),
     )
     assert code == ExitCode.OK
-    verdicts = {r["agent"].split(":")[0]: r for r in rows}  # type: ignore[union-attr]
+    verdicts = {str(r["agent"]).split(":")[0]: r for r in rows}
     assert verdicts["gold"]["accepted"] is True
     assert verdicts["null"]["accepted"] is False
     assert "focused_tests_passed" in verdicts["null"]["failed"]  # type: ignore[operator]

@@ -40,7 +40,7 @@ def same_diff(built: BuiltScenario, tmp_path_factory: pytest.TempPathFactory) ->
     return run_agents(built, tmp_path_factory.mktemp("agents"))["same-diff"]
 
 
-def test_contracts_differ_only_in_the_generator(contracts) -> None:
+def test_contracts_differ_only_in_the_generator(contracts: dict[str, TransitionContract]) -> None:
     authoritative, derived = contracts["contract"], contracts["derived"]
     assert authoritative.oracles.generators == ()
     assert [g.outputs for g in derived.oracles.generators] == [("sdk/settings.py",)]
@@ -50,19 +50,34 @@ def test_contracts_differ_only_in_the_generator(contracts) -> None:
     )
 
 
-def test_focused_tests_pass_in_both_copies(built, contracts, same_diff, tmp_path) -> None:
+def test_focused_tests_pass_in_both_copies(
+    built: BuiltScenario,
+    contracts: dict[str, TransitionContract],
+    same_diff: Candidate,
+    tmp_path: Path,
+) -> None:
     for name, contract in contracts.items():
         checkout = same_diff.checkout(tmp_path / name)
         ids = [*contract.oracles.fail_to_pass, *contract.oracles.pass_to_pass]
         assert run_pytest(checkout, hidden_patch(built, contract), ids) == 0
 
 
-def test_same_diff_accepted_where_authoritative(built, contracts, same_diff, tmp_path) -> None:
+def test_same_diff_accepted_where_authoritative(
+    built: BuiltScenario,
+    contracts: dict[str, TransitionContract],
+    same_diff: Candidate,
+    tmp_path: Path,
+) -> None:
     checks = lifecycle_checks(built, contracts["contract"], same_diff, tmp_path)
     assert {n: c.status for n, c in checks.items()} == dict.fromkeys(checks, "passed")
 
 
-def test_same_diff_rejected_where_derived(built, contracts, same_diff, tmp_path) -> None:
+def test_same_diff_rejected_where_derived(
+    built: BuiltScenario,
+    contracts: dict[str, TransitionContract],
+    same_diff: Candidate,
+    tmp_path: Path,
+) -> None:
     """A fix made in a derived file is removed by the next regeneration: not a stable transition."""
     checks = lifecycle_checks(built, contracts["derived"], same_diff, tmp_path)
     failed = {n: c.detail for n, c in checks.items() if c.status != "passed"}
@@ -73,7 +88,7 @@ def test_same_diff_rejected_where_derived(built, contracts, same_diff, tmp_path)
 
 
 def test_reference_patch_is_fresh_in_the_derived_copy(
-    built: BuiltScenario, contracts, tmp_path: Path
+    built: BuiltScenario, contracts: dict[str, TransitionContract], tmp_path: Path
 ) -> None:
     """The gold change (spec edited, settings regenerated) passes where the diff alone fails."""
     base, fix = built.commits["base"], built.commits["fix"]

@@ -25,6 +25,7 @@ from repogate import git
 from repogate.contract import TransitionContract, load_contract
 from repogate.gates.dependency import check_dependency_policy
 from repogate.git import ChangedPath
+from repogate.receipt import Check
 from repogate.sandbox import SandboxPolicy
 from repogate.tasks.scenarios import BuiltScenario, build_scenario
 
@@ -46,7 +47,14 @@ def candidates(
     return run_agents(built, tmp_path_factory.mktemp("agents"))
 
 
-def _statuses(built, contracts, candidates, contract_name, agent, tmp_path):
+def _statuses(
+    built: BuiltScenario,
+    contracts: dict[str, TransitionContract],
+    candidates: dict[str, Candidate],
+    contract_name: str,
+    agent: str,
+    tmp_path: Path,
+) -> dict[str, Check]:
     return lifecycle_checks(built, contracts[contract_name], candidates[agent], tmp_path)
 
 
@@ -64,7 +72,12 @@ EXPECTED = {
 
 @pytest.mark.parametrize(("contract_name", "agent"), list(EXPECTED))
 def test_lifecycle_gates_give_the_scenario_verdicts(
-    built, contracts, candidates, contract_name, agent, tmp_path
+    built: BuiltScenario,
+    contracts: dict[str, TransitionContract],
+    candidates: dict[str, Candidate],
+    contract_name: str,
+    agent: str,
+    tmp_path: Path,
 ) -> None:
     checks = _statuses(built, contracts, candidates, contract_name, agent, tmp_path)
     failed = {name for name, check in checks.items() if check.status != "passed"}
@@ -73,7 +86,10 @@ def test_lifecycle_gates_give_the_scenario_verdicts(
 
 
 def test_constant_only_is_named_for_editing_the_derived_client(
-    built, contracts, candidates, tmp_path
+    built: BuiltScenario,
+    contracts: dict[str, TransitionContract],
+    candidates: dict[str, Candidate],
+    tmp_path: Path,
 ) -> None:
     checks = _statuses(built, contracts, candidates, "contract", "constant-only", tmp_path)
     assert checks["generated_artifacts_fresh"].detail == (
@@ -86,7 +102,9 @@ def test_constant_only_is_named_for_editing_the_derived_client(
     assert checks["release_receipt_present"].detail == "no entry added under CHANGELOG.md"
 
 
-def test_compat_stale_approval_is_reported_stale(built, contracts, candidates) -> None:
+def test_compat_stale_approval_is_reported_stale(
+    built: BuiltScenario, contracts: dict[str, TransitionContract], candidates: dict[str, Candidate]
+) -> None:
     """An approval of an earlier patch must not carry over to the changed patch."""
     seen = authority(built, contracts["compat"], candidates["compat-stale"])
     assert "stale approval by olga on an earlier patch" in seen.checks[0].detail
@@ -96,7 +114,7 @@ def test_compat_stale_approval_is_reported_stale(built, contracts, candidates) -
 
 
 def test_stale_digest_in_review_files_is_the_full_patch_digest(
-    built: BuiltScenario, candidates
+    built: BuiltScenario, candidates: dict[str, Candidate]
 ) -> None:
     """The literal digest the compatibility-round review files name is really the full patch's."""
     literal = {
@@ -111,7 +129,12 @@ def test_stale_digest_in_review_files_is_the_full_patch_digest(
     assert candidates["compat"].digest == candidates["compat-stale"].digest
 
 
-def test_no_agent_touches_the_lockfile(built, contracts, candidates, tmp_path) -> None:
+def test_no_agent_touches_the_lockfile(
+    built: BuiltScenario,
+    contracts: dict[str, TransitionContract],
+    candidates: dict[str, Candidate],
+    tmp_path: Path,
+) -> None:
     base = tmp_path / "base"
     git.export_tree(built.repo, built.commits["base"], base)
     for cand in candidates.values():
@@ -147,7 +170,13 @@ def test_scenario_lockfile_is_what_uv_writes(built: BuiltScenario, tmp_path: Pat
     ],
 )
 def test_hidden_tests_grade_the_candidates(
-    built, contracts, candidates, tmp_path, contract_name, agent, passes
+    built: BuiltScenario,
+    contracts: dict[str, TransitionContract],
+    candidates: dict[str, Candidate],
+    tmp_path: Path,
+    contract_name: str,
+    agent: str,
+    passes: bool,
 ) -> None:
     contract = contracts[contract_name]
     hidden = hidden_patch(built, contract)
@@ -157,7 +186,7 @@ def test_hidden_tests_grade_the_candidates(
 
 
 def test_base_state_fails_the_focused_tests_and_passes_the_regression_tests(
-    built, contracts, tmp_path
+    built: BuiltScenario, contracts: dict[str, TransitionContract], tmp_path: Path
 ) -> None:
     """The task is valid: at the base plus hidden tests, FAIL_TO_PASS fail and PASS_TO_PASS pass."""
     base = built.commits["base"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,7 @@ def frozen_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("frozen-cache")
 
 
-def _steps(obs_details: Mapping[str, object]) -> list[dict[str, object]]:
+def _steps(obs_details: Mapping[str, Any]) -> list[dict[str, Any]]:
     steps = obs_details["steps"]
     assert isinstance(steps, list)
     return steps
@@ -120,7 +121,9 @@ def _candidate(repo: Path, base: str, files: dict[str, bytes | None]) -> tuple[s
 def _ctx(
     repo: Path, base: str, fix: str, tmp_path: Path, follow_ups: Sequence[str], **kw: object
 ) -> SentinelInputs:
-    candidate, tree = kw.pop("state", None) or (fix, git.tree_of(repo, fix))  # type: ignore[misc]
+    state = kw.pop("state", None) or (fix, git.tree_of(repo, fix))
+    assert isinstance(state, tuple)
+    candidate, tree = state
     fields: dict[str, object] = {
         "repo": repo,
         "base": base,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from _lifecycle_git import commit, new_repo
@@ -85,7 +86,7 @@ def _generated_repo(tmp_path: Path) -> tuple[Path, str]:
 
 
 def _survive(
-    repo: Path, base: str, files: dict[str, bytes | None], gens: tuple[Generator, ...]
+    repo: Path, base: str, files: Mapping[str, bytes | None], gens: tuple[Generator, ...]
 ) -> Regeneration:
     tree = git.tree_with_files(repo, git.tree_of(repo, base), files)
     candidate = git.commit_tree(repo, tree, [base], "candidate")

@@ -28,7 +28,9 @@ def test_receipts_survive_a_killed_attempt_and_resume_redoes_it(tmp_path: Path) 
     store.finish_attempt(done.attempt_id, _decision())  # type: ignore[arg-type]
     half = store.begin_attempt("t", "null", 0)
     receipt = observe(
-        "E", STATE.state_id, lambda: Observation(checks=(Check(name="x", status="passed"),))
+        "E",
+        STATE.state_id,
+        lambda: Observation(checks=(Check(name="environment_reproduced", status="passed"),)),
     )
     path = store.add_receipt(half.attempt_id, receipt, STATE)
     store.close()  # the process dies here: no finish_attempt
@@ -100,7 +102,9 @@ def test_a_crashed_attempt_is_redone_from_scratch_on_resume(tmp_path: Path) -> N
     store = Store.create(tmp_path)
     first = store.begin_attempt("t", "gold", 0)
     receipt = observe(
-        "E", STATE.state_id, lambda: Observation(checks=(Check(name="x", status="passed"),))
+        "E",
+        STATE.state_id,
+        lambda: Observation(checks=(Check(name="environment_reproduced", status="passed"),)),
     )
     store.add_receipt(first.attempt_id, receipt, STATE)
     store.finish_attempt(first.attempt_id, None, crash="GitError: boom")

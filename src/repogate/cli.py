@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-from enum import IntEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,20 +18,11 @@ from repogate._files import first_problem, read_text
 from repogate._version import __version__
 from repogate.contract import contract_schema
 from repogate.decision import Decision, Evidence, decide
-from repogate.errors import EvidenceError, RepogateError, UserInputError
+from repogate.errors import EvidenceError, ExitCode, RepogateError, UserInputError
 from repogate.report.terminal import attempts_table, decision_table, print_table
 from repogate.store import Store
 
-
-class ExitCode(IntEnum):
-    """Exit codes of the ``repogate`` command."""
-
-    OK = 0
-    NOT_ACCEPTED = 1
-    USAGE = 2
-    INTERNAL = 3
-    INTERRUPTED = 130
-
+__all__ = ["ExitCode", "app", "main"]
 
 app = typer.Typer(
     name="repogate",

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from repogate.contract import load_contract
-from repogate.errors import RunDirError
+from repogate.errors import ExitCode, RunDirError
 from repogate.report.terminal import attempts_table, print_table
 from repogate.runner import PlannedAttempt, RunOptions, run
 from repogate.store import AttemptRecord, Store
@@ -104,8 +104,8 @@ def execute(
     repo_cache: Path | None,
     epochs: int,
     as_json: bool,
-) -> int:
-    """Run and report; return 0 when every attempt ran, 3 when any crashed.
+) -> ExitCode:
+    """Run and report; return ``OK`` when every attempt ran, ``INTERNAL`` when any crashed.
 
     Raises:
         RunDirError: ``out`` is a file or lies below one (checked before anything else).
@@ -152,4 +152,4 @@ def execute(
     else:
         statuses = {key: said.status for key, said in agents_said.items()}
         print_table(attempts_table(records, f"run {out}", statuses))
-    return 3 if any(r.status == "crashed" for r in records) else 0
+    return ExitCode.INTERNAL if any(r.status == "crashed" for r in records) else ExitCode.OK

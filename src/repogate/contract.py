@@ -31,6 +31,7 @@ from pydantic import (
 )
 
 from repogate._files import read_text
+from repogate._model import FrozenModel
 from repogate._version import __version__
 from repogate.errors import ContractError
 
@@ -41,8 +42,9 @@ CriterionSource = Literal["ticket", "doc", "compatibility", "convention", "infer
 CriterionKind = Literal["stated", "implicit"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Model(FrozenModel):
+    # Attribute docstrings become the JSON Schema's descriptions: the contract author's reference.
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 def _check_sha(value: str) -> str:
@@ -55,13 +57,22 @@ def _check_sha(value: str) -> str:
 class PatchSource(_Model):
     """Where a patch comes from: a file, or ``git diff <base> <commit> -- <paths>`` minus ``exclude``.
 
-    Exactly one of ``file`` and ``commit`` is set.
+    Exactly one of ``file`` and ``commit`` is set. Examples (TOML)::
+
+        reference = { file = "gold.diff" }
+        hidden_tests = { commit = "09161fc9", paths = ["tests/"] }
+        reference = { commit = "09161fc9", exclude = ["tests/**", "*.md"] }
     """
 
     file: str | None = None
+    """A patch file (``git diff --binary`` output), relative to the contract file."""
     commit: str | None = None
+    """A commit of the repository (7-40 hex digits): the patch is ``git diff <base> <commit>``."""
     paths: tuple[str, ...] = ()
+    """With ``commit``: only these paths (contract globs: ``*`` stays in one folder, ``**`` crosses
+    folders, a folder selects everything below it); empty selects every path."""
     exclude: tuple[str, ...] = ()
+    """With ``commit``: paths to leave out (contract globs, as ``paths``)."""
 
     @field_validator("commit")
     @classmethod
@@ -79,70 +90,111 @@ class Criterion(_Model):
     """One acceptance criterion: a claim, where it comes from, and the oracles that check it.
 
     ``oracles`` names test ids (``path::name``), ``generator:<name>``, ``command:<name>``,
-    ``lockfile`` or ``release_notes``.
+    ``lockfile`` or ``release_notes``. Example (TOML)::
+
+        [[requirement.criteria]]
+        id = "R1"
+        claim = "retries honour the configured timeout"
+        source = "ticket"
+        oracles = ["tests/test_retry.py::test_timeout", "generator:client"]
     """
 
     id: str
+    """A short id, unique in the contract (``R1``)."""
     claim: str
+    """What must hold, in one sentence."""
     source: CriterionSource = "ticket"
+    """Where the claim comes from: the ticket, documentation, a compatibility rule, a repository
+    convention, or inferred by the task author."""
     kind: CriterionKind = "stated"
+    """``stated`` in the ticket, or ``implicit`` (a requirement the agent must recover)."""
     oracles: tuple[str, ...] = ()
+    """The oracles that check the claim: test ids, ``generator:<name>``, ``command:<name>``,
+    ``lockfile`` or ``release_notes``. A criterion with no oracle cannot be met."""
 
 
 class Requirement(_Model):
     """The requirement: a statement, typed criteria, exclusions and open questions."""
 
     statement: str
+    """The ticket's text, as the agent sees it."""
     criteria: tuple[Criterion, ...] = ()
+    """The typed acceptance criteria (gate R checks each against its oracles)."""
     exclusions: tuple[str, ...] = ()
+    """What the change must not do or need not cover."""
     open_questions: tuple[str, ...] = ()
+    """Questions the ticket leaves open, recorded for the requirement receipt."""
 
 
 class EnvironmentRecipe(_Model):
     """How the environment is built, and who supplies it (the evaluator, or the agent as a task)."""
 
     supplied_by: Literal["evaluator", "agent"] = "evaluator"
+    """Who builds the environment: the evaluator (from this recipe) or the agent (as part of the task)."""
     python: str = "3.11"
+    """The interpreter version for the virtual environment (``3.11``, ``3.8``), found as uv finds it."""
     install: tuple[str, ...] = ()
+    """Install commands run in the checkout of the base commit, in order (``uv pip install -e .``);
+    empty installs the project from its own files."""
     network: bool = True
+    """Whether the install commands may reach the package index."""
     lock_inputs: tuple[str, ...] = ()
+    """Repository files whose content keys the environment cache (lockfiles, requirement files)."""
 
 
 class Permissions(_Model):
     """What the agent may do: editable and forbidden path globs, commands, budgets, network."""
 
     editable: tuple[str, ...] = ("**",)
+    """Globs of the paths the agent may change (``src/**``); a change elsewhere fails ``edits_permitted``."""
     forbidden: tuple[str, ...] = ()
+    """Globs the agent must not change even where ``editable`` allows it."""
     commands: tuple[str, ...] = ()
+    """Commands the agent may ask the harness to run for it (recorded in the task view)."""
     time_budget_s: float = Field(default=600.0, gt=0)
+    """The agent's wall-clock budget, in seconds; at the budget it is stopped and judged on its files."""
     token_budget: int | None = Field(default=None, ge=0)
+    """The agent's token budget, reported beside the verdict (None: unlimited)."""
     network: bool = False
+    """Whether the agent may reach the network."""
 
 
 class OracleCommand(_Model):
     """An extra oracle command (lint, type check, schema compatibility) run on base and candidate."""
 
     name: str
+    """The name criteria link to as ``command:<name>``."""
     run: str
+    """The shell command, run in the candidate's tree with its environment activated; a failure
+    the base does not have fails ``regression_tests_passed``."""
 
 
 class Generator(_Model):
     """A generator: the command that derives ``outputs`` from the authoritative ``inputs``."""
 
     name: str
+    """The name criteria link to as ``generator:<name>``."""
     command: str
+    """The command that regenerates ``outputs`` (run in a clean tree; ``git status`` must then be empty)."""
     inputs: tuple[str, ...] = ()
+    """Globs of the authoritative files the outputs derive from."""
     outputs: tuple[str, ...] = ()
+    """Globs of the derived files; a hand edit to them that regeneration undoes fails freshness."""
     network: bool = False
+    """Whether the generator may reach the network."""
 
 
 class Lockfile(_Model):
     """The dependency manager whose lockfile policy applies, and an optional new-dependency allowlist."""
 
     manager: Literal["uv", "pip-tools", "poetry"]
+    """The tool that writes the lockfile; its lock command is replayed to check the lockfile."""
     manifest: str = "pyproject.toml"
+    """The manifest that declares the dependencies."""
     lockfile: str = "uv.lock"
+    """The lockfile, repository-relative (the manager's default name when left as ``uv.lock``)."""
     allow_new: tuple[str, ...] | None = None
+    """Distribution names a patch may add (PEP 503 normalised); None allows any, empty allows none."""
 
 
 class Oracles(_Model):
@@ -153,24 +205,44 @@ class Oracles(_Model):
     """
 
     test_command: str = "python -m pytest -p no:cacheprovider"
+    """The pytest command; the harness adds its JUnit XML report and the test ids."""
     hidden_tests: PatchSource | None = None
+    """The tests the agent never sees, applied on top of the base and of the candidate."""
     fail_to_pass: tuple[str, ...] = ()
+    """Test ids (``path::name``, as pytest prints them) that fail at the base and must pass."""
     pass_to_pass: tuple[str, ...] = ()
+    """Test ids that pass at the base and must still pass."""
     commands: tuple[OracleCommand, ...] = ()
+    """Extra oracle commands (lint, type check, schema compatibility)."""
     generators: tuple[Generator, ...] = ()
+    """Generators whose outputs must be fresh (gate V, ``generated_artifacts_fresh``)."""
     lockfile: Lockfile | None = None
+    """The lockfile policy (``dependency_policy_passed``); lockfiles are detected by name without it."""
     release_notes: tuple[str, ...] = ()
+    """Globs of release-notes files or folders where the patch must add an entry."""
     repeat: int = Field(default=1, ge=1, le=10)
+    """How many times the candidate's tests run; a test must pass in every run."""
     timeout_s: float = Field(default=1800.0, gt=0)
+    """The budget of one test run, in seconds; a run past it is killed with its processes."""
 
 
 class Authority(_Model):
     """Who may let the change land: CODEOWNERS (read at the base), review evidence, approvals needed."""
 
     codeowners: str | None = None
+    """The CODEOWNERS file read at the base; None looks where GitHub does (``.github/``, root,
+    ``docs/``; https://docs.github.com/en/repositories/managing-your-repositorys-settings-and-features/customizing-your-repository/about-code-owners)."""
     reviews: str | None = None
+    """A review-evidence JSON file (``repogate schema reviews``), relative to the contract;
+    ``{agent}`` is replaced by the agent's name."""
     min_approvals: int = Field(default=1, ge=0)
+    """Approvals needed, each bound to the candidate's patch digest."""
     author: str = "agent"
+    """The change's author, who can never approve it."""
+    simulated_reviews: bool = False
+    """For demonstrations only: the review file was written before any candidate existed, and a
+    ``{{candidate}}`` patch digest in it stands for the digest the candidate gets. Real review
+    evidence names digests, and the placeholder is refused without this switch."""
 
 
 class Sentinel(_Model):
@@ -181,13 +253,21 @@ class Sentinel(_Model):
     """
 
     follow_ups: tuple[str, ...] = ()
+    """The real follow-up commits to replay after the merge, oldest first."""
     follow_up_count: int = Field(default=0, ge=0)
+    """Without ``follow_ups``: replay this many commits after the base on the target branch."""
     first_parent: bool = True
+    """Walk the target branch's first parents only when counting follow-ups."""
     regenerate: bool = True
+    """Rerun the generators on the merged state before replaying."""
     python_matrix: tuple[str, ...] = ()
+    """Extra interpreter versions the merged state's tests run on."""
     window: str = ""
+    """The observation window, in words, for the sentinel receipt."""
     residual_unknowns: tuple[str, ...] = ()
+    """What the sentinel cannot observe, recorded in its receipt."""
     changelog_policy: Literal["union", "theirs"] = "union"
+    """How replay conflicts confined to ``changelog_paths`` are resolved."""
     changelog_paths: tuple[str, ...] = (
         "CHANGES.rst",
         "CHANGES.md",
@@ -198,6 +278,7 @@ class Sentinel(_Model):
         "changelog.d/**",
         "newsfragments/**",
     )
+    """Globs of changelog files whose replay conflicts ``changelog_policy`` resolves."""
 
     @field_validator("follow_ups")
     @classmethod
@@ -214,20 +295,37 @@ class TransitionContract(_Model):
     """
 
     schema_version: Literal[1] = 1
+    """The contract format's version."""
     id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    """The task's id, unique in a run (letters, digits, ``._-``)."""
     repo: str
+    """The repository: a local path (relative to the contract file) or a URL looked up in
+    ``--repo-cache``."""
     base_commit: str
+    """The authorised base state S0 (7-40 hex digits)."""
     target_branch: str = "main"
+    """The branch the change would land on (merge and sentinel follow it)."""
     target_commit: str | None = None
+    """The target branch's head to merge into; None merges into the base commit."""
     profile: Profile = "hermetic"
+    """Which hard checks decide: ``hermetic`` (tests, integrity, requirements, environment,
+    dependencies) or ``lifecycle`` (adds generated artefacts, authority, sentinel, release notes)."""
     cohort: dict[str, str] = Field(default_factory=dict)
+    """Free-form tags reports group by (``coupling = "high"``); they never change a verdict."""
     requirement: Requirement
+    """What the change must achieve."""
     environment: EnvironmentRecipe = EnvironmentRecipe()
+    """How the environment is reconstructed from the base commit."""
     permissions: Permissions = Permissions()
+    """What the agent may change and use."""
     oracles: Oracles = Oracles()
+    """How the candidate is verified."""
     authority: Authority = Authority()
+    """Who may let the change land."""
     sentinel: Sentinel = Sentinel()
+    """What is replayed after the merge."""
     reference: PatchSource | None = None
+    """The reference (gold) patch; the ``gold`` agent submits it."""
 
     _base_dir: Path = PrivateAttr(default=Path())
     _file: Path | None = PrivateAttr(default=None)
@@ -264,9 +362,13 @@ class TransitionContract(_Model):
         return hashlib.sha256(canonical.encode()).hexdigest()
 
     def with_base_dir(self, base_dir: Path) -> TransitionContract:
-        """Return this contract with relative paths resolved against ``base_dir``."""
-        self._base_dir = base_dir.resolve()
-        return self
+        """Return a copy of this contract whose relative paths resolve against ``base_dir``.
+
+        The contract itself is frozen and left unchanged.
+        """
+        copy = self.model_copy()
+        copy._base_dir = base_dir.resolve()
+        return copy
 
 
 def _describe(error: Any, model: type[BaseModel]) -> str:
@@ -342,7 +444,7 @@ def load_contract(path: Path) -> TransitionContract:
             f"contract {path} is not valid TOML: {exc}", "fix the TOML syntax at that line"
         ) from None
     contract = parse_contract(data, str(path), path.parent)
-    contract._file = path.resolve()
+    contract._file = path.resolve()  # set once, on the copy this function made and owns
     return contract
 
 

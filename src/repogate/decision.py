@@ -17,19 +17,21 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from repogate._model import FrozenModel
 from repogate.contract import Profile
 from repogate.receipt import Check, Receipt, Status
 from repogate.state import CandidateState, sha256_hex
+from repogate.vocabulary import CheckName
 
 EMPTY_DIFF_DIGEST = sha256_hex(b"")
 
-IDENTITY_CHECKS = (
+IDENTITY_CHECKS: tuple[CheckName, ...] = (
     "base_commit_recorded",
     "patch_is_a_new_state",
     "evidence_bound_to_patch",
     "patch_digest_verified",
 )
-HERMETIC_CHECKS = (
+HERMETIC_CHECKS: tuple[CheckName, ...] = (
     *IDENTITY_CHECKS,
     "edits_permitted",
     "oracle_untouched",
@@ -39,7 +41,7 @@ HERMETIC_CHECKS = (
     "regression_tests_passed",
     "dependency_policy_passed",
 )
-LIFECYCLE_CHECKS = (
+LIFECYCLE_CHECKS: tuple[CheckName, ...] = (
     *HERMETIC_CHECKS,
     "generated_artifacts_fresh",
     "code_owner_approved",
@@ -47,7 +49,7 @@ LIFECYCLE_CHECKS = (
     "post_merge_sentinel_passed",
     "release_receipt_present",
 )
-STAGES: dict[str, tuple[str, ...]] = {
+STAGES: dict[str, tuple[CheckName, ...]] = {
     "environment reconstructed": ("environment_reproduced",),
     "requirement recovered": ("requirements_recovered",),
     "focused tests passed": ("focused_tests_passed",),
@@ -59,12 +61,12 @@ STAGES: dict[str, tuple[str, ...]] = {
 Outcome = Literal["accepted", "rejected", "error"]
 
 
-def hard_checks(profile: Profile) -> tuple[str, ...]:
+def hard_checks(profile: Profile) -> tuple[CheckName, ...]:
     """Return the hard checks of ``profile``, in the order failures are reported."""
     return LIFECYCLE_CHECKS if profile == "lifecycle" else HERMETIC_CHECKS
 
 
-class SoftMetrics(BaseModel):
+class SoftMetrics(FrozenModel):
     """Operating measures observed beside the hard gates; they never change the verdict.
 
     Units: minutes, US dollars, seconds, counts.
@@ -120,8 +122,6 @@ class Decision(BaseModel):
         stages: partial progress, stage name to status.
         soft: soft metrics, beside the verdict.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: Literal[1] = 1
     task_id: str
@@ -203,7 +203,7 @@ def _fold(name: str, receipts: Iterable[Receipt]) -> Check:
     return Check(name=name, status="passed", detail="; ".join(c.detail for c in found if c.detail))
 
 
-def _stages(checks: dict[str, Check], receipts: tuple[Receipt, ...]) -> dict[str, Status]:
+def _stages(checks: dict[CheckName, Check], receipts: tuple[Receipt, ...]) -> dict[str, Status]:
     """Return partial progress per stage, from hard checks and soft observations alike.
 
     A hermetic attempt still shows what its sentinel saw.

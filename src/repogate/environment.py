@@ -41,10 +41,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from repogate import clock, sandbox
 from repogate._editable import detach
+from repogate._model import FrozenModel
 from repogate._toolchain import (
     SYSTEM_PATH,
     find_python,
@@ -71,7 +72,7 @@ _LAYOUT = 1  # bump when the cache layout or the build steps change
 _CHECKOUT = "<checkout>"
 
 
-class Toolchain(BaseModel):
+class Toolchain(FrozenModel):
     """The tools that made an environment.
 
     Attributes:
@@ -81,15 +82,13 @@ class Toolchain(BaseModel):
         uv: ``uv --version`` as printed, e.g. ``uv 0.4.30``.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     python: str
     implementation: str
     platform: str
     uv: str
 
 
-class BuiltEnvironment(BaseModel):
+class BuiltEnvironment(FrozenModel):
     """A built (or reused) environment.
 
     Attributes:
@@ -106,8 +105,6 @@ class BuiltEnvironment(BaseModel):
         build_seconds: wall seconds this call took (building, or checking the cached one).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     schema_version: Literal[1] = 1
     python: Path
     bin_dir: Path
@@ -122,9 +119,7 @@ class BuiltEnvironment(BaseModel):
     build_seconds: float
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class _Record(FrozenModel):
     environment: BuiltEnvironment
     fingerprint: str
 

@@ -21,6 +21,23 @@ pydantic) are translated here once, at the edge.
 
 from __future__ import annotations
 
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Exit codes of the ``repogate`` command, one per outcome kind.
+
+    ``OK`` every attempt ran (accepted or not) / the decision was accepted; ``NOT_ACCEPTED`` the
+    decision was not accepted; ``USAGE`` bad input (:class:`UserInputError`, one line); ``INTERNAL``
+    an attempt crashed or repogate failed; ``INTERRUPTED`` Ctrl-C (128 + SIGINT, as shells report it).
+    """
+
+    OK = 0
+    NOT_ACCEPTED = 1
+    USAGE = 2
+    INTERNAL = 3
+    INTERRUPTED = 130
+
 
 class RepogateError(Exception):
     """Base class of every error repogate raises on purpose."""

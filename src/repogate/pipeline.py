@@ -40,6 +40,7 @@ from repogate.receipt import Check, Observation, Receipt, observe
 from repogate.sandbox import SandboxPolicy
 from repogate.state import CandidateState, oracle_digest, patch_digest
 from repogate.store import Store
+from repogate.vocabulary import GateId
 
 
 class StopAttempt(Exception):
@@ -51,7 +52,7 @@ class StopAttempt(Exception):
         progress: what the phase had observed before stopping (kept as evidence).
     """
 
-    def __init__(self, phase: str, reason: str, progress: Progress | None = None) -> None:
+    def __init__(self, phase: str, reason: str, progress: AttemptProgress | None = None) -> None:
         super().__init__(f"{phase}: {reason}")
         self.phase = phase
         self.reason = reason
@@ -90,7 +91,7 @@ class AttemptConfig:
 
 
 @dataclass(frozen=True)
-class Progress:
+class AttemptProgress:
     """What the phases have produced so far; each phase returns a new one."""
 
     started: float = field(default_factory=clock.monotonic)
@@ -144,7 +145,7 @@ def landed_commit(cfg: AttemptConfig, state: CandidateState) -> str:
     )
 
 
-def test_policy(cfg: AttemptConfig) -> SandboxPolicy:
+def oracle_policy(cfg: AttemptConfig) -> SandboxPolicy:
     """Return the sandbox for the target repository's own code, which includes the patch.
 
     No network, the test budget, writes only in the attempt's scratch and evidence folders, and
@@ -158,15 +159,15 @@ def test_policy(cfg: AttemptConfig) -> SandboxPolicy:
     )
 
 
-def emit(cfg: AttemptConfig, progress: Progress, receipt: Receipt) -> Progress:
+def emit(cfg: AttemptConfig, progress: AttemptProgress, receipt: Receipt) -> AttemptProgress:
     """Store ``receipt`` now (so a killed run keeps it) and add it to the progress."""
     cfg.store.add_receipt(cfg.attempt_id, receipt, progress.candidate)
     return replace(progress, receipts=(*progress.receipts, receipt))
 
 
 def gate(
-    cfg: AttemptConfig, progress: Progress, name: str, call: Callable[[], Observation]
-) -> Progress:
+    cfg: AttemptConfig, progress: AttemptProgress, name: GateId, call: Callable[[], Observation]
+) -> AttemptProgress:
     """Observe one gate on the candidate state and store its receipt."""
     return emit(cfg, progress, observe(name, progress.candidate.state_id, call))
 
@@ -190,7 +191,7 @@ def task_view(contract: TransitionContract) -> TaskView:
     )
 
 
-def _stopped_evidence(cfg: AttemptConfig, progress: Progress, stop: StopAttempt) -> Evidence:
+def _stopped_evidence(cfg: AttemptConfig, progress: AttemptProgress, stop: StopAttempt) -> Evidence:
     state = progress.state or CandidateState(
         base_commit=progress.base or cfg.contract.base_commit, candidate_commit="", patch_digest=""
     )
@@ -217,7 +218,7 @@ def _stopped_evidence(cfg: AttemptConfig, progress: Progress, stop: StopAttempt)
     )
 
 
-Phase = Callable[[AttemptConfig, Progress], Progress]
+Phase = Callable[[AttemptConfig, AttemptProgress], AttemptProgress]
 
 
 def run_attempt(cfg: AttemptConfig, phases: tuple[tuple[str, Phase], ...]) -> Decision:
@@ -235,7 +236,7 @@ def run_attempt(cfg: AttemptConfig, phases: tuple[tuple[str, Phase], ...]) -> De
     if cfg.work.exists():
         shutil.rmtree(cfg.work)
     cfg.work.mkdir(parents=True)
-    progress = Progress()
+    progress = AttemptProgress()
     try:
         for _name, phase in phases:
             progress = phase(cfg, progress)
@@ -252,7 +253,7 @@ def run_attempt(cfg: AttemptConfig, phases: tuple[tuple[str, Phase], ...]) -> De
     return decision
 
 
-def submitted_digest(cfg: AttemptConfig, progress: Progress) -> str:
+def submitted_digest(cfg: AttemptConfig, progress: AttemptProgress) -> str:
     """Return the digest of what was submitted for review.
 
     That is the agent's own claim when it made one, else the patch file in the attempt's evidence
@@ -268,7 +269,7 @@ def submitted_digest(cfg: AttemptConfig, progress: Progress) -> str:
     return patch_digest(stored.read_bytes()) if stored.is_file() else ""
 
 
-def progress_decision(cfg: AttemptConfig, progress: Progress) -> Decision:
+def progress_decision(cfg: AttemptConfig, progress: AttemptProgress) -> Decision:
     """Decide from the receipts; the submitted digest is checked against the candidate's."""
     evidence = Evidence(
         task_id=cfg.contract.id,
@@ -281,7 +282,7 @@ def progress_decision(cfg: AttemptConfig, progress: Progress) -> Decision:
     return decide(evidence)
 
 
-def soft_metrics(progress: Progress) -> SoftMetrics:
+def soft_metrics(progress: AttemptProgress) -> SoftMetrics:
     """Collect the soft metrics of an attempt from its proposal and receipts."""
     proposal = progress.proposal or Proposal()
     details = {r.gate: r.details for r in progress.receipts}
@@ -350,7 +351,7 @@ def agent_policy(cfg: AttemptConfig, env: BuiltEnvironment) -> SandboxPolicy:
 
 
 def candidate_state(
-    cfg: AttemptConfig, progress: Progress, candidate: str, merge_tree: str | None
+    cfg: AttemptConfig, progress: AttemptProgress, candidate: str, merge_tree: str | None
 ) -> CandidateState:
     """Compute the candidate state's identities from the harness-made candidate commit.
 

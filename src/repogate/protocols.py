@@ -11,10 +11,11 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from repogate._model import FrozenModel
 from repogate.sandbox import ExecResult, SandboxPolicy
 
 
-class TaskView(BaseModel):
+class TaskView(FrozenModel):
     """What an agent is told (as JSON in ``REPOGATE_TASK``): never the oracles or hidden tests.
 
     Attributes:
@@ -45,8 +46,6 @@ class TaskView(BaseModel):
 class ClaimedRequirement(BaseModel):
     """One requirement an agent says it recovered: claim, source, confidence 0..1, test implication."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     claim: str
     source: str = "inferred"
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
@@ -54,10 +53,8 @@ class ClaimedRequirement(BaseModel):
     criterion: str | None = None
 
 
-class Usage(BaseModel):
+class Usage(FrozenModel):
     """What the agent reports it spent: tokens and US dollars."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     tokens: int = 0
     cost_usd: float = 0.0

@@ -16,29 +16,27 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from repogate import clock
+from repogate._model import FrozenModel
 from repogate._version import __version__
 from repogate.state import CandidateState, sha256_hex
+from repogate.vocabulary import CheckName, GateId
 
 Status = Literal["passed", "failed", "error", "skipped"]
 IN_TOTO_STATEMENT = "https://in-toto.io/Statement/v1"
 PREDICATE_BASE = "https://repogate.dev/receipt"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Check(_Frozen):
+class Check(FrozenModel):
     """One named hard check a gate observed: ``passed``, ``failed``, ``error`` or ``skipped``.
 
     ``error`` means the check could not be decided (an evaluator or environment fault); it is
     reported apart and never scored as the agent's failure.
     """
 
-    name: str
+    name: CheckName
     status: Status
     detail: str = ""
 
@@ -48,7 +46,7 @@ class Check(_Frozen):
         return self.status == "passed"
 
 
-class Artifact(_Frozen):
+class Artifact(FrozenModel):
     """A file a gate produced or read as evidence: its path in the attempt folder and sha256."""
 
     path: str
@@ -60,14 +58,14 @@ class Artifact(_Frozen):
         return cls(path=str(path.relative_to(root)), sha256=sha256_hex(path.read_bytes()))
 
 
-class GateCrash(_Frozen):
+class GateCrash(FrozenModel):
     """A gate that raised: the exception's type and message, kept as data."""
 
     type: str
     message: str
 
 
-class Observation(_Frozen):
+class Observation(FrozenModel):
     """What a gate function returns: its checks, free-form details and artifacts."""
 
     checks: tuple[Check, ...] = ()
@@ -75,12 +73,12 @@ class Observation(_Frozen):
     artifacts: tuple[Artifact, ...] = ()
 
 
-class Receipt(_Frozen):
+class Receipt(FrozenModel):
     """What one gate observed, bound to one state id.
 
     Attributes:
         schema_version: version of this record (1).
-        gate: the gate's name (``E``, ``I``, ``V``, ``R``, ``A``, ``S`` or a step name).
+        gate: the gate's id (:data:`repogate.vocabulary.GATES` documents each).
         status: ``error`` if any check errored or the gate crashed, else ``failed`` if any check
             failed, else ``passed``; ``skipped`` when there were no checks.
         checks: the named checks.
@@ -94,7 +92,7 @@ class Receipt(_Frozen):
     """
 
     schema_version: Literal[1] = 1
-    gate: str
+    gate: GateId
     status: Status
     checks: tuple[Check, ...] = ()
     state_id: str
@@ -131,7 +129,7 @@ def status_of(checks: tuple[Check, ...]) -> Status:
     return "skipped"
 
 
-def observe(gate: str, state_id: str, call: Callable[[], Observation]) -> Receipt:
+def observe(gate: GateId, state_id: str, call: Callable[[], Observation]) -> Receipt:
     """Run one gate call and turn whatever happens into a receipt.
 
     Args:

@@ -139,12 +139,12 @@ def _manifest(ready: Sequence[_Ready], options: RunOptions) -> RunManifest:
     )
 
 
-Progress = Callable[[str, AttemptRecord | None], None]
+ProgressCallback = Callable[[str, AttemptRecord | None], None]
 """Called with a label before each attempt (record None) and after it (its record)."""
 
 
 def run(
-    plans: Sequence[PlannedAttempt], options: RunOptions, progress: Progress | None = None
+    plans: Sequence[PlannedAttempt], options: RunOptions, progress: ProgressCallback | None = None
 ) -> list[AttemptRecord]:
     """Run every planned attempt for every epoch and return the store's records.
 
@@ -170,7 +170,7 @@ def _one(
     epoch: int,
     cache: Path,
     options: RunOptions,
-    progress: Progress | None,
+    progress: ProgressCallback | None,
 ) -> None:
     contract = item.plan.contract
     record = store.begin_attempt(contract.id, item.plan.agent_spec, epoch)

@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 
-from pydantic import BaseModel, ConfigDict
+from repogate._model import FrozenModel
 
 
 def sha256_hex(data: bytes) -> str:
@@ -37,7 +37,7 @@ def oracle_digest(test_ids: Iterable[str], hidden_patch: bytes) -> str:
     return sha256_hex(payload)
 
 
-class CandidateState(BaseModel):
+class CandidateState(FrozenModel):
     """Every identity that binds evidence to one candidate state.
 
     Attributes:
@@ -50,8 +50,6 @@ class CandidateState(BaseModel):
         oracle_digest: see :func:`oracle_digest`.
         policy_digest: see :meth:`repogate.contract.TransitionContract.policy_digest`.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     base_commit: str
     candidate_commit: str

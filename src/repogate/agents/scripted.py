@@ -21,20 +21,19 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import ValidationError, model_validator
 
 from repogate import sandbox
 from repogate._files import first_problem, read_text
+from repogate._model import FrozenModel
 from repogate.contract import TransitionContract
 from repogate.errors import AgentSpecError
 from repogate.protocols import ClaimedRequirement, Proposal, TaskView, Usage
 from repogate.sandbox import SandboxPolicy
 
 
-class Edit(BaseModel):
+class Edit(FrozenModel):
     """One scripted edit: exactly one of write, replace, delete, run."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     path: str | None = None
     write: str | None = None
@@ -57,10 +56,8 @@ class Edit(BaseModel):
         return self
 
 
-class Script(BaseModel):
+class Script(FrozenModel):
     """A scripted agent file."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     description: str = ""
     edit: tuple[Edit, ...] = ()

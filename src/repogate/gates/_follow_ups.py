@@ -18,13 +18,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
 from repogate import git
+from repogate._model import FrozenModel
 from repogate.errors import GitError, UserInputError
 
 
-class FollowUp(BaseModel):
+class FollowUp(FrozenModel):
     """One follow-up commit to replay.
 
     Attributes:
@@ -35,8 +34,6 @@ class FollowUp(BaseModel):
         subject: the first line of its message.
         merge: True when the commit has more than one parent.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     sha: str
     parent: str

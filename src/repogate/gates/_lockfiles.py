@@ -15,6 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
+
 from repogate.contract import Lockfile
 from repogate.git import ChangedPath
 
@@ -22,7 +31,7 @@ MANIFEST_NAMES = ("pyproject.toml", "setup.cfg", "setup.py")
 _REQ_IN = re.compile(r"^requirements.*\.in$")
 _REQ_TXT = re.compile(r"^requirements.*\.txt$")
 _PIP_COMPILE = re.compile(r"^#\s+(pip-compile\b.*)$", re.MULTILINE)
-_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_EGG = re.compile(r"[#&]egg=([A-Za-z0-9][A-Za-z0-9._-]*)")
 _DEFAULT_LOCK = {"uv": "uv.lock", "poetry": "poetry.lock", "pip-tools": "requirements.txt"}
 
 
@@ -121,13 +130,57 @@ def touched_projects(
 
 
 def normalise_name(name: str) -> str:
-    """Return a distribution name normalised as PEP 503 says (runs of ``-_.`` to ``-``, lower)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """Return a distribution name normalised as PEP 503 says (runs of ``-_.`` to ``-``, lower).
+
+    Delegates to :func:`packaging.utils.canonicalize_name`.
+    """
+    return str(canonicalize_name(name))
 
 
-def _normalise(requirement: str) -> str | None:
-    found = _NAME.match(requirement)
-    return normalise_name(found.group(1)) if found else None
+def _name_from_url(url: str) -> str | None:
+    """The distribution a direct URL names: its ``#egg=`` fragment, or a wheel's or sdist's file name."""
+    egg = _EGG.search(url)
+    if egg:
+        return egg.group(1)
+    filename = posixpath.basename(url.split("#", 1)[0].split("?", 1)[0])
+    try:
+        if filename.endswith(".whl"):
+            return str(parse_wheel_filename(filename)[0])
+        if filename.endswith((".tar.gz", ".zip")):
+            return str(parse_sdist_filename(filename)[0])
+    except (InvalidWheelFilename, InvalidSdistFilename):
+        return None
+    return None
+
+
+def requirement_name(line: str) -> str | None:
+    """Return the normalised name (PEP 503) of the distribution one requirement line names.
+
+    Parsed with :class:`packaging.requirements.Requirement` (PEP 508), as pip parses it; a bare
+    direct URL (``git+https://...#egg=name``, a wheel or sdist URL, also after ``-e``) is named by
+    its ``egg`` fragment or its file name (the wheel and sdist naming rules of the Python
+    Packaging User Guide). Options (``-r``, ``--index-url``, ...), local paths and blank lines
+    name nothing.
+
+    Args:
+        line: one requirement, e.g. ``"requests>=2"`` or ``"pkg @ https://..."``; a trailing
+            ``# comment`` is ignored.
+
+    Returns:
+        The normalised name, or None when the line names no distribution.
+    """
+    text = line.split(" #", 1)[0].strip()
+    if text.startswith(("-e ", "--editable ")):
+        text = text.split(None, 1)[1].strip()
+    if not text or text.startswith("-"):
+        return None
+    if "://" in text.split("@", 1)[0] or text.startswith(("git+", "hg+", "svn+", "bzr+")):
+        found = _name_from_url(text)
+        return normalise_name(found) if found else None
+    try:
+        return normalise_name(Requirement(text).name)
+    except InvalidRequirement:
+        return None
 
 
 def _toml_names(data: dict[str, Any]) -> set[str]:
@@ -142,8 +195,9 @@ def _toml_names(data: dict[str, Any]) -> set[str]:
     keys = list(poetry.get("dependencies", {}))
     for group in poetry.get("group", {}).values():
         keys += list(group.get("dependencies", {}))
-    specs += [k for k in keys if k.lower() != "python"]
-    return {n for n in map(_normalise, (str(s) for s in specs)) if n}
+    names = {requirement_name(str(spec)) for spec in specs}
+    names |= {normalise_name(k) for k in keys if k.lower() != "python"}
+    return {n for n in names if n}
 
 
 def declared_names(root: Path, manifest: str) -> set[str]:
@@ -161,5 +215,4 @@ def declared_names(root: Path, manifest: str) -> set[str]:
             return _toml_names(tomllib.loads(text))
         except tomllib.TOMLDecodeError:
             return set()
-    lines = (line.split("#")[0] for line in text.splitlines())
-    return {n for n in map(_normalise, lines) if n and not n.startswith("-")}
+    return {n for n in map(requirement_name, text.splitlines()) if n}

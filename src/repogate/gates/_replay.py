@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from repogate import git
+from repogate._model import FrozenModel
 from repogate.gates._globs import matches_any
 
 ChangelogPolicy = Literal["union", "theirs"]
@@ -32,7 +31,7 @@ ChangelogPolicy = Literal["union", "theirs"]
 _OURS, _BASE, _SEP, _THEIRS = "<<<<<<<", "|||||||", "=======", ">>>>>>>"
 
 
-class ConflictFile(BaseModel):
+class ConflictFile(FrozenModel):
     """One conflicted path of a replay step.
 
     Attributes:
@@ -46,8 +45,6 @@ class ConflictFile(BaseModel):
             the deletion wins, as it would for the real change, and the follow-up's tests judge
             whether anything the candidate did was lost; not a blocking conflict.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     path: str
     kind: str

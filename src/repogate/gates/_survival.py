@@ -26,9 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from repogate import git
+from repogate._model import FrozenModel
 from repogate._toolchain import find_python
 from repogate.contract import Generator
 from repogate.errors import EnvironmentBuildError
@@ -50,18 +49,14 @@ def sandboxed_command(argv: Sequence[str], cwd: Path, network: bool) -> ExecResu
     return sandbox_run(argv, cwd, SandboxPolicy(network=network, timeout_s=600.0))
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class LostLines(_Frozen):
+class LostLines(FrozenModel):
     """Lines the candidate added to ``path`` that regeneration removed."""
 
     path: str
     lines: tuple[str, ...]
 
 
-class Regeneration(_Frozen):
+class Regeneration(FrozenModel):
     """What rerunning the generators on the merged state did to the candidate's intent.
 
     Attributes:
@@ -79,7 +74,7 @@ class Regeneration(_Frozen):
     detail: str = ""
 
 
-class MatrixEntry(_Frozen):
+class MatrixEntry(FrozenModel):
     """One Python version of the matrix: its interpreter and what the tests did there.
 
     Attributes:

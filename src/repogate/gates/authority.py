@@ -25,13 +25,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AwareDatetime, Field, ValidationError
 
 from repogate._files import first_problem, read_text
+from repogate._model import FrozenModel
 from repogate.errors import EvidenceError
 from repogate.gates.codeowners import CodeownersProblem, Owners, validate_codeowners
 from repogate.git import ChangedPath
 from repogate.receipt import Check, Observation
+from repogate.vocabulary import CheckName
 
 __all__ = [
     "CodeownersProblem",
@@ -46,16 +48,12 @@ __all__ = [
 ]
 
 CANDIDATE_PLACEHOLDER = "{{candidate}}"
-APPROVED = "code_owner_approved"
-THREADS = "review_threads_resolved"
+APPROVED: CheckName = "code_owner_approved"
+THREADS: CheckName = "review_threads_resolved"
 ReviewState = Literal["approved", "changes_requested", "commented"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Review(_Model):
+class Review(FrozenModel):
     """One review of one patch digest.
 
     Attributes:
@@ -75,7 +73,7 @@ class Review(_Model):
     minutes: float = Field(default=0.0, ge=0)
 
 
-class Thread(_Model):
+class Thread(FrozenModel):
     """One review thread: the concern raised, whether and how it was resolved, and by whom."""
 
     concern: str
@@ -84,7 +82,7 @@ class Thread(_Model):
     by: str = ""
 
 
-class ReviewEvidence(_Model):
+class ReviewEvidence(FrozenModel):
     """The review evidence of one attempt (JSON; `repogate schema reviews` prints its schema).
 
     Attributes:
@@ -118,8 +116,8 @@ def load_reviews(path: Path, candidate_digest: str | None = None) -> ReviewEvide
 
     Args:
         path: the JSON file.
-        candidate_digest: for built-in scenarios only: the digest that replaces a
-            ``"{{candidate}}"`` patch digest. Without it the placeholder is refused.
+        candidate_digest: only for a contract with ``authority.simulated_reviews``: the digest
+            that replaces a ``"{{candidate}}"`` patch digest. Without it the placeholder is refused.
 
     Returns:
         The evidence.

@@ -58,8 +58,9 @@ from repogate.gates._lockfiles import (
 from repogate.git import ChangedPath
 from repogate.receipt import Check, Observation, Status
 from repogate.sandbox import SandboxPolicy
+from repogate.vocabulary import CheckName
 
-CHECK = "dependency_policy_passed"
+CHECK: CheckName = "dependency_policy_passed"
 _PROGRAM = {"uv": "uv", "poetry": "poetry", "pip-tools": "pip-compile"}
 
 

@@ -29,8 +29,9 @@ from repogate.gates._globs import matches_any
 from repogate.git import ChangedPath
 from repogate.receipt import Check, Observation, Status
 from repogate.sandbox import SandboxPolicy
+from repogate.vocabulary import CheckName
 
-CHECK = "generated_artifacts_fresh"
+CHECK: CheckName = "generated_artifacts_fresh"
 HEADER_LINES = 40
 _COMMENT = r"^\s*(?:#|//|/\*|\*|--|;|<!--|\"\"\"|'''|%|rem\b)"
 _MARKERS = (

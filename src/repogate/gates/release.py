@@ -19,8 +19,9 @@ from collections.abc import Callable, Sequence
 from repogate.gates._globs import matches_any
 from repogate.patches import added_lines as added_text
 from repogate.receipt import Check, Observation, Status
+from repogate.vocabulary import CheckName
 
-CHECK = "release_receipt_present"
+CHECK: CheckName = "release_receipt_present"
 
 
 def added_lines(diff: bytes) -> dict[str, int]:

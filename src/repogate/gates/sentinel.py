@@ -33,9 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from repogate import git
+from repogate._model import FrozenModel
 from repogate.contract import Generator, Sentinel
 from repogate.gates._follow_ups import FollowUp, follow_up_commits
 from repogate.gates._history import (
@@ -57,8 +56,9 @@ from repogate.gates._survival import (
     sandboxed_command,
 )
 from repogate.receipt import Check, Observation, Status
+from repogate.vocabulary import CheckName
 
-CHECK = "post_merge_sentinel_passed"
+CHECK: CheckName = "post_merge_sentinel_passed"
 __all__ = [
     "CHECK",
     "FollowUp",
@@ -74,11 +74,7 @@ StepStatus = Literal["clean", "resolved", "conflict", "empty", "blocked", "error
 TestsOutcome = Literal["passed", "regressed", "error", "none"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class StepRecord(_Frozen):
+class StepRecord(FrozenModel):
     """What replaying one follow-up did.
 
     Attributes:

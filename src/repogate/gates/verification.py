@@ -25,7 +25,7 @@ from repogate.receipt import Check, Observation
 from repogate.sandbox import SandboxPolicy
 
 
-def test_tree(
+def graded_tree(
     repo: Path, base: str, rev: str, hidden: bytes, hidden_paths: Sequence[str], dest: Path
 ) -> None:
     """Write the tree of ``rev`` to ``dest`` with hidden-test files reset to ``base`` and applied.

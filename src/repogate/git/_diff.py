@@ -31,13 +31,34 @@ class ChangedPath:
     is_symlink: bool
 
 
+def glob_pathspecs(patterns: Sequence[str], *, exclude: bool = False) -> list[str]:
+    """Return git pathspecs that select what the contract's globs (``gates/_globs.py``) select.
+
+    Plain git pathspecs let ``*`` cross ``/`` (``*.md`` matches ``docs/a.md``); the contract's
+    dialect keeps ``*`` inside one folder and lets a pattern naming a folder select everything
+    below it. Git's ``:(glob)`` magic gives the first rule (``**`` crosses folders); the second is
+    each pattern again with ``/**`` appended. https://git-scm.com/docs/gitglossary#Documentation/gitglossary.txt-aiddefpathspecapathspec
+
+    Args:
+        patterns: contract globs, repository-relative (a leading ``/`` is ignored).
+        exclude: give ``:(exclude,glob)`` pathspecs instead of ``:(glob)`` ones.
+    """
+    magic = ":(exclude,glob)" if exclude else ":(glob)"
+    out: list[str] = []
+    for pattern in patterns:
+        body = pattern.strip().strip("/")
+        out += [f"{magic}{body}", f"{magic}{body}/**"]
+    return out
+
+
 def diff_binary(
     repo: Path, a: str, b: str, paths: Sequence[str] = (), exclude: Sequence[str] = ()
 ) -> bytes:
     """Return the exact bytes of the binary diff from commit ``a`` to commit ``b``.
 
     ``git diff --binary --full-index --no-color --no-ext-diff --no-textconv --no-renames a b --
-    PATHS :(exclude)EXCLUDE...``. Renames are off so the patch is plain adds and deletes, the
+    PATHS :(exclude)EXCLUDE...``, the patterns read in the contract's glob dialect (see
+    :func:`glob_pathspecs`). Renames are off so the patch is plain adds and deletes, the
     same whatever rename detection a machine has configured. These bytes are what
     :func:`repogate.state.patch_digest` hashes.
 
@@ -45,13 +66,13 @@ def diff_binary(
         repo: a repository holding both commits.
         a: the old side (normally the base).
         b: the new side (normally the candidate).
-        paths: git pathspecs to limit the diff to; empty means everything.
-        exclude: git pathspecs to leave out.
+        paths: contract globs to limit the diff to; empty means everything.
+        exclude: contract globs to leave out.
 
     Raises:
         GitError: a commit is unknown.
     """
-    spec = [*paths, *(f":(exclude){p}" for p in exclude)]
+    spec = [*glob_pathspecs(paths), *glob_pathspecs(exclude, exclude=True)]
     args = [
         "diff",
         "--binary",

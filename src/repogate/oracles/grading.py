@@ -24,8 +24,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from repogate._model import FrozenModel
 from repogate.oracles.junit import TestOutcome, match_ids, volatile_key
 
 Observed = Literal["passed", "failed", "error", "skipped", "missing"]
@@ -33,11 +32,7 @@ Kind = Literal["fail_to_pass", "pass_to_pass"]
 _FAILING: frozenset[Observed] = frozenset({"failed", "error"})
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class TestResult(_Frozen):
+class TestResult(FrozenModel):
     """One expected test's result after a run.
 
     Attributes:
@@ -60,7 +55,7 @@ class TestResult(_Frozen):
     excluded: bool = False
 
 
-class Grading(_Frozen):
+class Grading(FrozenModel):
     """The grade of one run against FAIL_TO_PASS and PASS_TO_PASS.
 
     Attributes:
@@ -79,7 +74,7 @@ class Grading(_Frozen):
     excluded: tuple[str, ...]
 
 
-class BaseCheck(_Frozen):
+class BaseCheck(FrozenModel):
     """Whether the task is valid at its base state with the hidden tests applied.
 
     Attributes:

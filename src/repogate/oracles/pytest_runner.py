@@ -35,6 +35,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from repogate import sandbox
+from repogate._model import FrozenModel
 from repogate._toolchain import SYSTEM_PATH
 from repogate.environment import BuiltEnvironment, activate
 from repogate.oracles._channel import ReportChannel
@@ -51,7 +52,7 @@ TAIL_CHARS = 4000
 _PYTEST_ERROR_EXITS = {3: "pytest internal error", 4: "pytest usage error", 5: "no tests collected"}
 
 
-class ExecSummary(BaseModel):
+class ExecSummary(FrozenModel):
     """What the test command did, kept short.
 
     Attributes:
@@ -63,8 +64,6 @@ class ExecSummary(BaseModel):
         stderr_tail: the same of stderr.
         isolation: the isolation in force.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     returncode: int
     duration_s: float

@@ -9,25 +9,25 @@ from repogate.gates.requirements import check_requirements
 from repogate.gates.verification import (
     check_commands,
     check_tests,
+    graded_tree,
     outcomes_of,
     run_repeated,
-    test_tree,
 )
 from repogate.oracles.junit import TestOutcome
 from repogate.pipeline import (
     AttemptConfig,
-    Progress,
+    AttemptProgress,
     emit,
     gate,
     landed_commit,
-    test_policy,
+    oracle_policy,
     workspace,
 )
 from repogate.receipt import Observation, Receipt, Status, observe
 from repogate.sandbox import SandboxPolicy
 
 
-def integrity(cfg: AttemptConfig, progress: Progress) -> Progress:
+def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """Gate I: edits stay in the permitted paths and leave the oracle alone."""
     ws = workspace(cfg)
     state = progress.candidate
@@ -51,18 +51,18 @@ def integrity(cfg: AttemptConfig, progress: Progress) -> Progress:
     )
 
 
-def _verify_tree(cfg: AttemptConfig, progress: Progress, rev: str, label: str) -> Receipt:
+def _verify_tree(cfg: AttemptConfig, progress: AttemptProgress, rev: str, label: str) -> Receipt:
     tree = cfg.work / label
     ws = workspace(cfg)
 
     def run() -> Observation:
-        test_tree(ws, progress.base, rev, progress.hidden, progress.hidden_paths, tree)
+        graded_tree(ws, progress.base, rev, progress.hidden, progress.hidden_paths, tree)
         runs, flips = run_repeated(
             progress.workspace_env,
             tree,
             cfg.contract,
             cfg.evidence / f"tests-{label}",
-            test_policy(cfg),
+            oracle_policy(cfg),
         )
         oracles = cfg.contract.oracles
         seen = check_tests(
@@ -75,7 +75,7 @@ def _verify_tree(cfg: AttemptConfig, progress: Progress, rev: str, label: str) -
     return observe("V", progress.candidate.state_id, run)
 
 
-def _base_flaky(progress: Progress) -> set[str]:
+def _base_flaky(progress: AttemptProgress) -> set[str]:
     """Tests that flipped during the base-state check: excluded from every later grading too."""
     return {
         test
@@ -85,7 +85,7 @@ def _base_flaky(progress: Progress) -> set[str]:
     }
 
 
-def verification(cfg: AttemptConfig, progress: Progress) -> Progress:
+def verification(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """Gate V: graded tests, extra oracle commands, and the dependency policy.
 
     Commands and the dependency policy compare clean exports of the base and the candidate: not
@@ -104,7 +104,11 @@ def verification(cfg: AttemptConfig, progress: Progress) -> Progress:
             progress,
             "V-commands",
             lambda: check_commands(
-                contract.oracles.commands, base, candidate, progress.workspace_env, test_policy(cfg)
+                contract.oracles.commands,
+                base,
+                candidate,
+                progress.workspace_env,
+                oracle_policy(cfg),
             ),
         )
     policy = SandboxPolicy(network=contract.environment.network, timeout_s=cfg.test_timeout_s)
@@ -118,7 +122,7 @@ def verification(cfg: AttemptConfig, progress: Progress) -> Progress:
     )
 
 
-def requirements(cfg: AttemptConfig, progress: Progress) -> Progress:
+def requirements(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """Gate R: every criterion's linked oracles passed; the agent's claims compared."""
     outcomes: dict[str, TestOutcome] = {}
     checks: dict[str, Status] = {}
@@ -146,7 +150,7 @@ def requirements(cfg: AttemptConfig, progress: Progress) -> Progress:
     )
 
 
-def merge(cfg: AttemptConfig, progress: Progress) -> Progress:
+def merge(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """The harness's merge: when the merged tree differs from the tested one, verify it again."""
     landed = landed_commit(cfg, progress.candidate)
     if landed == progress.candidate.candidate_commit:

@@ -8,14 +8,14 @@ from typing import Any
 from repogate import git
 from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import EnvironmentBuildError, PatchApplyError
-from repogate.gates.verification import run_repeated, test_tree
+from repogate.gates.verification import graded_tree, run_repeated
 from repogate.oracles.grading import base_state_check
 from repogate.pipeline import (
     AttemptConfig,
-    Progress,
+    AttemptProgress,
     StopAttempt,
     install_tree,
-    test_policy,
+    oracle_policy,
     workspace,
 )
 from repogate.receipt import Check, Observation, observe
@@ -23,7 +23,7 @@ from repogate.sandbox import SandboxPolicy
 from repogate.state import sha256_hex
 
 
-def _base_key(cfg: AttemptConfig, progress: Progress, env: BuiltEnvironment) -> str:
+def _base_key(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment) -> str:
     """Key of a base-state result: everything it is a function of."""
     oracles = cfg.contract.oracles
     parts = [
@@ -39,10 +39,12 @@ def _base_key(cfg: AttemptConfig, progress: Progress, env: BuiltEnvironment) -> 
     return sha256_hex("\0".join(parts).encode())
 
 
-def _check_base(cfg: AttemptConfig, progress: Progress, env: BuiltEnvironment) -> Observation:
+def _check_base(
+    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment
+) -> Observation:
     checked = cfg.work / "base-hidden"
     try:
-        test_tree(
+        graded_tree(
             workspace(cfg),
             progress.base,
             progress.base,
@@ -53,7 +55,7 @@ def _check_base(cfg: AttemptConfig, progress: Progress, env: BuiltEnvironment) -
     except PatchApplyError as exc:
         return _invalid(env, f"the hidden tests do not apply at the base: {exc}")
     runs, flips = run_repeated(
-        env, checked, cfg.contract, cfg.evidence / "tests-base", test_policy(cfg)
+        env, checked, cfg.contract, cfg.evidence / "tests-base", oracle_policy(cfg)
     )
     details: dict[str, Any] = {"flaky_excluded": sorted(flips)}
     broken = [r for r in runs if r.status != "ok"]
@@ -74,7 +76,7 @@ def _check_base(cfg: AttemptConfig, progress: Progress, env: BuiltEnvironment) -
     )
 
 
-def _base_state(cfg: AttemptConfig, progress: Progress) -> Observation:
+def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     """Build the environment, then check the base state, reusing an earlier valid result.
 
     A base-state result is a function of the base commit, the hidden test patch, the environment
@@ -123,7 +125,7 @@ def _invalid(
     )
 
 
-def environment(cfg: AttemptConfig, progress: Progress) -> Progress:
+def environment(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """Gate E: build the environment at the base and check the base state with hidden tests.
 
     Raises:

@@ -10,7 +10,7 @@ from repogate.gates.authority import check_authority, load_reviews
 from repogate.gates.codeowners import CODEOWNERS_LOCATIONS
 from repogate.gates.generated import check_generated
 from repogate.gates.release import check_release_notes
-from repogate.pipeline import AttemptConfig, Progress, gate, generator_policy, workspace
+from repogate.pipeline import AttemptConfig, AttemptProgress, gate, generator_policy, workspace
 from repogate.receipt import Check, Observation
 
 
@@ -42,15 +42,15 @@ def _codeowners_at_base(cfg: AttemptConfig, base: str) -> tuple[str | None, str 
     return None, None
 
 
-def _authority(cfg: AttemptConfig, progress: Progress) -> Observation:
+def _authority(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     state = progress.candidate
     authority = cfg.contract.authority
     codeowners, _read_from = _codeowners_at_base(cfg, state.base_commit)
     path = _reviews_path(cfg)
-    scenario = cfg.contract.cohort.get("origin") == "scenario"
+    simulated = authority.simulated_reviews
     reviews = None
     if path is not None and path.is_file():
-        reviews = load_reviews(path, state.patch_digest if scenario else None)
+        reviews = load_reviews(path, state.patch_digest if simulated else None)
     return check_authority(
         codeowners,
         progress.changed,
@@ -61,7 +61,7 @@ def _authority(cfg: AttemptConfig, progress: Progress) -> Observation:
     )
 
 
-def _freshness(cfg: AttemptConfig, progress: Progress) -> Observation:
+def _freshness(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     """Regenerate the base, then the candidate.
 
     Only a generator that reproduces the base can judge the candidate. One that changes the
@@ -89,7 +89,7 @@ def _freshness(cfg: AttemptConfig, progress: Progress) -> Observation:
     )
 
 
-def lifecycle(cfg: AttemptConfig, progress: Progress) -> Progress:
+def lifecycle(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """The lifecycle gates: generated-artifact freshness, authority (A), release receipt."""
     if cfg.contract.profile != "lifecycle" and not cfg.contract.oracles.generators:
         return progress

@@ -10,23 +10,23 @@ from repogate.environment import build_environment
 from repogate.gates._history import TestRunner
 from repogate.gates._survival import CommandRunner, MatrixRunner
 from repogate.gates.sentinel import SentinelInputs, check_sentinel
-from repogate.gates.verification import test_tree
+from repogate.gates.verification import graded_tree
 from repogate.oracles.pytest_runner import run_tests
 from repogate.pipeline import (
     AttemptConfig,
-    Progress,
+    AttemptProgress,
     gate,
     generator_policy,
     install_tree,
     landed_commit,
-    test_policy,
+    oracle_policy,
     workspace,
 )
 from repogate.receipt import Observation
 from repogate.sandbox import ExecResult, SandboxPolicy
 
 
-def _history_runner(cfg: AttemptConfig, progress: Progress) -> TestRunner:
+def _history_runner(cfg: AttemptConfig, progress: AttemptProgress) -> TestRunner:
     """Run test files for the sentinel, in the attempt's environment and test sandbox.
 
     A run without a trustworthy report gives no outcomes. In history that makes the step an
@@ -40,7 +40,12 @@ def _history_runner(cfg: AttemptConfig, progress: Progress) -> TestRunner:
     def run_tests_in(checkout: Path, tests: Sequence[str]) -> Mapping[str, str]:
         report = cfg.work / "sentinel-reports" / str(next(counter))
         ran = run_tests(
-            env, checkout, cfg.contract.oracles.test_command, list(tests), report, test_policy(cfg)
+            env,
+            checkout,
+            cfg.contract.oracles.test_command,
+            list(tests),
+            report,
+            oracle_policy(cfg),
         )
         return ran.outcomes if ran.status == "ok" else {}
 
@@ -62,14 +67,19 @@ def _matrix_runner(cfg: AttemptConfig) -> MatrixRunner:
         env = build_environment(recipe, install_tree(cfg), cfg.env_cache, policy)
         report = cfg.work / "matrix-reports" / version
         ran = run_tests(
-            env, checkout, cfg.contract.oracles.test_command, list(tests), report, test_policy(cfg)
+            env,
+            checkout,
+            cfg.contract.oracles.test_command,
+            list(tests),
+            report,
+            oracle_policy(cfg),
         )
         return ran.outcomes
 
     return run_under
 
 
-def _command_runner(cfg: AttemptConfig, progress: Progress) -> CommandRunner:
+def _command_runner(cfg: AttemptConfig, progress: AttemptProgress) -> CommandRunner:
     """Run generators and interpreter probes for the sentinel inside the attempt's environment."""
     env = progress.workspace_env
 
@@ -79,7 +89,7 @@ def _command_runner(cfg: AttemptConfig, progress: Progress) -> CommandRunner:
     return run_command
 
 
-def _sentinel(cfg: AttemptConfig, progress: Progress) -> Observation:
+def _sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     state = progress.candidate
     contract = cfg.contract
     history = cfg.work / "history.git"
@@ -88,7 +98,7 @@ def _sentinel(cfg: AttemptConfig, progress: Progress) -> Observation:
     # The tree that landed, with the hidden tests: made afresh, since the tests that already ran
     # in the candidate's test tree may have written there.
     start_dir = cfg.work / "sentinel-start"
-    test_tree(
+    graded_tree(
         workspace(cfg),
         state.base_commit,
         landed_commit(cfg, state),
@@ -123,7 +133,7 @@ def _sentinel(cfg: AttemptConfig, progress: Progress) -> Observation:
     )
 
 
-def sentinel(cfg: AttemptConfig, progress: Progress) -> Progress:
+def sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """Gate S: replay the real later history onto the merged candidate.
 
     Runs when the contract declares a window, and always in the lifecycle profile (where an

@@ -9,7 +9,7 @@ from repogate import git
 from repogate.patches import touched_paths
 from repogate.pipeline import (
     AttemptConfig,
-    Progress,
+    AttemptProgress,
     agent_policy,
     candidate_state,
     emit,
@@ -21,7 +21,7 @@ from repogate.pipeline import (
 from repogate.receipt import Observation
 
 
-def prepare(cfg: AttemptConfig, progress: Progress) -> Progress:
+def prepare(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """Make the agent's workspace at the base (nothing newer) and read the hidden test patch."""
     base = git.prepare_workspace(cfg.source, cfg.contract.base_commit, workspace(cfg))
     hidden = hidden_patch(cfg)
@@ -53,7 +53,7 @@ def _adopt(cfg: AttemptConfig, base: str) -> None:
     shutil.rmtree(left, ignore_errors=True)
 
 
-def propose(cfg: AttemptConfig, progress: Progress) -> Progress:
+def propose(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """Let the agent work, then make the candidate commit and state (the harness, not the agent)."""
     ws = workspace(cfg)
     output = cfg.evidence / "agent"

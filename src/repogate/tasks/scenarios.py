@@ -27,16 +27,15 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from repogate import git
+from repogate._model import FrozenModel
 from repogate.errors import UserInputError
 
 SCENARIO_ROOT = "scenarios"
 SIDE_FOLDERS = ("reviews", "hidden")
 
 
-class ScenarioCommit(BaseModel):
+class ScenarioCommit(FrozenModel):
     """One commit of a scenario's history: its overlay tree and the paths it deletes."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     label: str
     message: str
@@ -44,20 +43,16 @@ class ScenarioCommit(BaseModel):
     delete: tuple[str, ...] = ()
 
 
-class ScenarioVariant(BaseModel):
+class ScenarioVariant(FrozenModel):
     """A further contract of the same scenario repository (a second task on the same history)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     contract: str
     agents: tuple[str, ...] | None = None
 
 
-class ScenarioSpec(BaseModel):
+class ScenarioSpec(FrozenModel):
     """A scenario's ``scenario.toml``: its commits and contract variants."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     description: str = ""
     agents: tuple[str, ...] | None = None

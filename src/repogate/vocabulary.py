@@ -1,0 +1,112 @@
+"""The names repogate's records use, defined once: hard checks and gate ids.
+
+A check name or gate id is a ``Literal`` type, so a misspelt name anywhere in the code is a type
+error rather than "no receipt reports this check". Each name is documented below, beside its
+definition: what it observes and which of the seed's gates it belongs to (R requirements,
+E environment, I integrity, V verification, A authority, S sentinel; the identity checks bind the
+evidence chain and belong to gate I).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+CheckName = Literal[
+    "base_commit_recorded",
+    "patch_is_a_new_state",
+    "evidence_bound_to_patch",
+    "patch_digest_verified",
+    "edits_permitted",
+    "oracle_untouched",
+    "requirements_recovered",
+    "environment_reproduced",
+    "focused_tests_passed",
+    "regression_tests_passed",
+    "dependency_policy_passed",
+    "generated_artifacts_fresh",
+    "code_owner_approved",
+    "review_threads_resolved",
+    "post_merge_sentinel_passed",
+    "release_receipt_present",
+]
+"""A hard check, as receipts name it and profiles list it (see :data:`CHECKS`)."""
+
+GateId = Literal[
+    "E",
+    "propose",
+    "I",
+    "V",
+    "V-commands",
+    "V-dependencies",
+    "V-generated",
+    "A",
+    "release",
+    "R",
+    "S",
+    "stop",
+]
+"""The id a receipt names its gate by (see :data:`GATES`)."""
+
+
+class Doc(NamedTuple):
+    """What a name observes, and the seed gate it belongs to."""
+
+    seed_gate: Literal["R", "E", "I", "V", "A", "S", "-"]
+    observes: str
+
+
+CHECKS: dict[CheckName, Doc] = {
+    "base_commit_recorded": Doc("I", "the attempt names the authorised base commit S0"),
+    "patch_is_a_new_state": Doc("I", "the candidate differs from the base (a non-empty patch)"),
+    "evidence_bound_to_patch": Doc(
+        "I", "every receipt names the candidate's state id (no result from another state)"
+    ),
+    "patch_digest_verified": Doc(
+        "I", "the stored patch's sha256 equals the digest the candidate state was built from"
+    ),
+    "edits_permitted": Doc("I", "every changed path is editable and none is forbidden"),
+    "oracle_untouched": Doc(
+        "I", "no edit to the tests, their configuration or the test runner's reach"
+    ),
+    "requirements_recovered": Doc(
+        "R", "every criterion, stated or implicit, is met by its linked oracles"
+    ),
+    "environment_reproduced": Doc(
+        "E", "the environment built from the base's recipe and the base behaves as the task says"
+    ),
+    "focused_tests_passed": Doc("V", "FAIL_TO_PASS tests pass on the candidate"),
+    "regression_tests_passed": Doc(
+        "V", "tests passing at the base (PASS_TO_PASS) and oracle commands still pass"
+    ),
+    "dependency_policy_passed": Doc(
+        "V", "lockfiles changed only as their manager writes them, new names allowed"
+    ),
+    "generated_artifacts_fresh": Doc(
+        "V", "regenerating in a clean tree changes nothing (derived files match their sources)"
+    ),
+    "code_owner_approved": Doc(
+        "A", "CODEOWNERS of the changed paths approved this patch digest (not its author)"
+    ),
+    "review_threads_resolved": Doc("A", "no review thread is left open"),
+    "post_merge_sentinel_passed": Doc(
+        "S", "the merged change survives regeneration and the real follow-up commits"
+    ),
+    "release_receipt_present": Doc("A", "the patch adds a release-notes entry"),
+}
+"""Every hard check, documented."""
+
+GATES: dict[GateId, Doc] = {
+    "E": Doc("E", "environment build and the base-state check (before the candidate exists)"),
+    "propose": Doc("-", "the agent's run: the candidate commit, patch, digests and merge tree"),
+    "I": Doc("I", "changed paths against permissions and the oracle"),
+    "V": Doc("V", "the hidden tests on the candidate (and on the merged tree when it differs)"),
+    "V-commands": Doc("V", "the contract's extra oracle commands, against the base"),
+    "V-dependencies": Doc("V", "the lockfile policy and the replay of the lock command"),
+    "V-generated": Doc("V", "generated-artefact freshness, regenerated in a clean tree"),
+    "A": Doc("A", "CODEOWNERS read at the base and approvals bound to the patch digest"),
+    "release": Doc("A", "the release-notes entry the patch adds"),
+    "R": Doc("R", "criteria against the receipts so far; the agent's own claims compared"),
+    "S": Doc("S", "the post-merge sentinel: regeneration and the replay of later history"),
+    "stop": Doc("-", "checks not observed because a phase stopped the attempt (all error)"),
+}
+"""Every gate id, documented."""
