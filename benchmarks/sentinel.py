@@ -30,8 +30,8 @@ from pathlib import Path
 
 from repogate import clock, git
 from repogate.contract import Sentinel
-from repogate.gates._history import select_tests
 from repogate.gates.sentinel import SentinelInputs, check_sentinel, follow_up_commits
+from repogate.gates.sentinel._history import select_tests
 from repogate.oracles import pytest_runner
 from repogate.sandbox import SandboxPolicy
 

@@ -10,9 +10,9 @@ from _lifecycle_git import commit, new_repo
 from _sentinel_support import run_pytest
 from repogate import git
 from repogate.contract import Generator
-from repogate.gates._history import is_test_file, regressions, select_tests, uncollected
-from repogate.gates._replay import changed_line_count, count_markers, resolve_text
-from repogate.gates._survival import (
+from repogate.gates.sentinel._history import is_test_file, regressions, select_tests, uncollected
+from repogate.gates.sentinel._replay import changed_line_count, count_markers, resolve_text
+from repogate.gates.sentinel._survival import (
     Regeneration,
     python_matrix,
     regeneration_survival,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from repogate.gates._history import regressions
+from repogate.gates.sentinel._history import regressions
 from repogate.oracles.junit import match_ids
 
 TODAY = "tests/test_deser.py::test_invalid_datetime[11-29-2026 12:43:48]"

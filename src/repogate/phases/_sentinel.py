@@ -7,9 +7,9 @@ from pathlib import Path
 
 from repogate import git, sandbox
 from repogate.environment import build_environment
-from repogate.gates._history import TestRunner
-from repogate.gates._survival import CommandRunner, MatrixRunner
 from repogate.gates.sentinel import SentinelInputs, check_sentinel
+from repogate.gates.sentinel._history import TestRunner
+from repogate.gates.sentinel._survival import CommandRunner, MatrixRunner
 from repogate.gates.verification import graded_tree
 from repogate.oracles.pytest_runner import run_tests
 from repogate.pipeline import (

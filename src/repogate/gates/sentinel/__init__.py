@@ -5,16 +5,16 @@ change, did not establish the intended successor state. The sentinel observes a 
 (the seed's "frozen repository" thought experiment, made real):
 
 1. **regenerate**: rerun the contract's generators on the merged state; the candidate's intent must
-   survive (:mod:`repogate.gates._survival`).
+   survive (:mod:`repogate.gates.sentinel._survival`).
 2. **replay**: apply each follow-up's change (``parent..commit``, the parent chosen by
-   :mod:`repogate.gates._follow_ups`) to the current state with a three-way merge and rename
+   :mod:`repogate.gates.sentinel._follow_ups`) to the current state with a three-way merge and rename
    detection (:func:`repogate.git.replay_commit`). A step is
    ``clean``; ``resolved`` (conflicts only in changelog and news files, resolved by the declared
    policy and counted apart); ``conflict`` (a semantic conflict: the follow-up is blocked, and the
    steps after it are ``blocked``); or ``empty`` (the follow-up changes nothing; not a failure).
 3. **regressions**: after each replayed step, the tests that passed at that follow-up commit in real
    history run on the replayed state; one that does not pass is a regression attributed to the
-   candidate (:mod:`repogate.gates._history`, which also caches the history's results). A step
+   candidate (:mod:`repogate.gates.sentinel._history`, which also caches the history's results). A step
    whose tests cannot be collected in history is an ``error`` for that step, not a regression.
 4. **matrix**: the focused and regression tests on each Python version the contract lists.
 
@@ -36,8 +36,8 @@ from typing import Any, Literal
 from repogate import git
 from repogate._model import FrozenModel
 from repogate.contract import Generator, Sentinel
-from repogate.gates._follow_ups import FollowUp, follow_up_commits
-from repogate.gates._history import (
+from repogate.gates.sentinel._follow_ups import FollowUp, follow_up_commits
+from repogate.gates.sentinel._history import (
     HistoryCache,
     HistoryRuns,
     TestRunner,
@@ -45,8 +45,8 @@ from repogate.gates._history import (
     run_in_tree,
     uncollected,
 )
-from repogate.gates._replay import ConflictFile, conflict_files, resolve_changelog
-from repogate.gates._survival import (
+from repogate.gates.sentinel._replay import ConflictFile, conflict_files, resolve_changelog
+from repogate.gates.sentinel._survival import (
     CommandRunner,
     MatrixEntry,
     MatrixRunner,
@@ -121,7 +121,7 @@ class SentinelInputs:
         start_tree: the tree the replay starts from: the merged candidate with the contract's
             hidden tests applied (the tree the checks ran on).
         config: the contract's ``[sentinel]`` table.
-        run_tests: runs test files in a checkout (see :data:`repogate.gates._history.TestRunner`).
+        run_tests: runs test files in a checkout (see :data:`repogate.gates.sentinel._history.TestRunner`).
         cache_dir: where real-history results are cached.
         reference: the reference (gold) commit; follow-ups by count start after it.
         target_branch: the branch whose history follow-ups are taken from (by count).
