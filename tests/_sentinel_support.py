@@ -21,17 +21,21 @@ PYTHON = Path(sys.executable)  # the test environment's interpreter: it has pyte
 
 
 def run_pytest(checkout: Path, files: Sequence[str]) -> Mapping[str, str]:
-    """A real test runner: ``python -m pytest`` in the sandbox, outcomes from its JUnit report."""
+    """A real test runner: ``python -m pytest`` in the sandbox, outcomes from its JUnit report,
+    files counted one by one as the attempt's sentinel runner counts them."""
     with tempfile.TemporaryDirectory(prefix="sentinel-report-") as report:
-        run = pytest_runner.run_tests(
-            PYTHON,
-            checkout,
-            "python -m pytest",
-            files,
-            Path(report),
-            SandboxPolicy(timeout_s=120),
-        )
-    return run.outcomes
+
+        def once(selected: Sequence[str]) -> pytest_runner.TestRun:
+            return pytest_runner.run_tests(
+                PYTHON,
+                checkout,
+                "python -m pytest",
+                selected,
+                Path(report),
+                SandboxPolicy(timeout_s=120),
+            )
+
+        return pytest_runner.run_isolating(once, files)
 
 
 class CountingRunner:

@@ -47,6 +47,19 @@ def broken():
 
 def test_setup_error(broken):
     pass
+
+def _code_under_test():
+    pytest.xfail("known issue")
+
+def test_xfail_called_from_code():
+    _code_under_test()
+
+@pytest.fixture
+def gives_up():
+    pytest.xfail("from a fixture")
+
+def test_xfail_from_a_fixture(gives_up):
+    pass
 """
 
 EXPECTED = {
@@ -59,7 +72,9 @@ EXPECTED = {
     "tests/sub.dir/test_tricky.py::TestA::TestInner::test_b[2]": "failed",
     "tests/sub.dir/test_tricky.py::TestA::test_b[1-a b]": "passed",
     "tests/sub.dir/test_tricky.py::TestA::test_skip": "skipped",
-    "tests/sub.dir/test_tricky.py::TestA::test_xfail": "passed",
+    "tests/sub.dir/test_tricky.py::TestA::test_xfail": "xfailed",
+    "tests/sub.dir/test_tricky.py::test_xfail_called_from_code": "xfailed",
+    "tests/sub.dir/test_tricky.py::test_xfail_from_a_fixture": "xfailed",
     "tests/sub.dir/test_tricky.py::TestA::test_xpass": "passed",
     "tests/sub.dir/test_tricky.py::TestA::test_xpass_strict": "failed",
     "tests/sub.dir/test_tricky.py::test_setup_error": "error",
@@ -229,3 +244,24 @@ def test_run_varying_ids_match_across_real_runs(tmp_path: Path) -> None:
     (first,), (second,) = runs[0], runs[1]
     assert first != second
     assert match_ids([first], runs[1]) == {first: second}
+
+
+def test_an_xfail_is_never_read_as_a_pass(tmp_path: Path) -> None:
+    """Threat: a patch makes a graded test end XFAIL (however the xfail is reached) and the
+    report reader turns that into a pass. Only a completed body is ``passed``."""
+    doc = (
+        "<testsuites><testsuite>"
+        "<testcase classname='t' name='test_x' file='t.py'><skipped type='pytest.xfail' message='m'/></testcase>"
+        "<testcase classname='t' name='test_y' file='t.py'><skipped message='xfail-marked test passes unexpectedly'/></testcase>"
+        "<testcase classname='t' name='test_z' file='t.py'><skipped type='pytest.skip' message='s'/></testcase>"
+        "<testcase classname='t' name='test_ok' file='t.py'/>"
+        "</testsuite></testsuites>"
+    )
+    path = tmp_path / "r.xml"
+    path.write_text(doc, encoding="utf-8")
+    assert parse_junit(path) == {
+        "t.py::test_x": "xfailed",
+        "t.py::test_y": "failed",
+        "t.py::test_z": "skipped",
+        "t.py::test_ok": "passed",
+    }

@@ -4,11 +4,12 @@ import hashlib
 import subprocess
 import sys
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from repogate.oracles.pytest_runner import run_tests, select_files
+from repogate.oracles.pytest_runner import TestRun, run_isolating, run_tests, select_files
 from repogate.sandbox import SandboxPolicy
 
 PYTHON = Path(sys.executable)
@@ -229,3 +230,46 @@ def test_a_report_rewritten_after_pytest_wrote_it_is_not_read_as_a_pass(tmp_path
     assert run.status == "error"
     assert "junk after document element" in run.reason  # pytest's report, then the forgery
     assert run.outcomes == {}
+
+
+def test_one_file_that_fails_to_import_hides_no_other_file(tmp_path: Path) -> None:
+    """pytest stops the whole session at a collection error unless told to go on."""
+    work = _write(
+        tmp_path / "work",
+        {
+            "tests/test_a.py": "import not_a_module_anywhere\n",
+            "tests/sub/test_b.py": "def test_b():\n    pass\n",
+        },
+    )
+    ids = ["tests/test_a.py::test_a", "tests/sub/test_b.py::test_b"]
+    run = run_tests(PYTHON, work, COMMAND, ids, tmp_path / "r", POLICY)
+    assert run.status == "ok"
+    assert run.outcomes == {"tests/test_a.py": "error", "tests/sub/test_b.py::test_b": "passed"}
+
+
+def test_a_conftest_that_aborts_the_session_costs_only_its_own_files(tmp_path: Path) -> None:
+    """An examples/ conftest importing an uninstalled package makes pytest exit 4 before collecting
+    anything; splitting the selection keeps every other file's results, in a bounded number of runs."""
+    files = {f"tests/test_{n}.py": f"def test_{n}():\n    pass\n" for n in range(6)}
+    files |= {
+        "examples/conftest.py": "import no_such_package_installed\n",
+        "examples/test_e.py": "def test_e():\n    pass\n",
+    }
+    work = _write(tmp_path / "work", files)
+    selected = sorted(p for p in files if "/test_" in p)
+    sessions: list[int] = []
+
+    def once(group: Sequence[str]) -> TestRun:
+        sessions.append(len(group))
+        return run_tests(PYTHON, work, COMMAND, group, tmp_path / "r", POLICY)
+
+    outcomes = run_isolating(once, selected)
+    assert outcomes == {
+        "examples/test_e.py": "error",
+        **{f"tests/test_{n}.py::test_{n}": "passed" for n in range(6)},
+    }
+    assert len(sessions) <= 1 + 2 * 3  # one file of seven: about 2 log2(7) more sessions
+    # a state where every session breaks stays bounded by the budget
+    sessions.clear()
+    broken = run_isolating(once, ["examples/test_e.py"] * 8, budget=4)
+    assert set(broken) == {"examples/test_e.py"} and len(sessions) == 5

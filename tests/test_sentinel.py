@@ -324,6 +324,37 @@ def test_a_test_passing_in_history_and_failing_here_is_a_regression(
     ]
 
 
+@pytest.mark.parametrize("candidate", ["fix", "base"])
+def test_one_uncollectable_file_loses_no_other_files_results(
+    tmp_path: Path, candidate: str
+) -> None:
+    """A later commit with a test file needing a plugin the environment lacks, and an examples/
+    conftest importing an uninstalled package, aborted the whole pytest session: the step became
+    an error listing every file and hid a real regression. Files are counted one by one."""
+    repo, base, fix = _repo(tmp_path)
+    follow = commit(
+        repo,
+        {
+            "tests/test_zero.py": "from m import price\n\n\ndef test_negative():\n    assert price(-2) == 0\n",
+            "tests/test_needs_plugin.py": "import pytest_no_such_plugin\n\n\ndef test_p():\n    pass\n",
+            "examples/conftest.py": "import no_such_package_installed\n",
+            "examples/test_example.py": "def test_e():\n    pass\n",
+        },
+        "f",
+    )
+    state = None if candidate == "fix" else _candidate(repo, base, {})
+    obs = check_sentinel(_ctx(repo, base, fix, tmp_path, [follow], state=state))
+    (step,) = _steps(obs.details)
+    assert step["uncollectable"] == ["examples/test_example.py", "tests/test_needs_plugin.py"]
+    assert step["history_passed"] == 2  # test_price and test_negative
+    if candidate == "fix":
+        assert step["status"] == "clean" and obs.checks[0].status == "passed", step
+        assert "not collectable" in str(step["detail"])
+    else:
+        assert step["status"] == "regressed" and obs.checks[0].status == "failed"
+        assert step["regressions"] == ["tests/test_zero.py::test_negative"]
+
+
 def test_empty_window_is_an_error(tmp_path: Path) -> None:
     repo, base, fix = _repo(tmp_path)
     obs = check_sentinel(_ctx(repo, base, fix, tmp_path, ()))

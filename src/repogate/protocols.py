@@ -12,6 +12,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from repogate._model import FrozenModel
+from repogate.git import PatchApplication
 from repogate.sandbox import ExecResult, SandboxPolicy
 
 
@@ -72,6 +73,8 @@ class Proposal(BaseModel):
         exec: the process result for command-line agents.
         detail: a human-readable note (why it stopped, what it did).
         claimed_patch_digest: the digest the agent says its evidence covers, when it says one.
+        applied: for an agent that hands over a patch file (gold, predictions), how the harness
+            applied it: the step of SWE-bench's ladder and any fuzz (:func:`repogate.git.apply_ladder`).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -84,6 +87,7 @@ class Proposal(BaseModel):
     exec: ExecResult | None = None
     detail: str = ""
     claimed_patch_digest: str | None = None
+    applied: PatchApplication | None = None
 
 
 class Agent(Protocol):

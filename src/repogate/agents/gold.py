@@ -14,14 +14,25 @@ from repogate.sandbox import SandboxPolicy
 
 
 def apply_as_proposal(workspace: Path, patch: bytes, model: str) -> Proposal:
-    """Apply ``patch`` exactly (no fuzz, never in reverse); a patch that does not apply is the agent's failure."""
+    """Apply ``patch`` as SWE-bench's harness applies a prediction (never in reverse).
+
+    The ladder (:func:`repogate.git.apply_ladder`): ``git apply``, then ``git apply --reject``,
+    then GNU ``patch --fuzz=5``; the step that applied it and any fuzz are recorded in
+    ``Proposal.applied`` (and so in the propose receipt). A patch no step applies is the agent's
+    failure (``crashed``).
+    """
     if not patch.strip():
         return Proposal(model=model, detail="empty patch")
     try:
-        git.apply_patch(workspace, patch)
+        applied = git.apply_ladder(workspace, patch)
     except PatchApplyError as exc:
         return Proposal(status="crashed", model=model, detail=f"patch does not apply: {exc}")
-    return Proposal(model=model)
+    detail = "" if applied.step == git.LADDER[0] else f"applied by {applied.step}"
+    if applied.fuzz:
+        detail += f" with fuzz {applied.fuzz}"
+    if applied.newline_added:
+        detail += ("; " if detail else "") + "final newline added"
+    return Proposal(model=model, applied=applied, detail=detail)
 
 
 class GoldAgent:

@@ -4,23 +4,26 @@ Tests run on a harness-made tree: the candidate (or the merged tree) with every 
 tests touch reset to the base and the hidden test patch applied, so no edit of the agent's to
 those files survives into grading. Results come only from the JUnit report the harness reads
 from a folder outside that tree. FAIL_TO_PASS and PASS_TO_PASS are graded as SWE-bench grades
-them (:mod:`repogate.oracles.grading`); tests that flip between repeated runs are excluded from
-the verdict and recorded.
+them (:mod:`repogate.oracles.grading`). A failing PASS_TO_PASS test is run again on the candidate
+and at the base before it is charged (:mod:`repogate.oracles.reruns`); a test whose outcome flips
+between runs of one state, at the base or on the candidate, is flaky: excluded from the verdict,
+with a record in the receipt and in the check's detail.
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from repogate import git, sandbox
 from repogate.contract import OracleCommand, TransitionContract
 from repogate.environment import BuiltEnvironment, activate
-from repogate.oracles.grading import Grading, flaky, grade
+from repogate.oracles.grading import Grading, Observed, flaky, grade, observe_ids, passes
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun, run_tests
+from repogate.oracles.reruns import Rerun, Runner, describe, flaky_ids, rerun
 from repogate.receipt import Check, Observation
 from repogate.sandbox import SandboxPolicy
 
@@ -37,6 +40,32 @@ def graded_tree(
         PatchApplyError: the hidden test patch does not apply at the base (an invalid task).
     """
     git.export_tree(repo, rev, dest)
+    _with_hidden(repo, base, hidden, hidden_paths, dest)
+
+
+def reference_tree(
+    repo: Path,
+    base: str,
+    reference: bytes,
+    hidden: bytes,
+    hidden_paths: Sequence[str],
+    dest: Path,
+) -> None:
+    """Write the base plus the ``reference`` patch to ``dest``, hidden tests applied as in :func:`test_tree`.
+
+    Raises:
+        GitError: git failed.
+        PatchApplyError: the reference or the hidden test patch does not apply.
+    """
+    git.export_tree(repo, base, dest)
+    git.apply_patch(dest, reference)
+    _with_hidden(repo, base, hidden, hidden_paths, dest)
+
+
+def _with_hidden(
+    repo: Path, base: str, hidden: bytes, hidden_paths: Sequence[str], dest: Path
+) -> None:
+    """Reset the files the hidden tests touch to ``base`` in ``dest``, then apply the hidden tests."""
     for path in hidden_paths:
         at_base = git.show_file(repo, base, path)
         target = dest / path
@@ -65,8 +94,72 @@ def run_repeated(
     return runs, flaky(ok) if len(ok) > 1 else set()
 
 
+def rerunner(
+    env: BuiltEnvironment,
+    tree: Path,
+    contract: TransitionContract,
+    report_dir: Path,
+    policy: SandboxPolicy,
+) -> Runner:
+    """Return a :data:`~repogate.oracles.reruns.Runner` of ``tree``'s tests, reports in ``report_dir``."""
+
+    def run(ids: Sequence[str], n: int) -> Mapping[str, TestOutcome] | None:
+        ran = run_tests(
+            env, tree, contract.oracles.test_command, ids, report_dir / f"rerun{n}", policy
+        )
+        return ran.outcomes if ran.status == "ok" else None
+
+    return run
+
+
+def confirm_failures(
+    runs: Sequence[TestRun],
+    pass_to_pass: Sequence[str],
+    excluded: set[str],
+    base_xfailed: set[str],
+    on_candidate: Runner,
+    at_base: Callable[[], Runner],
+) -> tuple[Rerun, ...]:
+    """Rerun the failing PASS_TO_PASS ids on the candidate, then the reproduced ones at the base.
+
+    See :mod:`repogate.oracles.reruns` for the policy. ``at_base`` is called (to build the base
+    tree) only when some failure reproduced on the candidate.
+
+    Args:
+        runs: the candidate's runs; the last usable one is graded.
+        pass_to_pass: the contract's PASS_TO_PASS ids.
+        excluded: ids already left out (flaky at the base, or flipping between ``runs``).
+        base_xfailed: PASS_TO_PASS ids that XFAILed at the base.
+        on_candidate: runs the candidate's tests again.
+        at_base: returns a runner of the base's tests (with hidden tests).
+
+    Returns:
+        The rerun records: candidate ones first, then base ones.
+    """
+    usable = [r for r in runs if r.status == "ok"]
+    if not usable:
+        return ()
+    ids = [t for t in pass_to_pass if t not in excluded]
+    observed, _matched, _invalid = observe_ids(usable[-1].outcomes, ids)
+    failing = {
+        t: o
+        for t, o in observed.items()
+        if not passes("pass_to_pass", o, xfailed_at_base=t in base_xfailed)
+    }
+    if not failing:
+        return ()
+    on_cand = rerun(failing, on_candidate, "candidate")
+    reproduced = {r.test_id: r.outcomes[0] for r in on_cand if not r.flaky}
+    if not reproduced:
+        return on_cand
+    expected: dict[str, Observed] = {
+        t: "xfailed" if t in base_xfailed else "passed" for t in reproduced
+    }
+    return on_cand + rerun(expected, at_base(), "base")
+
+
 def _test_details(
-    runs: Sequence[TestRun], graded: Grading | None, flips: set[str]
+    runs: Sequence[TestRun], graded: Grading | None, flips: set[str], reruns: Sequence[Rerun] = ()
 ) -> dict[str, Any]:
     return {
         "runs": [
@@ -82,6 +175,7 @@ def _test_details(
             for r in runs
         ],
         "flaky_excluded": sorted(flips),
+        "reruns": [r.model_dump() for r in reruns],
         "results": [] if graded is None else [t.model_dump() for t in graded.results],
     }
 
@@ -92,6 +186,9 @@ def check_tests(
     fail_to_pass: Sequence[str],
     pass_to_pass: Sequence[str],
     base_flaky: set[str] | frozenset[str] = frozenset(),
+    *,
+    base_xfailed: set[str] | frozenset[str] = frozenset(),
+    reruns: Sequence[Rerun] = (),
 ) -> Observation:
     """Grade the runs: ``focused_tests_passed`` (FAIL_TO_PASS) and ``regression_tests_passed``.
 
@@ -99,9 +196,13 @@ def check_tests(
     trustworthy report; so a candidate run without one (a hang past the budget, pytest unable to
     start, nothing collected) is the candidate's doing, and both checks fail with the reason:
     never a pass, and no way for a patch to turn its rejection into an evaluator error by
-    breaking the runner. The last run's outcomes are graded. Tests that flipped at the base
-    (``base_flaky``) are excluded with a record; a test that flips only on the candidate
-    (``flips`` minus ``base_flaky``) was stable before the patch, so it counts as not passing.
+    breaking the runner. The last run's outcomes are graded.
+
+    Flaky tests are left out of the verdict and named in the check's detail: those that flipped
+    at the base (``base_flaky``), those that flipped between the candidate's repeated runs
+    (``flips``), and those the reruns found flaky (``reruns``, see :func:`confirm_failures`).
+    A test flipping only on the candidate is flaky too: a failure is charged only when it
+    reproduces (issue 9, after SWE-bench charging every flaky failure to the patch).
     """
     broken = [r for r in runs if r.status != "ok"]
     if broken or not runs:
@@ -111,36 +212,40 @@ def check_tests(
             for n in ("focused_tests_passed", "regression_tests_passed")
         )
         return Observation(checks=checks, details=_test_details(runs, None, flips))
-    graded = grade(runs[-1].outcomes, fail_to_pass, pass_to_pass, exclude=base_flaky)
     unstable = flips - set(base_flaky)
+    excluded = set(base_flaky) | flips | flaky_ids(reruns)
+    graded = grade(
+        runs[-1].outcomes, fail_to_pass, pass_to_pass, exclude=excluded, base_xfailed=base_xfailed
+    )
 
-    def failing(kind: str) -> str:
+    def detail(kind: str) -> str:
         bad = [
-            f"{r.test_id} ({'flips on the candidate, stable at the base' if r.test_id in unstable else r.observed})"
+            f"{r.test_id} ({r.observed})"
             for r in graded.results
-            if r.kind == kind and not r.excluded and (not r.ok or r.test_id in unstable)
+            if r.kind == kind and not r.excluded and not r.ok
         ]
-        return ", ".join(bad[:10]) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
+        text = ", ".join(bad[:10]) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
+        left_out = sorted(r.test_id for r in graded.results if r.kind == kind and r.excluded)
+        if left_out:
+            text += ("; " if text else "") + "flaky, left out: " + ", ".join(left_out[:10])
+        return text
 
+    focused_detail = detail("fail_to_pass") or ("" if fail_to_pass else "no FAIL_TO_PASS test")
     return Observation(
         checks=(
             Check(
                 name="focused_tests_passed",
-                status="passed"
-                if graded.focused_ok and not unstable & set(fail_to_pass)
-                else "failed",
-                detail=failing("fail_to_pass") or ("" if fail_to_pass else "no FAIL_TO_PASS test"),
+                status="passed" if graded.focused_ok else "failed",
+                detail=focused_detail,
             ),
             Check(
                 name="regression_tests_passed",
-                status="passed"
-                if graded.regression_ok and not unstable & set(pass_to_pass)
-                else "failed",
-                detail=failing("pass_to_pass"),
+                status="passed" if graded.regression_ok else "failed",
+                detail="; ".join(x for x in (detail("pass_to_pass"), describe(reruns)) if x),
             ),
         ),
         details={
-            **_test_details(runs, graded, set(base_flaky)),
+            **_test_details(runs, graded, excluded, reruns),
             "unstable_on_candidate": sorted(unstable),
         },
     )

@@ -15,12 +15,14 @@ Repository configuration an agent could write (filter drivers, textconv commands
 Nothing outside this package calls git. Its private modules: ``_run`` (environment, pinned
 settings, revisions), ``_workspace`` (workspaces, exports, candidate commits, history copies),
 ``_diff`` (diffs, patches, files, status, attributes), ``_trees`` (tree and commit objects),
-``_merge`` (merge and replay), ``_safety`` and ``_source`` (pure checks and lookups, no git).
+``_merge`` (merge and replay), ``_apply`` (SWE-bench's ladder for predictions: git apply, then
+GNU patch with fuzz), ``_safety`` and ``_source`` (pure checks and lookups, no git).
 Import the names below from :mod:`repogate.git` itself.
 """
 
 from __future__ import annotations
 
+from repogate.git._apply import LADDER, ApplyStep, PatchApplication, apply_ladder
 from repogate.git._diff import (
     ChangedPath,
     apply_patch,
@@ -75,11 +77,15 @@ __all__ = [
     "HARNESS_DATE",
     "HARNESS_EMAIL",
     "HARNESS_NAME",
+    "LADDER",
     "REPO_CACHE_ENV",
+    "ApplyStep",
     "ChangedPath",
     "MergeMessage",
     "MergeResult",
+    "PatchApplication",
     "ReplayStep",
+    "apply_ladder",
     "apply_patch",
     "changed_paths",
     "check_attr",

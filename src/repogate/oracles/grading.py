@@ -13,10 +13,25 @@ The rules follow SWE-bench's harness (``swebench/harness/grading.py``: ``test_pa
   broke, a skip condition the patch changed) and the evidence the test gave is gone.
   ``skipped_regression="ignore"`` restores SWE-bench's behaviour.
 
-An expected id that the run did not report at all is ``missing`` and, unless its test file failed to
-collect, also listed in ``invalid``: on the base plus hidden tests such an id means the task itself
-names a test that does not exist (truncated, renamed, a docstring instead of an id), which is an
-evaluator error, not an agent failure (see :func:`base_state_check`).
+A test passes only when its body ran to completion (``passed``). An ``xfailed`` test's body raised,
+however the xfail was reached (a mark, or ``pytest.xfail()`` called from the test, a fixture, a
+conftest or the code under test), so:
+
+- on the candidate, an XFAIL is never a FAIL_TO_PASS pass (SWE-bench counts ``XFAIL`` as passed,
+  which is SWE-bench issue #654). A non-strict XPASS is a completed body and pytest writes it as a
+  pass, so it counts; a strict one is written as a failure;
+- at the base, an XFAIL of a FAIL_TO_PASS test counts as failing (the body raised);
+- a PASS_TO_PASS test that XFAILs at the base (an xfail-marked test in an imported list) and XFAILs
+  again on the candidate is unchanged, not a regression (``base_xfailed``); one that passed at the
+  base and XFAILs on the candidate is a regression.
+
+An expected id that the run did not report is ``uncollected`` when its file, or a folder above it,
+failed to collect (pytest reports the path as an ``error``; the ids in it, parametrized ones too,
+never appear): it counts as failing, at the base as on the candidate (SWE-bench's ``test_failed``
+counts ERROR and absent ids as failed). Otherwise it is ``missing`` and listed in ``invalid``: on
+the base plus hidden tests such an id means the task names a test that does not exist (truncated,
+renamed, a docstring instead of an id), an evaluator error, not an agent failure (see
+:func:`base_state_check`).
 """
 
 from __future__ import annotations
@@ -27,9 +42,12 @@ from typing import Literal
 from repogate._model import FrozenModel
 from repogate.oracles.junit import TestOutcome, match_ids, volatile_key
 
-Observed = Literal["passed", "failed", "error", "skipped", "missing"]
+Observed = Literal["passed", "failed", "error", "skipped", "xfailed", "uncollected", "missing"]
+"""A test's outcome (:data:`~repogate.oracles.junit.TestOutcome`), or why the run reported none:
+``uncollected`` (its file or a folder above it failed to collect) or ``missing`` (no trace of it)."""
 Kind = Literal["fail_to_pass", "pass_to_pass"]
-_FAILING: frozenset[Observed] = frozenset({"failed", "error"})
+_FAILING_AT_BASE: frozenset[Observed] = frozenset({"failed", "error", "xfailed", "uncollected"})
+_PASSING_AT_BASE: frozenset[Observed] = frozenset({"passed", "xfailed"})
 
 
 class TestResult(FrozenModel):
@@ -78,11 +96,15 @@ class BaseCheck(FrozenModel):
     """Whether the task is valid at its base state with the hidden tests applied.
 
     Attributes:
-        valid: every FAIL_TO_PASS test fails, every PASS_TO_PASS test passes, none is missing.
+        valid: every FAIL_TO_PASS test fails, every PASS_TO_PASS test passes (or XFAILs), none
+            is missing.
         not_failing: FAIL_TO_PASS ids that did not fail at the base (passed, skipped).
         not_passing: PASS_TO_PASS ids that did not pass at the base.
-        nonexistent: expected ids the base run did not report at all.
+        nonexistent: expected ids the base run did not report, whose file did collect.
         reasons: one sentence per problem, for the evaluator-error record.
+        uncollected: expected ids whose file failed to collect at the base (counted as failing).
+        xfailed: PASS_TO_PASS ids that XFAIL at the base; an XFAIL on the candidate leaves them
+            unchanged (see the module docstring).
     """
 
     valid: bool
@@ -90,15 +112,38 @@ class BaseCheck(FrozenModel):
     not_passing: tuple[str, ...]
     nonexistent: tuple[str, ...]
     reasons: tuple[str, ...]
+    uncollected: tuple[str, ...] = ()
+    xfailed: tuple[str, ...] = ()
 
 
 def _test_file(test_id: str) -> str:
     return test_id.split("::", 1)[0]
 
 
-def _observe(
+def collection_failed(test_id: str, outcomes: Mapping[str, TestOutcome]) -> bool:
+    """Return True when the file of ``test_id``, or a folder above it, failed to collect.
+
+    pytest reports a collection error under the path of what failed: the test file (an import
+    error in it) or a folder (a ``conftest.py`` there that cannot be imported).
+    """
+    parts = _test_file(test_id).split("/")
+    return any(outcomes.get("/".join(parts[:i])) == "error" for i in range(len(parts), 0, -1))
+
+
+def observe_ids(
     outcomes: Mapping[str, TestOutcome], expected: Sequence[str]
 ) -> tuple[dict[str, Observed], dict[str, str | None], list[str]]:
+    """Look the expected ids up in a run's outcomes.
+
+    Args:
+        outcomes: node id -> outcome of one run.
+        expected: the ids to look up.
+
+    Returns:
+        ``(observed, matched, invalid)``: each expected id's :data:`Observed` value, the reported
+        id it matched (see :func:`~repogate.oracles.junit.match_ids`) or None, and the ids that
+        are ``missing`` (not reported, in a file that collected).
+    """
     matched = match_ids(expected, outcomes)
     observed: dict[str, Observed] = {}
     invalid: list[str] = []
@@ -106,11 +151,34 @@ def _observe(
         hit = matched[test_id]
         if hit is not None:
             observed[test_id] = outcomes[hit]
-            continue
-        observed[test_id] = "missing"
-        if outcomes.get(_test_file(test_id)) != "error":
+        elif collection_failed(test_id, outcomes):
+            observed[test_id] = "uncollected"
+        else:
+            observed[test_id] = "missing"
             invalid.append(test_id)
     return observed, matched, invalid
+
+
+def passes(
+    kind: Kind,
+    seen: Observed,
+    *,
+    xfailed_at_base: bool = False,
+    skipped_regression: Literal["fail", "ignore"] = "fail",
+) -> bool:
+    """Return whether an outcome on the candidate counts as passed for a test of ``kind``.
+
+    Only a completed body (``passed``) passes a FAIL_TO_PASS test. A PASS_TO_PASS test also
+    passes when it XFAILs and XFAILed at the base too (``xfailed_at_base``: unchanged), or when
+    it is skipped and ``skipped_regression="ignore"`` (SWE-bench's behaviour).
+    """
+    if seen == "passed":
+        return True
+    if kind == "fail_to_pass":
+        return False
+    return (seen == "xfailed" and xfailed_at_base) or (
+        seen == "skipped" and skipped_regression == "ignore"
+    )
 
 
 def grade(
@@ -120,6 +188,7 @@ def grade(
     *,
     exclude: Collection[str] = (),
     skipped_regression: Literal["fail", "ignore"] = "fail",
+    base_xfailed: Collection[str] = (),
 ) -> Grading:
     """Grade a run's outcomes against FAIL_TO_PASS and PASS_TO_PASS (SWE-bench, made stricter).
 
@@ -130,14 +199,17 @@ def grade(
         exclude: ids to leave out of the verdict (flaky ones, see :func:`flaky`); recorded.
         skipped_regression: ``fail`` (default) counts a skipped PASS_TO_PASS test as a
             regression; ``ignore`` drops it from the verdict, as SWE-bench does.
+        base_xfailed: PASS_TO_PASS ids that XFAILed at the base (:attr:`BaseCheck.xfailed`); an
+            XFAIL on the candidate leaves them unchanged.
 
     Returns:
         The per-id results, ``focused_ok``, ``regression_ok``, the ``invalid`` ids and the
         ``excluded`` ids.
     """
     expected = [*fail_to_pass, *pass_to_pass]
-    observed, matched, invalid = _observe(outcomes_after, expected)
+    observed, matched, invalid = observe_ids(outcomes_after, expected)
     skip = set(exclude)
+    xfailed_before = set(base_xfailed)
     results: list[TestResult] = []
     groups: tuple[tuple[Kind, Sequence[str]], ...] = (
         ("fail_to_pass", fail_to_pass),
@@ -146,8 +218,11 @@ def grade(
     for kind, ids in groups:
         for test_id in ids:
             seen = observed[test_id]
-            ok = seen == "passed" or (
-                kind == "pass_to_pass" and seen == "skipped" and skipped_regression == "ignore"
+            ok = passes(
+                kind,
+                seen,
+                xfailed_at_base=test_id in xfailed_before,
+                skipped_regression=skipped_regression,
             )
             results.append(
                 TestResult(
@@ -179,8 +254,10 @@ def base_state_check(
 
     A task that breaks this rule cannot grade anyone (SWE-bench validates its instances the same
     way): the result is an evaluator error, never an agent failure. FAIL_TO_PASS "fails" means
-    ``failed`` or ``error`` (SWE-bench's ``test_failed`` minus the missing case, which is reported
-    apart as ``nonexistent``); an xfail counts as a pass and so does not fail.
+    ``failed``, ``error``, ``xfailed`` (the body raised) or ``uncollected`` (its file does not
+    import yet, typically because it imports a name the fix adds); SWE-bench's ``test_failed``
+    minus the missing case, which is reported apart as ``nonexistent``. PASS_TO_PASS "passes"
+    means ``passed``, or ``xfailed`` (kept in ``xfailed``: it must XFAIL the same on the candidate).
 
     Args:
         outcomes_at_base: node id -> outcome of the run at the base with hidden tests applied.
@@ -190,13 +267,13 @@ def base_state_check(
     Returns:
         The check, with the offending ids and a sentence per problem.
     """
-    observed, _matched, _invalid = _observe(outcomes_at_base, [*fail_to_pass, *pass_to_pass])
+    observed, _matched, _invalid = observe_ids(outcomes_at_base, [*fail_to_pass, *pass_to_pass])
     nonexistent = tuple(t for t in observed if observed[t] == "missing")
     not_failing = tuple(
-        t for t in fail_to_pass if observed[t] != "missing" and observed[t] not in _FAILING
+        t for t in fail_to_pass if observed[t] != "missing" and observed[t] not in _FAILING_AT_BASE
     )
     not_passing = tuple(
-        t for t in pass_to_pass if observed[t] != "missing" and observed[t] != "passed"
+        t for t in pass_to_pass if observed[t] != "missing" and observed[t] not in _PASSING_AT_BASE
     )
     reasons: list[str] = []
     if not fail_to_pass:
@@ -213,6 +290,46 @@ def base_state_check(
         not_passing=not_passing,
         nonexistent=nonexistent,
         reasons=tuple(reasons),
+        uncollected=tuple(t for t in observed if observed[t] == "uncollected"),
+        xfailed=tuple(t for t in pass_to_pass if observed[t] == "xfailed"),
+    )
+
+
+def confirm_in_reference(
+    check: BaseCheck, outcomes_in_reference: Mapping[str, TestOutcome]
+) -> BaseCheck:
+    """Settle whether the ids of files that failed to collect at the base exist at all.
+
+    At the base such an id cannot be seen (its module does not import), so a misspelled id there
+    would pass for a failing one. The reference (gold) state with the hidden tests shows it: an id
+    its run does not report, from a file that collected there, does not exist, and the task is
+    invalid as for any nonexistent id. An id whose file fails to collect in the reference too
+    stays counted as failing (nothing shows it is wrong).
+
+    Args:
+        check: the base-state check (:func:`base_state_check`).
+        outcomes_in_reference: node id -> outcome of the reference's run of those files.
+
+    Returns:
+        ``check`` with the ids found missing moved to ``nonexistent`` (and a reason added).
+    """
+    if not check.uncollected:
+        return check
+    _observed, _matched, missing = observe_ids(outcomes_in_reference, check.uncollected)
+    if not missing:
+        return check
+    reasons = [
+        *check.reasons,
+        f"{len(missing)} expected test id(s) do not exist in the reference state "
+        "(their file does not import at the base)",
+    ]
+    return check.model_copy(
+        update={
+            "valid": False,
+            "nonexistent": (*check.nonexistent, *missing),
+            "uncollected": tuple(t for t in check.uncollected if t not in missing),
+            "reasons": tuple(reasons),
+        }
     )
 
 

@@ -9,6 +9,9 @@ a shell would split it, but run without one) with these arguments appended:
 - ``-o junit_family=xunit1 --junitxml=<report_dir>/junit.xml``: the structured report, in a
   harness-owned folder outside the checkout. Outcomes come only from that file, so text a patch
   prints (``PASSED``) changes nothing;
+- ``--continue-on-collection-errors``: a file that fails to import (a hidden test importing a name
+  only the fix adds, a plugin the environment lacks) is reported as an ``error`` under its path,
+  and every other file still runs; without it pytest stops the whole session there;
 - the selection: the *files* holding the expected ids, not the ids. pytest splits a node-id
   argument on every ``::``, even inside a parameter id (``test_p[x::y]`` cannot be selected), ids
   that embed run-varying values cannot be selected at all, and thousands of ids overflow the
@@ -28,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -163,6 +166,8 @@ def _command(test_command: str, report: Path, files: Sequence[str], workdir: Pat
     if "no:cacheprovider" not in argv:
         argv += ["-p", "no:cacheprovider"]
     argv += [f"--rootdir={workdir}", "-c", str(own_config(workdir) or os.devnull)]
+    if "--continue-on-collection-errors" not in argv:
+        argv.append("--continue-on-collection-errors")
     return [*argv, "-o", "junit_family=xunit1", f"--junitxml={report}", *files]
 
 
@@ -297,3 +302,51 @@ def _error_run(argv: Sequence[str], reason: str, policy: sandbox.SandboxPolicy) 
         report_sha256=None,
         execution=not_run,
     )
+
+
+MAX_SPLIT_SESSIONS = 16
+"""Sessions :func:`run_isolating` may add at most, so a state where every file breaks pytest costs
+a bounded number of runs (past it, the files of a failing group are reported as ``error`` together)."""
+
+
+def run_isolating(
+    run_once: Callable[[Sequence[str]], TestRun],
+    files: Sequence[str],
+    budget: int = MAX_SPLIT_SESSIONS,
+) -> dict[str, TestOutcome]:
+    """Run ``files`` in one session; when that session gives no usable report, run halves apart.
+
+    ``--continue-on-collection-errors`` keeps one test file that fails to import from hiding the
+    others, but a ``conftest.py`` that cannot be imported (an ``examples/`` conftest importing a
+    package the environment lacks) aborts pytest before collection (exit 4) when a file under it
+    is named on the command line, and then no file has a result. So the selection is split in
+    halves, recursively, down to single files: a file alone that still gives no usable report is
+    reported as ``error`` under its own path (the file failed to collect), and every other file
+    keeps its results. ``k`` such files among ``n`` cost about ``2 k log2 n`` extra sessions, and
+    never more than ``budget``; past it, each file of a group that still fails is reported as
+    ``error``. A session stopped at its timeout is not split (that would multiply the wait):
+    nothing is reported for it.
+
+    Args:
+        run_once: runs the given files once (a :func:`run_tests` call with the rest bound).
+        files: the test files (or ids) to run.
+        budget: extra sessions allowed for splitting.
+
+    Returns:
+        Node id -> outcome, merged over the sessions.
+    """
+    left = [budget]
+
+    def run(group: Sequence[str]) -> dict[str, TestOutcome]:
+        ran = run_once(group)
+        if ran.status == "ok":
+            return dict(ran.outcomes)
+        if ran.execution.timed_out or not group:
+            return {}
+        if len(group) == 1 or left[0] < 2:
+            return {f.split("::", 1)[0]: "error" for f in group}
+        left[0] -= 2
+        half = len(group) // 2
+        return {**run(group[:half]), **run(group[half:])}
+
+    return run(files)

@@ -9,11 +9,14 @@ from repogate.gates.requirements import check_requirements
 from repogate.gates.verification import (
     check_commands,
     check_tests,
+    confirm_failures,
     graded_tree,
     outcomes_of,
+    rerunner,
     run_repeated,
 )
 from repogate.oracles.junit import TestOutcome
+from repogate.oracles.reruns import Runner
 from repogate.pipeline import (
     AttemptConfig,
     AttemptProgress,
@@ -57,16 +60,35 @@ def _verify_tree(cfg: AttemptConfig, progress: AttemptProgress, rev: str, label:
 
     def run() -> Observation:
         graded_tree(ws, progress.base, rev, progress.hidden, progress.hidden_paths, tree)
-        runs, flips = run_repeated(
-            progress.workspace_env,
-            tree,
-            cfg.contract,
-            cfg.evidence / f"tests-{label}",
-            oracle_policy(cfg),
-        )
+        env, policy = progress.workspace_env, oracle_policy(cfg)
+        reports = cfg.evidence / f"tests-{label}"
+        runs, flips = run_repeated(env, tree, cfg.contract, reports, policy)
         oracles = cfg.contract.oracles
+        base_flaky, base_xfailed = _base_flaky(progress), _base_xfailed(progress)
+
+        def at_base() -> Runner:
+            base_tree = cfg.work / f"base-for-{label}"
+            graded_tree(
+                ws, progress.base, progress.base, progress.hidden, progress.hidden_paths, base_tree
+            )
+            return rerunner(env, base_tree, cfg.contract, reports / "base", policy)
+
+        reruns = confirm_failures(
+            runs,
+            oracles.pass_to_pass,
+            base_flaky | flips,
+            base_xfailed,
+            rerunner(env, tree, cfg.contract, reports, policy),
+            at_base,
+        )
         seen = check_tests(
-            runs, flips, oracles.fail_to_pass, oracles.pass_to_pass, _base_flaky(progress)
+            runs,
+            flips,
+            oracles.fail_to_pass,
+            oracles.pass_to_pass,
+            base_flaky,
+            base_xfailed=base_xfailed,
+            reruns=reruns,
         )
         return seen.model_copy(
             update={"details": {**seen.details, "tree": label, "outcomes": outcomes_of(runs)}}
@@ -82,6 +104,16 @@ def _base_flaky(progress: AttemptProgress) -> set[str]:
         for receipt in progress.receipts
         if receipt.gate == "E"
         for test in receipt.details.get("flaky_excluded", [])
+    }
+
+
+def _base_xfailed(progress: AttemptProgress) -> set[str]:
+    """PASS_TO_PASS tests that XFAILed at the base: an XFAIL on the candidate leaves them as they were."""
+    return {
+        test
+        for receipt in progress.receipts
+        if receipt.gate == "E"
+        for test in receipt.details.get("base_state", {}).get("xfailed", [])
     }
 
 

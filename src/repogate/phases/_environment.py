@@ -7,9 +7,13 @@ from typing import Any
 
 from repogate import git
 from repogate.environment import BuiltEnvironment, build_environment
-from repogate.errors import EnvironmentBuildError, PatchApplyError
-from repogate.gates.verification import graded_tree, run_repeated
-from repogate.oracles.grading import base_state_check
+from repogate.errors import ContractError, EnvironmentBuildError, PatchApplyError
+from repogate.gates.verification import graded_tree, reference_tree, rerunner, run_repeated
+from repogate.oracles.grading import BaseCheck, base_state_check, confirm_in_reference, observe_ids
+from repogate.oracles.junit import TestOutcome
+from repogate.oracles.pytest_runner import run_tests
+from repogate.oracles.reruns import Rerun, Runner, flaky_ids, rerun
+from repogate.patches import load_patch
 from repogate.pipeline import (
     AttemptConfig,
     AttemptProgress,
@@ -22,11 +26,16 @@ from repogate.receipt import Check, Observation, observe
 from repogate.sandbox import SandboxPolicy
 from repogate.state import sha256_hex
 
+_BASE_CHECK_RULES = "base-check-2"
+"""Part of the base-state key: bumped when the check's rules change (2: XFAIL fails a FAIL_TO_PASS
+test, collection errors count as failing, failures rerun before the task is called invalid)."""
+
 
 def _base_key(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment) -> str:
     """Key of a base-state result: everything it is a function of."""
     oracles = cfg.contract.oracles
     parts = [
+        _BASE_CHECK_RULES,
         progress.base,
         sha256_hex(progress.hidden),
         env.digest,
@@ -54,19 +63,19 @@ def _check_base(
         )
     except PatchApplyError as exc:
         return _invalid(env, f"the hidden tests do not apply at the base: {exc}")
-    runs, flips = run_repeated(
-        env, checked, cfg.contract, cfg.evidence / "tests-base", oracle_policy(cfg)
-    )
+    policy, reports = oracle_policy(cfg), cfg.evidence / "tests-base"
+    runs, flips = run_repeated(env, checked, cfg.contract, reports, policy)
     details: dict[str, Any] = {"flaky_excluded": sorted(flips)}
     broken = [r for r in runs if r.status != "ok"]
     if broken:
         return _invalid(env, f"base-state test run unusable: {broken[0].reason}", details)
-    oracles = cfg.contract.oracles
-    verdict = base_state_check(
-        runs[-1].outcomes,
-        [t for t in oracles.fail_to_pass if t not in flips],
-        [t for t in oracles.pass_to_pass if t not in flips],
+    verdict, reruns = _confirmed_verdict(
+        cfg, runs[-1].outcomes, flips, rerunner(env, checked, cfg.contract, reports, policy)
     )
+    flips |= flaky_ids(reruns)
+    details = {"flaky_excluded": sorted(flips), "reruns": [r.model_dump() for r in reruns]}
+    if verdict.valid and verdict.uncollected:
+        verdict, details["reference_check"] = _in_reference(cfg, progress, env, verdict)
     if not verdict.valid:
         details["base_state"] = verdict.model_dump()
         return _invalid(env, "task invalid: " + "; ".join(verdict.reasons), details)
@@ -74,6 +83,74 @@ def _check_base(
         checks=(Check(name="environment_reproduced", status="passed"),),
         details={**details, "base_state": verdict.model_dump()},
     )
+
+
+def _in_reference(
+    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment, verdict: BaseCheck
+) -> tuple[BaseCheck, str]:
+    """Run the files that did not collect at the base in the reference state: do their ids exist?
+
+    Returns the verdict (:func:`repogate.oracles.grading.confirm_in_reference`) and a note for the
+    record. Without a reference, or when it does not apply, the ids stay counted as failing.
+    """
+    source = cfg.contract.reference
+    if source is None:
+        return verdict, "no reference: ids of files not collectable at the base are not confirmed"
+    tree = cfg.work / "reference-hidden"
+    try:
+        reference = load_patch(source, cfg.contract, cfg.source)
+        reference_tree(
+            workspace(cfg),
+            progress.base,
+            reference,
+            progress.hidden,
+            progress.hidden_paths,
+            tree,
+        )
+    except (PatchApplyError, ContractError) as exc:
+        return verdict, f"the reference does not apply, ids not confirmed: {exc}"
+    ran = run_tests(
+        env,
+        tree,
+        cfg.contract.oracles.test_command,
+        verdict.uncollected,
+        cfg.evidence / "tests-reference",
+        oracle_policy(cfg),
+    )
+    if ran.status != "ok":
+        return verdict, f"the reference's run is unusable, ids not confirmed: {ran.reason}"
+    confirmed = confirm_in_reference(verdict, ran.outcomes)
+    return (
+        confirmed,
+        f"{len(verdict.uncollected)} id(s) of files not collectable at the base checked in the reference state",
+    )
+
+
+def _confirmed_verdict(
+    cfg: AttemptConfig, outcomes: dict[str, TestOutcome], flips: set[str], run: Runner
+) -> tuple[BaseCheck, tuple[Rerun, ...]]:
+    """Check the base state; rerun the ids with the wrong outcome first (they may be flaky).
+
+    A PASS_TO_PASS test that does not pass, or a FAIL_TO_PASS test that does not fail, is run
+    again (:func:`repogate.oracles.reruns.rerun`); one that flips is flaky and left out, not a
+    reason to call the task invalid.
+    """
+    oracles = cfg.contract.oracles
+
+    def check(left_out: set[str]) -> BaseCheck:
+        return base_state_check(
+            outcomes,
+            [t for t in oracles.fail_to_pass if t not in left_out],
+            [t for t in oracles.pass_to_pass if t not in left_out],
+        )
+
+    verdict = check(flips)
+    wrong = [*verdict.not_failing, *verdict.not_passing]
+    if not wrong:
+        return verdict, ()
+    observed, _matched, _invalid = observe_ids(outcomes, wrong)
+    reruns = rerun(observed, run, "base")
+    return check(flips | flaky_ids(reruns)), reruns
 
 
 def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:

@@ -11,7 +11,7 @@ from repogate.gates.sentinel import SentinelInputs, check_sentinel
 from repogate.gates.sentinel._history import TestRunner
 from repogate.gates.sentinel._survival import CommandRunner, MatrixRunner
 from repogate.gates.verification import graded_tree
-from repogate.oracles.pytest_runner import run_tests
+from repogate.oracles.pytest_runner import TestRun, run_isolating, run_tests
 from repogate.pipeline import (
     AttemptConfig,
     AttemptProgress,
@@ -29,25 +29,23 @@ from repogate.sandbox import ExecResult, SandboxPolicy
 def _history_runner(cfg: AttemptConfig, progress: AttemptProgress) -> TestRunner:
     """Run test files for the sentinel, in the attempt's environment and test sandbox.
 
-    A run without a trustworthy report gives no outcomes. In history that makes the step an
-    ``error`` (its tests cannot be collected there); on a replayed state, where the same files ran
-    in the same environment in history, it counts as the candidate's regression (a hang or a
+    Files are counted one by one: a file that fails to collect (or whose conftest cannot be
+    imported) is reported as an ``error`` under its path and hides no other file's results
+    (:func:`~repogate.oracles.pytest_runner.run_isolating`). In history such a file is left out of
+    the step (it cannot be collected there); on a replayed state, where the same files ran in the
+    same environment in history, a missing result counts as the candidate's regression (a hang or a
     collection crash the candidate brought in).
     """
     env = progress.workspace_env
     counter = iter(range(1_000_000))
 
     def run_tests_in(checkout: Path, tests: Sequence[str]) -> Mapping[str, str]:
-        report = cfg.work / "sentinel-reports" / str(next(counter))
-        ran = run_tests(
-            env,
-            checkout,
-            cfg.contract.oracles.test_command,
-            list(tests),
-            report,
-            oracle_policy(cfg),
-        )
-        return ran.outcomes if ran.status == "ok" else {}
+        def once(files: Sequence[str]) -> TestRun:
+            report = cfg.work / "sentinel-reports" / str(next(counter))
+            command = cfg.contract.oracles.test_command
+            return run_tests(env, checkout, command, list(files), report, oracle_policy(cfg))
+
+        return run_isolating(once, list(tests))
 
     return run_tests_in
 

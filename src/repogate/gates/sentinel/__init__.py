@@ -14,8 +14,11 @@ change, did not establish the intended successor state. The sentinel observes a 
    steps after it are ``blocked``); or ``empty`` (the follow-up changes nothing; not a failure).
 3. **regressions**: after each replayed step, the tests that passed at that follow-up commit in real
    history run on the replayed state; one that does not pass is a regression attributed to the
-   candidate (:mod:`repogate.gates.sentinel._history`, which also caches the history's results). A step
-   whose tests cannot be collected in history is an ``error`` for that step, not a regression.
+   candidate (:mod:`repogate.gates.sentinel._history`, which also caches the history's results). Files are
+   counted one by one: a file that cannot be collected in history (it needs a plugin the base's
+   environment lacks, or sits under a conftest importing an uninstalled package) is left out of the
+   step with a note, and the other files' results stand. A step none of whose selected files can be
+   collected in history is an ``error`` for that step, not a regression.
 4. **matrix**: the focused and regression tests on each Python version the contract lists.
 
 The check ``post_merge_sentinel_passed`` fails on a semantic conflict, a regression, lost intent
@@ -82,12 +85,16 @@ class StepRecord(FrozenModel):
         parent: the parent its change was taken against.
         subject: its subject line.
         replay: how the change applied (see the module docstring).
-        status: the step as a whole: ``replay``, except that a replayed step whose history could
-            not be collected is ``error`` and one with regressions is ``regressed``.
+        status: the step as a whole: ``replay``, except that a replayed step none of whose
+            selected files could be collected in history is ``error`` and one with regressions
+            is ``regressed``.
         conflicts: conflicted files, changelog and semantic.
         tree: the state after the step (None when blocked or conflicted).
         tests: the test files selected.
-        tests_outcome: ``passed``, ``regressed``, ``error`` (not collectable in history) or
+        uncollectable: selected files that failed to collect in history (a plugin or package the
+            environment lacks): left out of the step, counted per file, named in ``detail``.
+        tests_outcome: ``passed``, ``regressed``, ``error`` (no selected file collectable in
+            history) or
             ``none`` (nothing selected, or not run).
         history_cached: True when the history's results came from the cache.
         history_passed: how many tests passed at the follow-up in real history.
@@ -103,6 +110,7 @@ class StepRecord(FrozenModel):
     conflicts: tuple[ConflictFile, ...] = ()
     tree: str | None = None
     tests: tuple[str, ...] = ()
+    uncollectable: tuple[str, ...] = ()
     tests_outcome: TestsOutcome = "none"
     history_cached: bool = False
     history_passed: int = 0
@@ -191,11 +199,13 @@ def _with_tests(
         else []
     )
     notes += [f"not collectable at {follow.sha[:12]} in history: {', '.join(bad)}"] if bad else []
-    outcome: TestsOutcome = "regressed" if regressed else "error" if bad else "passed"
-    status: StepStatus = "regressed" if regressed else "error" if bad else record.replay
+    nothing = not good  # every selected file failed to collect in history: nothing was observed
+    outcome: TestsOutcome = "regressed" if regressed else "error" if nothing else "passed"
+    status: StepStatus = "regressed" if regressed else "error" if nothing else record.replay
     return record.model_copy(
         update={
             "tests": files,
+            "uncollectable": bad,
             "tests_outcome": outcome,
             "status": status,
             "history_cached": cached,

@@ -10,7 +10,9 @@ follow-up's author saw pass. A test file is a ``.py`` file named ``test_*.py`` o
 The tests that passed at ``C`` in real history are the yardstick; a test among them that does not
 pass on the replayed state is a regression attributed to the candidate. A selected file that yields
 no result at all in history (or only a file-level error: a collection error) cannot be collected
-there; that step is an ``error`` (the evaluator's or the history's), never a regression.
+there (:func:`uncollected`); it is left out, file by file, and the other files' results stand. A
+step none of whose files can be collected is an ``error`` (the evaluator's or the history's), never
+a regression.
 
 History results depend only on the commit, the environment and the selection, so they are cached on
 disk under ``sha256(commit, environment digest, selection)``; repeated attempts read them back.
@@ -28,6 +30,9 @@ from pathlib import Path, PurePosixPath
 
 from repogate import git
 from repogate.oracles.junit import match_ids
+
+RULES = "per-file-collection"
+"""How history results are collected: part of their cache key (see :meth:`HistoryCache.key`)."""
 
 TestRunner = Callable[[Path, Sequence[str]], Mapping[str, str]]
 """Runs tests: ``(checkout folder, test files or ids) -> {pytest node id: outcome}``.
@@ -115,8 +120,14 @@ class HistoryCache:
 
     @staticmethod
     def key(commit: str, environment_digest: str, files: Sequence[str]) -> str:
-        """Return the cache key: sha256 (hex) over the commit, environment digest and selection."""
-        payload = json.dumps([commit, environment_digest, sorted(files)], separators=(",", ":"))
+        """Return the cache key: sha256 (hex) over the commit, environment digest and selection.
+
+        The key also holds :data:`RULES`, so results recorded under older collection rules (a
+        whole session lost to one file) are not read back.
+        """
+        payload = json.dumps(
+            [RULES, commit, environment_digest, sorted(files)], separators=(",", ":")
+        )
         return hashlib.sha256(payload.encode()).hexdigest()
 
     def _path(self, key: str) -> Path:

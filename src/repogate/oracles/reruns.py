@@ -1,0 +1,108 @@
+"""Rerun policy for failures: a failure is charged only when it reproduces; a flip is flaky.
+
+SWE-bench runs each test once, so there a PASS_TO_PASS test that fails now and then marks even the
+reference solution unresolved. A fixed number of repeats made up front (the contract's ``repeat``)
+only catches a flaky test when the repeats happen to disagree, which at low failure rates they
+usually do not. So reruns are triggered by the failure itself:
+
+1. **On the candidate**: every PASS_TO_PASS id that did not pass (and is not already excluded) is
+   run again, up to :data:`RERUNS` more times, stopping as soon as each has flipped. An id whose
+   outcome differs from its first one in any rerun is flaky.
+2. **At the base**: every id still failing on the candidate after step 1 is run again at the base
+   (hidden tests applied), up to :data:`RERUNS` times, stopping as soon as each has flipped. The
+   base-state check saw it pass; a failure here makes it flaky at the base.
+3. **At the base-state check**: an id with the wrong base outcome (a PASS_TO_PASS test that does
+   not pass, a FAIL_TO_PASS test that does not fail) is run again the same way before the task is
+   called invalid.
+
+Flaky ids are left out of the verdict with a :class:`Rerun` record (its outcome sequence), whatever
+``repeat`` is. A rerun whose report cannot be used (a timeout, no report) ends the reruns of that
+state without concluding anything: the first outcome stands.
+
+Cost: nothing when every graded test has the expected outcome. A real regression costs at most
+``2 * RERUNS`` runs of the files holding the failing ids only (the runner selects files). For a test
+that fails with probability ``p`` whatever the code, the chance it is still charged is
+``p ** (1 + RERUNS) * (1 - p) ** RERUNS``: with ``RERUNS = 4``, 0.13 % at ``p = 0.4`` and
+at most 0.21 % for any ``p`` (at ``p = 5/9``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Literal
+
+from repogate._model import FrozenModel
+from repogate.oracles.grading import Observed, observe_ids
+from repogate.oracles.junit import TestOutcome
+
+RERUNS = 4
+"""More runs, at most, of a failing id in one state (candidate or base); see the module docs."""
+
+Runner = Callable[[Sequence[str], int], Mapping[str, TestOutcome] | None]
+"""Runs the files of the given ids once more (the int numbers the rerun, for its report folder);
+returns node id -> outcome, or None when the run gave no usable report."""
+
+
+class Rerun(FrozenModel):
+    """The record of one id's reruns in one state.
+
+    Attributes:
+        test_id: the id as the contract names it.
+        state: ``candidate`` or ``base`` (base plus hidden tests).
+        outcomes: the first outcome, then one per rerun, in order.
+        flaky: the outcomes differ, so the id is left out of the verdict.
+    """
+
+    test_id: str
+    state: Literal["candidate", "base"]
+    outcomes: tuple[Observed, ...]
+    flaky: bool
+
+
+def rerun(
+    first: Mapping[str, Observed],
+    run: Runner,
+    state: Literal["candidate", "base"],
+    reruns: int = RERUNS,
+) -> tuple[Rerun, ...]:
+    """Run the ids of ``first`` again until each has flipped or ``reruns`` runs are done.
+
+    Args:
+        first: each id to rerun mapped to the outcome it had (the one in question).
+        run: the runner for this state (see :data:`Runner`).
+        state: recorded in each :class:`Rerun`.
+        reruns: more runs at most.
+
+    Returns:
+        One record per id of ``first``, in its order; ``flaky`` when some rerun's outcome differs.
+    """
+    seen: dict[str, list[Observed]] = {t: [o] for t, o in first.items()}
+    pending = list(first)
+    for n in range(reruns):
+        if not pending:
+            break
+        outcomes = run(pending, n)
+        if outcomes is None:
+            break
+        observed, _matched, _invalid = observe_ids(outcomes, pending)
+        for test_id in pending:
+            seen[test_id].append(observed[test_id])
+        pending = [t for t in pending if len(set(seen[t])) == 1]
+    return tuple(
+        Rerun(test_id=t, state=state, outcomes=tuple(o), flaky=len(set(o)) > 1)
+        for t, o in seen.items()
+    )
+
+
+def flaky_ids(records: Sequence[Rerun]) -> set[str]:
+    """Return the ids the records found flaky."""
+    return {r.test_id for r in records if r.flaky}
+
+
+def describe(records: Sequence[Rerun]) -> str:
+    """Return one line naming each flaky id with its outcomes; empty when none flipped.
+
+    Example: ``flips on reruns: t.py::test_x (base: passed, failed)``.
+    """
+    flips = [f"{r.test_id} ({r.state}: {', '.join(r.outcomes)})" for r in records if r.flaky]
+    return "flips on reruns: " + ", ".join(flips) if flips else ""

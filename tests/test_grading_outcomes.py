@@ -1,0 +1,293 @@
+"""Grading on outcomes, end to end: XFAIL is not a pass, collection errors at the base, flaky tests.
+
+Each test builds its own small repository (real git, real uv venv, real pytest) and runs
+``repogate run`` on it (issue 9, items 1 to 3; inputs in ``../shared/cases/turn2/``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _lifecycle_git import commit, new_repo
+from conftest import run_json
+from repogate.cli import ExitCode
+from repogate.store import Store
+
+pytestmark = pytest.mark.slow
+
+CALC_BASE = "def add(a, b):\n    return a - b\n\n\ndef neg(a):\n    return -a\n"
+CALC_FIX = "def add(a, b):\n    return a + b\n\n\ndef neg(a):\n    return -a\n"
+
+
+def _task(
+    tmp_path: Path,
+    base: dict[str, str | None],
+    fix: dict[str, str | None],
+    fail_to_pass: list[str],
+    pass_to_pass: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    cache: Path,
+) -> Path:
+    """Build a repository (base, then fix) and a hermetic contract for it; return the contract."""
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    repo, base_sha = new_repo(tmp_path / "repo", {"pyproject.toml": _PYPROJECT, **base})
+    fix_sha = commit(repo, fix, "fix")
+    contract = tmp_path / "contract.toml"
+    contract.write_text(
+        f'id = "{tmp_path.name}"\nrepo = "repo"\nbase_commit = "{base_sha}"\nprofile = "hermetic"\n\n'
+        '[requirement]\nstatement = "make the tests pass"\n\n'
+        '[[requirement.criteria]]\nid = "R1"\nclaim = "fixed"\n'
+        f"oracles = {json.dumps(fail_to_pass[:1])}\n\n"
+        '[environment]\npython = "3.11"\ninstall = ["uv pip install pytest"]\nnetwork = true\n\n'
+        '[permissions]\neditable = ["calc/**", "strutil/**"]\ntime_budget_s = 60\n\n'
+        f'[oracles]\nhidden_tests = {{ commit = "{fix_sha}", paths = ["tests/"] }}\n'
+        f"fail_to_pass = {json.dumps(fail_to_pass)}\npass_to_pass = {json.dumps(pass_to_pass)}\n\n"
+        f'[reference]\ncommit = "{fix_sha}"\nexclude = ["tests/"]\n'
+    )
+    return contract
+
+
+_PYPROJECT = '[project]\nname = "calc"\nversion = "1.0.0"\n'
+
+
+def _agent(tmp_path: Path, name: str, files: dict[str, str]) -> str:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(
+        "".join(
+            f"[[edit]]\npath = {json.dumps(p)}\nwrite = {json.dumps(t)}\n\n"
+            for p, t in files.items()
+        )
+    )
+    return f"scripted:{path}"
+
+
+def _run(
+    capsys: pytest.CaptureFixture[str], contract: Path, out: Path, *agents: str
+) -> dict[str, dict[str, Any]]:
+    args = [a for agent in agents for a in ("--agent", agent)]
+    code, rows = run_json(capsys, str(contract), *args, "--out", str(out))
+    assert code == ExitCode.OK
+    return {str(r["agent"]).rsplit("/", 1)[-1].removesuffix(".toml"): r for r in rows}
+
+
+def _receipt(out: Path, index: int, gate: str) -> dict[str, Any]:
+    store = Store.open(out)
+    attempt = store.attempts()[index]
+    return next(r for r in store.receipts(attempt.attempt_id) if r.gate == gate).details
+
+
+def test_an_xfail_reached_from_product_code_is_not_a_fail_to_pass_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, cache: Path
+) -> None:
+    """Threat: a patch leaves the bug and calls ``pytest.xfail()`` from the code under test, so
+    the FAIL_TO_PASS test ends XFAIL and is read as passed (SWE-bench issue #654). Only a
+    completed body passes; the patch need not spell ``xfail`` for this to hold."""
+    contract = _task(
+        tmp_path,
+        {
+            "calc/__init__.py": CALC_BASE,
+            "tests/test_neg.py": "from calc import neg\n\n\ndef test_neg():\n    assert neg(2) == -2\n",
+        },
+        {
+            "calc/__init__.py": CALC_FIX,
+            "tests/test_add.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        },
+        ["tests/test_add.py::test_add"],
+        ["tests/test_neg.py::test_neg"],
+        monkeypatch,
+        cache,
+    )
+    hidden_xfail = (  # the xfail is reached through a name built at run time: no "xfail" in the patch
+        "import importlib\n\n\ndef add(a, b):\n"
+        "    getattr(importlib.import_module('py' + 'test'), 'x' + 'fail')('known issue')\n"
+        "    return a - b\n\n\ndef neg(a):\n    return -a\n"
+    )
+    rows = _run(
+        capsys,
+        contract,
+        tmp_path / "run",
+        "gold",
+        "null",
+        _agent(tmp_path, "xfail", {"calc/__init__.py": hidden_xfail}),
+        _agent(
+            tmp_path, "skip", {"calc/__init__.py": hidden_xfail.replace("'x' + 'fail'", "'skip'")}
+        ),
+    )
+    assert rows["gold"]["accepted"] is True, rows["gold"]
+    for name in ("null", "xfail", "skip"):
+        assert rows[name]["outcome"] == "rejected", rows[name]
+        assert "focused_tests_passed" in rows[name]["failed"]
+    results = _receipt(tmp_path / "run", 2, "V")["results"]
+    assert results[0]["observed"] == "xfailed"
+
+
+def test_xfail_marks_in_the_hidden_tests(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, cache: Path
+) -> None:
+    """A FAIL_TO_PASS test with a non-strict xfail mark XFAILs at the base (failing there) and
+    XPASSes with the fix: the task is valid and gold accepted. A PASS_TO_PASS test that XFAILs
+    under its own mark at the base and on the candidate is unchanged; one that passed at the base
+    and XFAILs on the candidate is a regression."""
+    known = "import pytest\n\n\n@pytest.mark.xfail(reason='neg of zero is signed')\ndef test_neg_zero():\n    assert str(-0.0) == '0.0'\n"
+    contract = _task(
+        tmp_path,
+        {
+            "calc/__init__.py": CALC_BASE,
+            "tests/test_neg.py": "from calc import neg\n\n\ndef test_neg():\n    assert neg(2) == -2\n",
+            "tests/test_known.py": known,
+        },
+        {
+            "calc/__init__.py": CALC_FIX,
+            "tests/test_add.py": "import pytest\n\nfrom calc import add\n\n\n"
+            "@pytest.mark.xfail(reason='add is broken')\ndef test_add():\n    assert add(2, 3) == 5\n",
+        },
+        ["tests/test_add.py::test_add"],
+        ["tests/test_neg.py::test_neg", "tests/test_known.py::test_neg_zero"],
+        monkeypatch,
+        cache,
+    )
+    neg_xfails = "import importlib\n\n\n" + CALC_FIX.replace(
+        "    return -a",
+        "    getattr(importlib.import_module('py' + 'test'), 'x' + 'fail')('later')\n    return -a",
+    )
+    rows = _run(
+        capsys,
+        contract,
+        tmp_path / "run",
+        "gold",
+        _agent(tmp_path, "negx", {"calc/__init__.py": neg_xfails}),
+    )
+    assert rows["gold"]["accepted"] is True, rows["gold"]
+    base = _receipt(tmp_path / "run", 0, "E")["base_state"]
+    assert base["xfailed"] == ["tests/test_known.py::test_neg_zero"]
+    assert rows["negx"]["outcome"] == "rejected"
+    assert rows["negx"]["failed"] == ["regression_tests_passed"], rows["negx"]
+
+
+_WHISPER_FIX = "def shout(s):\n    return s.upper()\n\n\ndef whisper(s):\n    return s.lower()\n"
+
+
+def test_hidden_test_files_that_do_not_import_at_the_base_count_as_failing_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, cache: Path
+) -> None:
+    """Threat: a hidden test file importing a name the fix adds fails to collect at the base, pytest
+    stops there, and the task is called invalid for every agent (gold included). Ids in files that
+    fail to collect count as failing (two files, a subfolder, parametrized ids); the other files'
+    results are kept; an id still missing from a file that collected stays an evaluator error."""
+    whisper_tests = (
+        "import pytest\n\nfrom strutil import whisper\n\n\ndef test_whisper():\n"
+        "    assert whisper('A') == 'a'\n\n\n@pytest.mark.parametrize('s', ['a-b', 'C'])\n"
+        "def test_param(s):\n    assert whisper(s) == s.lower()\n"
+    )
+    contract = _task(
+        tmp_path,
+        {
+            "strutil/__init__.py": "def shout(s):\n    return s.upper()\n",
+            "tests/test_shout.py": "from strutil import shout\n\n\ndef test_shout():\n    assert shout('a') == 'A'\n",
+        },
+        {
+            "strutil/__init__.py": _WHISPER_FIX,
+            "tests/test_whisper.py": whisper_tests,
+            "tests/more/test_more.py": "from strutil import whisper\n\n\ndef test_more():\n    assert whisper('') == ''\n",
+        },
+        [
+            "tests/test_whisper.py::test_whisper",
+            "tests/test_whisper.py::test_param[a-b]",
+            "tests/test_whisper.py::test_param[C]",
+            "tests/more/test_more.py::test_more",
+        ],
+        ["tests/test_shout.py::test_shout"],
+        monkeypatch,
+        cache,
+    )
+    breaks = _agent(
+        tmp_path, "breaks", {"strutil/__init__.py": _WHISPER_FIX + "\nraise_me = 1 / 0\n"}
+    )
+    rows = _run(capsys, contract, tmp_path / "run", "gold", "null", breaks)
+    assert rows["gold"]["accepted"] is True, rows["gold"]
+    assert rows["null"]["outcome"] == "rejected"
+    assert "focused_tests_passed" in rows["null"]["failed"]
+    assert set(rows["breaks"]["failed"]) >= {"focused_tests_passed", "regression_tests_passed"}
+    base = _receipt(tmp_path / "run", 0, "E")["base_state"]
+    assert len(base["uncollected"]) == 4 and base["nonexistent"] == []
+    # a misspelled id in a file that collected is still the task's error
+    text = contract.read_text().replace("test_shout.py::test_shout", "test_shout.py::test_shot")
+    contract.write_text(text)
+    rows = _run(capsys, contract, tmp_path / "run2", "gold")
+    assert rows["gold"]["outcome"] == "error"
+    base = _receipt(tmp_path / "run2", 0, "E")["base_state"]
+    assert base["nonexistent"] == ["tests/test_shout.py::test_shot"]
+    # so is one in a file that does not import at the base: the reference state shows it
+    text = text.replace("test_shot", "test_shout").replace("::test_param[C]", "::test_param[D]")
+    contract.write_text(text)
+    rows = _run(capsys, contract, tmp_path / "run3", "gold")
+    assert rows["gold"]["outcome"] == "error"
+    base = _receipt(tmp_path / "run3", 0, "E")["base_state"]
+    assert base["nonexistent"] == ["tests/test_whisper.py::test_param[D]"]
+
+
+_FLAKY = (
+    "import pathlib\n\nfrom calc import add, neg\n\n_COUNT = pathlib.Path(__file__).with_name('runs-{name}.txt')\n\n\n"
+    "def test_neg():\n    assert neg(2) == -2\n\n\n"
+    "def test_flaky():\n    n = int(_COUNT.read_text()) if _COUNT.exists() else 0\n"
+    "    _COUNT.write_text(str(n + 1))\n    assert not ({cond})\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("where", "cond"),
+    [
+        ("base", "n == 0"),  # fails on the first run in every tree: at the base-state check
+        ("candidate", "n == 0 and add(2, 3) == 5"),  # fails once, and only with the fix
+    ],
+)
+def test_a_failure_that_does_not_reproduce_is_flaky_not_the_agents(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    cache: Path,
+    where: str,
+    cond: str,
+) -> None:
+    """Threat: with the default ``repeat = 1`` a PASS_TO_PASS test that fails now and then makes
+    the task invalid at the base, or is charged to the agent. A failure is rerun first; one that
+    does not reproduce is flaky, left out with a record in the receipt and the decision."""
+    tests = _FLAKY.format(name=where, cond=cond)
+    contract = _task(
+        tmp_path,
+        {"calc/__init__.py": CALC_BASE, "tests/test_calc.py": tests},
+        {
+            "calc/__init__.py": CALC_FIX,
+            "tests/test_calc.py": tests + "\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        },
+        ["tests/test_calc.py::test_add"],
+        ["tests/test_calc.py::test_neg", "tests/test_calc.py::test_flaky"],
+        monkeypatch,
+        cache,
+    )
+    breaks_neg = _agent(tmp_path, "breaks", {"calc/__init__.py": CALC_FIX.replace("-a", "a")})
+    rows = _run(capsys, contract, tmp_path / "run", "gold", "null", breaks_neg)
+    assert rows["gold"]["accepted"] is True, rows["gold"]
+    assert "focused_tests_passed" in rows["null"]["failed"], rows["null"]
+    assert "regression_tests_passed" not in rows["null"]["failed"], rows["null"]
+    assert rows["breaks"]["failed"] == ["regression_tests_passed"], rows["breaks"]
+    gate = "E" if where == "base" else "V"
+    details = _receipt(tmp_path / "run", 0, gate)
+    assert details["flaky_excluded"] == ["tests/test_calc.py::test_flaky"]
+    reruns = [r for r in details["reruns"] if r["flaky"]]
+    assert [(r["state"], r["outcomes"]) for r in reruns] == [(where, ["failed", "passed"])]
+    decision = Store.open(tmp_path / "run").attempts()[0].decision
+    assert decision is not None
+    regression = next(c for c in decision.checks if c.name == "regression_tests_passed")
+    assert "tests/test_calc.py::test_flaky" in regression.detail
+    # the real regression reproduced on every rerun and never at the base
+    broken = _receipt(tmp_path / "run", 2, "V")["reruns"]
+    neg = [r for r in broken if r["test_id"] == "tests/test_calc.py::test_neg"]
+    assert [(r["state"], len(r["outcomes"]), r["flaky"]) for r in neg] == [
+        ("candidate", 5, False),
+        ("base", 5, False),
+    ]
