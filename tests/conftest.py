@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from repogate import sandbox
 from repogate.cli import main
 from repogate.tasks.scenarios import BuiltScenario, build_scenario
 
@@ -45,7 +47,24 @@ def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[
     return code, json.loads(capsys.readouterr().out)
 
 
+HAS_BWRAP = sandbox.isolation(False).kind == "bwrap"
+
 requires_bwrap = pytest.mark.skipif(
-    "os.environ.get('REPOGATE_SANDBOX', 'auto') not in ('auto', 'bwrap') or __import__('shutil').which('bwrap') is None",
-    reason="filesystem restriction needs bubblewrap (without it the manifest says so)",
+    not HAS_BWRAP,
+    reason="needs bubblewrap (bwrap) working here: the file-system allowlist is its job; "
+    "without it repogate refuses untrusted code unless weak isolation is allowed",
 )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _weak_isolation_where_no_bwrap() -> Iterator[None]:
+    # On a machine without bubblewrap the suite runs its own fake agents and scenario code with
+    # the documented switch that allows weak isolation (what a user would pass as a flag); where
+    # bubblewrap works the switch is cleared, so every test runs under the allowlist. Session
+    # scope: module fixtures that run attempts come after it.
+    with pytest.MonkeyPatch.context() as patch:
+        if HAS_BWRAP:
+            patch.delenv(sandbox.WEAK_ENV, raising=False)
+        else:
+            patch.setenv(sandbox.WEAK_ENV, "1")
+        yield

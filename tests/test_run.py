@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import requires_bwrap, run_json
+from conftest import HAS_BWRAP, requires_bwrap, run_json
 from repogate import git
 from repogate.cli import ExitCode, main
 from repogate.store import Store
@@ -537,12 +537,13 @@ def test_agent_tampering_with_its_git_is_its_own_failure_not_a_crash(
     """An agent that writes git configuration meant to run commands in the harness's git (or
     rewrites its refs) must neither crash the evaluator nor reach it: only its files count."""
     agent = tmp_path / "agent.sh"
+    owned = tmp_path / "owned-by-agent"  # only a git run by the harness could create it
     agent.write_text(
         "#!/bin/sh\n"
-        "git config core.fsmonitor 'touch /tmp/repogate-owned-by-agent'\n"
-        "git config filter.x.clean 'touch /tmp/repogate-owned-by-agent'\n"
+        "git commit -q --allow-empty -m mine\n"  # before the hooks: the agent's own git runs none
+        f"git config core.fsmonitor 'touch {owned}'\n"
+        f"git config filter.x.clean 'touch {owned}'\n"
         "echo '* filter=x' > .gitattributes.local\n"
-        "git commit -q --allow-empty -m mine\n"
         "sed -i 's/return settings/return settings  # edited/' confparse/parser.py\n"
     )
     agent.chmod(0o755)
@@ -553,7 +554,7 @@ def test_agent_tampering_with_its_git_is_its_own_failure_not_a_crash(
     assert code == ExitCode.OK
     assert rows[0]["outcome"] == "rejected"  # its edit fixes nothing: the agent's failure
     assert "focused_tests_passed" in rows[0]["failed"]  # type: ignore[operator]
-    assert not Path("/tmp/repogate-owned-by-agent").exists()
+    assert not owned.exists()
     patch = next((out / "attempts").glob("*/patch.diff")).read_text()
     assert "# edited" in patch
 
@@ -715,11 +716,12 @@ def test_commands_compare_clean_trees_not_the_test_tree(
     assert rows[0]["accepted"] is True, rows
 
 
-def test_a_patch_that_rewrites_its_own_evidence_fails_digest_verification(
+def test_a_patch_cannot_rewrite_its_own_evidence_while_its_tests_run(
     parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The patch file reviewers read must be the one evaluated; code run by the tests can reach
-    the evidence folder (its reports go there), so the stored patch is checked at decision."""
+    """The patch file reviewers read must be the one evaluated: code run by the tests cannot
+    write the evidence folder (only the report FIFO there is visible to it), and the stored patch
+    is checked at decision."""
     fixed = git.show_file(parser.repo, parser.commits["fix"], "confparse/parser.py")
     assert fixed is not None
     rewrite = (
@@ -743,5 +745,11 @@ def test_a_patch_that_rewrites_its_own_evidence_fails_digest_verification(
         str(tmp_path / "run"),
     )
     assert code == ExitCode.OK
-    assert rows[0]["accepted"] is False
-    assert "patch_digest_verified" in rows[0]["failed"]  # type: ignore[operator]
+    stored = next((tmp_path / "run" / "attempts").glob("*/patch.diff")).read_text()
+    if not HAS_BWRAP:  # weak isolation: the rewrite lands, and the digest check catches it
+        assert stored == "harmless"
+        assert "patch_digest_verified" in rows[0]["failed"]  # type: ignore[operator]
+        return
+    assert stored.startswith("diff --git")  # not "harmless": the rewrite did not reach it
+    assert "patch_digest_verified" not in rows[0]["failed"]  # type: ignore[operator]
+    assert rows[0]["accepted"] is True  # the fix itself, evaluated as stored

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import requires_bwrap
 from repogate import sandbox
+from repogate.errors import IsolationError
 from repogate.sandbox import SandboxPolicy
 
 PY = sys.executable
@@ -58,6 +59,8 @@ def test_network_is_off_unless_granted(
 ) -> None:
     """Threat: a command without a network grant reaches a server (here the host loopback)."""
     monkeypatch.setenv(sandbox.SANDBOX_ENV, mechanism)
+    if mechanism != "bwrap":
+        monkeypatch.setenv(sandbox.WEAK_ENV, "1")
     off = sandbox.run(_connect(listener), tmp_path, QUICK)
     assert off.isolation.kind == mechanism
     assert off.isolation.network_off
@@ -69,16 +72,30 @@ def test_network_is_off_unless_granted(
     assert granted.stdout == "connected\n"
 
 
-def test_no_isolation_is_said_loudly(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv(sandbox.SANDBOX_ENV, "none")
-    iso = sandbox.isolation(False)
-    assert iso.kind == "none"
-    assert not iso.network_off
-    assert iso.detail.startswith("NETWORK NOT ISOLATED")
-    ran = sandbox.run(["true"], tmp_path, QUICK).isolation
-    assert (ran.kind, ran.network_off) == (iso.kind, iso.network_off)
-    assert ran.detail.startswith("NETWORK NOT ISOLATED")
-    assert "filesystem not restricted" in ran.detail
+@pytest.mark.parametrize("choice", ["none", "unshare"])
+def test_weak_isolation_is_refused_unless_allowed_and_then_said_loudly(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, choice: str
+) -> None:
+    """Threat: without bubblewrap, untrusted code silently runs with the user's files (and, with
+    ``REPOGATE_SANDBOX=none``, the network) open to it."""
+    monkeypatch.setenv(sandbox.SANDBOX_ENV, choice)
+    monkeypatch.delenv(sandbox.WEAK_ENV, raising=False)
+    marker = tmp_path / "ran"
+    with pytest.raises(IsolationError, match="install bubblewrap") as refused:
+        sandbox.run(["touch", str(marker)], tmp_path, QUICK)
+    assert f"{sandbox.SANDBOX_ENV}={choice}" in refused.value.what
+    assert sandbox.WEAK_FLAG in refused.value.fix
+    assert not marker.exists()  # refused before anything ran
+    with sandbox.allowing_weak_isolation("the test's own command"):
+        ran = sandbox.run(["touch", str(marker)], tmp_path, QUICK).isolation
+    assert marker.exists()
+    assert ran.kind == sandbox.isolation(False).kind
+    assert ran.kind in ("none", "unshare")
+    assert "WEAK ISOLATION" in ran.detail
+    assert "allowed by the test's own command" in ran.detail
+    if ran.kind == "none":
+        assert not ran.network_off
+        assert ran.detail.startswith("NETWORK NOT ISOLATED")
 
 
 @requires_bwrap
@@ -99,7 +116,7 @@ def test_read_only_filesystem_except_writable_folders(tmp_path: Path) -> None:
     assert "refused" in result.stdout
     assert (inside / "ok.txt").exists()
     assert not (outside / "bad.txt").exists()
-    assert "filesystem read-only except inside" in result.isolation.detail
+    assert "writable: inside, private HOME and TMPDIR" in result.isolation.detail
 
 
 @requires_bwrap
@@ -111,9 +128,13 @@ def test_hidden_folders_look_empty(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
     policy = QUICK.model_copy(update={"writable": (work,), "hidden": (secret,)})
-    result = sandbox.run(["ls", "-A", str(secret)], work, policy)
+    absent = sandbox.run(["ls", "-A", str(secret)], work, policy)
+    assert absent.returncode == 2  # not granted: it does not exist for the command
+    assert "No such file or directory" in absent.stderr
+    granted = policy.model_copy(update={"readable": (tmp_path,)})
+    result = sandbox.run(["ls", "-A", str(secret)], work, granted)
     assert result.ok, result.stderr
-    assert result.stdout == ""
+    assert result.stdout == ""  # inside a granted folder, a hidden one is shown empty
     assert (secret / "fix.patch").read_text() == "the real fix"
 
 
@@ -189,9 +210,13 @@ def test_timeout_kills_the_whole_group(tmp_path: Path) -> None:
     assert _processes_with(marker) == []
 
 
-def test_timeout_kills_descendants_that_left_the_group(tmp_path: Path) -> None:
-    if sandbox.isolation(False).kind != "bwrap":
-        pytest.skip("only bubblewrap gives the command its own PID namespace")
+@pytest.mark.parametrize("mechanism", _mechanisms())
+def test_timeout_kills_descendants_that_left_the_group(
+    tmp_path: Path, mechanism: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Threat: a command daemonises (``setsid``) and its child outlives the run."""
+    monkeypatch.setenv(sandbox.SANDBOX_ENV, mechanism)
+    monkeypatch.setenv(sandbox.WEAK_ENV, "1")
     marker = _unique_sleep()
     script = f"setsid sleep {marker} & sleep {marker}"
     result = sandbox.run(["sh", "-c", script], tmp_path, SandboxPolicy(timeout_s=1))
@@ -241,6 +266,7 @@ def test_escaped_descendant_holding_the_pipe_does_not_hang_the_harness(
 ) -> None:
     """Threat: a command daemonises a child holding stdout open; the evaluator waits forever."""
     monkeypatch.setenv(sandbox.SANDBOX_ENV, "none")
+    monkeypatch.setenv(sandbox.WEAK_ENV, "1")
     result = sandbox.run(["sh", "-c", "setsid sleep 4 & echo started"], tmp_path, QUICK)
     assert result.ok
     assert result.stdout == "started\n"

@@ -46,7 +46,12 @@ def test_credential_stores_are_hidden(tmp_path: Path, monkeypatch: pytest.Monkey
     work = tmp_path / "work"
     work.mkdir()
     policy = SandboxPolicy(timeout_s=20, writable=(work,))
-    result = sandbox.run([sys.executable, "-c", READ_ALL, str(home)], work, policy)
+    unseen = sandbox.run([sys.executable, "-c", READ_ALL, str(home)], work, policy)
+    assert unseen.ok, unseen.stderr
+    assert unseen.stdout == ""  # not granted: the home folder does not exist for the command
+    # Granted a folder holding them (a repository under the home folder), they stay hidden.
+    granted = policy.model_copy(update={"readable": (home,)})
+    result = sandbox.run([sys.executable, "-c", READ_ALL, str(home)], work, granted)
     assert result.ok, result.stderr
     assert "notes.txt not a secret" in result.stdout  # the test does read the home folder
     leaked = [line for line in result.stdout.splitlines() if "token-of" in line]

@@ -22,6 +22,7 @@ import ast
 import json
 from pathlib import Path
 
+from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_nofollow
 from repogate.errors import EnvironmentBuildError
 
 
@@ -36,10 +37,25 @@ def _under(text: str, base: Path) -> Path | None:
     return path if path.is_relative_to(base) else None
 
 
+def _text(site: Path, relative: str) -> str:
+    """Return a file of ``site`` as text, never following a link the install commands planted.
+
+    Raises:
+        EnvironmentBuildError: the file is a symbolic link.
+    """
+    try:
+        data = read_bytes_nofollow(site, relative)
+    except PlantedLinkError:
+        raise EnvironmentBuildError(
+            f"{relative} in the environment is a symbolic link (not followed)"
+        ) from None
+    return (data or b"").decode("utf-8", "replace")
+
+
 def _finder_roots(finder: Path, base: Path) -> list[Path]:
     """Return the import roots (folder parents) a setuptools editable finder names in ``base``."""
     found: list[Path] = []
-    for node in ast.parse(finder.read_text(encoding="utf-8")).body:
+    for node in ast.parse(_text(finder.parent, finder.name)).body:
         target: ast.expr
         if isinstance(node, ast.AnnAssign) and node.value is not None:
             target, value = node.target, node.value
@@ -58,7 +74,7 @@ def _finder_roots(finder: Path, base: Path) -> list[Path]:
 
 
 def _strip_pth(pth: Path, base: Path, finders: list[str], roots: set[Path]) -> None:
-    lines = pth.read_text(encoding="utf-8").splitlines()
+    lines = _text(pth.parent, pth.name).splitlines()
     keep: list[str] = []
     for line in lines:
         hit = None if line.startswith(("import ", "#")) else _under(line, base)
@@ -69,7 +85,7 @@ def _strip_pth(pth: Path, base: Path, finders: list[str], roots: set[Path]) -> N
     if keep == lines:
         return
     if any(line.strip() for line in keep):
-        pth.write_text("\n".join(keep) + "\n", encoding="utf-8")
+        write_bytes_nofollow(pth.parent, pth.name, ("\n".join(keep) + "\n").encode())
     else:
         pth.unlink()
 
@@ -77,7 +93,7 @@ def _strip_pth(pth: Path, base: Path, finders: list[str], roots: set[Path]) -> N
 def _copied_roots(site: Path, base: Path) -> list[Path]:
     found: list[Path] = []
     for direct in site.glob("*.dist-info/direct_url.json"):
-        info = json.loads(direct.read_text(encoding="utf-8"))
+        info = json.loads(_text(site, str(direct.relative_to(site))) or "{}")
         editable = bool(info.get("dir_info", {}).get("editable"))
         if info.get("url") == base.as_uri() and not editable:
             found.append(base / "src" if (base / "src").is_dir() else base)
@@ -111,7 +127,7 @@ def detach(venv: Path, checkout: Path) -> tuple[str, ...]:
             _strip_pth(pth, base, finders, roots)
         roots.update(_copied_roots(site, base))
         for leftover in [*site.glob("*.pth"), *site.glob("__editable__*")]:
-            if leftover.is_file() and str(base) in leftover.read_text("utf-8", errors="replace"):
+            if not leftover.is_dir() and str(base) in _text(site, leftover.name):
                 raise EnvironmentBuildError(
                     f"{leftover.name} still points the environment at the build checkout; "
                     "this kind of editable install is not supported"

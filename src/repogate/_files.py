@@ -1,12 +1,22 @@
-"""Reading the user's input files with one-line errors: the shared edge of every loader.
+"""Reading files: the user's input with one-line errors, and untrusted folders without links.
 
 Each loader (contract, evidence, reviews, predictions, scripted agents) reads a file and validates
-it with pydantic; these helpers turn the two foreign failures (``OSError``, ``ValidationError``)
-into the message our errors carry, so every loader says it the same way.
+it with pydantic; :func:`read_text` and :func:`first_problem` turn the two foreign failures
+(``OSError``, ``ValidationError``) into the message our errors carry, so every loader says it the
+same way.
+
+Files in a folder untrusted code could touch (the agent's workspace and output folder, test trees)
+are read and written with :func:`read_bytes_nofollow` and :func:`write_bytes_nofollow` only: a
+symbolic link planted there is refused (:class:`PlantedLinkError`) or replaced, never followed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+import secrets
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,3 +50,194 @@ def first_problem(exc: ValidationError) -> str:
     key = ".".join(str(part) for part in first["loc"]) or "(top level)"
     more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
     return f"key {key!r}: {first['msg']}{more}"
+
+
+# --- Files in folders untrusted code could touch -------------------------------------------------
+#
+# The agent writes its workspace and its output folder; the candidate's code, run by the tests,
+# writes the test trees. The harness runs with the user's rights outside every sandbox, so a link
+# planted there (``agent.stdout.txt -> ~/.bashrc``, ``tests -> /``) must never redirect a read or a
+# write of the harness. Every such access goes through these helpers: the folder the caller names
+# is opened by path (it is the harness's own), each component below it is opened relative to its
+# parent's descriptor with ``O_NOFOLLOW`` (``openat``), and a write lands by ``rename`` of a fresh
+# file, which replaces a planted link instead of writing through it.
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class PlantedLinkError(OSError):
+    """A path below a harness folder is a symbolic link, or passes through one: never followed.
+
+    Attributes:
+        path: the path as the caller named it (folder / relative path).
+    """
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(errno.ELOOP, f"{path} is a symbolic link (not followed)")
+        self.path = path
+
+
+def _parts(relative: str | Path) -> list[str]:
+    parts = [p for p in Path(relative).parts if p not in ("", ".")]
+    if not parts or Path(relative).is_absolute() or ".." in parts:
+        raise ValueError(f"{relative!s} is not a relative path inside its folder")
+    return parts
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _open_folder(folder: Path, parts: list[str], make: bool) -> int:
+    """Return a descriptor of ``folder/parts...`` opened without following a link below ``folder``.
+
+    Raises:
+        PlantedLinkError: a component is a symbolic link.
+        OSError: a component is missing (and ``make`` is False) or no folder.
+    """
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for done, part in enumerate(parts):
+            if make:
+                if _is_link(part, fd):  # replaced by a real folder, never entered
+                    os.unlink(part, dir_fd=fd)
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o755, dir_fd=fd)
+            try:
+                below = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError:
+                if _is_link(part, fd):
+                    raise PlantedLinkError(folder.joinpath(*parts[: done + 1])) from None
+                raise
+            os.close(fd)
+            fd = below
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_bytes_nofollow(
+    folder: Path, relative: str | Path, cap: int | None = None, *, head: bool = False
+) -> bytes | None:
+    """Read ``folder/relative`` without following a link anywhere below ``folder``.
+
+    Args:
+        folder: a harness folder (opened by path).
+        relative: the file's path inside it (no ``..``, not absolute).
+        cap: bytes read at most; a longer file raises ``OSError(EFBIG)``. None reads it whole.
+        head: with ``cap``, return the first ``cap`` bytes of a longer file instead of raising.
+
+    Returns:
+        The bytes, or None when the file (or a folder on the way) does not exist.
+
+    Raises:
+        PlantedLinkError: the file, or a folder on the way, is a symbolic link.
+        OSError: the path is not a regular file (a FIFO, a device, a folder), or it is too large.
+        ValueError: ``relative`` leaves the folder.
+    """
+    *folders, name = _parts(relative)
+    try:
+        dir_fd = _open_folder(folder, folders, make=False)
+    except FileNotFoundError:
+        return None
+    try:
+        try:
+            fd = os.open(
+                name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd
+            )
+        except FileNotFoundError:
+            return None
+        except OSError:
+            if _is_link(name, dir_fd):
+                raise PlantedLinkError(folder / relative) from None
+            raise
+    finally:
+        os.close(dir_fd)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, f"{folder / relative} is not a regular file")
+        data = handle.read() if cap is None else handle.read(cap + 1)
+    if cap is not None and len(data) > cap:
+        if head:
+            return data[:cap]
+        raise OSError(errno.EFBIG, f"{folder / relative} is larger than {cap} bytes")
+    return data
+
+
+def write_bytes_nofollow(
+    folder: Path, relative: str | Path, data: bytes, *, make_parents: bool = False
+) -> bool:
+    """Write ``data`` to ``folder/relative`` without following a link anywhere below ``folder``.
+
+    The bytes go to a fresh file (``O_CREAT | O_EXCL``) renamed over the name, so a link planted
+    at the name is replaced, never written through; a link planted on a folder on the way is
+    refused. A regular file replaced keeps its permission bits.
+
+    Args:
+        folder: a harness folder (opened by path).
+        relative: the file's path inside it (no ``..``, not absolute).
+        data: the bytes.
+        make_parents: create missing folders on the way (each made and entered without
+            following links); a link standing for a folder on the way is replaced by a folder.
+
+    Returns:
+        True when a symbolic link stood at the name and was replaced (record it).
+
+    Raises:
+        PlantedLinkError: a folder on the way is a symbolic link (without ``make_parents``).
+        OSError: the file cannot be written (a folder stands at the name, a full disk).
+        ValueError: ``relative`` leaves the folder.
+    """
+    *folders, name = _parts(relative)
+    dir_fd = _open_folder(folder, folders, make=make_parents)
+    try:
+        try:
+            before = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            before = None
+        replaced = before is not None and stat.S_ISLNK(before.st_mode)
+        mode = stat.S_IMODE(before.st_mode) if before and stat.S_ISREG(before.st_mode) else 0o644
+        tmp = f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        fd = os.open(
+            tmp,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+            0o644,
+            dir_fd=dir_fd,
+        )
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                os.fchmod(fd, mode)  # a rewritten file keeps its mode (an executable stays one)
+                handle.write(data)
+            os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dir_fd)
+            raise
+    finally:
+        os.close(dir_fd)
+    return replaced
+
+
+def unlink_nofollow(folder: Path, relative: str | Path) -> None:
+    """Remove ``folder/relative`` (a link is removed itself) without following a link on the way.
+
+    Missing is fine.
+
+    Raises:
+        PlantedLinkError: a folder on the way is a symbolic link.
+        ValueError: ``relative`` leaves the folder.
+    """
+    *folders, name = _parts(relative)
+    try:
+        dir_fd = _open_folder(folder, folders, make=False)
+    except FileNotFoundError:
+        return
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=dir_fd)
+    finally:
+        os.close(dir_fd)

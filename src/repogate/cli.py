@@ -116,11 +116,23 @@ def run_cmd(
     ] = None,
     epochs: Annotated[int, typer.Option("--epochs", min=1, help="Repeats of every attempt.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print decisions as JSON.")] = False,
+    allow_weak_isolation: Annotated[
+        bool,
+        typer.Option(
+            "--allow-weak-isolation",
+            help="Run untrusted code (agents, the tests of their patches) without bubblewrap: "
+            "it can then read and write your files. Warned and recorded. "
+            "REPOGATE_ALLOW_WEAK_ISOLATION=1 does the same.",
+        ),
+    ] = False,
 ) -> None:
     """Run agents on contracts and decide each attempt; exit 0 when every attempt ran."""
     from repogate.cli_run import execute
 
-    raise typer.Exit(execute(contracts or [], agent or [], out, repo_cache, epochs, as_json))
+    code = execute(
+        contracts or [], agent or [], out, repo_cache, epochs, as_json, allow_weak_isolation
+    )
+    raise typer.Exit(code)
 
 
 @app.command("schema")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -13,11 +14,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError
 from repogate.report.terminal import attempts_table, print_table
-from repogate.runner import PlannedAttempt, RunOptions, run
+from repogate.runner import PlannedAttempt, RunOptions, check_isolation, run
+from repogate.sandbox import WEAK_FLAG
 from repogate.store import AttemptRecord, Store
 from repogate.tasks.scenarios import build_scenario, default_agents, scenario_names
 
 DEFAULT_SELECTION = "embedded default: every built-in scenario with its shipped agents"
+EMBEDDED_WEAK = "the embedded default (built-in scenarios and their shipped agents only)"
+"""Why the embedded default may run without bubblewrap: its agents and code are repogate's own."""
 
 
 def default_plans(out: Path, agents: list[str]) -> list[PlannedAttempt]:
@@ -104,23 +108,41 @@ def execute(
     repo_cache: Path | None,
     epochs: int,
     as_json: bool,
+    allow_weak_isolation: bool = False,
 ) -> ExitCode:
     """Run and report; return ``OK`` when every attempt ran, ``INTERNAL`` when any crashed.
+
+    Args:
+        contracts: contract files; none runs the embedded default.
+        agents: agent specs; none runs gold and null (or each scenario's shipped agents).
+        out: the run directory.
+        repo_cache: local mirrors of repository URLs.
+        epochs: repeats of every attempt.
+        as_json: print the decisions as JSON instead of a table.
+        allow_weak_isolation: the user's ``--allow-weak-isolation``: run untrusted code without
+            bubblewrap (warned at the start and in the summary). The embedded default with its
+            own agents is allowed so without it, and says so the same way.
 
     Raises:
         RunDirError: ``out`` is a file or lies below one (checked before anything else).
         UserInputError: a contract, repository or agent spec is unusable.
+        IsolationError: bubblewrap is not usable and weak isolation was not allowed.
     """
     check_out_folder(out)
     out = out.resolve()
+    embedded = not contracts and not agents
+    weak = WEAK_FLAG if allow_weak_isolation else EMBEDDED_WEAK if embedded else None
+    options = RunOptions(out=out, repo_cache=repo_cache, epochs=epochs, weak_isolation=weak)
+    warning = check_isolation(options)  # before the scenarios are built: bad input writes nothing
     if contracts:
         plans = named_plans(contracts, agents)
         selection = "contracts named on the command line: " + ", ".join(map(str, contracts))
     else:
         plans = default_plans(out, agents)
         selection = DEFAULT_SELECTION
-    options = RunOptions(out=out, repo_cache=repo_cache, epochs=epochs, selection=selection)
+    options = replace(options, selection=selection)
     console = Console(stderr=True)
+    warned = [] if warning else [True]  # said once the inputs are checked, before the first attempt
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -133,6 +155,11 @@ def execute(
         task = bar.add_task("attempts", total=len(plans) * epochs)
 
         def tick(label: str, record: AttemptRecord | None) -> None:
+            if not warned:
+                warned.append(True)
+                bar.console.print(
+                    f"warning: {warning}", markup=False, highlight=False, soft_wrap=True
+                )
             if record is None:
                 bar.update(task, description=label)
                 if not console.is_terminal and not as_json:
@@ -152,4 +179,6 @@ def execute(
     else:
         statuses = {key: said.status for key, said in agents_said.items()}
         print_table(attempts_table(records, f"run {out}", statuses))
+    if warning:
+        console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     return ExitCode.INTERNAL if any(r.status == "crashed" for r in records) else ExitCode.OK

@@ -95,6 +95,8 @@ class Evidence(BaseModel):
         submitted_patch_digest: the patch digest the proposal claims (what the agent submitted).
         receipts: every receipt of the attempt.
         soft: soft metrics.
+        isolation: the isolation untrusted code ran under (``WEAK ISOLATION ...`` when weaker
+            than bubblewrap's allowlist).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -107,6 +109,7 @@ class Evidence(BaseModel):
     receipts: tuple[Receipt, ...] = ()
     soft: SoftMetrics = Field(default_factory=SoftMetrics)
     stopped_at: str | None = None
+    isolation: str = ""
 
 
 class Decision(BaseModel):
@@ -121,6 +124,7 @@ class Decision(BaseModel):
         checks: every hard check as resolved.
         stages: partial progress, stage name to status.
         soft: soft metrics, beside the verdict.
+        isolation: the isolation untrusted code ran under, from the evidence.
     """
 
     schema_version: Literal[1] = 1
@@ -134,6 +138,7 @@ class Decision(BaseModel):
     checks: tuple[Check, ...]
     stages: dict[str, Status]
     soft: SoftMetrics
+    isolation: str = ""
 
 
 def _identity_checks(evidence: Evidence) -> dict[str, Check]:
@@ -253,4 +258,5 @@ def decide(evidence: Evidence) -> Decision:
         checks=tuple(checks.values()),
         stages=_stages(checks, evidence.receipts),
         soft=evidence.soft,
+        isolation=evidence.isolation,
     )

@@ -7,7 +7,8 @@ The hierarchy, drawn once::
     │   ├── ContractError          a contract file that is missing, malformed or invalid
     │   ├── EvidenceError          an evidence or review file that is missing or of the wrong schema
     │   ├── RunDirError            a run directory that does not exist or is not a repogate run
-    │   └── AgentSpecError         an ``--agent`` value that names no agent, or a bad predictions file
+    │   ├── AgentSpecError         an ``--agent`` value that names no agent, or a bad predictions file
+    │   └── IsolationError         untrusted code would run without file-system isolation, not allowed
     ├── GitError                   a git command failed (command, exit code and stderr kept)
     ├── EnvironmentBuildError      an environment could not be built: the environment's fault, not the agent's
     ├── PatchApplyError            a patch does not apply to the state it was meant for
@@ -71,6 +72,10 @@ class RunDirError(UserInputError):
 
 class AgentSpecError(UserInputError):
     """An ``--agent`` spec names no known agent, or its input file is unusable."""
+
+
+class IsolationError(UserInputError):
+    """Bubblewrap is not usable here and weak isolation was not allowed: nothing untrusted runs."""
 
 
 class GitError(RepogateError):

@@ -40,7 +40,12 @@ class ContractEntry(BaseModel):
 
 
 class RunManifest(BaseModel):
-    """The manifest of one run (schema_version 1)."""
+    """The manifest of one run (schema_version 1).
+
+    ``weak_isolation_allowed_by`` names who let untrusted code run without bubblewrap (the
+    ``--allow-weak-isolation`` flag, or the embedded default's own scenarios); None under
+    bubblewrap. ``warnings`` then says what that isolation leaves open.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -57,6 +62,7 @@ class RunManifest(BaseModel):
     human_interventions: tuple[str, ...] = ()
     isolation_agent: Isolation
     isolation_tests: Isolation
+    weak_isolation_allowed_by: str | None = None
     warnings: tuple[str, ...] = ()
 
 

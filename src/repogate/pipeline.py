@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from repogate import clock, git
+from repogate._files import read_bytes_nofollow
 from repogate.contract import TransitionContract
 from repogate.decision import Decision, Evidence, SoftMetrics, decide, hard_checks
 from repogate.environment import BuiltEnvironment, activate
@@ -75,6 +76,7 @@ class AttemptConfig:
         store: the run store the receipts are written to as they are made.
         attempt_id: the attempt's id in the store.
         test_timeout_s: budget of one install or generator command, in seconds.
+        isolation: the isolation untrusted code runs under, recorded in the decision.
     """
 
     contract: TransitionContract
@@ -88,6 +90,7 @@ class AttemptConfig:
     store: Store
     attempt_id: str
     test_timeout_s: float = 1800.0
+    isolation: str = ""
 
 
 @dataclass(frozen=True)
@@ -148,13 +151,15 @@ def landed_commit(cfg: AttemptConfig, state: CandidateState) -> str:
 def oracle_policy(cfg: AttemptConfig) -> SandboxPolicy:
     """Return the sandbox for the target repository's own code, which includes the patch.
 
-    No network, the test budget, writes only in the attempt's scratch and evidence folders, and
-    the harness's full-history repository hidden.
+    No network, the test budget, writes only in the attempt's scratch folder (the test trees),
+    and the harness's full-history repository hidden. The evidence folder is not writable: the
+    report comes through a FIFO there (:mod:`repogate.oracles._channel`), which writing does not
+    need.
     """
     return SandboxPolicy(
         network=False,
         timeout_s=cfg.contract.oracles.timeout_s,
-        writable=(cfg.work, cfg.evidence),
+        writable=(cfg.work,),
         hidden=(cfg.source,),
     )
 
@@ -215,6 +220,7 @@ def _stopped_evidence(cfg: AttemptConfig, progress: AttemptProgress, stop: StopA
         receipts=receipts,
         soft=SoftMetrics(wall_time_s=clock.monotonic() - progress.started),
         stopped_at=stop.phase,
+        isolation=cfg.isolation,
     )
 
 
@@ -257,16 +263,17 @@ def submitted_digest(cfg: AttemptConfig, progress: AttemptProgress) -> str:
     """Return the digest of what was submitted for review.
 
     That is the agent's own claim when it made one, else the patch file in the attempt's evidence
-    as it stands at decision time.
-
-    The evidence folder is writable by the tests (their reports go there), so a patch whose code
-    rewrites ``patch.diff`` while its tests run no longer matches the candidate's digest.
+    as it stands at decision time (read without following a link), so a patch rewritten after it
+    was stored no longer matches the candidate's digest.
     """
     proposal = progress.proposal or Proposal()
     if proposal.claimed_patch_digest:
         return proposal.claimed_patch_digest
-    stored = cfg.evidence / "patch.diff"
-    return patch_digest(stored.read_bytes()) if stored.is_file() else ""
+    try:
+        stored = read_bytes_nofollow(cfg.evidence, "patch.diff")
+    except OSError:  # a link or no regular file: nothing trustworthy was submitted
+        return ""
+    return "" if stored is None else patch_digest(stored)
 
 
 def progress_decision(cfg: AttemptConfig, progress: AttemptProgress) -> Decision:
@@ -278,6 +285,7 @@ def progress_decision(cfg: AttemptConfig, progress: AttemptProgress) -> Decision
         submitted_patch_digest=submitted_digest(cfg, progress),
         receipts=progress.receipts,
         soft=soft_metrics(progress),
+        isolation=cfg.isolation,
     )
     return decide(evidence)
 

@@ -75,6 +75,7 @@ class Proposal(BaseModel):
         claimed_patch_digest: the digest the agent says its evidence covers, when it says one.
         applied: for an agent that hands over a patch file (gold, predictions), how the harness
             applied it: the step of SWE-bench's ladder and any fuzz (:func:`repogate.git.apply_ladder`).
+        refused_links: files of its output folder that were symbolic links: not followed, not read.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -88,6 +89,7 @@ class Proposal(BaseModel):
     detail: str = ""
     claimed_patch_digest: str | None = None
     applied: PatchApplication | None = None
+    refused_links: tuple[str, ...] = ()
 
 
 class Agent(Protocol):

@@ -48,6 +48,9 @@ class RunOptions:
     cache_dir: Path | None = None
     epochs: int = 1
     selection: str = "contracts named on the command line"
+    weak_isolation: str | None = None
+    """Who allowed untrusted code to run without bubblewrap (``--allow-weak-isolation``, or the
+    embedded default's own scenarios); None refuses to run it so."""
 
 
 def default_cache() -> Path:
@@ -115,13 +118,25 @@ def inputs_digest(ready: Sequence[_Ready], epochs: int) -> str:
     return hashlib.sha256("\n".join([*parts, str(epochs)]).encode()).hexdigest()
 
 
+def check_isolation(options: RunOptions) -> str | None:
+    """Return the warning to print when untrusted code will run without bubblewrap, else None.
+
+    Raises:
+        IsolationError: bubblewrap is not usable here and ``options`` do not allow weak
+            isolation (nothing is written); the message says how to install it.
+    """
+    with sandbox.allowing_weak_isolation(options.weak_isolation):
+        iso = sandbox.require_isolation(False)
+        allowed_by = sandbox.weak_isolation_reason()
+    return None if iso.kind == "bwrap" else f"{iso.detail}; allowed by {allowed_by}"
+
+
 def _manifest(ready: Sequence[_Ready], options: RunOptions) -> RunManifest:
     agent_net = any(r.plan.contract.permissions.network for r in ready)
     iso_agent = sandbox.isolation(agent_net)
     iso_tests = sandbox.isolation(False)
-    warnings = tuple(
-        iso.detail for iso in (iso_agent, iso_tests) if iso.kind == "none" and not iso.network_off
-    )
+    weak = check_isolation(options)
+    warnings = () if weak is None else (weak,)
     seen: dict[str, dict[str, object]] = {}
     for r in ready:
         seen.setdefault(r.plan.agent_spec, r.agent.describe())
@@ -135,6 +150,9 @@ def _manifest(ready: Sequence[_Ready], options: RunOptions) -> RunManifest:
         epochs=options.epochs,
         isolation_agent=iso_agent,
         isolation_tests=iso_tests,
+        weak_isolation_allowed_by=None
+        if weak is None
+        else sandbox.weak_isolation_reason() or options.weak_isolation,
         warnings=warnings,
     )
 
@@ -150,15 +168,20 @@ def run(
 
     Raises:
         UserInputError: a contract, repository or agent spec is unusable (nothing written).
+        IsolationError: bubblewrap is not usable and weak isolation was not allowed (nothing
+            written).
     """
+    weak = check_isolation(options)
     ready = _prepare(plans, options)
     cache = (options.cache_dir or default_cache()).resolve()
     store = Store.create(options.out, inputs_digest(ready, options.epochs))
+    isolation = sandbox.isolation(False).detail if weak is None else weak
     try:
         store.write_manifest(_manifest(ready, options))
-        for epoch in range(options.epochs):
-            for item in ready:
-                _one(store, item, epoch, cache, options, progress)
+        with sandbox.allowing_weak_isolation(options.weak_isolation):
+            for epoch in range(options.epochs):
+                for item in ready:
+                    _one(store, item, epoch, cache, options, progress, isolation)
         return store.attempts()
     finally:
         store.close()
@@ -171,6 +194,7 @@ def _one(
     cache: Path,
     options: RunOptions,
     progress: ProgressCallback | None,
+    isolation: str,
 ) -> None:
     contract = item.plan.contract
     record = store.begin_attempt(contract.id, item.plan.agent_spec, epoch)
@@ -193,6 +217,7 @@ def _one(
         history_cache=cache / "history",
         store=store,
         attempt_id=record.attempt_id,
+        isolation=isolation,
     )
     try:
         run_attempt(cfg, PHASES)

@@ -3,19 +3,26 @@
 Every agent, install and test command goes through :func:`run`:
 
 - **timeout**: the command starts in its own session (process group); at ``timeout_s`` the whole
-  group is sent SIGKILL, the result has ``returncode -9`` and ``timed_out=True``. Under bubblewrap
-  it also gets its own PID namespace, so descendants that left the group die with it.
+  group is sent SIGKILL, the result has ``returncode -9`` and ``timed_out=True``. It also gets its
+  own PID namespace (bubblewrap, or ``unshare --pid --kill-child``), so descendants that left the
+  group die with it, and nothing outlives the harness (``--die-with-parent``).
 - **output caps**: stdout and stderr are drained in 64 KiB chunks until the pipes close; the first
   ``output_cap_bytes`` of each are kept and the rest only counted (``truncated_bytes``), so a
   command printing gigabytes costs no memory.
 - **environment**: built from nothing: ``PATH``, ``LANG``, ``LC_ALL``, ``LC_CTYPE``, ``TERM`` and
   ``TZ`` from the caller when set, a private ``HOME`` and ``TMPDIR``, then what the policy grants.
   Tokens and keys (``GITHUB_TOKEN``, ``AWS_*``, ``SSH_AUTH_SOCK`` ...) are never copied.
-- **network**: off unless granted, with Linux namespaces: bubblewrap (``bwrap --unshare-net``)
-  when it works here, else ``unshare --net`` (``--map-root-user`` when not root), else nothing,
-  and then :func:`isolation` says loudly that the network was not isolated. The mechanism is
-  chosen once per process by running ``true`` under each; ``REPOGATE_SANDBOX`` (``auto``,
-  ``bwrap``, ``unshare``, ``none``) restricts the choice, e.g. where bubblewrap misbehaves.
+- **file system**: under bubblewrap, an allowlist (:mod:`repogate._mounts`): system folders and
+  the command's runtime read-only, the policy's folders, a private HOME and TMPDIR; nothing else
+  of the user's file system exists for the command.
+- **network**: off unless granted, with Linux namespaces.
+
+**No silent loss of isolation.** Bubblewrap is the isolation. Without it (not installed, user
+namespaces off, or ``REPOGATE_SANDBOX=unshare``/``none``) :func:`run` refuses with
+:class:`IsolationError` unless weak isolation was allowed: by the user
+(``--allow-weak-isolation``, or ``REPOGATE_ALLOW_WEAK_ISOLATION=1``) or by the harness for its own
+embedded scenarios (:func:`allowing_weak_isolation`). Then ``unshare`` still takes the network and
+gives a PID namespace, ``none`` gives nothing, and :class:`Isolation` says which, loudly.
 
 A command that cannot be started (not found, not executable) is a result with return code 127
 (or 126), never an exception.
@@ -24,7 +31,6 @@ A command that cannot be started (not found, not executable) is a result with re
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import selectors
 import shutil
@@ -33,13 +39,43 @@ import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Literal, cast
+from typing import IO, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from repogate import clock
+from repogate._isolation import (
+    INSTALL_HINT,
+    SANDBOX_ENV,
+    WEAK_ENV,
+    WEAK_FLAG,
+    Isolation,
+    allowing_weak_isolation,
+    bwrap_prefix,
+    isolation,
+    require_isolation,
+    unshare_prefix,
+    weak_isolation_reason,
+)
+from repogate._mounts import SECRET_PATHS, install_folders, mount_arguments, runtime_folders
+from repogate.errors import IsolationError
 
-IsolationKind = Literal["bwrap", "unshare", "none"]
+__all__ = [
+    "INSTALL_HINT",
+    "SANDBOX_ENV",
+    "SECRET_PATHS",
+    "WEAK_ENV",
+    "WEAK_FLAG",
+    "ExecResult",
+    "Isolation",
+    "IsolationError",
+    "SandboxPolicy",
+    "allowing_weak_isolation",
+    "isolation",
+    "require_isolation",
+    "run",
+    "weak_isolation_reason",
+]
 
 
 class SandboxPolicy(BaseModel):
@@ -51,10 +87,13 @@ class SandboxPolicy(BaseModel):
         output_cap_bytes: bytes kept of stdout and of stderr each; the rest is dropped, counted.
         env: extra environment variables granted (the rest of the caller's environment is scrubbed).
         home: a private HOME to use; None makes a fresh temporary one.
-        writable: when set, the filesystem is read-only except these folders (and the private
-            HOME and TMPDIR); None leaves it writable. Needs bubblewrap; recorded in the isolation.
-        hidden: folders replaced by an empty one for the command (the harness's full-history
-            repository, the run directory). The user's credential folders are always hidden.
+        writable: the folders the command may write (besides its private HOME and TMPDIR);
+            None means its working folder and the venv and uv cache its environment names
+            (install commands). Everything else it sees is read-only.
+        readable: further folders (or files) it may read; the system folders and its runtime
+            (see :mod:`repogate._mounts`) and its working folder are always readable.
+        hidden: folders shown empty where a granted folder would show them (the harness's
+            full-history repository, the run directory). The user's credential stores too.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -65,17 +104,8 @@ class SandboxPolicy(BaseModel):
     env: Mapping[str, str] = Field(default_factory=dict)
     home: Path | None = None
     writable: tuple[Path, ...] | None = None
+    readable: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
-
-
-class Isolation(BaseModel):
-    """The isolation actually in force: which mechanism, and whether the network was really off."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: IsolationKind
-    network_off: bool
-    detail: str = ""
 
 
 class ExecResult(BaseModel):
@@ -109,134 +139,37 @@ class ExecResult(BaseModel):
         return self.returncode == 0 and not self.timed_out
 
 
-SANDBOX_ENV = "REPOGATE_SANDBOX"
 _ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ")
 _CHUNK = 64 * 1024
 _DRAIN_GRACE_S = 2.0  # after the command exits, how long descendants may hold its pipes open
-_PROBE_TIMEOUT_S = 15.0
-_NOT_ISOLATED = (
-    "NETWORK NOT ISOLATED: neither bubblewrap nor unshare could make a network namespace on this "
-    "machine, so the command could reach the network; install bubblewrap or allow user namespaces"
-)
 
 
-# Credential stores of the user running repogate, files and folders relative to HOME: never
-# visible to untrusted commands. Cloud and cluster tools; git and forges; package registries
-# (npm, yarn, cargo, pip, gem, maven); secret managers (Vault, 1Password, keyrings, pass).
-SECRET_PATHS = (
-    ".ssh", ".gnupg", ".aws", ".azure", ".docker", ".kube", ".config/gcloud", ".terraform.d",
-    ".netrc", ".git-credentials", ".config/git/credentials", ".config/gh", ".config/hub",
-    ".pypirc", ".config/pip", ".pip", ".npmrc", ".yarnrc", ".yarnrc.yml", ".cargo/credentials",
-    ".cargo/credentials.toml", ".gem/credentials", ".m2/settings.xml",
-    ".vault-token", ".config/op", ".local/share/keyrings", ".password-store",
-)  # fmt: skip
-
-
-def _mounts(policy: SandboxPolicy | None, scratch: Path | None) -> list[str]:
-    """Return bubblewrap's mount arguments, in order.
-
-    The root (read-only when ``writable`` is set), then hidden folders and credential files, then
-    the writable folders and the private scratch.
-    """
-    if policy is None or policy.writable is None:
-        mounts = ["--dev-bind", "/", "/", "--proc", "/proc"]
-    else:
-        mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    user_home = Path.home()
-    secrets = [user_home / name for name in SECRET_PATHS]
-    for path in [*(policy.hidden if policy else ()), *secrets]:
-        if path.is_dir():
-            mounts += ["--tmpfs", str(path)]
-        elif path.exists():
-            mounts += ["--ro-bind", "/dev/null", str(path)]
-    if policy is not None and policy.writable is not None:
-        for path in (*policy.writable, *((scratch,) if scratch else ())):
-            mounts += ["--bind", str(path), str(path)]
-    return mounts
-
-
-def _bwrap_prefix(
-    network: bool, cwd: Path, policy: SandboxPolicy | None = None, scratch: Path | None = None
+def _view(
+    argv: Sequence[str],
+    cwd: Path,
+    policy: SandboxPolicy,
+    scratch: Path,
+    env: Mapping[str, str],
 ) -> list[str]:
-    prefix = ["bwrap", *_mounts(policy, scratch), "--unshare-pid"]
-    prefix += [] if network else ["--unshare-net"]
-    return [*prefix, "--die-with-parent", "--chdir", str(cwd), "--"]
-
-
-def _unshare_prefix() -> list[str]:
-    root = hasattr(os, "geteuid") and os.geteuid() == 0
-    return ["unshare", "--net", *([] if root else ["--map-root-user"]), "--"]
-
-
-def _works(argv: list[str]) -> bool:
-    if shutil.which(argv[0]) is None:
-        return False
-    try:
-        done = subprocess.run(
-            argv,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=_PROBE_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0
-
-
-@functools.cache
-def _available(choice: str) -> IsolationKind:
-    """Probe once per process which allowed network-isolation mechanism really works here."""
-    if choice in ("auto", "bwrap") and _works([*_bwrap_prefix(False, Path("/")), "true"]):
-        return "bwrap"
-    if choice in ("auto", "unshare") and _works([*_unshare_prefix(), "true"]):
-        return "unshare"
-    return "none"
-
-
-def isolation(network: bool) -> Isolation:
-    """Return the isolation this machine gives a command with (or without) a network grant.
-
-    Args:
-        network: whether the command is granted the network.
-
-    Environment:
-        ``REPOGATE_SANDBOX``: ``auto`` (default: bubblewrap, else unshare), ``bwrap``,
-        ``unshare`` or ``none``; a mechanism named but not working here gives ``none``.
-
-    Returns:
-        ``kind`` is ``'bwrap'``, ``'unshare'`` or ``'none'``; ``network_off`` is True only when a
-        network namespace is really in force; when none could be had for a command without a
-        grant, ``detail`` starts with ``NETWORK NOT ISOLATED`` (print it and record it).
-    """
-    kind = _available(os.environ.get(SANDBOX_ENV, "auto").strip().lower() or "auto")
-    if network:
-        if kind == "bwrap":
-            detail = "bwrap --unshare-pid: own PID namespace; network granted by policy"
-            return Isolation(kind="bwrap", network_off=False, detail=detail)
-        return Isolation(kind="none", network_off=False, detail="network granted by policy")
-    if kind == "bwrap":
-        detail = "bwrap --unshare-net --unshare-pid: no network, own PID namespace"
-        return Isolation(kind="bwrap", network_off=True, detail=detail)
-    if kind == "unshare":
-        return Isolation(kind="unshare", network_off=True, detail="unshare --net: no network")
-    return Isolation(kind="none", network_off=False, detail=_NOT_ISOLATED)
+    """Return bubblewrap's mount arguments: the allowlist of :mod:`repogate._mounts`."""
+    writable = [*policy.writable] if policy.writable is not None else [cwd, *install_folders(env)]
+    writable += [scratch, *([policy.home] if policy.home is not None else [])]
+    readable = [*runtime_folders(argv, env), *policy.readable, cwd]
+    return mount_arguments(readable, writable, policy.hidden)
 
 
 def _with_filesystem(iso: Isolation, policy: SandboxPolicy) -> Isolation:
     """Say in the isolation record what the filesystem looked like to the command."""
     if iso.kind != "bwrap":
-        fs = "filesystem not restricted (needs bubblewrap)"
-    elif policy.writable is None:
-        fs = "filesystem writable; credential folders hidden"
-    else:
-        fs = (
-            "filesystem read-only except "
-            + ", ".join(p.name for p in policy.writable)
-            + "; credential folders"
-            + (" and harness folders" if policy.hidden else "")
-            + " hidden"
+        return iso.model_copy(
+            update={"detail": f"{iso.detail}; allowed by {weak_isolation_reason()}"}
         )
+    writable = (
+        ", ".join(p.name for p in policy.writable)
+        if policy.writable is not None
+        else "its working folder and environment"
+    )
+    fs = f"writable: {writable}, private HOME and TMPDIR; everything else read-only or absent"
     return iso.model_copy(update={"detail": f"{iso.detail}; {fs}"})
 
 
@@ -249,12 +182,21 @@ def _environment(policy: SandboxPolicy, home: Path, tmp: Path) -> dict[str, str]
 
 
 def _wrapped(
-    argv: Sequence[str], cwd: Path, iso: Isolation, policy: SandboxPolicy, scratch: Path
+    argv: Sequence[str],
+    cwd: Path,
+    iso: Isolation,
+    policy: SandboxPolicy,
+    scratch: Path,
+    env: Mapping[str, str],
 ) -> list[str]:
     if iso.kind == "bwrap":
-        return [*_bwrap_prefix(not iso.network_off, cwd, policy, scratch), *argv]
+        mounts = _view(argv, cwd, policy, scratch, env)
+        return [*bwrap_prefix(not iso.network_off, cwd, mounts), *argv]
     if iso.kind == "unshare":
-        return [*_unshare_prefix(), *argv]
+        prefix = unshare_prefix()
+        if not iso.network_off:
+            prefix.remove("--net")
+        return [*prefix, *argv]
     return list(argv)
 
 
@@ -321,8 +263,11 @@ def run(argv: Sequence[str], cwd: Path, policy: SandboxPolicy) -> ExecResult:
     Returns:
         The result: exit code (127 when the command is not found, 126 when it cannot be run,
         -9 when stopped at the timeout), capped output, wall time, and the isolation in force.
+
+    Raises:
+        IsolationError: bubblewrap is not usable and weak isolation was not allowed.
     """
-    iso = _with_filesystem(isolation(policy.network), policy)
+    iso = _with_filesystem(require_isolation(policy.network), policy)
     start = clock.monotonic()
     with tempfile.TemporaryDirectory(prefix="repogate-tmp-") as tmp:
         home = policy.home or Path(tmp) / "home"
@@ -336,7 +281,7 @@ def run(argv: Sequence[str], cwd: Path, policy: SandboxPolicy) -> ExecResult:
             return ExecResult(argv=tuple(argv), returncode=code, stderr=message, isolation=iso)
         try:
             proc = subprocess.Popen(
-                _wrapped(argv, cwd, iso, policy, Path(tmp)),
+                _wrapped(argv, cwd, iso, policy, Path(tmp), env),
                 cwd=cwd,
                 env=env,
                 stdin=subprocess.DEVNULL,

@@ -8,12 +8,16 @@ The agent is told its task through two environment variables:
   cost_usd), ``agent.json`` (model, scaffold) and any trajectory file.
 
 It runs with the contract's time budget, no network unless granted, and a scrubbed environment.
+The harness reads its output folder without following links (a link planted there is named in
+the proposal's ``refused_links`` and never followed), and never writes into it: the captured
+stdout and stderr are kept by the pipeline in the harness's own evidence folder.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shlex
 from pathlib import Path
 from typing import Any
@@ -21,39 +25,57 @@ from typing import Any
 from pydantic import ValidationError
 
 from repogate import sandbox
+from repogate._files import PlantedLinkError, read_bytes_nofollow
 from repogate.contract import TransitionContract
 from repogate.errors import AgentSpecError
 from repogate.protocols import ClaimedRequirement, Proposal, TaskView, Usage
 from repogate.sandbox import SandboxPolicy
 
+OUTPUT_CAP_BYTES = 4 * 1024 * 1024
+"""Bytes read at most of each file in the agent's output folder; a larger one is ignored."""
 
-def _read_json(path: Path) -> Any:
+
+_MAX_LINKS_LISTED = 100
+
+
+def _read_json(output: Path, name: str, refused: list[str]) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+        data = read_bytes_nofollow(output, name, OUTPUT_CAP_BYTES)
+        return None if data is None else json.loads(data.decode("utf-8"))
+    except PlantedLinkError:
+        refused.append(name)
+        return None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
 
 
 def read_agent_output(output: Path) -> dict[str, Any]:
     """Read what an agent left in its output folder: requirements, usage, model and scaffold.
 
-    Unreadable or invalid files are ignored (and so count as not given), never trusted.
+    Unreadable or invalid files are ignored (and so count as not given), never trusted. A file
+    that is a symbolic link is not followed: its name is listed under ``refused_links``.
     """
     found: dict[str, Any] = {}
-    claims = _read_json(output / "requirements.json")
+    refused: list[str] = []
+    claims = _read_json(output, "requirements.json", refused)
     if isinstance(claims, list):
         try:
             found["requirements"] = tuple(ClaimedRequirement.model_validate(c) for c in claims)
         except ValidationError:
             found["detail"] = "requirements.json ignored: not a list of claims"
-    usage = _read_json(output / "usage.json")
+    usage = _read_json(output, "usage.json", refused)
     if isinstance(usage, dict):
         with contextlib.suppress(ValidationError):
             found["usage"] = Usage.model_validate(usage)
-    meta = _read_json(output / "agent.json")
+    meta = _read_json(output, "agent.json", refused)
     if isinstance(meta, dict):
         found["model"] = str(meta.get("model", ""))
         found["scaffold"] = str(meta.get("scaffold", ""))
+    # Every link it planted there is recorded, none followed.
+    with contextlib.suppress(OSError), os.scandir(output) as entries:
+        refused += [e.name for e in entries if e.is_symlink() and e.name not in refused]
+    if refused:
+        found["refused_links"] = tuple(sorted(refused)[:_MAX_LINKS_LISTED])
     return found
 
 
@@ -112,9 +134,8 @@ class CommandAgent:
             "REPOGATE_TASK": task.model_dump_json(),
             "REPOGATE_OUTPUT": str(output),
         }
+        # Its script, named on its command line, is visible to it read-only (not its folder).
         result = sandbox.run(self._argv, workspace, policy.model_copy(update={"env": env}))
-        (output / "agent.stdout.txt").write_text(result.stdout)
-        (output / "agent.stderr.txt").write_text(result.stderr)
         given = read_agent_output(output)
         status = "stopped" if result.timed_out else "done" if result.ok else "crashed"
         detail = (

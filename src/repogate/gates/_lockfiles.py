@@ -24,6 +24,7 @@ from packaging.utils import (
     parse_wheel_filename,
 )
 
+from repogate._files import read_bytes_nofollow
 from repogate.contract import Lockfile
 from repogate.git import ChangedPath
 
@@ -50,9 +51,11 @@ class Project:
 
 
 def _read(root: Path, path: str) -> str | None:
+    """Return ``root/path``'s text; None when absent, unreadable or a link (never followed)."""
     try:
-        return (root / path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        data = read_bytes_nofollow(root, path)
+        return None if data is None else data.decode("utf-8")
+    except (OSError, ValueError):
         return None
 
 

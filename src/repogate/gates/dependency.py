@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from repogate import sandbox
+from repogate._files import read_bytes_nofollow, unlink_nofollow, write_bytes_nofollow
 from repogate.contract import Lockfile
 from repogate.gates._commands import (
     describe_failure,
@@ -164,15 +165,20 @@ def _verify(
     project: Project, base: Path, candidate: Path, lock: Lockfile | None, policy: SandboxPolicy
 ) -> _Outcome:
     out = _Outcome(project)
-    base_lock, cand_lock = base / project.lockfile, candidate / project.lockfile
     if lock is not None and lock.allow_new is not None:
         allowed = {normalise_name(n) for n in lock.allow_new}
         new = declared_names(candidate, project.manifest) - declared_names(base, project.manifest)
         out.facts["new_dependencies"] = sorted(new)
         for name in sorted(new - allowed):
             out.fail("failed", f"new dependency {name!r} is not in the contract's allow_new list")
-    if not cand_lock.is_file():
-        if base_lock.is_file():
+    try:  # the candidate's tree: a lockfile (or a folder on its way) that is a link is refused
+        cand_bytes = read_bytes_nofollow(candidate, project.lockfile)
+        base_bytes = read_bytes_nofollow(base, project.lockfile)
+    except OSError as exc:
+        out.fail("failed", f"{project.lockfile} is not a regular file ({exc.strerror})")
+        return out
+    if cand_bytes is None:
+        if base_bytes is not None:
             out.fail("failed", f"{project.lockfile} was deleted")
         else:
             out.fail("error", f"{project.lockfile} does not exist at the base or the candidate")
@@ -184,8 +190,8 @@ def _verify(
         )
         return out
     grant = granted(policy, network=policy.network, extra=_uv_cache_grant())
-    lock_text = cand_lock.read_bytes().decode("utf-8", "replace")
-    base_text = base_lock.read_bytes().decode("utf-8", "replace") if base_lock.is_file() else None
+    lock_text = cand_bytes.decode("utf-8", "replace")
+    base_text = base_bytes.decode("utf-8", "replace") if base_bytes is not None else None
     check, replay = _commands(project, lock_text, policy.network, base_text)
     with tempfile.TemporaryDirectory(prefix="repogate-lock-") as tmp:
         tree = Path(tmp) / "tree"
@@ -196,14 +202,17 @@ def _verify(
         if replay is None:
             out.fail("error", f"{project.lockfile}: cannot tell how {project.manager} wrote it")
             return out
-        written = tree / project.lockfile
-        if base_lock.is_file():
-            shutil.copyfile(base_lock, written)
-        else:
-            written.unlink()
-        if not _run(replay, folder, out, grant, replay=True):
+        try:  # the candidate's tree, where the manager runs: no link is followed
+            if base_bytes is not None:
+                write_bytes_nofollow(tree, project.lockfile, base_bytes)
+            else:
+                unlink_nofollow(tree, project.lockfile)
+            if not _run(replay, folder, out, grant, replay=True):
+                return out
+            expected, got = read_bytes_nofollow(tree, project.lockfile) or b"", cand_bytes
+        except OSError as exc:
+            out.fail("failed", f"{project.lockfile} in the replay tree: {exc}")
             return out
-        expected, got = written.read_bytes(), cand_lock.read_bytes()
     out.facts["replay_reproduced"] = expected == got
     if expected != got:
         out.fail(

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from repogate import git, sandbox
+from repogate._files import read_bytes_nofollow
 from repogate.contract import Generator
 from repogate.gates._commands import describe_failure, granted, looks_like_network_failure
 from repogate.gates._globs import matches_any
@@ -40,12 +41,12 @@ _MARKERS = (
 )
 
 
-def _marked_in_header(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(16 * 1024).decode("utf-8", "replace").splitlines()[:HEADER_LINES]
+def _marked_in_header(checkout: Path, path: str) -> bool:
+    try:  # the candidate's checkout: a link is not followed
+        data = read_bytes_nofollow(checkout, path, 16 * 1024, head=True) or b""
     except OSError:
         return False
+    head = data.decode("utf-8", "replace").splitlines()[:HEADER_LINES]
     return any(marker.search(line) for line in head for marker in _MARKERS)
 
 
@@ -69,7 +70,7 @@ def marked_generated(checkout: Path, changed: Sequence[ChangedPath]) -> tuple[st
         c.path
         for c in changed
         if attrs.get(c.path) in ("set", "true")
-        or (c.status != "D" and not c.is_symlink and _marked_in_header(checkout / c.path))
+        or (c.status != "D" and not c.is_symlink and _marked_in_header(checkout, c.path))
     ]
     return tuple(marked)
 

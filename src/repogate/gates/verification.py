@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from repogate import git, sandbox
+from repogate._files import unlink_nofollow, write_bytes_nofollow
 from repogate.contract import OracleCommand, TransitionContract
 from repogate.environment import BuiltEnvironment, activate
 from repogate.oracles.grading import Grading, Observed, flaky, grade, observe_ids, passes
@@ -67,13 +68,14 @@ def _with_hidden(
 ) -> None:
     """Reset the files the hidden tests touch to ``base`` in ``dest``, then apply the hidden tests."""
     for path in hidden_paths:
+        # The tree is the candidate's: a link it holds on a hidden test's way is replaced (as
+        # a folder on the way) or removed, never written through.
         at_base = git.show_file(repo, base, path)
-        target = dest / path
         if at_base is None:
-            target.unlink(missing_ok=True)
+            write_bytes_nofollow(dest, path, b"", make_parents=True)
+            unlink_nofollow(dest, path)
         else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(at_base)
+            write_bytes_nofollow(dest, path, at_base, make_parents=True)
     git.apply_patch(dest, hidden)
 
 

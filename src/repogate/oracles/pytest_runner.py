@@ -38,6 +38,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from repogate import sandbox
+from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_nofollow
 from repogate._model import FrozenModel
 from repogate._toolchain import SYSTEM_PATH
 from repogate.environment import BuiltEnvironment, activate
@@ -47,10 +48,10 @@ from repogate.oracles.junit import (
     ReportError,
     TestOutcome,
     parse_junit_bytes,
-    read_report,
 )
 
 REPORT_NAME = "junit.xml"
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
 TAIL_CHARS = 4000
 _PYTEST_ERROR_EXITS = {3: "pytest internal error", 4: "pytest usage error", 5: "no tests collected"}
 
@@ -144,11 +145,20 @@ _CONFIG_SECTIONS = {
 
 
 def own_config(workdir: Path) -> Path | None:
-    """Return the pytest configuration file at ``workdir``'s top, or None when it has none."""
+    """Return the pytest configuration file at ``workdir``'s top, or None when it has none.
+
+    The checkout is the candidate's: a configuration file that is a symbolic link is not read by
+    the harness (it counts, for pytest to read inside the sandbox).
+    """
     for name, section in _CONFIG_SECTIONS.items():
-        path = workdir / name
-        if path.is_file() and section in path.read_text(encoding="utf-8", errors="replace"):
-            return path
+        try:
+            data = read_bytes_nofollow(workdir, name, MAX_CONFIG_BYTES)
+        except PlantedLinkError:
+            return workdir / name
+        except OSError:
+            continue
+        if data is not None and section.encode() in data:
+            return workdir / name
     return None
 
 
@@ -184,17 +194,13 @@ def _summary(result: sandbox.ExecResult) -> ExecSummary:
 
 
 def _read(
-    result: sandbox.ExecResult, report: Path, workdir: Path, timeout_s: float
+    result: sandbox.ExecResult, data: bytes, report: Path, workdir: Path, timeout_s: float
 ) -> tuple[str, dict[str, TestOutcome], str | None]:
-    """Return (reason or "", outcomes, report sha256) for a finished run."""
+    """Return (reason or "", outcomes, report sha256) for a finished run and its report bytes."""
     if result.timed_out:
         return f"the test command timed out after {timeout_s:g} s", {}, None
-    if not report.is_file():
+    if not data:
         return f"no test report was written (exit {result.returncode})", {}, None
-    try:
-        data = read_report(report)
-    except ReportError as exc:
-        return str(exc), {}, None
     digest = hashlib.sha256(data).hexdigest()
     try:
         outcomes = parse_junit_bytes(data, report, workdir)
@@ -248,6 +254,8 @@ def run_tests(
     report_dir.mkdir(parents=True, exist_ok=True)
     report = report_dir / REPORT_NAME
     report.unlink(missing_ok=True)
+    hypothesis = report_dir / "hypothesis"  # the one folder of report_dir the tests may write
+    hypothesis.mkdir(exist_ok=True)
     files = select_files(test_ids, workdir) if test_ids else []
     try:
         argv = _command(test_command, report_dir / "junit.fifo", files, workdir)
@@ -261,13 +269,18 @@ def run_tests(
     if test_ids and not files:
         reason = f"none of the {len(test_ids)} selected test ids names a file in the checkout"
         return _error_run(argv, reason, policy)
+    writable = (*(policy.writable or (workdir,)), hypothesis)
     with ReportChannel(report_dir, MAX_REPORT_BYTES) as channel:
         argv = _command(test_command, channel.path, files, workdir)
-        result = sandbox.run(argv, workdir, policy.model_copy(update={"env": granted}))
+        readable = (*policy.readable, channel.path)  # a FIFO is written through a read-only bind
+        grant = policy.model_copy(
+            update={"env": granted, "writable": writable, "readable": readable}
+        )
+        result = sandbox.run(argv, workdir, grant)
         data, written = channel.collect()
-    if data:
-        report.write_bytes(data)  # the harness's copy of what came through the channel
-    reason, outcomes, digest = _read(result, report, workdir, policy.timeout_s)
+    if data:  # the harness's copy of what came through the channel; a link there is replaced
+        write_bytes_nofollow(report_dir, REPORT_NAME, data[:MAX_REPORT_BYTES])
+    reason, outcomes, digest = _read(result, data, report, workdir, policy.timeout_s)
     if not reason and written > MAX_REPORT_BYTES:
         reason = f"the report is larger than {MAX_REPORT_BYTES} bytes"
     return TestRun(
@@ -276,7 +289,7 @@ def run_tests(
         outcomes=outcomes,
         collected=len(outcomes),
         command=tuple(argv),
-        report_path=report if report.is_file() else None,
+        report_path=report if data else None,
         report_sha256=digest,
         execution=_summary(result),
     )

@@ -6,6 +6,7 @@ import shutil
 from dataclasses import replace
 
 from repogate import git
+from repogate._files import write_bytes_nofollow
 from repogate.patches import touched_paths
 from repogate.pipeline import (
     AttemptConfig,
@@ -18,6 +19,7 @@ from repogate.pipeline import (
     task_view,
     workspace,
 )
+from repogate.protocols import Proposal
 from repogate.receipt import Observation
 
 
@@ -53,6 +55,17 @@ def _adopt(cfg: AttemptConfig, base: str) -> None:
     shutil.rmtree(left, ignore_errors=True)
 
 
+def _keep_output(cfg: AttemptConfig, proposal: Proposal) -> None:
+    """Keep the agent's captured stdout and stderr in the evidence folder, never its own folder.
+
+    The agent writes ``agent/`` (its output folder), never the evidence folder around it: a link it
+    planted there cannot redirect these writes, which follow no link anyway.
+    """
+    if proposal.exec is not None:
+        for name, text in (("stdout", proposal.exec.stdout), ("stderr", proposal.exec.stderr)):
+            write_bytes_nofollow(cfg.evidence, f"agent.{name}.txt", text.encode())
+
+
 def propose(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """Let the agent work, then make the candidate commit and state (the harness, not the agent)."""
     ws = workspace(cfg)
@@ -61,10 +74,11 @@ def propose(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     proposal = cfg.agent.propose(
         task_view(cfg.contract), ws, output, agent_policy(cfg, progress.workspace_env)
     )
+    _keep_output(cfg, proposal)
     _adopt(cfg, progress.base)
     candidate = git.commit_candidate(ws, f"candidate of {cfg.agent.spec}", parent=progress.base)
     patch = git.diff_binary(ws, progress.base, candidate)
-    (cfg.evidence / "patch.diff").write_bytes(patch)
+    write_bytes_nofollow(cfg.evidence, "patch.diff", patch)
     target = cfg.contract.target_commit or progress.base
     if target != progress.base:
         git.fetch_commit(ws, cfg.source, target)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Literal
 
 from repogate import git
+from repogate._files import read_bytes_nofollow
 from repogate._model import FrozenModel
 from repogate._toolchain import find_python
 from repogate.contract import Generator
@@ -107,8 +108,11 @@ def _lost_lines(
             continue
         before = (git.show_file(repo, base, change.path) or b"").decode("utf-8", "replace")
         after = (git.show_file(repo, candidate, change.path) or b"").decode("utf-8", "replace")
-        target = checkout / change.path
-        now = target.read_text("utf-8", "replace").splitlines() if target.is_file() else []
+        try:  # the checkout ran generators: a link there is not followed
+            data = read_bytes_nofollow(checkout, change.path) or b""
+        except OSError:
+            data = b""
+        now = data.decode("utf-8", "replace").splitlines()
         gone = tuple(line for line in _added_lines(before, after) if line not in now)
         if gone:
             lost.append(LostLines(path=change.path, lines=gone))

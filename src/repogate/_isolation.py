@@ -1,0 +1,181 @@
+"""Which isolation this machine gives untrusted commands, and when weak isolation is allowed.
+
+Bubblewrap is the isolation: an allowlisted file system (:mod:`repogate._mounts`), its own PID
+namespace (nothing outlives the run: ``--die-with-parent``), no network unless granted. The
+mechanism is probed once per process by running ``true`` under it; ``REPOGATE_SANDBOX``
+(``auto``, ``bwrap``, ``unshare``, ``none``) restricts the choice.
+
+Anything weaker (``unshare``: network and PID namespaces only; ``none``: nothing) leaves the
+user's files open to untrusted code, so :func:`require_isolation` refuses it unless it was
+allowed: by the user (``--allow-weak-isolation``, or ``REPOGATE_ALLOW_WEAK_ISOLATION=1``), or by
+the harness for its own embedded scenarios (:func:`allowing_weak_isolation`). The isolation in
+force is then said in every record (``WEAK ISOLATION ...``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from repogate._mounts import mount_arguments
+from repogate.errors import IsolationError
+
+IsolationKind = Literal["bwrap", "unshare", "none"]
+
+
+class Isolation(BaseModel):
+    """The isolation actually in force: which mechanism, and whether the network was really off."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: IsolationKind
+    network_off: bool
+    detail: str = ""
+
+
+SANDBOX_ENV = "REPOGATE_SANDBOX"
+WEAK_ENV = "REPOGATE_ALLOW_WEAK_ISOLATION"
+WEAK_FLAG = "--allow-weak-isolation"
+_PROBE_TIMEOUT_S = 15.0
+_NOT_ISOLATED = (
+    "NETWORK NOT ISOLATED: neither bubblewrap nor unshare could make a network namespace on this "
+    "machine, so the command could reach the network; install bubblewrap or allow user namespaces"
+)
+_WEAK_FS = (
+    "WEAK ISOLATION: filesystem not restricted (no bubblewrap), so untrusted code can read and "
+    "write the user's files"
+)
+INSTALL_HINT = (
+    "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf install "
+    f"bubblewrap) and allow user namespaces, or pass {WEAK_FLAG} to run untrusted code without "
+    "file-system isolation"
+)
+_weak_allowed_by: list[str] = []  # reasons in force, innermost last (see allowing_weak_isolation)
+
+
+def bwrap_prefix(network: bool, cwd: Path, mounts: Sequence[str]) -> list[str]:
+    prefix = ["bwrap", *mounts, "--unshare-pid", "--unshare-ipc"]
+    prefix += [] if network else ["--unshare-net"]
+    return [*prefix, "--die-with-parent", "--chdir", str(cwd), "--"]
+
+
+def unshare_prefix() -> list[str]:
+    """``unshare``: no network, and its own PID namespace whose processes die with the command."""
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    user = [] if root else ["--map-root-user"]
+    return ["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount-proc", *user, "--"]
+
+
+def _works(argv: list[str]) -> bool:
+    if shutil.which(argv[0]) is None:
+        return False
+    try:
+        done = subprocess.run(
+            argv,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=_PROBE_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+@functools.cache
+def _available(choice: str) -> IsolationKind:
+    """Probe once per process which allowed network-isolation mechanism really works here."""
+    probe = bwrap_prefix(False, Path("/"), mount_arguments([], [], []))
+    if choice in ("auto", "bwrap") and _works([*probe, "true"]):
+        return "bwrap"
+    if choice in ("auto", "unshare") and _works([*unshare_prefix(), "true"]):
+        return "unshare"
+    return "none"
+
+
+def isolation(network: bool) -> Isolation:
+    """Return the isolation this machine gives a command with (or without) a network grant.
+
+    Args:
+        network: whether the command is granted the network.
+
+    Environment:
+        ``REPOGATE_SANDBOX``: ``auto`` (default: bubblewrap, else unshare), ``bwrap``,
+        ``unshare`` or ``none``; a mechanism named but not working here gives ``none``.
+
+    Returns:
+        ``kind`` is ``'bwrap'``, ``'unshare'`` or ``'none'``; ``network_off`` is True only when a
+        network namespace is really in force; when none could be had for a command without a
+        grant, ``detail`` starts with ``NETWORK NOT ISOLATED`` (print it and record it).
+    """
+    kind = _available(os.environ.get(SANDBOX_ENV, "auto").strip().lower() or "auto")
+    if kind == "bwrap":
+        net = "network granted by policy" if network else "no network"
+        detail = f"bwrap: filesystem allowlist, own PID namespace, {net}"
+        return Isolation(kind="bwrap", network_off=not network, detail=detail)
+    if kind == "unshare":
+        net = "network granted by policy" if network else "no network"
+        detail = f"{_WEAK_FS}; unshare: own PID namespace, {net}"
+        return Isolation(kind="unshare", network_off=not network, detail=detail)
+    if network:
+        return Isolation(kind="none", network_off=False, detail=f"{_WEAK_FS}; network granted")
+    return Isolation(kind="none", network_off=False, detail=f"{_NOT_ISOLATED}; {_WEAK_FS}")
+
+
+def weak_isolation_reason() -> str | None:
+    """Return why weak isolation is allowed now (the flag, or the harness's own scenarios), or None.
+
+    ``REPOGATE_ALLOW_WEAK_ISOLATION=1`` in the environment is the ``--allow-weak-isolation`` flag.
+    """
+    if _weak_allowed_by:
+        return _weak_allowed_by[-1]
+    if os.environ.get(WEAK_ENV, "").strip().lower() in ("1", "true", "yes"):
+        return f"{WEAK_ENV}=1"
+    return None
+
+
+@contextlib.contextmanager
+def allowing_weak_isolation(reason: str | None) -> Iterator[None]:
+    """Allow commands to run without bubblewrap inside the ``with`` block, for ``reason``.
+
+    Args:
+        reason: who allowed it, e.g. ``--allow-weak-isolation`` or ``embedded default: built-in
+            scenarios and their shipped agents only``; None allows nothing more.
+    """
+    if reason is None:
+        yield
+        return
+    _weak_allowed_by.append(reason)
+    try:
+        yield
+    finally:
+        _weak_allowed_by.pop()
+
+
+def require_isolation(network: bool) -> Isolation:
+    """Return the isolation in force for untrusted code, refusing weak isolation unless allowed.
+
+    Raises:
+        IsolationError: bubblewrap is not usable (or not chosen) and weak isolation was not
+            allowed; the message says how to install it.
+    """
+    iso = isolation(network)
+    if iso.kind != "bwrap" and weak_isolation_reason() is None:
+        choice = os.environ.get(SANDBOX_ENV, "auto")
+        why = (
+            f"{SANDBOX_ENV}={choice} chooses weaker isolation"
+            if choice.strip().lower() in ("unshare", "none")
+            else "bubblewrap (bwrap) is not installed or cannot create namespaces here"
+        )
+        raise IsolationError(
+            f"{why}, so untrusted code would run without file-system isolation", INSTALL_HINT
+        )
+    return iso

@@ -1,0 +1,130 @@
+"""No silent loss of isolation: without bubblewrap, untrusted code runs only when the user says so.
+
+``REPOGATE_SANDBOX=unshare`` and ``=none`` stand for a machine without bubblewrap: the mechanism
+is chosen by that documented switch, so these tests run the same with or without bwrap installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import run_json
+from repogate import sandbox
+from repogate.cli import ExitCode, main
+from repogate.cli_run import EMBEDDED_WEAK
+from repogate.runner import RunOptions, check_isolation
+from repogate.store import Store
+from repogate.tasks.scenarios import BuiltScenario
+
+
+@pytest.fixture
+def no_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process chooses weaker isolation than bubblewrap, and nothing allows it yet."""
+    monkeypatch.setenv(sandbox.SANDBOX_ENV, "unshare")
+    monkeypatch.delenv(sandbox.WEAK_ENV, raising=False)
+
+
+@pytest.mark.usefixtures("no_bwrap")
+@pytest.mark.parametrize("default", [False, True])
+def test_untrusted_code_without_bubblewrap_is_refused_before_anything_is_written(
+    parser: BuiltScenario,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    default: bool,
+) -> None:
+    """Threat: without bubblewrap a ``cmd:`` agent silently runs with the user's files open
+    (it wrote into ``store.sqlite`` and flipped a verdict). A user's agent on the embedded default
+    is not the embedded default's own agents: refused too."""
+    marker = tmp_path / "agent-ran"
+    out = tmp_path / "run"
+    contract = [] if default else [str(parser.contracts[0])]
+    code = main(["run", *contract, "--agent", f"cmd:touch {marker}", "--out", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert code == ExitCode.USAGE
+    assert len(err.splitlines()) == 1
+    assert err.startswith("error: REPOGATE_SANDBOX=unshare chooses weaker isolation")
+    assert "install bubblewrap" in err
+    assert "--allow-weak-isolation" in err
+    assert not marker.exists()
+    assert not out.exists()
+
+
+def test_network_is_never_opened_silently(parser: BuiltScenario, tmp_path: Path) -> None:
+    """Threat: ``REPOGATE_SANDBOX=none`` gave untrusted code the network, printing nothing."""
+    env = {k: v for k, v in os.environ.items() if k != sandbox.WEAK_ENV}
+    env[sandbox.SANDBOX_ENV] = "none"
+    command = [sys.executable, "-m", "repogate.cli", "run", str(parser.contracts[0])]
+    command += ["--agent", "null", "--out", str(tmp_path / "run")]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == ExitCode.USAGE
+    assert done.stderr.startswith("error: REPOGATE_SANDBOX=none chooses weaker isolation")
+    assert done.stderr.count("\n") == 1
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.usefixtures("no_bwrap")
+def test_the_flag_runs_with_weak_isolation_warned_and_recorded_everywhere(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Isolation never weakens silently: warned at the start and in the summary, recorded in
+    the manifest and in every decision."""
+    out = tmp_path / "run"
+    code = main(
+        [
+            "run",
+            str(parser.contracts[0]),
+            *("--agent", "gold", "--agent", "null"),
+            *("--out", str(out), "--allow-weak-isolation"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == ExitCode.OK
+    warnings = [line for line in err.splitlines() if line.startswith("warning: WEAK ISOLATION")]
+    assert len(warnings) == 2, err  # at the start and after the summary
+    assert "allowed by --allow-weak-isolation" in warnings[0]
+    assert "unshare: own PID namespace, no network" in warnings[0]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["weak_isolation_allowed_by"] == "--allow-weak-isolation"
+    assert manifest["warnings"][0].startswith("WEAK ISOLATION")
+    store = Store.open(out)
+    decisions = [a.decision for a in store.attempts()]
+    assert len(decisions) == 2
+    for decision in decisions:
+        assert decision is not None
+        assert decision.isolation.startswith("WEAK ISOLATION")
+        assert "allowed by --allow-weak-isolation" in decision.isolation
+    assert [a.decision.outcome for a in store.attempts() if a.decision] == ["accepted", "rejected"]
+
+
+def test_under_bubblewrap_nothing_is_weak_and_decisions_say_so(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if sandbox.isolation(False).kind != "bwrap":
+        pytest.skip("needs bubblewrap (bwrap) working here")
+    out = tmp_path / "run"
+    code, _rows = run_json(capsys, str(parser.contracts[0]), "--agent", "null", "--out", str(out))
+    assert code == ExitCode.OK
+    assert "warning" not in capsys.readouterr().err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["weak_isolation_allowed_by"] is None
+    assert manifest["warnings"] == []
+    decision = Store.open(out).attempts()[0].decision
+    assert decision is not None
+    assert decision.isolation.startswith("bwrap: filesystem allowlist, own PID namespace")
+
+
+@pytest.mark.usefixtures("no_bwrap")
+def test_the_embedded_default_may_run_weaker_saying_so(tmp_path: Path) -> None:
+    """The embedded default's own scripted agents may run without bubblewrap, said the same way."""
+    warning = check_isolation(RunOptions(out=tmp_path, weak_isolation=EMBEDDED_WEAK))
+    assert warning is not None
+    assert warning.startswith("WEAK ISOLATION")
+    assert warning.endswith(f"allowed by {EMBEDDED_WEAK}")
+    with pytest.raises(sandbox.IsolationError):
+        check_isolation(RunOptions(out=tmp_path))
