@@ -1,4 +1,4 @@
-"""Selecting the base-passing tests a change can affect, and falling back to all of them.
+"""Selecting the base-passing tests a change can affect, falling back to all of them, and grading them.
 
 Each fallback closes one way a selection could miss a regression: code that runs outside every
 test's coverage context, files the tests read without importing, and files whose coverage the
@@ -7,7 +7,14 @@ base run never saw.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from repogate.gates.regression import check_regressions, narrowed
+from repogate.oracles.base_suite import BaseSuite
+from repogate.oracles.junit import TestOutcome
+from repogate.oracles.pytest_runner import ExecSummary, TestRun
 from repogate.oracles.selection import CoverageMap, FileChange, Selection, select
+from repogate.sandbox import Isolation
 
 BASE = b'''"""fmt."""
 
@@ -154,3 +161,110 @@ def test_a_base_passing_test_without_coverage_is_always_selected() -> None:
     chosen = select([change], (*PASSING, unseen), COVERAGE, lambda name: False)
     assert not chosen.whole
     assert chosen.tests == ("t/test_box.py::test_w", unseen)
+
+
+# --- grading the selected run (gates/regression.py): data in, data out --------------------------
+
+SUITE = BaseSuite(
+    status="ok",
+    passing=("t/a.py::test_1", "t/a.py::test_2", "t/b.py::test_3", "t/b.py::test_graded"),
+    outcomes_digest=None,
+    duration_s=1.0,
+    coverage=None,
+)
+EVERYTHING = Selection(whole=True, reasons=("no coverage",), tests=SUITE.passing, changed_units=())
+
+
+def _run(outcomes: dict[str, TestOutcome], status: str = "ok") -> TestRun:
+    quiet = ExecSummary(
+        returncode=0 if status == "ok" else 3,
+        duration_s=0.5,
+        timed_out=False,
+        truncated_bytes=0,
+        stdout_tail="",
+        stderr_tail="",
+        isolation=Isolation(kind="none", network_off=False),
+    )
+    return TestRun(
+        status="ok" if status == "ok" else "error",
+        reason="" if status == "ok" else status,
+        outcomes=outcomes,
+        collected=len(outcomes),
+        command=("pytest",),
+        report_path=None,
+        report_sha256=None,
+        execution=quiet,
+    )
+
+
+class _Replay:
+    """Hands back the next prepared run and records what was asked (ids, label, filtered)."""
+
+    def __init__(self, *runs: TestRun) -> None:
+        self.runs = list(runs)
+        self.asked: list[tuple[tuple[str, ...], str, bool]] = []
+
+    def __call__(self, ids: Sequence[str], label: str, filtered: bool) -> TestRun:
+        self.asked.append((tuple(ids), label, filtered))
+        return self.runs.pop(0)
+
+
+def test_a_reproducible_failure_outside_the_declared_ids_fails_the_check() -> None:
+    replay = _Replay(
+        _run({"t/a.py::test_1": "passed", "t/a.py::test_2": "failed", "t/b.py::test_3": "passed"}),
+        _run({"t/a.py::test_2": "failed"}),
+        _run({"t/a.py::test_2": "failed"}),
+    )
+    seen = check_regressions(
+        SUITE, EVERYTHING, {"t/b.py::test_graded": "passed"}, {"t/b.py::test_graded"}, replay
+    )
+    assert seen.checks[0].status == "failed"
+    assert seen.checks[0].detail.startswith(
+        "passed at the base, not on the candidate: t/a.py::test_2 (failed)"
+    )
+    assert "no coverage" in seen.checks[0].detail  # the fallback reason is shown
+    assert replay.asked[0] == (
+        ("t/a.py::test_1", "t/a.py::test_2", "t/b.py::test_3"),
+        "selected",
+        True,
+    )
+    assert [a[1] for a in replay.asked[1:]] == ["rerun0", "rerun1"]
+    assert seen.details["failing"] == {"t/a.py::test_2": "failed"}
+
+
+def test_a_failure_that_passes_on_a_rerun_is_flaky_and_excluded_with_a_record() -> None:
+    replay = _Replay(
+        _run({"t/a.py::test_1": "passed", "t/a.py::test_2": "failed", "t/b.py::test_3": "passed"}),
+        _run({"t/a.py::test_2": "passed"}),
+        _run({"t/a.py::test_2": "failed"}),
+    )
+    seen = check_regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay)
+    assert seen.checks[0].status == "passed"
+    assert seen.details["flaky_excluded"] == ["t/a.py::test_2"]
+
+
+def test_an_id_the_filter_lost_is_run_with_its_whole_file_and_missing_is_a_failure() -> None:
+    replay = _Replay(
+        _run({"t/a.py::test_1": "passed", "t/a.py::test_2": "passed"}),
+        _run({"t/b.py::test_other": "passed"}),
+        _run({}),
+        _run({}),
+    )
+    seen = check_regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay)
+    assert replay.asked[1] == (("t/b.py::test_3",), "unfiltered", False)
+    assert seen.checks[0].status == "failed"
+    assert seen.details["failing"] == {"t/b.py::test_3": "missing"}
+
+
+def test_no_usable_base_suite_is_an_evaluator_error_naming_the_way_out() -> None:
+    broken = SUITE.model_copy(update={"status": "error", "reason": "timed out", "passing": ()})
+    seen = check_regressions(broken, EVERYTHING, {}, (), _Replay())
+    assert seen.checks[0].status == "error"
+    assert 'oracles.regression = "declared"' in seen.checks[0].detail
+
+
+def test_the_narrowing_is_a_record_not_a_silent_default() -> None:
+    seen = narrowed()
+    assert seen.checks[0].status == "passed"
+    assert "narrowed by the contract" in seen.checks[0].detail
+    assert seen.details == {"scope": "declared", "narrowed_by": "contract"}

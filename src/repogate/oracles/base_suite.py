@@ -10,9 +10,10 @@ once per base state and test setup:
 2. a second run under coverage with one dynamic context per test (:mod:`._pytest_plugin`), from
    which :mod:`repogate.oracles.selection` picks the tests a candidate's change can affect.
 
-Both run in the same sandbox as every test run. ``coverage`` (the version repogate itself uses, so
-the harness reads the data file with its own copy) is installed by the harness's uv into a tool
-folder beside the environment cache, with the plugin; the folder goes on PYTHONPATH for these runs
+Both run in the same sandbox as every test run. ``coverage`` (the newest 7.x the environment's
+Python takes; its SQLite data file is read by the harness's own copy, and a format it cannot read
+is recorded as "no coverage") is installed by the harness's uv into a tool folder beside the
+environment cache, with the plugin; the folder goes on PYTHONPATH for these runs
 only, so the environment under test and its digest are unchanged. When it cannot be installed or
 recorded, the record says why and every candidate runs the whole base-passing set.
 """
@@ -106,7 +107,7 @@ def tool_folder(env: BuiltEnvironment, cache: Path) -> Path:
         "UV_NO_PROGRESS": "1",
     }
     argv = [uv_bin(), "pip", "install", "--python", str(env.python), "--target", str(fresh)]
-    tool([*argv, f"coverage=={coverage.__version__}"], variables, cache, "installing coverage")
+    tool([*argv, "coverage>=7"], variables, cache, "installing coverage")
     (fresh / f"{PLUGIN_MODULE}.py").write_bytes(plugin)
     try:
         fresh.rename(folder)
@@ -119,9 +120,14 @@ def _granting(policy: sandbox.SandboxPolicy, extra: Mapping[str, str]) -> sandbo
     return policy.model_copy(update={"env": {**policy.env, **extra}})
 
 
+def suite_command(test_command: str) -> str:
+    """Return ``test_command`` going on past collection errors (one file's error hides nothing)."""
+    return f"{test_command} --continue-on-collection-errors"
+
+
 def plugin_command(test_command: str) -> str:
-    """Return ``test_command`` loading the plugin (``-p repogate_regress``)."""
-    return f"{test_command} -p {PLUGIN_MODULE}"
+    """Return :func:`suite_command` loading the plugin (``-p repogate_regress``)."""
+    return f"{suite_command(test_command)} -p {PLUGIN_MODULE}"
 
 
 def _read_coverage(data_file: Path, workdir: Path) -> CoverageMap:
@@ -181,7 +187,7 @@ def record_base_suite(
     Returns:
         The record; ``status="error"`` when the plain run gave no trustworthy report.
     """
-    plain = run_tests(env, tree, test_command, None, report_dir / "plain", policy)
+    plain = run_tests(env, tree, suite_command(test_command), None, report_dir / "plain", policy)
     if plain.status != "ok":
         return BaseSuite(
             status="error",

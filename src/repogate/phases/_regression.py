@@ -1,7 +1,8 @@
 """Gate V's regression step in the attempt: the base's whole suite (cached) and the selected run.
 
 The base record is a function of the base commit, the hidden tests, the environment digest, the
-test command, the sandbox's granted variables and timeout, the coverage and plugin versions and
+test command, the sandbox's granted variables and timeout, the locale and timezone the sandbox
+passes on, the coverage and plugin versions and
 repogate's version; it is cached under a key over all of them, outside every sandbox's writable
 folders, so the attempts of one task run the base's whole suite once.
 """
@@ -46,6 +47,7 @@ def _suite_key(cfg: AttemptConfig, progress: AttemptProgress) -> str:
         progress.workspace_env.digest,
         cfg.contract.oracles.test_command,
         repr(sorted(policy.env.items())),
+        repr([os.environ.get(k) for k in ("LANG", "LC_ALL", "LC_CTYPE", "TZ")]),  # reach the tests
         str(policy.timeout_s),
         coverage.__version__,
         __version__,
