@@ -268,3 +268,7 @@ def test_the_narrowing_is_a_record_not_a_silent_default() -> None:
     assert seen.checks[0].status == "passed"
     assert "narrowed by the contract" in seen.checks[0].detail
     assert seen.details == {"scope": "declared", "narrowed_by": "contract"}
+
+
+def test_no_change_selects_nothing_even_without_coverage() -> None:
+    assert select([], (*PASSING, "t/test_other.py::test_x"), None, lambda n: False).tests == ()

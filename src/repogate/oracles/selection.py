@@ -7,8 +7,9 @@ so comments and formatting count for nothing):
 
 - a function or method whose code changed selects every test that executed a line of it at the
   base;
-- a new function or class whose name the base module did not bind, undecorated, selects nothing
-  by itself (only changed code can call it, and that code selects its own tests).
+- a new, undecorated function whose name the base module did not bind (nor a builtin's, nor a
+  dunder; as a method, only in a class without bases) selects nothing by itself: only changed
+  code can call it, and that code selects its own tests.
 
 Selection cannot be trusted, and the whole suite runs, when a change reaches code that no
 per-test context sees, or that the tests may read without importing. Each rule, with the path
@@ -270,6 +271,8 @@ def select(
         The selection, with every fallback rule that fired.
     """
     everything = tuple(sorted(base_passing))
+    if not changes:  # nothing differs from the base: nothing can have regressed
+        return Selection(whole=False, reasons=(), tests=(), changed_units=())
     if coverage is None:
         return Selection(
             whole=True, reasons=(no_coverage_reason,), tests=everything, changed_units=()
