@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,7 +94,7 @@ BREAKS_DESCRIBE = FIXED_CODE.replace("str(value) + SEP + unit(name)", "str(value
 BREAKS_SEP = FIXED_CODE.replace('SEP = " "', 'SEP = "-"')
 
 
-def _regression_receipt(out: Path, agent: str) -> dict[str, object]:
+def _regression_receipt(out: Path, agent: str) -> dict[str, Any]:
     store = Store.open(out)
     attempt = next(a for a in store.attempts() if agent in a.attempt_id)
     receipt = next(r for r in store.receipts(attempt.attempt_id) if r.gate == "V-regression")
@@ -133,7 +134,7 @@ def test_breaking_a_neighbouring_files_tests_is_a_regression(
         "whole": False,
         "reasons": [],
         "changed_units": ["units/__init__.py::unit", "units/__init__.py::describe"],
-    }  # type: ignore[comparison-overlap]
+    }
     assert selected["failing"] == {
         "tests/test_describe.py::test_describe[1-metre-1 metre]": "failed",
         "tests/test_describe.py::test_describe[2-gram-2 gram]": "failed",
@@ -143,14 +144,14 @@ def test_breaking_a_neighbouring_files_tests_is_a_regression(
     assert selected["base_suite_cached"] is True  # the gold attempt recorded the base first
 
     whole = _regression_receipt(out, "breaks-sep")
-    assert whole["selection"]["whole"] is True  # type: ignore[index]
+    assert whole["selection"]["whole"] is True
     assert whole["selection"]["reasons"] == [
         "module- or class-level code of units/__init__.py changed"
-    ]  # type: ignore[index]
-    assert len(whole["failing"]) == 3  # type: ignore[arg-type]
+    ]
+    assert len(whole["failing"]) == 3
 
     gold = _regression_receipt(out, "gold")
-    assert gold["check"]["status"] == "passed"  # type: ignore[index]
+    assert gold["check"]["status"] == "passed"
     assert gold["base_passing"] == 5  # 2 declared + 3 in the neighbouring file
 
 
