@@ -105,7 +105,8 @@ def test_new_names_that_may_change_behaviour_fall_back() -> None:
     shadowing = BASE + b"\n\ndef len(x):\n    return 0\n"
     decorated = BASE + b"\n\n@register\ndef plugin():\n    return 1\n"
     removed = BASE.replace(b"def usage(prog, args):", b"def usage2(prog, args):")
-    for after in (overriding, dunder, rebinding, shadowing, decorated, removed):
+    registered = BASE.replace(b"def usage(prog, args):", b"@command\ndef usage(prog, args):")
+    for after in (overriding, dunder, rebinding, shadowing, decorated, removed, registered):
         chosen = _select(after)
         assert chosen.whole, after.decode()
         assert chosen.reasons

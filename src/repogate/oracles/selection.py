@@ -20,8 +20,9 @@ that triggered it, is recorded as the fallback reason:
 - ``conftest.py``, ``setup.py``, ``sitecustomize.py`` / ``usercustomize.py`` and any non-Python file
   (configuration, packaging, data the tests read), except changelog-like documents that no test
   collects and no Python file of the tree names;
-- module-level or class-level code that changed (constants, imports, class attributes, decorators
-  on new names, a removed or renamed function): it runs at import, outside every test's context;
+- module-level or class-level code that changed (constants, imports, class attributes, a
+  decorator, which may register the function elsewhere; a removed or renamed function): it runs
+  at import, outside every test's context;
 - a changed function that ran outside every test (at import or collection time);
 - a changed Python file that never ran under coverage at the base (not imported by the tests, run in
   a subprocess, or installed outside the checkout), or that does not parse;
@@ -129,6 +130,9 @@ class _Unit:
     def dump(self) -> str:
         return ast.dump(self.node, include_attributes=False)
 
+    def decorators(self) -> list[str]:
+        return [ast.dump(d, include_attributes=False) for d in self.node.decorator_list]
+
 
 class _Skeleton(ast.NodeTransformer):
     """Replace every function defined at module or class level by a placeholder naming it.
@@ -231,6 +235,8 @@ def _compare_python(change: FileChange, untested: Collection[int]) -> _FileVerdi
         return _FileVerdict(f"module- or class-level code of {change.path} changed")
     changed = [u for name, u in before.units.items() if u.dump() != after.units[name].dump()]
     for unit in changed:
+        if unit.decorators() != after.units[unit.qualname].decorators():
+            return _FileVerdict(f"decorators of {change.path}::{unit.qualname} changed")
         if set(unit.body_lines) & set(untested):
             return _FileVerdict(
                 f"{change.path}::{unit.qualname} runs outside every test (import or collection)"
