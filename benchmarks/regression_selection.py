@@ -18,9 +18,11 @@ missed (must be 0). The figure is the selected tests' run time over the whole su
 over every pair (a pair that falls back counts its whole run on both sides; an empty selection
 costs nothing).
 
-Usage: ``uv run python benchmarks/regression_selection.py REPO=CLONE[@N] ...`` where ``REPO`` names
-a known repository (``pallets/click``, ``marshmallow-code/marshmallow``, ``python-attrs/attrs``)
-and ``CLONE`` its clone (default N: 6 commits). Last line: ``ratio: <selected/whole>``.
+Usage: ``uv run python benchmarks/regression_selection.py REPO=CLONE[@N|@BASE..FIX] ...`` where
+``REPO`` names a known repository (``pallets/click``, ``marshmallow-code/marshmallow``,
+``python-attrs/attrs``), ``CLONE`` its clone, and then either the last N first-parent commits
+(default 6) or one pair, e.g. a task's base commit and its fix (the shape of an agent's patch).
+Last line: ``ratio: <selected/whole>``.
 """
 
 from __future__ import annotations
@@ -116,10 +118,13 @@ def _pair(
 
 
 def bench_repo(
-    name: str, clone: Path, commits: int, work: Path, cache: Path
+    name: str, clone: Path, commits: str, work: Path, cache: Path
 ) -> list[tuple[float, float, int, int]]:
-    start = git.rev_parse(clone, f"HEAD~{commits}")
-    chain = [start, *git.log_range(clone, start, "HEAD", first_parent=True)]
+    if ".." in commits:  # one pair: a task's base and its fix (the shape of an agent's patch)
+        chain = [git.rev_parse(clone, rev) for rev in commits.split("..", 1)]
+    else:
+        start = git.rev_parse(clone, f"HEAD~{commits}")
+        chain = [start, *git.log_range(clone, start, "HEAD", first_parent=True)]
     policy = SandboxPolicy(network=False, timeout_s=1800, writable=(work,))
     install = work / "install"
     git.export_tree(clone, chain[0], install)
@@ -176,7 +181,9 @@ def bench_repo(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("repos", nargs="+", help="REPO=CLONE[@N], e.g. pallets/click=/tmp/click@6")
+    parser.add_argument(
+        "repos", nargs="+", help="REPO=CLONE[@N|@BASE..FIX], e.g. pallets/click=/tmp/click@6"
+    )
     args = parser.parse_args()
     rows: list[tuple[float, float, int, int]] = []
     with tempfile.TemporaryDirectory(prefix="regression-bench-") as scratch:
@@ -185,7 +192,7 @@ def main() -> None:
             clone, _, count = where.partition("@")
             work = Path(scratch) / name.replace("/", "+")
             work.mkdir(parents=True)
-            rows += bench_repo(name, Path(clone), int(count or 6), work, Path(scratch) / "cache")
+            rows += bench_repo(name, Path(clone), count or "6", work, Path(scratch) / "cache")
             shutil.rmtree(work, ignore_errors=True)
     selected = sum(r[0] for r in rows)
     whole = sum(r[1] for r in rows)
