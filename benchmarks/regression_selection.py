@@ -37,7 +37,13 @@ from pathlib import Path
 from repogate import git
 from repogate.contract import EnvironmentRecipe
 from repogate.environment import BuiltEnvironment, build_environment
-from repogate.oracles.base_suite import BaseSuite, record_base_suite, run_selected, tool_folder
+from repogate.oracles.base_suite import (
+    BaseSuite,
+    record_base_suite,
+    run_selected,
+    suite_command,
+    tool_folder,
+)
 from repogate.oracles.pytest_runner import run_tests
 from repogate.oracles.selection import FileChange, select
 from repogate.sandbox import SandboxPolicy
@@ -92,7 +98,7 @@ def _pair(
     tree = work / f"cand-{label}"
     changes = _candidate(clone, base, code, tree)
     chosen = select(changes, suite.passing, suite.coverage, _named(tree))
-    whole = run_tests(env, tree, COMMAND, None, work / f"whole-{label}", policy)
+    whole = run_tests(env, tree, suite_command(COMMAND), None, work / f"whole-{label}", policy)
     passing = set(suite.passing)
     regressions = {
         t for t, o in whole.outcomes.items() if t in passing and o in ("failed", "error")

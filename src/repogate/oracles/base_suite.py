@@ -246,7 +246,7 @@ def run_selected(
 ) -> TestRun:
     """Run ``ids`` (their files, filtered to the ids by the plugin when ``tools`` is given)."""
     if tools is None:
-        return run_tests(env, tree, test_command, ids, report_dir, policy)
+        return run_tests(env, tree, suite_command(test_command), ids, report_dir, policy)
     report_dir.mkdir(parents=True, exist_ok=True)
     listing = report_dir / "selected.txt"
     listing.write_text("".join(f"{t}\n" for t in ids), encoding="utf-8")
