@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
