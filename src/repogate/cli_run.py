@@ -77,6 +77,7 @@ def _decision_json(record: AttemptRecord, agent: AgentOutcome | None) -> dict[st
         "agent": record.agent,
         "epoch": record.epoch,
         "accepted": bool(decision and decision.accepted),
+        "resolved": bool(decision and decision.resolved),
         "outcome": decision.outcome if decision else "crashed",
         "failed": list(decision.failed) if decision else [],
         "errored": list(decision.errored) if decision else [],

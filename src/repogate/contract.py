@@ -202,6 +202,11 @@ class Oracles(_Model):
 
     FAIL_TO_PASS and PASS_TO_PASS follow SWE-bench: tests that must go from failing at the base to
     passing on the candidate, and tests that passed at the base and must still pass.
+
+    ``regression`` says which tests must keep passing: ``base-passing`` (the default) every test
+    that passed in the base's whole-suite run, ``declared`` only the PASS_TO_PASS ids (SWE-bench's
+    rule, whose task sets list only the tests of the touched test files). Narrowing is recorded in
+    the ``V-regression`` receipt and shown in ``regression_tests_passed``'s detail.
     """
 
     test_command: str = "python -m pytest -p no:cacheprovider"
@@ -224,6 +229,10 @@ class Oracles(_Model):
     """How many times the candidate's tests run; a test must pass in every run."""
     timeout_s: float = Field(default=1800.0, gt=0)
     """The budget of one test run, in seconds; a run past it is killed with its processes."""
+    regression: Literal["base-passing", "declared"] = "base-passing"
+    """Which tests must keep passing: ``base-passing`` (every test that passed in the base's
+    whole-suite run; the default) or ``declared`` (only the PASS_TO_PASS ids, SWE-bench's rule).
+    Narrowing is recorded in the ``V-regression`` receipt and shown in the check's detail."""
 
 
 class Authority(_Model):

@@ -125,6 +125,10 @@ class Decision(BaseModel):
         stages: partial progress, stage name to status.
         soft: soft metrics, beside the verdict.
         isolation: the isolation untrusted code ran under, from the evidence.
+        resolved: SWE-bench's "resolved": every FAIL_TO_PASS and every declared PASS_TO_PASS
+            test passed on the candidate (gate V's graded run), whatever the other checks say;
+            kept beside ``accepted`` for comparison with SWE-bench's numbers
+            (``swebench/harness/grading.py``, ``get_resolution_status``: ``FULL``).
     """
 
     schema_version: Literal[1] = 1
@@ -139,6 +143,22 @@ class Decision(BaseModel):
     stages: dict[str, Status]
     soft: SoftMetrics
     isolation: str = ""
+    resolved: bool = False
+
+
+SWEBENCH_CHECKS: tuple[CheckName, ...] = ("focused_tests_passed", "regression_tests_passed")
+"""The checks of gate V's graded run that make SWE-bench's "resolved"."""
+
+
+def _resolved(receipts: Iterable[Receipt]) -> bool:
+    """SWE-bench's resolved: the candidate's graded run passed FAIL_TO_PASS and declared PASS_TO_PASS.
+
+    Read from gate ``V``'s receipt for the candidate tree only: the base-passing regression step
+    (``V-regression``) and extra commands (``V-commands``) are repogate's, not SWE-bench's.
+    """
+    graded = [r for r in receipts if r.gate == "V" and r.details.get("tree") == "candidate"]
+    seen = {c.name: c.passed for r in graded if r.crash is None for c in r.checks}
+    return bool(graded) and all(seen.get(name, False) for name in SWEBENCH_CHECKS)
 
 
 def _identity_checks(evidence: Evidence) -> dict[str, Check]:
@@ -259,4 +279,5 @@ def decide(evidence: Evidence) -> Decision:
         stages=_stages(checks, evidence.receipts),
         soft=evidence.soft,
         isolation=evidence.isolation,
+        resolved=_resolved(evidence.receipts),
     )

@@ -36,6 +36,7 @@ GateId = Literal[
     "propose",
     "I",
     "V",
+    "V-regression",
     "V-commands",
     "V-dependencies",
     "V-generated",
@@ -76,7 +77,9 @@ CHECKS: dict[CheckName, Doc] = {
     ),
     "focused_tests_passed": Doc("V", "FAIL_TO_PASS tests pass on the candidate"),
     "regression_tests_passed": Doc(
-        "V", "tests passing at the base (PASS_TO_PASS) and oracle commands still pass"
+        "V",
+        "tests passing at the base (PASS_TO_PASS, and every base-passing test unless the contract"
+        " narrows it) and oracle commands still pass",
     ),
     "dependency_policy_passed": Doc(
         "V", "lockfiles changed only as their manager writes them, new names allowed"
@@ -100,6 +103,9 @@ GATES: dict[GateId, Doc] = {
     "propose": Doc("-", "the agent's run: the candidate commit, patch, digests and merge tree"),
     "I": Doc("I", "changed paths against permissions and the oracle"),
     "V": Doc("V", "the hidden tests on the candidate (and on the merged tree when it differs)"),
+    "V-regression": Doc(
+        "V", "every base-passing test the change can affect (coverage-selected), or the narrowing"
+    ),
     "V-commands": Doc("V", "the contract's extra oracle commands, against the base"),
     "V-dependencies": Doc("V", "the lockfile policy and the replay of the lock command"),
     "V-generated": Doc("V", "generated-artefact freshness, regenerated in a clean tree"),

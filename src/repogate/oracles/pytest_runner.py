@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -228,6 +228,8 @@ def run_tests(
     test_ids: Sequence[str] | None,
     report_dir: Path,
     policy: sandbox.SandboxPolicy,
+    *,
+    tool_path: Path | None = None,
 ) -> TestRun:
     """Run the test command on ``workdir`` in ``env`` and read the outcomes from its JUnit report.
 
@@ -241,6 +243,8 @@ def run_tests(
             removed before the run).
         policy: the sandbox policy (timeout, output cap, network, extra env); the environment's
             variables are added to its ``env``.
+        tool_path: a harness-owned folder appended to PYTHONPATH (the regression run's plugin
+            and coverage, :mod:`repogate.oracles.base_suite`), after the checkout's roots.
 
     Returns:
         The run as data; ``status="error"`` with a reason when no trustworthy outcome exists.
@@ -261,11 +265,14 @@ def run_tests(
         argv = _command(test_command, report_dir / "junit.fifo", files, workdir)
     except ValueError as exc:
         return _error_run((test_command,), f"the test command cannot be split ({exc})", policy)
-    granted: Mapping[str, str] = {
+    granted: dict[str, str] = {
         **policy.env,
         **_variables(env, workdir),
         "HYPOTHESIS_STORAGE_DIRECTORY": str(report_dir / "hypothesis"),
     }
+    if tool_path is not None:
+        roots = [p for p in granted.get("PYTHONPATH", "").split(os.pathsep) if p]
+        granted["PYTHONPATH"] = os.pathsep.join([*roots, str(tool_path)])
     if test_ids and not files:
         reason = f"none of the {len(test_ids)} selected test ids names a file in the checkout"
         return _error_run(argv, reason, policy)

@@ -17,6 +17,7 @@ from repogate.gates.verification import (
 )
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.reruns import Runner
+from repogate.phases._regression import regressions
 from repogate.pipeline import (
     AttemptConfig,
     AttemptProgress,
@@ -118,15 +119,25 @@ def _base_xfailed(progress: AttemptProgress) -> set[str]:
 
 
 def verification(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
-    """Gate V: graded tests, extra oracle commands, and the dependency policy.
+    """Gate V: graded tests, the base-passing regression set, extra commands, dependency policy.
 
     Commands and the dependency policy compare clean exports of the base and the candidate: not
     the install tree (install commands leave files there) nor the test tree (hidden tests, and
     whatever the tests wrote).
     """
     state = progress.candidate
-    progress = emit(cfg, progress, _verify_tree(cfg, progress, state.candidate_commit, "candidate"))
+    tested = _verify_tree(cfg, progress, state.candidate_commit, "candidate")
+    progress = emit(cfg, progress, tested)
     contract = cfg.contract
+    graded = [*contract.oracles.fail_to_pass, *contract.oracles.pass_to_pass]
+    progress = regressions(
+        cfg,
+        progress,
+        state.candidate_commit,
+        cfg.work / "candidate",
+        dict(tested.details.get("outcomes", {})),
+        [*graded, *_base_flaky(progress)],
+    )
     base, candidate = cfg.work / "base-clean", cfg.work / "candidate-clean"
     git.export_tree(workspace(cfg), state.base_commit, base)
     git.export_tree(workspace(cfg), state.candidate_commit, candidate)

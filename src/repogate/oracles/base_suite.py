@@ -1,0 +1,256 @@
+"""The base's whole suite: which tests pass there, and what each one executes (cached).
+
+"Preserve previously passing behaviour" covers every test that passes at the base, not only the
+PASS_TO_PASS ids a task set declares (SWE-bench builds those from the test files the fix's test
+patch touches, so a neighbouring file's tests are never checked). This module records the base
+once per base state and test setup:
+
+1. a plain run of the whole suite (the project's own selection) at the base with the hidden tests
+   applied: its passing ids are the regression set;
+2. a second run under coverage with one dynamic context per test (:mod:`._pytest_plugin`), from
+   which :mod:`repogate.oracles.selection` picks the tests a candidate's change can affect.
+
+Both run in the same sandbox as every test run. ``coverage`` (the newest 7.x the environment's
+Python takes; its SQLite data file is read by the harness's own copy, and a format it cannot read
+is recorded as "no coverage") is installed by the harness's uv into a tool folder beside the
+environment cache, with the plugin; the folder goes on PYTHONPATH for these runs
+only, so the environment under test and its digest are unchanged. When it cannot be installed or
+recorded, the record says why and every candidate runs the whole base-passing set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import stat
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import coverage
+from pydantic import BaseModel, ConfigDict
+
+from repogate import sandbox
+from repogate._toolchain import SYSTEM_PATH, tool, trust, uv_bin
+from repogate.environment import BuiltEnvironment
+from repogate.oracles.pytest_runner import TestRun, run_tests
+from repogate.oracles.selection import CoverageMap
+
+PLUGIN_MODULE = "repogate_regress"
+_PLUGIN_SOURCE = Path(__file__).with_name("_pytest_plugin.py")
+_COVERAGE_DATA = "coverage.sqlite"
+
+
+class BaseSuite(BaseModel):
+    """The base's whole-suite record.
+
+    Attributes:
+        schema_version: version of this record.
+        status: ``ok`` when the plain run gave a trustworthy report; ``error`` otherwise (the
+            regression set then cannot be known, and ``reason`` says why).
+        reason: why ``error``.
+        passing: ids that passed in the plain run, sorted.
+        outcomes_digest: sha256 of the plain run's report.
+        duration_s: wall seconds of the plain run.
+        coverage: per-test coverage, or None (``coverage_reason`` says why).
+        coverage_reason: why there is no coverage (empty when there is).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int = 1
+    status: str
+    reason: str = ""
+    passing: tuple[str, ...]
+    outcomes_digest: str | None
+    duration_s: float
+    coverage: CoverageMap | None
+    coverage_reason: str = ""
+
+
+def plugin_digest() -> str:
+    """Return sha256 (hex) of the plugin's source: it shapes the coverage record."""
+    return hashlib.sha256(_PLUGIN_SOURCE.read_bytes()).hexdigest()
+
+
+def tool_folder(env: BuiltEnvironment, cache: Path) -> Path:
+    """Install ``coverage`` for ``env``'s interpreter and the plugin into a cached tool folder.
+
+    Args:
+        env: the built environment (its interpreter picks the wheel).
+        cache: the folder holding tool folders (outside every sandbox's writable folders).
+
+    Returns:
+        The folder to put on PYTHONPATH.
+
+    Raises:
+        repogate.errors.EnvironmentBuildError: uv could not install coverage (no network and
+            not cached).
+    """
+    plugin = _PLUGIN_SOURCE.read_bytes()
+    key = hashlib.sha256(
+        "\0".join(
+            [env.toolchain.python, env.toolchain.platform, coverage.__version__, plugin.hex()]
+        ).encode()
+    ).hexdigest()[:16]
+    folder = cache / f"regress-tools-{key}"
+    if (folder / f"{PLUGIN_MODULE}.py").is_file():
+        return folder
+    fresh = cache / f".regress-tools-{key}.{os.getpid()}"
+    shutil.rmtree(fresh, ignore_errors=True)
+    variables = {
+        **trust(),
+        "PATH": SYSTEM_PATH,
+        "HOME": str(cache),
+        "UV_CACHE_DIR": str(cache / "uv-cache"),
+        "UV_PYTHON_DOWNLOADS": "never",
+        "UV_NO_PROGRESS": "1",
+    }
+    argv = [uv_bin(), "pip", "install", "--python", str(env.python), "--target", str(fresh)]
+    tool([*argv, "coverage>=7"], variables, cache, "installing coverage")
+    (fresh / f"{PLUGIN_MODULE}.py").write_bytes(plugin)
+    try:
+        fresh.rename(folder)
+    except OSError:  # another attempt installed it first
+        shutil.rmtree(fresh, ignore_errors=True)
+    return folder
+
+
+def _granting(policy: sandbox.SandboxPolicy, extra: Mapping[str, str]) -> sandbox.SandboxPolicy:
+    return policy.model_copy(update={"env": {**policy.env, **extra}})
+
+
+def suite_command(test_command: str) -> str:
+    """Return ``test_command`` going on past collection errors (one file's error hides nothing)."""
+    return f"{test_command} --continue-on-collection-errors"
+
+
+def plugin_command(test_command: str) -> str:
+    """Return :func:`suite_command` loading the plugin (``-p repogate_regress``)."""
+    return f"{suite_command(test_command)} -p {PLUGIN_MODULE}"
+
+
+def _read_coverage(data_file: Path, workdir: Path) -> CoverageMap:
+    """Read the coverage data file the plugin wrote into per-test line sets.
+
+    Raises:
+        ValueError: the file is missing, a link, or holds no per-test context.
+    """
+    try:
+        info = data_file.lstat()
+    except FileNotFoundError:
+        raise ValueError("the coverage run wrote no data") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError("the coverage data is not a regular file")
+    data = coverage.CoverageData(basename=str(data_file))
+    data.read()
+    root = workdir.resolve()
+    tests: dict[str, dict[str, tuple[int, ...]]] = {}
+    untested: dict[str, tuple[int, ...]] = {}
+    for measured in data.measured_files():
+        path = Path(measured)
+        if not path.is_relative_to(root):
+            continue
+        relative = path.relative_to(root).as_posix()
+        per_context: dict[str, list[int]] = {}
+        for line, contexts in (data.contexts_by_lineno(measured) or {}).items():
+            for context in contexts:
+                per_context.setdefault(context, []).append(line)
+        for context, lines in per_context.items():
+            if context:
+                tests.setdefault(context, {})[relative] = tuple(sorted(lines))
+            else:
+                untested[relative] = tuple(sorted(lines))
+    if not tests:
+        raise ValueError("the coverage data holds no per-test context")
+    return CoverageMap(tests=tests, untested=untested)
+
+
+def record_base_suite(
+    env: BuiltEnvironment,
+    tree: Path,
+    test_command: str,
+    report_dir: Path,
+    policy: sandbox.SandboxPolicy,
+    tools: Path | str,
+) -> BaseSuite:
+    """Run the whole suite at the base twice: plain (the regression set) and under coverage.
+
+    Args:
+        env: the built environment.
+        tree: the base with the hidden tests applied.
+        test_command: the contract's test command.
+        report_dir: a harness-owned folder outside ``tree``.
+        policy: the sandbox for the target's code.
+        tools: the tool folder (:func:`tool_folder`), or why there is none.
+
+    Returns:
+        The record; ``status="error"`` when the plain run gave no trustworthy report.
+    """
+    plain = run_tests(env, tree, suite_command(test_command), None, report_dir / "plain", policy)
+    if plain.status != "ok":
+        return BaseSuite(
+            status="error",
+            reason=plain.reason,
+            passing=(),
+            outcomes_digest=plain.report_sha256,
+            duration_s=plain.execution.duration_s,
+            coverage=None,
+            coverage_reason="the base suite did not run",
+        )
+    passing = tuple(sorted(t for t, o in plain.outcomes.items() if o == "passed"))
+    cover, why = None, tools if isinstance(tools, str) else ""
+    if isinstance(tools, Path):
+        cover, why = _coverage_run(env, tree, test_command, report_dir / "coverage", policy, tools)
+    return BaseSuite(
+        status="ok",
+        passing=passing,
+        outcomes_digest=plain.report_sha256,
+        duration_s=plain.execution.duration_s,
+        coverage=cover,
+        coverage_reason=why,
+    )
+
+
+def _coverage_run(
+    env: BuiltEnvironment,
+    tree: Path,
+    test_command: str,
+    report_dir: Path,
+    policy: sandbox.SandboxPolicy,
+    tools: Path,
+) -> tuple[CoverageMap | None, str]:
+    data_file = report_dir / _COVERAGE_DATA
+    report_dir.mkdir(parents=True, exist_ok=True)
+    data_file.unlink(missing_ok=True)
+    granted = _granting(policy, {"REPOGATE_COVERAGE_FILE": str(data_file)})
+    run = run_tests(
+        env, tree, plugin_command(test_command), None, report_dir, granted, tool_path=tools
+    )
+    if run.status != "ok" and not run.outcomes:
+        return None, f"the coverage run broke: {run.reason}"
+    try:
+        return _read_coverage(data_file, tree), ""
+    except (ValueError, coverage.CoverageException) as exc:
+        return None, f"coverage could not be read: {exc}"
+
+
+def run_selected(
+    env: BuiltEnvironment,
+    tree: Path,
+    test_command: str,
+    ids: Sequence[str],
+    report_dir: Path,
+    policy: sandbox.SandboxPolicy,
+    tools: Path | None,
+) -> TestRun:
+    """Run ``ids`` (their files, filtered to the ids by the plugin when ``tools`` is given)."""
+    if tools is None:
+        return run_tests(env, tree, suite_command(test_command), ids, report_dir, policy)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    listing = report_dir / "selected.txt"
+    listing.write_text("".join(f"{t}\n" for t in ids), encoding="utf-8")
+    granted = _granting(policy, {"REPOGATE_SELECT": str(listing)})
+    return run_tests(
+        env, tree, plugin_command(test_command), ids, report_dir, granted, tool_path=tools
+    )

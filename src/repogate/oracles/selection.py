@@ -1,0 +1,319 @@
+"""Which base-passing tests a change can affect, from per-test coverage recorded at the base.
+
+The base's whole suite runs once under coverage with one context per test (the node id; setup,
+call and teardown together), cached per base state (:mod:`repogate.oracles.base_suite`). A
+candidate's change is compared with the base file by file, at the level of definitions (``ast``,
+so comments and formatting count for nothing):
+
+- a function or method whose code changed selects every test that executed a line of it at the
+  base;
+- a new, undecorated function whose name the base module did not bind (nor a builtin's, nor a
+  dunder; as a method, only in a class without bases) selects nothing by itself: only changed
+  code can call it, and that code selects its own tests.
+
+Selection cannot be trusted, and the whole suite runs, when a change reaches code that no
+per-test context sees, or that the tests may read without importing. Each rule, with the path
+that triggered it, is recorded as the fallback reason:
+
+- a file that is added, deleted, a symbolic link, or changes type (a new module can shadow another,
+  a deleted one breaks its importers);
+- ``conftest.py``, ``setup.py``, ``sitecustomize.py`` / ``usercustomize.py`` and any non-Python file
+  (configuration, packaging, data the tests read), except changelog-like documents that no test
+  collects and no Python file of the tree names;
+- module-level or class-level code that changed (constants, imports, class attributes, a
+  decorator, which may register the function elsewhere; a removed or renamed function): it runs
+  at import, outside every test's context;
+- a changed function that ran outside every test (at import or collection time);
+- a changed Python file that never ran under coverage at the base (not imported by the tests, run in
+  a subprocess, or installed outside the checkout), or that does not parse;
+- no coverage at all (it could not be installed or recorded).
+
+Base-passing tests that have no context in the coverage run (they failed there, or their id was
+spelled differently) are always selected.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import fnmatch
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+_ALWAYS_WHOLE = frozenset({"conftest.py", "setup.py", "sitecustomize.py", "usercustomize.py"})
+_INERT_DOCUMENTS = (
+    "CHANGES*",
+    "CHANGELOG*",
+    "HISTORY*",
+    "NEWS*",
+    "AUTHORS*",
+    "changelog.d/*",
+    "newsfragments/*",
+    "changes/*",
+)
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One path changed from the base to the tested tree.
+
+    Attributes:
+        path: the path relative to the checkout (``/`` separators).
+        status: git's letter: ``A`` added, ``M`` modified, ``D`` deleted, ``T`` type changed.
+        before: the file's bytes at the base (None when added).
+        after: the file's bytes in the tested tree (None when deleted).
+        is_symlink: the path is a symbolic link on either side.
+    """
+
+    path: str
+    status: str
+    before: bytes | None
+    after: bytes | None
+    is_symlink: bool = False
+
+
+class CoverageMap(BaseModel):
+    """Per-test coverage of the base suite: which lines of which file each test executed.
+
+    Attributes:
+        tests: test id -> checkout-relative file -> executed line numbers (1-based).
+        untested: checkout-relative file -> lines executed outside every test's context (import,
+            collection, session fixtures set up before the first test).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tests: dict[str, dict[str, tuple[int, ...]]]
+    untested: dict[str, tuple[int, ...]]
+
+    def files(self) -> set[str]:
+        """Return every file with at least one executed line, in any context."""
+        return {f for lines in self.tests.values() for f in lines} | set(self.untested)
+
+
+class Selection(BaseModel):
+    """The tests to run on a candidate, or the whole suite and why.
+
+    Attributes:
+        whole: True when selection cannot be trusted; every base-passing test runs.
+        reasons: one sentence per fallback rule that fired (empty when ``whole`` is False).
+        tests: the base-passing ids to run (every one of them when ``whole``), sorted.
+        changed_units: the changed functions that drove the selection, as ``path::qualname``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    whole: bool
+    reasons: tuple[str, ...]
+    tests: tuple[str, ...]
+    changed_units: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Unit:
+    qualname: str
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    owner: ast.ClassDef | None
+
+    @property
+    def body_lines(self) -> range:
+        end = self.node.end_lineno or self.node.body[-1].lineno
+        return range(self.node.body[0].lineno, end + 1)
+
+    @property
+    def all_lines(self) -> range:
+        first = min([self.node.lineno, *(d.lineno for d in self.node.decorator_list)])
+        return range(first, self.body_lines.stop)
+
+    def dump(self) -> str:
+        return ast.dump(self.node, include_attributes=False)
+
+    def decorators(self) -> list[str]:
+        return [ast.dump(d, include_attributes=False) for d in self.node.decorator_list]
+
+
+class _Skeleton(ast.NodeTransformer):
+    """Replace every function defined at module or class level by a placeholder naming it.
+
+    Functions named in ``leave_out`` are dropped instead (new definitions, compared apart).
+    """
+
+    def __init__(self, leave_out: Collection[str] = ()) -> None:
+        self.leave_out = set(leave_out)
+        self.classes: list[ast.ClassDef] = []
+        self.units: dict[str, _Unit] = {}
+
+    def _unit(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST | None:
+        qualname = ".".join([*(c.name for c in self.classes), node.name])
+        key, n = qualname, 1
+        while key in self.units:  # the same name defined twice (if/else branches)
+            n += 1
+            key = f"{qualname}#{n}"
+        self.units[key] = _Unit(key, node, self.classes[-1] if self.classes else None)
+        return None if key in self.leave_out else ast.Expr(ast.Constant(f"def {key}"))
+
+    visit_FunctionDef = _unit
+    visit_AsyncFunctionDef = _unit
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        self.classes.append(node)
+        self.generic_visit(node)
+        self.classes.pop()
+        return node
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    skeleton: str
+    units: dict[str, _Unit]
+    bound: set[str]
+
+
+def _parse(source: bytes, leave_out: Collection[str] = ()) -> _Parsed | None:
+    """Parse a module into its skeleton, its functions and the names bound outside functions."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    walker = _Skeleton(leave_out)
+    stripped = walker.visit(tree)
+    bound = {n.id for n in ast.walk(stripped) if isinstance(n, ast.Name)}
+    bound |= {n.name for n in ast.walk(stripped) if isinstance(n, ast.ClassDef)}
+    bound |= {
+        (alias.asname or alias.name).split(".")[0]
+        for node in ast.walk(stripped)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    bound |= {u.node.name for u in walker.units.values()}
+    return _Parsed(ast.dump(stripped, include_attributes=False), walker.units, bound)
+
+
+_DYNAMIC_LOOKUP = frozenset({"__getattr__", "__getattribute__", "__dir__"})
+
+
+def _new_unit_is_inert(unit: _Unit, before: _Parsed) -> bool:
+    """Whether adding ``unit`` changes nothing the base's tests could observe by itself.
+
+    Not when it is decorated, defined twice, a dunder, shadows a builtin or a name the base bound,
+    or is a method of a class that inherits (it may override) or looks attributes up dynamically.
+    """
+    name = unit.node.name
+    if unit.node.decorator_list or "#" in unit.qualname or name.startswith("__"):
+        return False
+    if name in before.bound or name in dir(builtins):
+        return False
+    if unit.owner is None:
+        return True
+    own = {n.name for n in unit.owner.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    return not unit.owner.bases and not unit.owner.keywords and not own & _DYNAMIC_LOOKUP
+
+
+@dataclass(frozen=True)
+class _FileVerdict:
+    reason: str = ""
+    units: tuple[_Unit, ...] = ()
+
+
+def _compare_python(change: FileChange, untested: Collection[int]) -> _FileVerdict:
+    """Compare a modified Python file at the definition level."""
+    before = _parse(change.before or b"")
+    after = _parse(change.after or b"")
+    if before is None or after is None:
+        return _FileVerdict(f"{change.path} does not parse on one side")
+    removed = sorted(set(before.units) - set(after.units))
+    if removed:
+        return _FileVerdict(f"{change.path}: {', '.join(removed)} removed or renamed")
+    added = sorted(set(after.units) - set(before.units))
+    for name in added:
+        if not _new_unit_is_inert(after.units[name], before):
+            return _FileVerdict(f"{change.path}: new {name} may change existing behaviour")
+    trimmed = _parse(change.after or b"", leave_out=added)
+    if trimmed is None or trimmed.skeleton != before.skeleton:
+        return _FileVerdict(f"module- or class-level code of {change.path} changed")
+    changed = [u for name, u in before.units.items() if u.dump() != after.units[name].dump()]
+    for unit in changed:
+        if unit.decorators() != after.units[unit.qualname].decorators():
+            return _FileVerdict(f"decorators of {change.path}::{unit.qualname} changed")
+        if set(unit.body_lines) & set(untested):
+            return _FileVerdict(
+                f"{change.path}::{unit.qualname} runs outside every test (import or collection)"
+            )
+    return _FileVerdict(units=tuple(changed))
+
+
+def _inert_document(path: str, base_ids: Collection[str], named: Callable[[str], bool]) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    documentish = any(
+        fnmatch.fnmatchcase(path, pattern) or fnmatch.fnmatchcase(name, pattern)
+        for pattern in _INERT_DOCUMENTS
+    )
+    collected = any(t.split("::", 1)[0] == path for t in base_ids)
+    return documentish and not collected and not named(name)
+
+
+def select(
+    changes: Sequence[FileChange],
+    base_passing: Collection[str],
+    coverage: CoverageMap | None,
+    named_by_python: Callable[[str], bool],
+    *,
+    no_coverage_reason: str = "no coverage was recorded at the base",
+) -> Selection:
+    """Select the base-passing tests the changes can affect (or fall back to all of them).
+
+    Args:
+        changes: every path that differs from the base in the tree to test (hidden-test paths
+            left out: they are the same on both sides).
+        base_passing: ids that passed at the base in the whole-suite run.
+        coverage: the base suite's per-test coverage, or None when none could be recorded.
+        named_by_python: whether any Python file of the tree contains a given file name (a test
+            may read a document it names).
+        no_coverage_reason: the fallback reason to record when ``coverage`` is None.
+
+    Returns:
+        The selection, with every fallback rule that fired.
+    """
+    everything = tuple(sorted(base_passing))
+    if not changes:  # nothing differs from the base: nothing can have regressed
+        return Selection(whole=False, reasons=(), tests=(), changed_units=())
+    if coverage is None:
+        return Selection(
+            whole=True, reasons=(no_coverage_reason,), tests=everything, changed_units=()
+        )
+    measured = coverage.files()
+    reasons: list[str] = []
+    units: list[tuple[str, _Unit]] = []
+    for change in changes:
+        name = change.path.rsplit("/", 1)[-1]
+        if change.is_symlink or change.status != "M":
+            word = {"A": "added", "D": "deleted"}.get(change.status, "changed type")
+            reasons.append(f"{change.path} {'is a symbolic link' if change.is_symlink else word}")
+        elif name in _ALWAYS_WHOLE:
+            reasons.append(f"{change.path} changed (it configures or installs the tests)")
+        elif not name.endswith(".py"):
+            if not _inert_document(change.path, base_passing, named_by_python):
+                reasons.append(f"non-Python file {change.path} changed (the tests may read it)")
+        elif change.path not in measured:
+            reasons.append(f"{change.path} never ran under coverage at the base")
+        else:
+            verdict = _compare_python(change, coverage.untested.get(change.path, ()))
+            if verdict.reason:
+                reasons.append(verdict.reason)
+            units += [(change.path, u) for u in verdict.units]
+    if reasons:
+        return Selection(whole=True, reasons=tuple(reasons), tests=everything, changed_units=())
+    chosen = {t for t in base_passing if t not in coverage.tests}
+    for test, files in coverage.tests.items():
+        if test in base_passing and any(
+            set(files.get(path, ())) & set(unit.all_lines) for path, unit in units
+        ):
+            chosen.add(test)
+    return Selection(
+        whole=False,
+        reasons=(),
+        tests=tuple(sorted(chosen)),
+        changed_units=tuple(f"{p}::{u.qualname}" for p, u in units),
+    )

@@ -1,0 +1,161 @@
+"""Gate V's regression step in the attempt: the base's whole suite (cached) and the selected run.
+
+The base record is a function of the base commit, the hidden tests, the environment digest, the
+test command, the sandbox's granted variables and timeout, the locale and timezone the sandbox
+passes on, the coverage and plugin versions and
+repogate's version; it is cached under a key over all of them, outside every sandbox's writable
+folders, so the attempts of one task run the base's whole suite once.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
+
+import coverage
+
+from repogate import git
+from repogate._version import __version__
+from repogate.errors import EnvironmentBuildError
+from repogate.gates.regression import check_regressions, narrowed
+from repogate.gates.verification import graded_tree
+from repogate.oracles.base_suite import (
+    BaseSuite,
+    plugin_digest,
+    record_base_suite,
+    run_selected,
+    tool_folder,
+)
+from repogate.oracles.junit import TestOutcome
+from repogate.oracles.pytest_runner import TestRun
+from repogate.oracles.selection import FileChange, select
+from repogate.pipeline import AttemptConfig, AttemptProgress, gate, oracle_policy, workspace
+from repogate.receipt import Observation
+from repogate.state import sha256_hex
+from repogate.vocabulary import GateId
+
+GATE: GateId = "V-regression"
+
+
+def _suite_key(cfg: AttemptConfig, progress: AttemptProgress) -> str:
+    policy = oracle_policy(cfg)
+    parts = [
+        progress.base,
+        sha256_hex(progress.hidden),
+        progress.workspace_env.digest,
+        cfg.contract.oracles.test_command,
+        repr(sorted(policy.env.items())),
+        repr([os.environ.get(k) for k in ("LANG", "LC_ALL", "LC_CTYPE", "TZ")]),  # reach the tests
+        str(policy.timeout_s),
+        coverage.__version__,
+        __version__,
+        plugin_digest(),
+    ]
+    return sha256_hex("\0".join(parts).encode())
+
+
+def _tools(cfg: AttemptConfig, progress: AttemptProgress) -> Path | str:
+    try:
+        return tool_folder(progress.workspace_env, cfg.env_cache)
+    except EnvironmentBuildError as exc:
+        return f"coverage could not be installed: {exc}"
+
+
+def base_suite(cfg: AttemptConfig, progress: AttemptProgress) -> tuple[BaseSuite, str, bool]:
+    """Return the base's whole-suite record, its cache key, and whether it came from the cache."""
+    key = _suite_key(cfg, progress)
+    cached = cfg.env_cache.parent / "base-suite" / f"{key}.json"
+    if cached.is_file():
+        return BaseSuite.model_validate_json(cached.read_text()), key, True
+    tree = cfg.work / "base-suite"
+    graded_tree(
+        workspace(cfg), progress.base, progress.base, progress.hidden, progress.hidden_paths, tree
+    )
+    suite = record_base_suite(
+        progress.workspace_env,
+        tree,
+        cfg.contract.oracles.test_command,
+        cfg.evidence / "tests-base-suite",
+        oracle_policy(cfg),
+        _tools(cfg, progress),
+    )
+    if suite.status == "ok":
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(suite.model_dump_json())
+        partial.replace(cached)
+    return suite, key, False
+
+
+def _changes(cfg: AttemptConfig, progress: AttemptProgress, rev: str) -> list[FileChange]:
+    ws = workspace(cfg)
+    hidden = set(progress.hidden_paths)
+    return [
+        FileChange(
+            path=c.path,
+            status=c.status,
+            before=git.show_file(ws, progress.base, c.path),
+            after=git.show_file(ws, rev, c.path),
+            is_symlink=c.is_symlink,
+        )
+        for c in git.changed_paths(ws, progress.base, rev)
+        if c.path not in hidden
+    ]
+
+
+def _namer(tree: Path) -> Callable[[str], bool]:
+    @cache
+    def sources() -> bytes:
+        chunks: list[bytes] = []
+        for folder, dirs, files in os.walk(tree):  # os.walk does not follow links by default
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for name in files:
+                path = Path(folder, name)
+                if name.endswith(".py") and not path.is_symlink():
+                    chunks.append(path.read_bytes())
+        return b"\n".join(chunks)
+
+    return lambda name: name.encode() in sources()
+
+
+def regressions(
+    cfg: AttemptConfig,
+    progress: AttemptProgress,
+    rev: str,
+    tree: Path,
+    already: dict[str, TestOutcome],
+    exclude: Sequence[str],
+) -> AttemptProgress:
+    """Emit the ``V-regression`` receipt for the tree of ``rev`` (tests already on ``tree``)."""
+    if cfg.contract.oracles.regression == "declared":
+        return gate(cfg, progress, GATE, narrowed)
+
+    def observe() -> Observation:
+        suite, key, hit = base_suite(cfg, progress)
+        tools = _tools(cfg, progress) if suite.coverage is not None else None
+        selection = select(
+            _changes(cfg, progress, rev),
+            suite.passing,
+            suite.coverage,
+            _namer(tree),
+            no_coverage_reason=suite.coverage_reason or "no coverage was recorded at the base",
+        )
+
+        def run(ids: Sequence[str], label: str, filtered: bool) -> TestRun:
+            return run_selected(
+                progress.workspace_env,
+                tree,
+                cfg.contract.oracles.test_command,
+                ids,
+                cfg.evidence / "tests-regression" / label,
+                oracle_policy(cfg),
+                tools if filtered and isinstance(tools, Path) else None,
+            )
+
+        seen = check_regressions(suite, selection, already, exclude, run)
+        record = {**seen.details, "base_suite_key": key, "base_suite_cached": hit}
+        return seen.model_copy(update={"details": record})
+
+    return gate(cfg, progress, GATE, observe)

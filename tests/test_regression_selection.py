@@ -1,0 +1,275 @@
+"""Selecting the base-passing tests a change can affect, falling back to all of them, and grading them.
+
+Each fallback closes one way a selection could miss a regression: code that runs outside every
+test's coverage context, files the tests read without importing, and files whose coverage the
+base run never saw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from repogate.gates.regression import check_regressions, narrowed
+from repogate.oracles.base_suite import BaseSuite
+from repogate.oracles.junit import TestOutcome
+from repogate.oracles.pytest_runner import ExecSummary, TestRun
+from repogate.oracles.selection import CoverageMap, FileChange, Selection, select
+from repogate.sandbox import Isolation
+
+BASE = b'''"""fmt."""
+
+LIMIT = 3
+
+
+def label(name, optional=False):
+    # brackets for optional names
+    if optional:
+        return "[" + name.upper() + "]"
+    return name.upper()
+
+
+def usage(prog, args):
+    return " ".join([prog] + [label(n, o) for n, o in args])
+
+
+class Box:
+    def width(self):
+        return LIMIT
+
+
+class Wide(Box):
+    pass
+'''
+PASSING = ("t/test_label.py::test_plain", "t/test_usage.py::test_usage[a]", "t/test_box.py::test_w")
+COVERAGE = CoverageMap(
+    tests={
+        "t/test_label.py::test_plain": {"fmt.py": (8, 10), "t/test_label.py": (4,)},
+        "t/test_usage.py::test_usage[a]": {"fmt.py": (8, 10, 14), "t/test_usage.py": (4,)},
+        "t/test_box.py::test_w": {"fmt.py": (19,), "t/test_box.py": (3,)},
+    },
+    untested={"fmt.py": (1, 3, 6, 13, 17, 18, 22), "t/test_label.py": (1, 3)},
+)
+
+
+def _select(after: bytes, path: str = "fmt.py", status: str = "M") -> Selection:
+    change = FileChange(path=path, status=status, before=BASE, after=after)
+    return select([change], PASSING, COVERAGE, lambda name: False)
+
+
+def test_a_changed_function_selects_the_tests_that_ran_it() -> None:
+    chosen = _select(BASE.replace(b'" ".join([prog]', b'" | ".join([prog]'))
+    assert not chosen.whole
+    assert chosen.tests == ("t/test_usage.py::test_usage[a]",)
+    assert chosen.changed_units == ("fmt.py::usage",)
+    chosen = _select(BASE.replace(b"return name.upper()\n", b"return name.lower()\n"))
+    assert chosen.tests == ("t/test_label.py::test_plain", "t/test_usage.py::test_usage[a]")
+
+
+def test_a_signature_change_selects_the_callers_of_the_function() -> None:
+    chosen = _select(BASE.replace(b"optional=False):", b"optional=False, metavar=None):"))
+    assert chosen.changed_units == ("fmt.py::label",)
+    assert chosen.tests == ("t/test_label.py::test_plain", "t/test_usage.py::test_usage[a]")
+
+
+def test_comments_and_formatting_select_nothing() -> None:
+    chosen = _select(BASE.replace(b"# brackets for optional names", b"# square brackets"))
+    assert not chosen.whole
+    assert chosen.tests == ()
+
+
+def test_a_new_undecorated_helper_selects_nothing_by_itself() -> None:
+    chosen = _select(BASE + b"\n\ndef _helper(x):\n    return x * 2\n")
+    assert not chosen.whole
+    assert chosen.tests == ()
+
+
+def test_module_level_code_falls_back_to_the_whole_suite() -> None:
+    """A constant runs at import, outside every test's context: coverage cannot say who reads it."""
+    chosen = _select(BASE.replace(b"LIMIT = 3", b"LIMIT = 4"))
+    assert chosen.whole
+    assert chosen.tests == tuple(sorted(PASSING))
+    assert chosen.reasons == ("module- or class-level code of fmt.py changed",)
+
+
+def test_new_names_that_may_change_behaviour_fall_back() -> None:
+    """An override in a subclass, a dunder, a rebinding or a decorated function changes existing
+    behaviour without any changed line running in the base's tests."""
+    overriding = BASE.replace(
+        b"class Wide(Box):\n    pass", b"class Wide(Box):\n    def width(self):\n        return 9"
+    )
+    dunder = BASE.replace(
+        b"        return LIMIT\n",
+        b"        return LIMIT\n\n    def __eq__(self, o):\n        return True\n",
+    )
+    rebinding = BASE + b"\n\ndef LIMIT():\n    return 1\n"
+    shadowing = BASE + b"\n\ndef len(x):\n    return 0\n"
+    decorated = BASE + b"\n\n@register\ndef plugin():\n    return 1\n"
+    removed = BASE.replace(b"def usage(prog, args):", b"def usage2(prog, args):")
+    registered = BASE.replace(b"def usage(prog, args):", b"@command\ndef usage(prog, args):")
+    for after in (overriding, dunder, rebinding, shadowing, decorated, removed, registered):
+        chosen = _select(after)
+        assert chosen.whole, after.decode()
+        assert chosen.reasons
+
+
+def test_a_function_run_at_import_falls_back() -> None:
+    coverage = COVERAGE.model_copy(update={"untested": {"fmt.py": (1, 3, 6, 8, 13, 17)}})
+    change = FileChange("fmt.py", "M", BASE, BASE.replace(b"name.upper() + ", b"name + "))
+    chosen = select([change], PASSING, coverage, lambda name: False)
+    assert chosen.whole
+    assert chosen.reasons == ("fmt.py::label runs outside every test (import or collection)",)
+
+
+def test_files_the_tests_may_read_or_install_fall_back() -> None:
+    cases = {
+        ("conftest.py", "M"): "conftest.py changed (it configures or installs the tests)",
+        ("t/conftest.py", "M"): "t/conftest.py changed (it configures or installs the tests)",
+        ("setup.py", "M"): "setup.py changed (it configures or installs the tests)",
+        ("pyproject.toml", "M"): "non-Python file pyproject.toml changed (the tests may read it)",
+        ("fmt/data.json", "M"): "non-Python file fmt/data.json changed (the tests may read it)",
+        ("fmt/new.py", "A"): "fmt/new.py added",
+        ("fmt/old.py", "D"): "fmt/old.py deleted",
+        ("scripts/release.py", "M"): "scripts/release.py never ran under coverage at the base",
+    }
+    for (path, status), reason in cases.items():
+        change = FileChange(path, status, b"x = 1\n", b"x = 2\n")
+        chosen = select([change], PASSING, COVERAGE, lambda name: False)
+        assert chosen.whole, path
+        assert chosen.reasons == (reason,)
+
+
+def test_a_changelog_no_test_reads_is_inert_and_one_a_test_names_is_not() -> None:
+    change = FileChange("CHANGES.rst", "M", b"1.0\n", b"1.1\n")
+    assert not select([change], PASSING, COVERAGE, lambda name: False).whole
+    named = select([change], PASSING, COVERAGE, lambda name: name == "CHANGES.rst")
+    assert named.whole
+    collected = select([change], (*PASSING, "CHANGES.rst::CHANGES.rst"), COVERAGE, lambda n: False)
+    assert collected.whole  # a doctest file is a test file
+
+
+def test_no_coverage_falls_back_with_the_recorded_reason() -> None:
+    change = FileChange("fmt.py", "M", BASE, BASE.replace(b" | ", b" "))
+    chosen = select([change], PASSING, None, lambda n: False, no_coverage_reason="offline")
+    assert chosen.whole
+    assert chosen.reasons == ("offline",)
+
+
+def test_a_base_passing_test_without_coverage_is_always_selected() -> None:
+    """A test that passed in the plain run but has no context (failed under coverage, or its id
+    is spelled differently there) cannot be ruled out."""
+    unseen = "t/test_other.py::test_x"
+    change = FileChange("fmt.py", "M", BASE, BASE.replace(b"return LIMIT", b"return LIMIT + 0"))
+    chosen = select([change], (*PASSING, unseen), COVERAGE, lambda name: False)
+    assert not chosen.whole
+    assert chosen.tests == ("t/test_box.py::test_w", unseen)
+
+
+# --- grading the selected run (gates/regression.py): data in, data out --------------------------
+
+SUITE = BaseSuite(
+    status="ok",
+    passing=("t/a.py::test_1", "t/a.py::test_2", "t/b.py::test_3", "t/b.py::test_graded"),
+    outcomes_digest=None,
+    duration_s=1.0,
+    coverage=None,
+)
+EVERYTHING = Selection(whole=True, reasons=("no coverage",), tests=SUITE.passing, changed_units=())
+
+
+def _run(outcomes: dict[str, TestOutcome], status: str = "ok") -> TestRun:
+    quiet = ExecSummary(
+        returncode=0 if status == "ok" else 3,
+        duration_s=0.5,
+        timed_out=False,
+        truncated_bytes=0,
+        stdout_tail="",
+        stderr_tail="",
+        isolation=Isolation(kind="none", network_off=False),
+    )
+    return TestRun(
+        status="ok" if status == "ok" else "error",
+        reason="" if status == "ok" else status,
+        outcomes=outcomes,
+        collected=len(outcomes),
+        command=("pytest",),
+        report_path=None,
+        report_sha256=None,
+        execution=quiet,
+    )
+
+
+class _Replay:
+    """Hands back the next prepared run and records what was asked (ids, label, filtered)."""
+
+    def __init__(self, *runs: TestRun) -> None:
+        self.runs = list(runs)
+        self.asked: list[tuple[tuple[str, ...], str, bool]] = []
+
+    def __call__(self, ids: Sequence[str], label: str, filtered: bool) -> TestRun:
+        self.asked.append((tuple(ids), label, filtered))
+        return self.runs.pop(0)
+
+
+def test_a_reproducible_failure_outside_the_declared_ids_fails_the_check() -> None:
+    replay = _Replay(
+        _run({"t/a.py::test_1": "passed", "t/a.py::test_2": "failed", "t/b.py::test_3": "passed"}),
+        _run({"t/a.py::test_2": "failed"}),
+        _run({"t/a.py::test_2": "failed"}),
+    )
+    seen = check_regressions(
+        SUITE, EVERYTHING, {"t/b.py::test_graded": "passed"}, {"t/b.py::test_graded"}, replay
+    )
+    assert seen.checks[0].status == "failed"
+    assert seen.checks[0].detail.startswith(
+        "passed at the base, not on the candidate: t/a.py::test_2 (failed)"
+    )
+    assert "no coverage" in seen.checks[0].detail  # the fallback reason is shown
+    assert replay.asked[0] == (
+        ("t/a.py::test_1", "t/a.py::test_2", "t/b.py::test_3"),
+        "selected",
+        True,
+    )
+    assert [a[1] for a in replay.asked[1:]] == ["rerun0", "rerun1"]
+    assert seen.details["failing"] == {"t/a.py::test_2": "failed"}
+
+
+def test_a_failure_that_passes_on_a_rerun_is_flaky_and_excluded_with_a_record() -> None:
+    replay = _Replay(
+        _run({"t/a.py::test_1": "passed", "t/a.py::test_2": "failed", "t/b.py::test_3": "passed"}),
+        _run({"t/a.py::test_2": "passed"}),
+        _run({"t/a.py::test_2": "failed"}),
+    )
+    seen = check_regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay)
+    assert seen.checks[0].status == "passed"
+    assert seen.details["flaky_excluded"] == ["t/a.py::test_2"]
+
+
+def test_an_id_the_filter_lost_is_run_with_its_whole_file_and_missing_is_a_failure() -> None:
+    replay = _Replay(
+        _run({"t/a.py::test_1": "passed", "t/a.py::test_2": "passed"}),
+        _run({"t/b.py::test_other": "passed"}),
+        _run({}),
+        _run({}),
+    )
+    seen = check_regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay)
+    assert replay.asked[1] == (("t/b.py::test_3",), "unfiltered", False)
+    assert seen.checks[0].status == "failed"
+    assert seen.details["failing"] == {"t/b.py::test_3": "missing"}
+
+
+def test_no_usable_base_suite_is_an_evaluator_error_naming_the_way_out() -> None:
+    broken = SUITE.model_copy(update={"status": "error", "reason": "timed out", "passing": ()})
+    seen = check_regressions(broken, EVERYTHING, {}, (), _Replay())
+    assert seen.checks[0].status == "error"
+    assert 'oracles.regression = "declared"' in seen.checks[0].detail
+
+
+def test_the_narrowing_is_a_record_not_a_silent_default() -> None:
+    seen = narrowed()
+    assert seen.checks[0].status == "passed"
+    assert "narrowed by the contract" in seen.checks[0].detail
+    assert seen.details == {"scope": "declared", "narrowed_by": "contract"}
+
+
+def test_no_change_selects_nothing_even_without_coverage() -> None:
+    assert select([], (*PASSING, "t/test_other.py::test_x"), None, lambda n: False).tests == ()

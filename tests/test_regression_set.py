@@ -1,0 +1,182 @@
+"""Regressions outside the declared PASS_TO_PASS (issue 9, item 4), end to end.
+
+SWE-bench-style PASS_TO_PASS lists only the tests of the test files the fix touches; a patch that
+breaks a neighbouring file's tests must still fail ``regression_tests_passed``, because "preserve
+previously passing behaviour" means every test that passed at the base. A contract may narrow the
+set to the declared ids, and then the receipt and the decision say so.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _lifecycle_git import commit, new_repo
+from conftest import run_json
+from repogate.cli import ExitCode
+from repogate.store import Store
+
+pytestmark = pytest.mark.slow
+
+BASE_CODE = """SEP = " "
+
+
+def unit(name, short=False):
+    if short:
+        return name[0]
+    return name
+
+
+def describe(value, name):
+    return str(value) + SEP + unit(name)
+"""
+FIXED_CODE = BASE_CODE.replace("short=False):", "short=False, plural=False):").replace(
+    "    return name\n", "    return name + 's' if plural else name\n"
+)
+TESTS = {
+    "tests/__init__.py": "",
+    "tests/test_unit.py": (
+        "from units import unit\n\n\ndef test_long():\n    assert unit('metre') == 'metre'\n\n\n"
+        "def test_short():\n    assert unit('metre', short=True) == 'm'\n"
+    ),
+    "tests/test_describe.py": (
+        "import pytest\n\nfrom units import describe\n\n\n"
+        "@pytest.mark.parametrize('value, name, shown', [(1, 'metre', '1 metre'), "
+        "(2, 'gram', '2 gram'), (3, 'second', '3 second')])\n"
+        "def test_describe(value, name, shown):\n    assert describe(value, name) == shown\n"
+    ),
+}
+HIDDEN = "\n\ndef test_plural():\n    assert unit('metre', plural=True) == 'metres'\n"
+
+
+def _task(root: Path, extra_oracles: str = "") -> Path:
+    repo, base = new_repo(
+        root / "repo",
+        {
+            "pyproject.toml": '[project]\nname = "units"\nversion = "1"\n',
+            "units/__init__.py": BASE_CODE,
+            **TESTS,
+        },
+    )
+    fix = commit(
+        repo,
+        {
+            "units/__init__.py": FIXED_CODE,
+            "tests/test_unit.py": TESTS["tests/test_unit.py"] + HIDDEN,
+        },
+    )
+    contract = root / "contract.toml"
+    contract.write_text(
+        f'id = "units-plural"\nrepo = "repo"\nbase_commit = "{base}"\n\n'
+        '[requirement]\nstatement = "unit() takes plural=True"\n\n'
+        '[[requirement.criteria]]\nid = "R1"\nclaim = "plural adds an s"\n'
+        'oracles = ["tests/test_unit.py::test_plural"]\n\n'
+        '[environment]\ninstall = ["uv pip install pytest"]\n\n'
+        '[permissions]\neditable = ["units/**"]\ntime_budget_s = 60\n\n'
+        f'[oracles]\n{extra_oracles}hidden_tests = {{ commit = "{fix}", paths = ["tests/"] }}\n'
+        'fail_to_pass = ["tests/test_unit.py::test_plural"]\n'
+        'pass_to_pass = ["tests/test_unit.py::test_long", "tests/test_unit.py::test_short"]\n\n'
+        f'[reference]\ncommit = "{fix}"\nexclude = ["tests/"]\n'
+    )
+    return contract
+
+
+def _agent(root: Path, name: str, code: str) -> str:
+    path = root / f"{name}.toml"
+    path.write_text(f"[[edit]]\npath = 'units/__init__.py'\nwrite = {json.dumps(code)}\n")
+    return f"scripted:{path}"
+
+
+BREAKS_DESCRIBE = FIXED_CODE.replace("str(value) + SEP + unit(name)", "str(value) + unit(name)")
+BREAKS_SEP = FIXED_CODE.replace('SEP = " "', 'SEP = "-"')
+
+
+def _regression_receipt(out: Path, agent: str) -> dict[str, Any]:
+    store = Store.open(out)
+    attempt = next(a for a in store.attempts() if agent in a.attempt_id)
+    receipt = next(r for r in store.receipts(attempt.attempt_id) if r.gate == "V-regression")
+    return {"check": receipt.checks[0].model_dump(), **receipt.details}
+
+
+def test_breaking_a_neighbouring_files_tests_is_a_regression(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A patch must not pass by breaking tests the task set did not declare: every test that
+    passed at the base is in the regression set, whether coverage selects it or the whole suite
+    runs because the change is at module level."""
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    contract = _task(tmp_path)
+    out = tmp_path / "run"
+    code, rows = run_json(
+        capsys,
+        str(contract),
+        *("--agent", "gold"),
+        *("--agent", _agent(tmp_path, "breaks-describe", BREAKS_DESCRIBE)),
+        *("--agent", _agent(tmp_path, "breaks-sep", BREAKS_SEP)),
+        *("--out", str(out)),
+    )
+    assert code == ExitCode.OK
+    verdict = {str(r["agent"]).split(":")[-1].rsplit("/", 1)[-1]: r for r in rows}
+    assert verdict["gold"]["outcome"] == "accepted", verdict["gold"]["failed"]
+    for name in ("breaks-describe.toml", "breaks-sep.toml"):
+        assert verdict[name]["outcome"] == "rejected"
+        assert verdict[name]["failed"] == ["regression_tests_passed"]
+        assert verdict[name]["resolved"] is True  # SWE-bench's verdict, kept beside ours
+    decisions = {a.attempt_id: a.decision for a in Store.open(out).attempts()}
+    # SWE-bench would call both breakers resolved: the declared ids all pass.
+    assert all(d is not None and d.resolved for d in decisions.values())
+
+    selected = _regression_receipt(out, "breaks-describe")
+    assert selected["selection"] == {
+        "whole": False,
+        "reasons": [],
+        "changed_units": ["units/__init__.py::unit", "units/__init__.py::describe"],
+    }
+    assert selected["failing"] == {
+        "tests/test_describe.py::test_describe[1-metre-1 metre]": "failed",
+        "tests/test_describe.py::test_describe[2-gram-2 gram]": "failed",
+        "tests/test_describe.py::test_describe[3-second-3 second]": "failed",
+    }
+    assert selected["coverage"] is True
+    assert selected["base_suite_cached"] is True  # the gold attempt recorded the base first
+
+    whole = _regression_receipt(out, "breaks-sep")
+    assert whole["selection"]["whole"] is True
+    assert whole["selection"]["reasons"] == [
+        "module- or class-level code of units/__init__.py changed"
+    ]
+    assert len(whole["failing"]) == 3
+
+    gold = _regression_receipt(out, "gold")
+    assert gold["check"]["status"] == "passed"
+    assert gold["base_passing"] == 5  # 2 declared + 3 in the neighbouring file
+
+
+def test_a_contract_may_narrow_the_regression_set_and_it_is_recorded(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SWE-bench compatibility is a choice written in the contract, never a silent default."""
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    contract = _task(tmp_path, 'regression = "declared"\n')
+    out = tmp_path / "run"
+    code, rows = run_json(
+        capsys,
+        str(contract),
+        *("--agent", _agent(tmp_path, "breaks-describe", BREAKS_DESCRIBE)),
+        *("--out", str(out)),
+    )
+    assert code == ExitCode.OK
+    assert rows[0]["outcome"] == "accepted"
+    record = _regression_receipt(out, "breaks-describe")
+    assert record["scope"] == "declared"
+    assert record["narrowed_by"] == "contract"
+    decision = Store.open(out).attempts()[0].decision
+    assert decision is not None and decision.resolved
+    check = next(c for c in decision.checks if c.name == "regression_tests_passed")
+    assert (
+        'narrowed by the contract to the declared PASS_TO_PASS (oracles.regression = "declared")'
+        in check.detail
+    )
