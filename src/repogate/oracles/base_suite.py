@@ -116,8 +116,26 @@ def tool_folder(env: BuiltEnvironment, cache: Path) -> Path:
     return folder
 
 
-def _granting(policy: sandbox.SandboxPolicy, extra: Mapping[str, str]) -> sandbox.SandboxPolicy:
-    return policy.model_copy(update={"env": {**policy.env, **extra}})
+def _granting(
+    policy: sandbox.SandboxPolicy,
+    extra: Mapping[str, str],
+    *,
+    readable: tuple[Path, ...] = (),
+    writable: tuple[Path, ...] = (),
+) -> sandbox.SandboxPolicy:
+    """``policy`` with ``extra`` variables and a harness file or folder granted to the tests.
+
+    The evidence folder is never writable by the tests: a folder they must write (the coverage
+    data) is a fresh one the harness made, and what they must read (the selection) is granted
+    read-only, file by file.
+    """
+    return policy.model_copy(
+        update={
+            "env": {**policy.env, **extra},
+            "readable": (*policy.readable, *readable),
+            "writable": (*(policy.writable or ()), *writable),
+        }
+    )
 
 
 def suite_command(test_command: str) -> str:
@@ -220,10 +238,11 @@ def _coverage_run(
     policy: sandbox.SandboxPolicy,
     tools: Path,
 ) -> tuple[CoverageMap | None, str]:
-    data_file = report_dir / _COVERAGE_DATA
-    report_dir.mkdir(parents=True, exist_ok=True)
-    data_file.unlink(missing_ok=True)
-    granted = _granting(policy, {"REPOGATE_COVERAGE_FILE": str(data_file)})
+    data_dir = report_dir / "coverage-data"  # the one folder of the evidence the tests may write
+    shutil.rmtree(data_dir, ignore_errors=True)
+    data_dir.mkdir(parents=True)
+    data_file = data_dir / _COVERAGE_DATA
+    granted = _granting(policy, {"REPOGATE_COVERAGE_FILE": str(data_file)}, writable=(data_dir,))
     run = run_tests(
         env, tree, plugin_command(test_command), None, report_dir, granted, tool_path=tools
     )
@@ -250,7 +269,7 @@ def run_selected(
     report_dir.mkdir(parents=True, exist_ok=True)
     listing = report_dir / "selected.txt"
     listing.write_text("".join(f"{t}\n" for t in ids), encoding="utf-8")
-    granted = _granting(policy, {"REPOGATE_SELECT": str(listing)})
+    granted = _granting(policy, {"REPOGATE_SELECT": str(listing)}, readable=(listing,))
     return run_tests(
         env, tree, plugin_command(test_command), ids, report_dir, granted, tool_path=tools
     )

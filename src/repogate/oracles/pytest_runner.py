@@ -279,7 +279,9 @@ def run_tests(
     writable = (*(policy.writable or (workdir,)), hypothesis)
     with ReportChannel(report_dir, MAX_REPORT_BYTES) as channel:
         argv = _command(test_command, channel.path, files, workdir)
-        readable = (*policy.readable, channel.path)  # a FIFO is written through a read-only bind
+        tools = (tool_path,) if tool_path is not None else ()
+        # A FIFO is written through a read-only bind; the harness's tool folder is read-only too.
+        readable = (*policy.readable, channel.path, *tools)
         grant = policy.model_copy(
             update={"env": granted, "writable": writable, "readable": readable}
         )
