@@ -20,7 +20,7 @@ from repogate.contract import contract_schema
 from repogate.decision import Decision, Evidence, decide
 from repogate.errors import EvidenceError, ExitCode, RepogateError, UserInputError
 from repogate.report.terminal import attempts_table, decision_table, print_table
-from repogate.store import Store
+from repogate.store import AttemptRecord, Store
 
 __all__ = ["ExitCode", "app", "main"]
 
@@ -136,19 +136,47 @@ def show_cmd(
     run_dir: Annotated[Path, typer.Argument(help="A run directory written by `repogate run`.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print attempts as JSON.")] = False,
 ) -> None:
-    """Print a run's attempts and decisions; an attempt left unfinished shows as interrupted."""
+    """Print a run's attempts and decisions, checking each finished attempt's evidence.
+
+    An unfinished attempt shows as ``running`` while a run holds the folder's lock, else as
+    ``interrupted``. An attempt whose evidence changed since it was stored (a receipt,
+    ``decision.json`` or its store row) shows no verdict, is named on standard error, and the
+    command exits 3.
+    """
     from repogate.cli_run import agent_outcomes
 
     store = Store.open(run_dir)
     try:
         records = store.attempts()
         statuses = {key: said.status for key, said in agent_outcomes(store, records).items()}
+        changed = {key: ", ".join(problems) for key, problems in store.changed_evidence().items()}
+        live = store.being_written()
     finally:
         store.close()
     if as_json:
-        typer.echo(json.dumps([r.model_dump(mode="json") for r in records], indent=2))
+        rows = [
+            {**r.model_dump(mode="json"), "evidence": _evidence_status(r, changed)} for r in records
+        ]
+        typer.echo(json.dumps(rows, indent=2))
     else:
-        print_table(attempts_table(records, f"run {run_dir}", statuses, interrupted=True))
+        table = attempts_table(
+            records, f"run {run_dir}", statuses, interrupted=not live, changed=changed
+        )
+        print_table(table)
+    for attempt_id, problems in changed.items():
+        typer.echo(
+            f"error: attempt {attempt_id}: evidence changed since it was stored ({problems}); "
+            "its verdict is not trusted: rerun it into a new --out folder",
+            err=True,
+        )
+    raise typer.Exit(ExitCode.INTERNAL if changed else ExitCode.OK)
+
+
+def _evidence_status(record: AttemptRecord, changed: dict[str, str]) -> str:
+    """``verified``, ``changed: <what>``, or ``unfinished`` (no chain to check yet)."""
+    if record.attempt_id in changed:
+        return f"changed: {changed[record.attempt_id]}"
+    return "verified" if record.status == "done" else "unfinished"
 
 
 @app.command("version")

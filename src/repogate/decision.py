@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from repogate._model import FrozenModel
 from repogate.contract import Profile
-from repogate.receipt import Check, Receipt, Status
+from repogate.receipt import Artifact, Check, Receipt, Status
 from repogate.state import CandidateState, sha256_hex
 from repogate.vocabulary import CheckName
 
@@ -121,6 +121,9 @@ class Decision(BaseModel):
         checks: every hard check as resolved.
         stages: partial progress, stage name to status.
         soft: soft metrics, beside the verdict.
+        receipt_digests: the attempt's receipt files (path relative to the attempt folder) with
+            the sha256 of each, filled in by the store when it records the decision: the link
+            from the decision to its evidence in the store's digest chain (:mod:`repogate._chain`).
     """
 
     schema_version: Literal[1] = 1
@@ -134,6 +137,7 @@ class Decision(BaseModel):
     checks: tuple[Check, ...]
     stages: dict[str, Status]
     soft: SoftMetrics
+    receipt_digests: tuple[Artifact, ...] = ()
 
 
 def _identity_checks(evidence: Evidence) -> dict[str, Check]:

@@ -12,6 +12,12 @@ Layout of a run directory::
 Every attempt is kept whatever becomes of it (the denominator). Each receipt is committed as soon as
 its gate finishes, so a killed process leaves every finished receipt readable; an attempt left
 ``running`` by a killed process is discarded and redone on resume, never duplicated.
+
+The evidence files are the canonical copy; the SQLite rows are an index that chains to them by
+digest (:mod:`repogate._chain`): ``decision.json`` lists its receipt files' sha256, the attempt's row
+holds the sha256 of ``decision.json``. ``show`` names every finished attempt whose chain broke, and a
+resume refuses the run directory (see :meth:`Store.create`). One process writes (it holds the
+lock); SQLite runs in WAL mode so readers never block it.
 """
 
 from __future__ import annotations
@@ -29,12 +35,13 @@ from typing import IO, Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from repogate import clock
+from repogate._chain import DECISION_FILE, StoredReceipt, attempt_problems
 from repogate.decision import Decision
 from repogate.errors import RunDirError
-from repogate.receipt import Receipt
+from repogate.receipt import Artifact, Receipt
 from repogate.state import CandidateState
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DB_NAME = "store.sqlite"
 LOCK_NAME = ".lock"
 AttemptStatus = Literal["running", "done", "crashed"]
@@ -50,6 +57,7 @@ CREATE TABLE IF NOT EXISTS attempts (
     started_at TEXT NOT NULL,
     finished_at TEXT,
     decision TEXT,
+    decision_sha256 TEXT,
     crash TEXT,
     UNIQUE (contract_id, agent, epoch)
 );
@@ -60,6 +68,7 @@ CREATE TABLE IF NOT EXISTS receipts (
     status TEXT NOT NULL,
     state_id TEXT NOT NULL,
     path TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
     body TEXT NOT NULL,
     PRIMARY KEY (attempt_id, seq)
 );
@@ -138,7 +147,27 @@ class Store:
                 f"{run_dir} holds a run of other inputs (a contract, an agent or its file changed)",
                 "give a new --out folder, or delete this one to start over",
             )
+        store._refuse_changed_evidence()
         return store
+
+    def _refuse_changed_evidence(self) -> None:
+        """Refuse to resume a run whose finished evidence changed (closing the store).
+
+        Resume refuses rather than redoes: a changed file means someone other than this harness
+        wrote the run directory, so none of its attempts can be vouched for, and redoing the
+        changed one would overwrite the only trace of the change. The folder is left as found.
+        """
+        changed = self.changed_evidence()
+        if not changed:
+            return
+        self.close()
+        first, problems = next(iter(changed.items()))
+        more = f" (and {len(changed) - 1} more attempts)" if len(changed) > 1 else ""
+        raise RunDirError(
+            f"{self.run_dir}: evidence of attempt {first} changed since it was stored "
+            f"({', '.join(problems)}){more}",
+            "`repogate show` lists every changed attempt; rerun into a new --out folder",
+        )
 
     @classmethod
     def open(cls, run_dir: Path) -> Store:
@@ -189,6 +218,23 @@ class Store:
                 "use the repogate version that wrote it, or rerun into a new folder",
             )
 
+    def being_written(self) -> bool:
+        """Return True while a run process holds this run directory's lock (it is running)."""
+        path = self.run_dir / LOCK_NAME
+        if self._lock is not None:
+            return True
+        try:
+            handle = path.open("rb")
+        except OSError:
+            return False
+        with handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
+
     def close(self) -> None:
         """Close the database connection and release the run directory."""
         self._conn.close()
@@ -209,7 +255,7 @@ class Store:
     def write_manifest(self, manifest: BaseModel) -> Path:
         """Write the run manifest (before the first attempt) and return its path."""
         path = self.run_dir / "manifest.json"
-        _atomic_write(path, manifest.model_dump_json(indent=2))
+        _atomic_write(path, manifest.model_dump_json(indent=2).encode())
         return path
 
     def manifest(self) -> dict[str, Any] | None:
@@ -256,44 +302,83 @@ class Store:
         seq = self._conn.execute(
             "SELECT COUNT(*) FROM receipts WHERE attempt_id=?", (attempt_id,)
         ).fetchone()[0]
-        path = self.attempt_dir(attempt_id) / "receipts" / f"{seq:02d}-{receipt.gate}.intoto.json"
-        _atomic_write(path, json.dumps(receipt.to_in_toto(state), indent=2))
+        folder = self.attempt_dir(attempt_id)
+        relative = f"receipts/{seq:02d}-{receipt.gate}.intoto.json"
+        data = json.dumps(receipt.to_in_toto(state), indent=2).encode()
+        _atomic_write(folder / relative, data)
         with self._tx() as tx:
             tx.execute(
-                "INSERT INTO receipts (attempt_id, seq, gate, status, state_id, path, body)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO receipts (attempt_id, seq, gate, status, state_id, path, sha256, body)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     attempt_id,
                     seq,
                     receipt.gate,
                     receipt.status,
                     receipt.state_id,
-                    str(path.relative_to(self.run_dir)),
+                    relative,
+                    hashlib.sha256(data).hexdigest(),
                     receipt.model_dump_json(),
                 ),
             )
-        return path
+        return folder / relative
 
     def finish_attempt(
         self, attempt_id: str, decision: Decision | None, crash: str | None = None
     ) -> None:
-        """Record the decision (or the crash) and mark the attempt finished."""
+        """Record the decision (or the crash) and mark the attempt finished.
+
+        The decision is stored with the digest of every receipt file (``receipt_digests``), and its
+        row with the digest of ``decision.json``: the store's digest chain.
+        """
+        digest = None
         if decision is not None:
-            _atomic_write(
-                self.attempt_dir(attempt_id) / "decision.json", decision.model_dump_json(indent=2)
+            listed = tuple(
+                Artifact(path=r.path, sha256=r.sha256) for r in self._receipt_rows(attempt_id)
             )
+            decision = decision.model_copy(update={"receipt_digests": listed})
+            data = decision.model_dump_json(indent=2).encode()
+            _atomic_write(self.attempt_dir(attempt_id) / DECISION_FILE, data)
+            digest = hashlib.sha256(data).hexdigest()
         with self._tx() as tx:
             tx.execute(
-                "UPDATE attempts SET status=?, finished_at=?, decision=?, crash=?"
-                " WHERE attempt_id=?",
+                "UPDATE attempts SET status=?, finished_at=?, decision=?, decision_sha256=?,"
+                " crash=? WHERE attempt_id=?",
                 (
                     "done" if crash is None else "crashed",
                     clock.now().isoformat(),
                     None if decision is None else decision.model_dump_json(),
+                    digest,
                     crash,
                     attempt_id,
                 ),
             )
+
+    def _receipt_rows(self, attempt_id: str) -> list[StoredReceipt]:
+        rows = self._conn.execute(
+            "SELECT path, sha256, body FROM receipts WHERE attempt_id=? ORDER BY seq",
+            (attempt_id,),
+        ).fetchall()
+        return [StoredReceipt(path=p, sha256=d, body=b) for p, d, b in rows]
+
+    def changed_evidence(self) -> dict[str, tuple[str, ...]]:
+        """Check the digest chain of every finished attempt; return what changed, by attempt id.
+
+        Attempts still running or crashed are redone on resume and have no chain to check. An
+        empty result means every finished attempt's files and rows are as the harness wrote them.
+        """
+        rows = self._conn.execute(
+            "SELECT attempt_id, decision, decision_sha256 FROM attempts"
+            " WHERE status='done' ORDER BY rowid"
+        ).fetchall()
+        found = {}
+        for attempt_id, decision, digest in rows:
+            problems = attempt_problems(
+                self.attempt_dir(attempt_id), decision, digest, self._receipt_rows(attempt_id)
+            )
+            if problems:
+                found[attempt_id] = problems
+        return found
 
     def get(self, attempt_id: str) -> AttemptRecord | None:
         """Return one attempt's record, or None."""
@@ -359,8 +444,13 @@ def _hold(path: Path) -> IO[str]:
     return handle
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all (a full disk leaves no half-written file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
