@@ -185,6 +185,21 @@ def version_cmd() -> None:
     typer.echo(__version__)
 
 
+def _usage_line(exc: typer.TyperException) -> str:
+    """One line ``what; how to fix`` for a usage error, in place of the usage block it would show.
+
+    typer's usage errors (click's ``UsageError``, vendored) carry ``format_message()`` and the
+    ``ctx`` of the command they belong to.
+    """
+    format_message = getattr(exc, "format_message", None)
+    text = format_message() if callable(format_message) else str(exc)
+    what = " ".join(str(text).split()).rstrip(".")
+    what = what[:1].lower() + what[1:]
+    ctx = getattr(exc, "ctx", None)
+    command = getattr(ctx, "command_path", None) or "repogate"
+    return f"{what}; see `{command} --help` for the valid options"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (an :class:`ExitCode` value).
 
@@ -204,12 +219,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.exit_code)
     except (KeyboardInterrupt, typer.Abort):
         result = ExitCode.INTERRUPTED
-    except typer.TyperException as exc:  # the command line's own usage errors
-        show = getattr(exc, "show", None)
-        if callable(show):
-            show()
-        else:
-            typer.echo(f"error: {exc}", err=True)
+    except typer.TyperException as exc:  # the command line's own: a bad or unknown option
+        typer.echo(f"error: {_usage_line(exc)}", err=True)
         return ExitCode.USAGE
     if result == ExitCode.INTERRUPTED:  # no command of ours returns it: only Ctrl-C does
         typer.echo(INTERRUPTED_MESSAGE, err=True)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -10,6 +12,7 @@ from typing import NamedTuple
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from repogate._files import storage_problem
 from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError
 from repogate.report.terminal import attempts_table, print_table
@@ -92,9 +95,27 @@ def check_out_folder(out: Path) -> None:
     for path in (out, *out.parents):
         if path.exists() or path.is_symlink():
             if path.is_dir():
+                _check_writable(out, path)
                 return
             where = "is a file" if path == out else f"is below the file {path}"
             raise RunDirError(f"--out {out} {where}", "give a folder")
+
+
+def _check_writable(out: Path, folder: Path) -> None:
+    """Refuse ``out`` when ``folder`` (it, or its nearest existing parent) takes no new file.
+
+    Probed by making and removing an empty file, which also sees a read-only file system that
+    permission bits do not show (and holds for root, whom permission bits do not stop).
+    """
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".repogate-probe-", dir=folder)
+    except OSError as exc:
+        raise RunDirError(
+            f"--out {out} is not writable ({exc.strerror} in {folder})",
+            "give a folder you can write to",
+        ) from None
+    os.close(handle)
+    Path(probe).unlink()
 
 
 def execute(
@@ -108,11 +129,34 @@ def execute(
     """Run and report; return ``OK`` when every attempt ran, ``INTERNAL`` when any crashed.
 
     Raises:
-        RunDirError: ``out`` is a file or lies below one (checked before anything else).
+        RunDirError: ``out`` is a file, lies below one or is not writable (checked before
+            anything else); or the disk refused a write during the run (full, read-only): the
+            attempt under way stays unfinished and is redone when the same command is rerun.
         UserInputError: a contract, repository or agent spec is unusable.
     """
     check_out_folder(out)
     out = out.resolve()
+    try:
+        return _execute(contracts, agents, out, repo_cache, epochs, as_json)
+    except Exception as exc:
+        problem = storage_problem(exc)
+        if problem is None:
+            raise
+        raise RunDirError(
+            f"cannot write to {out} ({problem})",
+            "free space there (or give --out on another disk) and rerun the same command: "
+            "finished attempts are kept",
+        ) from None
+
+
+def _execute(
+    contracts: list[Path],
+    agents: list[str],
+    out: Path,
+    repo_cache: Path | None,
+    epochs: int,
+    as_json: bool,
+) -> int:
     if contracts:
         plans = named_plans(contracts, agents)
         selection = "contracts named on the command line: " + ", ".join(map(str, contracts))

@@ -12,11 +12,15 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from collections.abc import Callable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from repogate import git, sandbox
+from repogate._files import storage_problem
 from repogate.agents import agent_name, make_agent
 from repogate.contract import TransitionContract
 from repogate.errors import UserInputError
@@ -48,6 +52,24 @@ class RunOptions:
     cache_dir: Path | None = None
     epochs: int = 1
     selection: str = "contracts named on the command line"
+
+
+@contextmanager
+def interrupt_deferred() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) back while the block runs; it is raised right after, if it came.
+
+    For cleanup that must finish once begun (removing an attempt's working folder): an interrupt
+    there would leave half a folder and surface as an error from the middle of the removal. Off
+    the main thread (where Python delivers no signal) this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def default_cache() -> Path:
@@ -197,8 +219,11 @@ def _one(
     try:
         run_attempt(cfg, PHASES)
     except Exception as exc:  # one attempt's crash is data; the run goes on
+        if storage_problem(exc) is not None:
+            raise  # the disk's fault, not the attempt's: it stays unfinished, redone on resume
         store.finish_attempt(record.attempt_id, None, crash=f"{type(exc).__name__}: {exc}"[:4000])
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        with interrupt_deferred():
+            shutil.rmtree(work, ignore_errors=True)
     if progress:
         progress(label, store.get(record.attempt_id))

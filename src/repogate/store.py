@@ -247,10 +247,11 @@ class Store:
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             yield self._conn
+            self._conn.execute("COMMIT")  # a full disk fails here: roll back, keep nothing half
         except BaseException:
-            self._conn.execute("ROLLBACK")
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
             raise
-        self._conn.execute("COMMIT")
 
     def write_manifest(self, manifest: BaseModel) -> Path:
         """Write the run manifest (before the first attempt) and return its path."""
