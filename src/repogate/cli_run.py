@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from repogate._files import storage_problem
+from repogate.agents import expand_specs
 from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError
 from repogate.report.terminal import attempts_table, print_table
@@ -26,6 +27,7 @@ DEFAULT_SELECTION = "embedded default: every built-in scenario with its shipped 
 def default_plans(out: Path, agents: list[str]) -> list[PlannedAttempt]:
     """Build every built-in scenario under ``out/scenarios`` and plan its agents."""
     plans = []
+    agents = expand_specs(agents)
     for name in scenario_names():
         built = build_scenario(name, out / "scenarios" / name)
         for path in built.contracts:
@@ -36,8 +38,11 @@ def default_plans(out: Path, agents: list[str]) -> list[PlannedAttempt]:
 
 
 def named_plans(contracts: list[Path], agents: list[str]) -> list[PlannedAttempt]:
-    """Plan ``agents`` (default gold and null) on each named contract."""
-    specs = agents or ["gold", "null"]
+    """Plan ``agents`` (default gold and null) on each named contract.
+
+    A predictions file of several models plans one agent per model.
+    """
+    specs = expand_specs(agents) or ["gold", "null"]
     loaded = [(load_contract(path), str(path)) for path in contracts]
     return [PlannedAttempt(c, src, spec) for c, src in loaded for spec in specs]
 
@@ -69,9 +74,40 @@ def agent_outcomes(store: Store, records: Sequence[AttemptRecord]) -> dict[str, 
     return found
 
 
-def _decision_json(record: AttemptRecord, agent: AgentOutcome | None) -> dict[str, object]:
+class ReceiptFacts(NamedTuple):
+    """What ``run --json`` reports from an attempt's receipts beside its decision.
+
+    Attributes:
+        failing_tests: graded test ids that did not pass in the last test run (gate V), flaky
+            exclusions left out.
+        sentinel: the sentinel's checks (gate S) as ``{name, status, detail}``; empty when it
+            did not run.
+    """
+
+    failing_tests: list[str]
+    sentinel: list[dict[str, str]]
+
+
+def receipt_facts(store: Store, record: AttemptRecord) -> ReceiptFacts:
+    """Read :class:`ReceiptFacts` from one attempt's stored receipts."""
+    receipts = store.receipts(record.attempt_id)
+    runs = [r for r in receipts if r.gate == "V"]
+    results = runs[-1].details.get("results", []) if runs else []
+    failing = [
+        str(r.get("test_id"))
+        for r in results
+        if isinstance(r, dict) and not r.get("ok") and not r.get("excluded")
+    ]
+    sentinel = [c.model_dump() for r in receipts if r.gate == "S" for c in r.checks]
+    return ReceiptFacts(failing, sentinel)
+
+
+def _decision_json(
+    record: AttemptRecord, agent: AgentOutcome | None, facts: ReceiptFacts
+) -> dict[str, object]:
     decision = record.decision
     return {
+        "attempt_id": record.attempt_id,
         "contract": record.contract_id,
         "agent": record.agent,
         "epoch": record.epoch,
@@ -83,6 +119,13 @@ def _decision_json(record: AttemptRecord, agent: AgentOutcome | None) -> dict[st
         "crash": record.crash,
         "agent_status": agent.status if agent else None,
         "agent_detail": agent.detail if agent else None,
+        "wall_time_s": decision.soft.wall_time_s if decision else None,
+        "failing_tests": facts.failing_tests,
+        "sentinel": {
+            "status": decision.stages.get("sentinel passed", "skipped") if decision else None,
+            "checks": facts.sentinel,
+        },
+        "checks": [c.model_dump() for c in decision.checks] if decision else [],
     }
 
 
@@ -188,10 +231,13 @@ def _execute(
     store = Store.open(out)
     try:
         agents_said = agent_outcomes(store, records)
+        facts = {r.attempt_id: receipt_facts(store, r) for r in records} if as_json else {}
     finally:
         store.close()
     if as_json:
-        rows = [_decision_json(r, agents_said.get(r.attempt_id)) for r in records]
+        rows = [
+            _decision_json(r, agents_said.get(r.attempt_id), facts[r.attempt_id]) for r in records
+        ]
         print(json.dumps(rows, indent=2))
     else:
         statuses = {key: said.status for key, said in agents_said.items()}

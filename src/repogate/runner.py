@@ -21,6 +21,7 @@ from pathlib import Path
 
 from repogate import git, sandbox
 from repogate._files import storage_problem
+from repogate._rundir import RunInputs
 from repogate.agents import agent_name, make_agent
 from repogate.contract import TransitionContract
 from repogate.errors import UserInputError
@@ -114,30 +115,30 @@ def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Read
 def agent_fingerprint(spec: str) -> str:
     """Return sha256 over an agent spec and the content of every file it names.
 
-    A scripted agent, a predictions file or a command's script that changed is another agent.
+    A scripted agent, a predictions file (``FILE`` or ``FILE#MODEL``) or a command's script that
+    changed is another agent.
     """
     digest = hashlib.sha256(spec.encode())
     _, _, arg = spec.partition(":")
     for word in arg.split():
-        path = Path(word.strip("'\""))
-        if path.is_file():
+        word = word.strip("'\"")
+        path = next((Path(w) for w in (word, word.rpartition("#")[0]) if Path(w).is_file()), None)
+        if path is not None:
             digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
-def inputs_digest(ready: Sequence[_Ready], epochs: int) -> str:
-    """Return sha256 over what a run is made of.
-
-    That is each contract's policy digest, each agent's fingerprint, and the number of epochs.
-    """
-    parts = sorted(
-        f"{r.plan.contract.id}:{r.plan.contract.policy_digest()}:{agent_fingerprint(r.plan.agent_spec)}"
-        for r in ready
+def run_inputs(ready: Sequence[_Ready], epochs: int) -> RunInputs:
+    """Return what a run is made of: contracts by policy digest, agents by fingerprint, epochs."""
+    return RunInputs(
+        contracts={r.plan.contract.id: r.plan.contract.policy_digest() for r in ready},
+        agents={r.plan.agent_spec: agent_fingerprint(r.plan.agent_spec) for r in ready},
+        epochs=epochs,
     )
-    return hashlib.sha256("\n".join([*parts, str(epochs)]).encode()).hexdigest()
 
 
-def _manifest(ready: Sequence[_Ready], options: RunOptions) -> RunManifest:
+def _manifest(ready: Sequence[_Ready], options: RunOptions, store: Store) -> RunManifest:
+    """The run's manifest; when this command extends a run, the agents it had stay listed."""
     agent_net = any(r.plan.contract.permissions.network for r in ready)
     iso_agent = sandbox.isolation(agent_net)
     iso_tests = sandbox.isolation(False)
@@ -147,6 +148,11 @@ def _manifest(ready: Sequence[_Ready], options: RunOptions) -> RunManifest:
     seen: dict[str, dict[str, object]] = {}
     for r in ready:
         seen.setdefault(r.plan.agent_spec, r.agent.describe())
+    before = store.manifest() or {}
+    for described in before.get("agents", ()):
+        spec = str(described.get("spec", ""))
+        if spec in store.inputs.agents:
+            seen.setdefault(spec, described)
     contracts = {
         r.plan.contract.id: contract_entry(r.plan.contract, r.plan.contract_source) for r in ready
     }
@@ -175,9 +181,9 @@ def run(
     """
     ready = _prepare(plans, options)
     cache = (options.cache_dir or default_cache()).resolve()
-    store = Store.create(options.out, inputs_digest(ready, options.epochs))
+    store = Store.create(options.out, run_inputs(ready, options.epochs))
     try:
-        store.write_manifest(_manifest(ready, options))
+        store.write_manifest(_manifest(ready, options, store))
         for epoch in range(options.epochs):
             for item in ready:
                 _one(store, item, epoch, cache, options, progress)

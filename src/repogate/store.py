@@ -22,7 +22,6 @@ lock); SQLite runs in WAL mode so readers never block it.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import shutil
@@ -36,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from repogate import clock
 from repogate._chain import DECISION_FILE, StoredReceipt, attempt_problems
+from repogate._rundir import RunInputs, atomic_write, hold, is_held
 from repogate.decision import Decision
 from repogate.errors import RunDirError
 from repogate.receipt import Artifact, Receipt
@@ -43,7 +43,6 @@ from repogate.state import CandidateState
 
 SCHEMA_VERSION = 2
 DB_NAME = "store.sqlite"
-LOCK_NAME = ".lock"
 AttemptStatus = Literal["running", "done", "crashed"]
 
 _SCHEMA = """
@@ -114,40 +113,48 @@ class Store:
         self.run_dir = run_dir
         self._conn = conn
         self._lock = lock
+        self.inputs = RunInputs()
 
     @classmethod
-    def create(cls, run_dir: Path, inputs: str = "") -> Store:
-        """Create (or reopen, to resume) the store in ``run_dir`` and hold it for this process.
+    def create(cls, run_dir: Path, inputs: RunInputs | None = None) -> Store:
+        """Create (or reopen, to resume or extend) the store in ``run_dir`` and hold it.
 
         Args:
             run_dir: the run directory.
-            inputs: a digest of what the run is made of (contracts, agents, epochs); a resumed
-                run must have the same, or its finished attempts would answer for other inputs.
+            inputs: what this command runs (contracts, agents, epochs). A rerun resumes the run,
+                or extends it with new agents (:meth:`RunInputs.extend`); :attr:`inputs` is then
+                the whole run's.
 
         Raises:
             RunDirError: another process is writing to ``run_dir``; it holds a store of another
-                schema version; or it was written for other inputs.
+                schema version; it was written for other inputs; or a finished attempt's
+                evidence changed since it was stored.
         """
+        wanted = inputs or RunInputs()
         run_dir.mkdir(parents=True, exist_ok=True)
-        lock = _hold(run_dir / LOCK_NAME)
+        lock = hold(run_dir)
         conn = cls._connect(run_dir / DB_NAME)
         conn.executescript(_SCHEMA)
         conn.execute(
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
             (str(SCHEMA_VERSION),),
         )
-        conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('inputs', ?)", (inputs,))
-        conn.commit()
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('inputs', ?)",
+            (wanted.model_dump_json(),),
+        )
         store = cls(run_dir, conn, lock)
-        store._check_version()
-        (recorded,) = conn.execute("SELECT value FROM meta WHERE key='inputs'").fetchone()
-        if recorded != inputs:
+        try:
+            store._check_version()
+            (text,) = conn.execute("SELECT value FROM meta WHERE key='inputs'").fetchone()
+            store.inputs = wanted.extend(RunInputs.model_validate_json(text), run_dir)
+            store._refuse_changed_evidence()
+        except BaseException:
             store.close()
-            raise RunDirError(
-                f"{run_dir} holds a run of other inputs (a contract, an agent or its file changed)",
-                "give a new --out folder, or delete this one to start over",
-            )
-        store._refuse_changed_evidence()
+            raise
+        conn.execute(
+            "UPDATE meta SET value=? WHERE key='inputs'", (store.inputs.model_dump_json(),)
+        )
         return store
 
     def _refuse_changed_evidence(self) -> None:
@@ -160,7 +167,6 @@ class Store:
         changed = self.changed_evidence()
         if not changed:
             return
-        self.close()
         first, problems = next(iter(changed.items()))
         more = f" (and {len(changed) - 1} more attempts)" if len(changed) > 1 else ""
         raise RunDirError(
@@ -220,20 +226,7 @@ class Store:
 
     def being_written(self) -> bool:
         """Return True while a run process holds this run directory's lock (it is running)."""
-        path = self.run_dir / LOCK_NAME
-        if self._lock is not None:
-            return True
-        try:
-            handle = path.open("rb")
-        except OSError:
-            return False
-        with handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return True
-            fcntl.flock(handle, fcntl.LOCK_UN)
-        return False
+        return self._lock is not None or is_held(self.run_dir)
 
     def close(self) -> None:
         """Close the database connection and release the run directory."""
@@ -256,7 +249,7 @@ class Store:
     def write_manifest(self, manifest: BaseModel) -> Path:
         """Write the run manifest (before the first attempt) and return its path."""
         path = self.run_dir / "manifest.json"
-        _atomic_write(path, manifest.model_dump_json(indent=2).encode())
+        atomic_write(path, manifest.model_dump_json(indent=2).encode())
         return path
 
     def manifest(self) -> dict[str, Any] | None:
@@ -306,7 +299,7 @@ class Store:
         folder = self.attempt_dir(attempt_id)
         relative = f"receipts/{seq:02d}-{receipt.gate}.intoto.json"
         data = json.dumps(receipt.to_in_toto(state), indent=2).encode()
-        _atomic_write(folder / relative, data)
+        atomic_write(folder / relative, data)
         with self._tx() as tx:
             tx.execute(
                 "INSERT INTO receipts (attempt_id, seq, gate, status, state_id, path, sha256, body)"
@@ -339,7 +332,7 @@ class Store:
             )
             decision = decision.model_copy(update={"receipt_digests": listed})
             data = decision.model_dump_json(indent=2).encode()
-            _atomic_write(self.attempt_dir(attempt_id) / DECISION_FILE, data)
+            atomic_write(self.attempt_dir(attempt_id) / DECISION_FILE, data)
             digest = hashlib.sha256(data).hexdigest()
         with self._tx() as tx:
             tx.execute(
@@ -429,29 +422,3 @@ class Store:
                 )
             )
         return records
-
-
-def _hold(path: Path) -> IO[str]:
-    """Take the run directory's lock (``flock``), or say who holds it."""
-    handle = path.open("a+")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        raise RunDirError(
-            f"another repogate run is writing to {path.parent}",
-            "wait for it to finish, or give another --out folder",
-        ) from None
-    return handle
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole or not at all (a full disk leaves no half-written file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_bytes(data)
-        tmp.replace(path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
