@@ -38,6 +38,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from repogate import sandbox
+from repogate._logs import cause_line, keep_log
 from repogate._model import FrozenModel
 from repogate._toolchain import SYSTEM_PATH
 from repogate.environment import BuiltEnvironment, activate
@@ -52,6 +53,8 @@ from repogate.oracles.junit import (
 
 REPORT_NAME = "junit.xml"
 TAIL_CHARS = 4000
+OUTPUT_NAME = "output.log"
+"""The test command's whole captured output, kept beside its report."""
 _PYTEST_ERROR_EXITS = {3: "pytest internal error", 4: "pytest usage error", 5: "no tests collected"}
 
 
@@ -270,6 +273,13 @@ def run_tests(
     reason, outcomes, digest = _read(result, report, workdir, policy.timeout_s)
     if not reason and written > MAX_REPORT_BYTES:
         reason = f"the report is larger than {MAX_REPORT_BYTES} bytes"
+    log = keep_log(
+        report_dir / OUTPUT_NAME,
+        f"$ {shlex.join(argv)}\n## stdout\n{result.stdout}\n## stderr\n{result.stderr}",
+    )
+    if reason:
+        cause = cause_line(f"{result.stdout}\n{result.stderr}")
+        reason = f"{reason}{': ' + cause if cause else ''}; log: {log}"
     return TestRun(
         status="error" if reason else "ok",
         reason=reason,
