@@ -27,6 +27,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from repogate.decision import Decision
+from repogate.errors import RunDirError
 from repogate.receipt import Receipt
 
 DECISION_FILE = "decision.json"
@@ -119,3 +120,24 @@ def attempt_problems(
     if not same:
         problems.append(f"store row of the decision differs from {DECISION_FILE}")
     return tuple(problems + _receipt_problems(folder, decision, rows))
+
+
+def refuse_changed(run_dir: Path, changed: dict[str, tuple[str, ...]]) -> None:
+    """Refuse to resume ``run_dir`` when any finished attempt's evidence ``changed``.
+
+    Resume refuses rather than redoes: a changed file means someone other than the harness wrote
+    the run directory, so none of its attempts can be vouched for, and redoing the changed one
+    would overwrite the only trace of the change. The folder is left as found.
+
+    Raises:
+        RunDirError: naming the first changed attempt and what changed, and how many more.
+    """
+    if not changed:
+        return
+    first, problems = next(iter(changed.items()))
+    more = f" (and {len(changed) - 1} more attempts)" if len(changed) > 1 else ""
+    raise RunDirError(
+        f"{run_dir}: evidence of attempt {first} changed since it was stored "
+        f"({', '.join(problems)}){more}",
+        "`repogate show` lists every changed attempt; rerun into a new --out folder",
+    )

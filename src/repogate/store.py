@@ -34,7 +34,7 @@ from typing import IO, Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from repogate import clock
-from repogate._chain import DECISION_FILE, StoredReceipt, attempt_problems
+from repogate._chain import DECISION_FILE, StoredReceipt, attempt_problems, refuse_changed
 from repogate._rundir import RunInputs, atomic_write, hold, is_held
 from repogate.decision import Decision
 from repogate.errors import RunDirError
@@ -135,20 +135,16 @@ class Store:
         lock = hold(run_dir)
         conn = cls._connect(run_dir / DB_NAME)
         conn.executescript(_SCHEMA)
-        conn.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
-            (str(SCHEMA_VERSION),),
-        )
-        conn.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('inputs', ?)",
-            (wanted.model_dump_json(),),
+        conn.executemany(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+            [("schema_version", str(SCHEMA_VERSION)), ("inputs", wanted.model_dump_json())],
         )
         store = cls(run_dir, conn, lock)
         try:
             store._check_version()
             (text,) = conn.execute("SELECT value FROM meta WHERE key='inputs'").fetchone()
             store.inputs = wanted.extend(RunInputs.model_validate_json(text), run_dir)
-            store._refuse_changed_evidence()
+            refuse_changed(run_dir, store.changed_evidence())
         except BaseException:
             store.close()
             raise
@@ -156,24 +152,6 @@ class Store:
             "UPDATE meta SET value=? WHERE key='inputs'", (store.inputs.model_dump_json(),)
         )
         return store
-
-    def _refuse_changed_evidence(self) -> None:
-        """Refuse to resume a run whose finished evidence changed (closing the store).
-
-        Resume refuses rather than redoes: a changed file means someone other than this harness
-        wrote the run directory, so none of its attempts can be vouched for, and redoing the
-        changed one would overwrite the only trace of the change. The folder is left as found.
-        """
-        changed = self.changed_evidence()
-        if not changed:
-            return
-        first, problems = next(iter(changed.items()))
-        more = f" (and {len(changed) - 1} more attempts)" if len(changed) > 1 else ""
-        raise RunDirError(
-            f"{self.run_dir}: evidence of attempt {first} changed since it was stored "
-            f"({', '.join(problems)}){more}",
-            "`repogate show` lists every changed attempt; rerun into a new --out folder",
-        )
 
     @classmethod
     def open(cls, run_dir: Path) -> Store:
