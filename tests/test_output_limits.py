@@ -54,34 +54,34 @@ def test_a_huge_sparse_file_fails_the_default_limit(
     assert not list((out / "attempts").glob("*/patch.diff"))  # nothing of it was copied
 
 
-def test_too_many_files(
-    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    contract = contract_with(parser, "", "few.toml")
-    contract.write_text(
-        contract.read_text().replace("[permissions]\n", "[permissions]\nmax_workspace_files = 40\n")
-    )
-    agent = _agent(tmp_path, "for i in $(seq 1 60); do : > confparse/f$i.py; done\n")
-    out = tmp_path / "run"
-    code, _ = run_json(capsys, str(contract), "--agent", agent, "--out", str(out))
-    assert code == ExitCode.OK
-    assert "more than 40 files and folders (permissions.max_workspace_files)" in _edits_permitted(
-        out
-    )
+LIMITED = {
+    "files": (
+        "max_workspace_files = 40",
+        "for i in $(seq 1 60); do : > confparse/f$i.py; done\n",
+        "more than 40 files and folders (permissions.max_workspace_files)",
+    ),
+    "patch": (
+        "max_patch_bytes = 2000",
+        "seq 1 2000 > confparse/numbers.txt\n",
+        "patch is longer than permissions.max_patch_bytes = 2,000 bytes",
+    ),
+}
 
 
-def test_a_patch_over_its_limit(
-    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("kind", sorted(LIMITED))
+def test_a_contract_limit_is_enforced_with_its_figure(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
 ) -> None:
-    contract = contract_with(parser, "", "small.toml")
+    limit, script, said = LIMITED[kind]
+    contract = contract_with(parser, "", f"{kind}.toml")
     contract.write_text(
-        contract.read_text().replace("[permissions]\n", "[permissions]\nmax_patch_bytes = 2000\n")
+        contract.read_text().replace("[permissions]\n", f"[permissions]\n{limit}\n")
     )
-    agent = _agent(tmp_path, "seq 1 2000 > confparse/numbers.txt\n")
     out = tmp_path / "run"
+    agent = _agent(tmp_path, script)
     code, _ = run_json(capsys, str(contract), "--agent", agent, "--out", str(out))
     assert code == ExitCode.OK
-    assert "patch is longer than permissions.max_patch_bytes = 2,000 bytes" in _edits_permitted(out)
+    assert said in _edits_permitted(out)
 
 
 def test_the_limits_are_documented_in_the_schema(capsys: pytest.CaptureFixture[str]) -> None:

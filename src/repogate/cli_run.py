@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -179,34 +180,37 @@ def execute(
     """
     check_out_folder(out)
     out = out.resolve()
-    try:
-        return _execute(contracts, agents, out, repo_cache, epochs, as_json)
-    except Exception as exc:
-        problem = storage_problem(exc)
-        if problem is None:
-            raise
-        raise RunDirError(
-            f"cannot write to {out} ({problem})",
-            "free space there (or give --out on another disk) and rerun the same command: "
-            "finished attempts are kept",
-        ) from None
+    with _disk_refusals(out):
+        if contracts:
+            plans = named_plans(contracts, agents)
+            selection = "contracts named on the command line: " + ", ".join(map(str, contracts))
+        else:
+            plans = default_plans(out, agents)
+            selection = DEFAULT_SELECTION
+        options = RunOptions(out=out, repo_cache=repo_cache, epochs=epochs, selection=selection)
+        records = _run_with_progress(plans, options, as_json)
+        store = Store.open(out)
+        try:
+            agents_said = agent_outcomes(store, records)
+            facts = {r.attempt_id: receipt_facts(store, r) for r in records} if as_json else {}
+        finally:
+            store.close()
+        if as_json:
+            rows = [
+                _decision_json(r, agents_said.get(r.attempt_id), facts[r.attempt_id])
+                for r in records
+            ]
+            print(json.dumps(rows, indent=2))
+        else:
+            statuses = {key: said.status for key, said in agents_said.items()}
+            print_table(attempts_table(records, f"run {out}", statuses))
+        return ExitCode.INTERNAL if any(r.status == "crashed" for r in records) else ExitCode.OK
 
 
-def _execute(
-    contracts: list[Path],
-    agents: list[str],
-    out: Path,
-    repo_cache: Path | None,
-    epochs: int,
-    as_json: bool,
-) -> int:
-    if contracts:
-        plans = named_plans(contracts, agents)
-        selection = "contracts named on the command line: " + ", ".join(map(str, contracts))
-    else:
-        plans = default_plans(out, agents)
-        selection = DEFAULT_SELECTION
-    options = RunOptions(out=out, repo_cache=repo_cache, epochs=epochs, selection=selection)
+def _run_with_progress(
+    plans: list[PlannedAttempt], options: RunOptions, as_json: bool
+) -> list[AttemptRecord]:
+    """Run, showing a progress bar on a terminal (a line per attempt elsewhere, none for JSON)."""
     console = Console(stderr=True)
     with Progress(
         TextColumn("{task.description}"),
@@ -217,7 +221,7 @@ def _execute(
         transient=True,
         disable=as_json or not console.is_terminal,
     ) as bar:
-        task = bar.add_task("attempts", total=len(plans) * epochs)
+        task = bar.add_task("attempts", total=len(plans) * options.epochs)
 
         def tick(label: str, record: AttemptRecord | None) -> None:
             if record is None:
@@ -227,19 +231,20 @@ def _execute(
             else:
                 bar.advance(task)
 
-        records = run(plans, options, tick)
-    store = Store.open(out)
+        return run(plans, options, tick)
+
+
+@contextmanager
+def _disk_refusals(out: Path) -> Iterator[None]:
+    """Turn a write the disk refused (full, read-only) into one :class:`RunDirError` line."""
     try:
-        agents_said = agent_outcomes(store, records)
-        facts = {r.attempt_id: receipt_facts(store, r) for r in records} if as_json else {}
-    finally:
-        store.close()
-    if as_json:
-        rows = [
-            _decision_json(r, agents_said.get(r.attempt_id), facts[r.attempt_id]) for r in records
-        ]
-        print(json.dumps(rows, indent=2))
-    else:
-        statuses = {key: said.status for key, said in agents_said.items()}
-        print_table(attempts_table(records, f"run {out}", statuses))
-    return ExitCode.INTERNAL if any(r.status == "crashed" for r in records) else ExitCode.OK
+        yield
+    except Exception as exc:
+        problem = storage_problem(exc)
+        if problem is None:
+            raise
+        raise RunDirError(
+            f"cannot write to {out} ({problem})",
+            "free space there (or give --out on another disk) and rerun the same command: "
+            "finished attempts are kept",
+        ) from None
