@@ -42,7 +42,7 @@ def _run(contract: Path, out: Path) -> tuple[dict[str, str], Path, str]:
     assert record.decision is not None
     buffer = io.StringIO()
     Console(file=buffer, width=200).print(attempts_table([record], "run"))
-    details = {c.name: c.detail for c in record.decision.checks}
+    details = {str(c.name): c.detail for c in record.decision.checks}
     return details, store.attempt_dir(record.attempt_id), buffer.getvalue()
 
 
