@@ -88,4 +88,4 @@ def test_the_limits_are_documented_in_the_schema(capsys: pytest.CaptureFixture[s
     assert main(["schema", "contract"]) == ExitCode.OK
     fields = json.loads(capsys.readouterr().out)["$defs"]["Permissions"]["properties"]
     for key in ("max_workspace_bytes", "max_workspace_files", "max_patch_bytes"):
-        assert "default" in fields[key]["description"], key
+        assert "Default" in fields[key]["description"], key
