@@ -33,8 +33,9 @@ def _run_dir(tmp_path: Path) -> tuple[Path, str, str]:
             receipt = observe(
                 gate,
                 STATE.state_id,
-                lambda: Observation(checks=(Check(name="x", status="failed"),)),
+                lambda: Observation(checks=(Check(name="edits_permitted", status="failed"),)),
             )
+            assert receipt.crash is None and receipt.status == "failed"
             store.add_receipt(record.attempt_id, receipt, STATE)
         evidence = Evidence(
             task_id="t",
