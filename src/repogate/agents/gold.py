@@ -39,7 +39,7 @@ def apply_as_proposal(workspace: Path, patch: bytes, model: str) -> Proposal:
 def _check_applies_at_base(patch: bytes, contract: TransitionContract, repo: Path) -> None:
     """Refuse, before the run, a reference patch that does not apply at the base commit.
 
-    Applied as the gold agent applies it (:func:`repogate.git.apply_patch`, which also refuses
+    Applied as the gold agent applies it (:func:`repogate.git.apply_ladder`, which also refuses
     a path outside the repository) to a clean export of the base: a broken contract is the
     author's error, never a gold attempt reported as rejected.
 
@@ -50,9 +50,9 @@ def _check_applies_at_base(patch: bytes, contract: TransitionContract, repo: Pat
         base = Path(tmp) / "base"
         git.export_tree(repo, contract.base_commit, base)
         try:
-            git.apply_patch(base, patch)
+            git.apply_ladder(base, patch)
         except PatchApplyError as exc:
-            why = " ".join(str(exc).split())[:300]
+            why = " ".join(str(exc).split())[:400]
             raise ContractError(
                 f"contract {contract.id}: its reference patch does not apply at base commit "
                 f"{contract.base_commit[:12]} ({why})",
