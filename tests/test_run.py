@@ -587,13 +587,13 @@ def test_resuming_with_changed_inputs_is_refused(
 def test_two_runs_into_one_folder_at_once_are_refused(tmp_path: Path) -> None:
     from repogate.errors import RunDirError
 
-    first = Store.create(tmp_path, "x")
+    first = Store.create(tmp_path)
     try:
         with pytest.raises(RunDirError, match="another repogate run is writing"):
-            Store.create(tmp_path, "x")
+            Store.create(tmp_path)
     finally:
         first.close()
-    Store.create(tmp_path, "x").close()  # released: a later run may resume
+    Store.create(tmp_path).close()  # released: a later run may resume
 
 
 def test_missing_hidden_test_commit_is_a_usage_error(

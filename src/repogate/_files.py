@@ -8,6 +8,8 @@ same way.
 Files in a folder untrusted code could touch (the agent's workspace and output folder, test trees)
 are read and written with :func:`read_bytes_nofollow` and :func:`write_bytes_nofollow` only: a
 symbolic link planted there is refused (:class:`PlantedLinkError`) or replaced, never followed.
+:func:`storage_problem` tells a write the disk refused (full, read-only) from any other
+failure.
 """
 
 from __future__ import annotations
@@ -241,3 +243,21 @@ def unlink_nofollow(folder: Path, relative: str | Path) -> None:
             os.unlink(name, dir_fd=dir_fd)
     finally:
         os.close(dir_fd)
+
+
+_STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+_STORAGE_WORDS = ("disk is full", "readonly database", "No space left on device")
+
+
+def storage_problem(exc: BaseException) -> str | None:
+    """Return why writing failed when ``exc`` means the disk refused a write, else None.
+
+    That is a full disk or quota, a file-size limit, or a read-only file system, whichever layer
+    met it: an ``OSError`` (by ``errno``), SQLite (``database or disk is full``), or a child such
+    as git that printed ``No space left on device``. Such a failure is the machine's, never an
+    attempt's: the run stops and can be resumed once there is room.
+    """
+    if isinstance(exc, OSError) and exc.errno in _STORAGE_ERRNOS:
+        return exc.strerror or str(exc)
+    text = str(exc)
+    return next((word for word in _STORAGE_WORDS if word in text), None)

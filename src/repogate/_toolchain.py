@@ -16,6 +16,7 @@ from pathlib import Path
 
 import uv
 
+from repogate._logs import cause_line
 from repogate.errors import EnvironmentBuildError
 
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -33,7 +34,8 @@ def tool(argv: list[str], env: Mapping[str, str], cwd: Path, what: str) -> str:
 
     Raises:
         EnvironmentBuildError: it could not start, ran past 300 s, or exited non-zero; the
-            message starts with ``what`` and ends with the tail of its output.
+            message starts with ``what`` and ends with the line naming the cause; the whole
+            output is its ``log``.
     """
     try:
         done = subprocess.run(
@@ -48,8 +50,10 @@ def tool(argv: list[str], env: Mapping[str, str], cwd: Path, what: str) -> str:
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise EnvironmentBuildError(f"{what}: {' '.join(argv)} could not run ({exc})") from None
     if done.returncode != 0:
-        detail = (done.stderr or done.stdout).strip()[-2000:]
-        raise EnvironmentBuildError(f"{what}: exit {done.returncode}: {detail}")
+        raise EnvironmentBuildError(
+            f"{what}: exit {done.returncode}: {cause_line(done.stdout + chr(10) + done.stderr)}",
+            log=f"$ {' '.join(argv)}\n## stdout\n{done.stdout}\n## stderr\n{done.stderr}",
+        )
     return done.stdout
 
 

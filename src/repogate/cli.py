@@ -20,7 +20,7 @@ from repogate.contract import contract_schema
 from repogate.decision import Decision, Evidence, decide
 from repogate.errors import EvidenceError, ExitCode, RepogateError, UserInputError
 from repogate.report.terminal import attempts_table, decision_table, print_table
-from repogate.store import Store
+from repogate.store import AttemptRecord, Store
 
 __all__ = ["ExitCode", "app", "main"]
 
@@ -148,25 +148,68 @@ def show_cmd(
     run_dir: Annotated[Path, typer.Argument(help="A run directory written by `repogate run`.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print attempts as JSON.")] = False,
 ) -> None:
-    """Print a run's attempts and decisions; an attempt left unfinished shows as interrupted."""
+    """Print a run's attempts and decisions, checking each finished attempt's evidence.
+
+    An unfinished attempt shows as ``running`` while a run holds the folder's lock, else as
+    ``interrupted``. An attempt whose evidence changed since it was stored (a receipt,
+    ``decision.json`` or its store row) shows no verdict, is named on standard error, and the
+    command exits 3.
+    """
     from repogate.cli_run import agent_outcomes
 
     store = Store.open(run_dir)
     try:
         records = store.attempts()
         statuses = {key: said.status for key, said in agent_outcomes(store, records).items()}
+        changed = {key: ", ".join(problems) for key, problems in store.changed_evidence().items()}
+        live = store.being_written()
     finally:
         store.close()
     if as_json:
-        typer.echo(json.dumps([r.model_dump(mode="json") for r in records], indent=2))
+        rows = [
+            {**r.model_dump(mode="json"), "evidence": _evidence_status(r, changed)} for r in records
+        ]
+        typer.echo(json.dumps(rows, indent=2))
     else:
-        print_table(attempts_table(records, f"run {run_dir}", statuses, interrupted=True))
+        table = attempts_table(
+            records, f"run {run_dir}", statuses, interrupted=not live, changed=changed
+        )
+        print_table(table)
+    for attempt_id, problems in changed.items():
+        typer.echo(
+            f"error: attempt {attempt_id}: evidence changed since it was stored ({problems}); "
+            "its verdict is not trusted: rerun it into a new --out folder",
+            err=True,
+        )
+    raise typer.Exit(ExitCode.INTERNAL if changed else ExitCode.OK)
+
+
+def _evidence_status(record: AttemptRecord, changed: dict[str, str]) -> str:
+    """``verified``, ``changed: <what>``, or ``unfinished`` (no chain to check yet)."""
+    if record.attempt_id in changed:
+        return f"changed: {changed[record.attempt_id]}"
+    return "verified" if record.status == "done" else "unfinished"
 
 
 @app.command("version")
 def version_cmd() -> None:
     """Print the evaluator version."""
     typer.echo(__version__)
+
+
+def _usage_line(exc: typer.TyperException) -> str:
+    """One line ``what; how to fix`` for a usage error, in place of the usage block it would show.
+
+    typer's usage errors (click's ``UsageError``, vendored) carry ``format_message()`` and the
+    ``ctx`` of the command they belong to.
+    """
+    format_message = getattr(exc, "format_message", None)
+    text = format_message() if callable(format_message) else str(exc)
+    what = " ".join(str(text).split()).rstrip(".")
+    what = what[:1].lower() + what[1:]
+    ctx = getattr(exc, "ctx", None)
+    command = getattr(ctx, "command_path", None) or "repogate"
+    return f"{what}; see `{command} --help` for the valid options"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -188,12 +231,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.exit_code)
     except (KeyboardInterrupt, typer.Abort):
         result = ExitCode.INTERRUPTED
-    except typer.TyperException as exc:  # the command line's own usage errors
-        show = getattr(exc, "show", None)
-        if callable(show):
-            show()
-        else:
-            typer.echo(f"error: {exc}", err=True)
+    except typer.TyperException as exc:  # the command line's own: a bad or unknown option
+        typer.echo(f"error: {_usage_line(exc)}", err=True)
         return ExitCode.USAGE
     if result == ExitCode.INTERRUPTED:  # no command of ours returns it: only Ctrl-C does
         typer.echo(INTERRUPTED_MESSAGE, err=True)

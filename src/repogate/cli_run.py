@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -11,6 +14,8 @@ from typing import NamedTuple
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from repogate._files import storage_problem
+from repogate.agents import expand_specs
 from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError
 from repogate.report.terminal import attempts_table, print_table
@@ -27,6 +32,7 @@ EMBEDDED_WEAK = "the embedded default (built-in scenarios and their shipped agen
 def default_plans(out: Path, agents: list[str]) -> list[PlannedAttempt]:
     """Build every built-in scenario under ``out/scenarios`` and plan its agents."""
     plans = []
+    agents = expand_specs(agents)
     for name in scenario_names():
         built = build_scenario(name, out / "scenarios" / name)
         for path in built.contracts:
@@ -37,8 +43,11 @@ def default_plans(out: Path, agents: list[str]) -> list[PlannedAttempt]:
 
 
 def named_plans(contracts: list[Path], agents: list[str]) -> list[PlannedAttempt]:
-    """Plan ``agents`` (default gold and null) on each named contract."""
-    specs = agents or ["gold", "null"]
+    """Plan ``agents`` (default gold and null) on each named contract.
+
+    A predictions file of several models plans one agent per model.
+    """
+    specs = expand_specs(agents) or ["gold", "null"]
     loaded = [(load_contract(path), str(path)) for path in contracts]
     return [PlannedAttempt(c, src, spec) for c, src in loaded for spec in specs]
 
@@ -70,9 +79,40 @@ def agent_outcomes(store: Store, records: Sequence[AttemptRecord]) -> dict[str, 
     return found
 
 
-def _decision_json(record: AttemptRecord, agent: AgentOutcome | None) -> dict[str, object]:
+class ReceiptFacts(NamedTuple):
+    """What ``run --json`` reports from an attempt's receipts beside its decision.
+
+    Attributes:
+        failing_tests: graded test ids that did not pass in the last test run (gate V), flaky
+            exclusions left out.
+        sentinel: the sentinel's checks (gate S) as ``{name, status, detail}``; empty when it
+            did not run.
+    """
+
+    failing_tests: list[str]
+    sentinel: list[dict[str, str]]
+
+
+def receipt_facts(store: Store, record: AttemptRecord) -> ReceiptFacts:
+    """Read :class:`ReceiptFacts` from one attempt's stored receipts."""
+    receipts = store.receipts(record.attempt_id)
+    runs = [r for r in receipts if r.gate == "V"]
+    results = runs[-1].details.get("results", []) if runs else []
+    failing = [
+        str(r.get("test_id"))
+        for r in results
+        if isinstance(r, dict) and not r.get("ok") and not r.get("excluded")
+    ]
+    sentinel = [c.model_dump() for r in receipts if r.gate == "S" for c in r.checks]
+    return ReceiptFacts(failing, sentinel)
+
+
+def _decision_json(
+    record: AttemptRecord, agent: AgentOutcome | None, facts: ReceiptFacts
+) -> dict[str, object]:
     decision = record.decision
     return {
+        "attempt_id": record.attempt_id,
         "contract": record.contract_id,
         "agent": record.agent,
         "epoch": record.epoch,
@@ -85,6 +125,13 @@ def _decision_json(record: AttemptRecord, agent: AgentOutcome | None) -> dict[st
         "crash": record.crash,
         "agent_status": agent.status if agent else None,
         "agent_detail": agent.detail if agent else None,
+        "wall_time_s": decision.soft.wall_time_s if decision else None,
+        "failing_tests": facts.failing_tests,
+        "sentinel": {
+            "status": decision.stages.get("sentinel passed", "skipped") if decision else None,
+            "checks": facts.sentinel,
+        },
+        "checks": [c.model_dump() for c in decision.checks] if decision else [],
     }
 
 
@@ -97,9 +144,27 @@ def check_out_folder(out: Path) -> None:
     for path in (out, *out.parents):
         if path.exists() or path.is_symlink():
             if path.is_dir():
+                _check_writable(out, path)
                 return
             where = "is a file" if path == out else f"is below the file {path}"
             raise RunDirError(f"--out {out} {where}", "give a folder")
+
+
+def _check_writable(out: Path, folder: Path) -> None:
+    """Refuse ``out`` when ``folder`` (it, or its nearest existing parent) takes no new file.
+
+    Probed by making and removing an empty file, which also sees a read-only file system that
+    permission bits do not show (and holds for root, whom permission bits do not stop).
+    """
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".repogate-probe-", dir=folder)
+    except OSError as exc:
+        raise RunDirError(
+            f"--out {out} is not writable ({exc.strerror} in {folder})",
+            "give a folder you can write to",
+        ) from None
+    os.close(handle)
+    Path(probe).unlink()
 
 
 def execute(
@@ -125,7 +190,9 @@ def execute(
             own agents is allowed so without it, and says so the same way.
 
     Raises:
-        RunDirError: ``out`` is a file or lies below one (checked before anything else).
+        RunDirError: ``out`` is a file, lies below one or is not writable (checked before
+            anything else); or the disk refused a write during the run (full, read-only): the
+            attempt under way stays unfinished and is redone when the same command is rerun.
         UserInputError: a contract, repository or agent spec is unusable.
         IsolationError: bubblewrap is not usable and weak isolation was not allowed.
     """
@@ -135,14 +202,47 @@ def execute(
     weak = WEAK_FLAG if allow_weak_isolation else EMBEDDED_WEAK if embedded else None
     options = RunOptions(out=out, repo_cache=repo_cache, epochs=epochs, weak_isolation=weak)
     warning = check_isolation(options)  # before the scenarios are built: bad input writes nothing
-    if contracts:
-        plans = named_plans(contracts, agents)
-        selection = "contracts named on the command line: " + ", ".join(map(str, contracts))
-    else:
-        plans = default_plans(out, agents)
-        selection = DEFAULT_SELECTION
-    options = replace(options, selection=selection)
-    console = Console(stderr=True)
+    with _disk_refusals(out):
+        if contracts:
+            plans = named_plans(contracts, agents)
+            selection = "contracts named on the command line: " + ", ".join(map(str, contracts))
+        else:
+            plans = default_plans(out, agents)
+            selection = DEFAULT_SELECTION
+        options = replace(options, selection=selection)
+        console = Console(stderr=True)
+        records = _run_with_progress(plans, options, as_json, console, warning)
+        store = Store.open(out)
+        try:
+            agents_said = agent_outcomes(store, records)
+            facts = {r.attempt_id: receipt_facts(store, r) for r in records} if as_json else {}
+        finally:
+            store.close()
+        if as_json:
+            rows = [
+                _decision_json(r, agents_said.get(r.attempt_id), facts[r.attempt_id])
+                for r in records
+            ]
+            print(json.dumps(rows, indent=2))
+        else:
+            statuses = {key: said.status for key, said in agents_said.items()}
+            print_table(attempts_table(records, f"run {out}", statuses))
+        if warning:
+            console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+        return ExitCode.INTERNAL if any(r.status == "crashed" for r in records) else ExitCode.OK
+
+
+def _run_with_progress(
+    plans: list[PlannedAttempt],
+    options: RunOptions,
+    as_json: bool,
+    console: Console,
+    warning: str | None,
+) -> list[AttemptRecord]:
+    """Run, showing a progress bar on a terminal (a line per attempt elsewhere, none for JSON).
+
+    A weak-isolation ``warning`` is printed once, before the first attempt starts.
+    """
     warned = [] if warning else [True]  # said once the inputs are checked, before the first attempt
     with Progress(
         TextColumn("{task.description}"),
@@ -153,7 +253,7 @@ def execute(
         transient=True,
         disable=as_json or not console.is_terminal,
     ) as bar:
-        task = bar.add_task("attempts", total=len(plans) * epochs)
+        task = bar.add_task("attempts", total=len(plans) * options.epochs)
 
         def tick(label: str, record: AttemptRecord | None) -> None:
             if not warned:
@@ -168,18 +268,20 @@ def execute(
             else:
                 bar.advance(task)
 
-        records = run(plans, options, tick)
-    store = Store.open(out)
+        return run(plans, options, tick)
+
+
+@contextmanager
+def _disk_refusals(out: Path) -> Iterator[None]:
+    """Turn a write the disk refused (full, read-only) into one :class:`RunDirError` line."""
     try:
-        agents_said = agent_outcomes(store, records)
-    finally:
-        store.close()
-    if as_json:
-        rows = [_decision_json(r, agents_said.get(r.attempt_id)) for r in records]
-        print(json.dumps(rows, indent=2))
-    else:
-        statuses = {key: said.status for key, said in agents_said.items()}
-        print_table(attempts_table(records, f"run {out}", statuses))
-    if warning:
-        console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
-    return ExitCode.INTERNAL if any(r.status == "crashed" for r in records) else ExitCode.OK
+        yield
+    except Exception as exc:
+        problem = storage_problem(exc)
+        if problem is None:
+            raise
+        raise RunDirError(
+            f"cannot write to {out} ({problem})",
+            "free space there (or give --out on another disk) and rerun the same command: "
+            "finished attempts are kept",
+        ) from None

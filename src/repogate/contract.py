@@ -143,7 +143,12 @@ class EnvironmentRecipe(_Model):
 
 
 class Permissions(_Model):
-    """What the agent may do: editable and forbidden path globs, commands, budgets, network."""
+    """What the agent may do: editable and forbidden path globs, commands, budgets, network.
+
+    The three ``max_*`` limits bound what the agent may leave behind; passing one fails the
+    agent's ``edits_permitted`` check with the figure, measured without reading file contents
+    (sizes from ``lstat``, the patch read only up to its limit).
+    """
 
     editable: tuple[str, ...] = ("**",)
     """Globs of the paths the agent may change (``src/**``); a change elsewhere fails ``edits_permitted``."""
@@ -157,6 +162,15 @@ class Permissions(_Model):
     """The agent's token budget, reported beside the verdict (None: unlimited)."""
     network: bool = False
     """Whether the agent may reach the network."""
+    max_workspace_bytes: int = Field(default=2 * 1024**3, gt=0)
+    """Most bytes (apparent sizes, every ``.git`` left out) the agent's workspace may hold when it
+    stops; passing it fails ``edits_permitted`` with the figure. Default 2 GiB."""
+    max_workspace_files: int = Field(default=200_000, gt=0)
+    """Most files and folders (every ``.git`` left out) the agent's workspace may hold when it
+    stops; passing it fails ``edits_permitted`` with the figure. Default 200,000."""
+    max_patch_bytes: int = Field(default=10 * 1024**2, gt=0)
+    """Most bytes the candidate's binary diff against the base may have; passing it fails
+    ``edits_permitted`` with the figure. Default 10 MiB."""
 
 
 class OracleCommand(_Model):

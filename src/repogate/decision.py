@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from repogate._model import FrozenModel
 from repogate.contract import Profile
-from repogate.receipt import Check, Receipt, Status
+from repogate.receipt import Artifact, Check, Receipt, Status
 from repogate.state import CandidateState, sha256_hex
 from repogate.vocabulary import CheckName
 
@@ -129,6 +129,9 @@ class Decision(BaseModel):
             test passed on the candidate (gate V's graded run), whatever the other checks say;
             kept beside ``accepted`` for comparison with SWE-bench's numbers
             (``swebench/harness/grading.py``, ``get_resolution_status``: ``FULL``).
+        receipt_digests: the attempt's receipt files (path relative to the attempt folder) with
+            the sha256 of each, filled in by the store when it records the decision: the link
+            from the decision to its evidence in the store's digest chain (:mod:`repogate._chain`).
     """
 
     schema_version: Literal[1] = 1
@@ -144,6 +147,7 @@ class Decision(BaseModel):
     soft: SoftMetrics
     isolation: str = ""
     resolved: bool = False
+    receipt_digests: tuple[Artifact, ...] = ()
 
 
 SWEBENCH_CHECKS: tuple[CheckName, ...] = ("focused_tests_passed", "regression_tests_passed")

@@ -45,6 +45,7 @@ from pydantic import ValidationError
 
 from repogate import clock, sandbox
 from repogate._editable import detach
+from repogate._logs import cause_line
 from repogate._model import FrozenModel
 from repogate._toolchain import (
     SYSTEM_PATH,
@@ -269,8 +270,11 @@ def _run_install(
         result = sandbox.run(_words(command), workdir, granted)
         if not result.ok:
             why = "timed out" if result.timed_out else f"exit {result.returncode}"
-            tail = (result.stderr or result.stdout).strip()[-2000:]
-            raise EnvironmentBuildError(f"install command `{command}` failed ({why}): {tail}")
+            output = f"{result.stdout}\n{result.stderr}"
+            raise EnvironmentBuildError(
+                f"install command `{command}` failed ({why}): {cause_line(output)}",
+                log=f"$ {command}\n# {why}\n## stdout\n{result.stdout}\n## stderr\n{result.stderr}",
+            )
 
 
 def _freeze(python: Path, workdir: Path, cwd: Path) -> tuple[str, ...]:

@@ -96,7 +96,16 @@ class GitError(RepogateError):
 
 
 class EnvironmentBuildError(RepogateError):
-    """The environment recipe could not be instantiated (install failed, interpreter missing)."""
+    """The environment recipe could not be instantiated (install failed, interpreter missing).
+
+    Args:
+        message: one line: what failed and its cause.
+        log: the failing command's whole output, to keep as a file (empty when there is none).
+    """
+
+    def __init__(self, message: str, log: str = "") -> None:
+        super().__init__(message)
+        self.log = log
 
 
 class PatchApplyError(RepogateError):

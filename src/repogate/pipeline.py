@@ -201,12 +201,18 @@ def _stopped_evidence(cfg: AttemptConfig, progress: AttemptProgress, stop: StopA
         base_commit=progress.base or cfg.contract.base_commit, candidate_commit="", patch_digest=""
     )
     seen = {c.name for r in (*progress.receipts, *progress.pending) for c in r.checks}
-    unobserved = tuple(
-        Check(name=n, status="error", detail=f"not observed: stopped at {stop}")
+    unobserved = tuple(  # the phase only: its reason is said once, by the check that stopped it
+        Check(name=n, status="error", detail=f"not observed: the attempt stopped at {stop.phase}")
         for n in hard_checks(cfg.contract.profile)
         if n not in seen
     )
-    stop_receipt = observe("stop", state.state_id, lambda: Observation(checks=unobserved))
+    stop_receipt = observe(
+        "stop",
+        state.state_id,
+        lambda: Observation(
+            checks=unobserved, details={"phase": stop.phase, "reason": stop.reason}
+        ),
+    )
     receipts = (
         tuple(r.model_copy(update={"state_id": state.state_id}) for r in progress.pending)
         + progress.receipts

@@ -12,11 +12,16 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from collections.abc import Callable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from repogate import git, sandbox
+from repogate._files import storage_problem
+from repogate._rundir import RunInputs
 from repogate.agents import agent_name, make_agent
 from repogate.contract import TransitionContract
 from repogate.errors import UserInputError
@@ -51,6 +56,24 @@ class RunOptions:
     weak_isolation: str | None = None
     """Who allowed untrusted code to run without bubblewrap (``--allow-weak-isolation``, or the
     embedded default's own scenarios); None refuses to run it so."""
+
+
+@contextmanager
+def interrupt_deferred() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) back while the block runs; it is raised right after, if it came.
+
+    For cleanup that must finish once begun (removing an attempt's working folder): an interrupt
+    there would leave half a folder and surface as an error from the middle of the removal. Off
+    the main thread (where Python delivers no signal) this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def default_cache() -> Path:
@@ -95,27 +118,26 @@ def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Read
 def agent_fingerprint(spec: str) -> str:
     """Return sha256 over an agent spec and the content of every file it names.
 
-    A scripted agent, a predictions file or a command's script that changed is another agent.
+    A scripted agent, a predictions file (``FILE`` or ``FILE#MODEL``) or a command's script that
+    changed is another agent.
     """
     digest = hashlib.sha256(spec.encode())
     _, _, arg = spec.partition(":")
     for word in arg.split():
-        path = Path(word.strip("'\""))
-        if path.is_file():
+        word = word.strip("'\"")
+        path = next((Path(w) for w in (word, word.rpartition("#")[0]) if Path(w).is_file()), None)
+        if path is not None:
             digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
-def inputs_digest(ready: Sequence[_Ready], epochs: int) -> str:
-    """Return sha256 over what a run is made of.
-
-    That is each contract's policy digest, each agent's fingerprint, and the number of epochs.
-    """
-    parts = sorted(
-        f"{r.plan.contract.id}:{r.plan.contract.policy_digest()}:{agent_fingerprint(r.plan.agent_spec)}"
-        for r in ready
+def run_inputs(ready: Sequence[_Ready], epochs: int) -> RunInputs:
+    """Return what a run is made of: contracts by policy digest, agents by fingerprint, epochs."""
+    return RunInputs(
+        contracts={r.plan.contract.id: r.plan.contract.policy_digest() for r in ready},
+        agents={r.plan.agent_spec: agent_fingerprint(r.plan.agent_spec) for r in ready},
+        epochs=epochs,
     )
-    return hashlib.sha256("\n".join([*parts, str(epochs)]).encode()).hexdigest()
 
 
 def check_isolation(options: RunOptions) -> str | None:
@@ -131,7 +153,8 @@ def check_isolation(options: RunOptions) -> str | None:
     return None if iso.kind == "bwrap" else f"{iso.detail}; allowed by {allowed_by}"
 
 
-def _manifest(ready: Sequence[_Ready], options: RunOptions) -> RunManifest:
+def _manifest(ready: Sequence[_Ready], options: RunOptions, store: Store) -> RunManifest:
+    """The run's manifest; when this command extends a run, the agents it had stay listed."""
     agent_net = any(r.plan.contract.permissions.network for r in ready)
     iso_agent = sandbox.isolation(agent_net)
     iso_tests = sandbox.isolation(False)
@@ -140,6 +163,11 @@ def _manifest(ready: Sequence[_Ready], options: RunOptions) -> RunManifest:
     seen: dict[str, dict[str, object]] = {}
     for r in ready:
         seen.setdefault(r.plan.agent_spec, r.agent.describe())
+    before = store.manifest() or {}
+    for described in before.get("agents", ()):
+        spec = str(described.get("spec", ""))
+        if spec in store.inputs.agents:
+            seen.setdefault(spec, described)
     contracts = {
         r.plan.contract.id: contract_entry(r.plan.contract, r.plan.contract_source) for r in ready
     }
@@ -174,10 +202,10 @@ def run(
     weak = check_isolation(options)
     ready = _prepare(plans, options)
     cache = (options.cache_dir or default_cache()).resolve()
-    store = Store.create(options.out, inputs_digest(ready, options.epochs))
+    store = Store.create(options.out, run_inputs(ready, options.epochs))
     isolation = sandbox.isolation(False).detail if weak is None else weak
     try:
-        store.write_manifest(_manifest(ready, options))
+        store.write_manifest(_manifest(ready, options, store))
         with sandbox.allowing_weak_isolation(options.weak_isolation):
             for epoch in range(options.epochs):
                 for item in ready:
@@ -222,8 +250,11 @@ def _one(
     try:
         run_attempt(cfg, PHASES)
     except Exception as exc:  # one attempt's crash is data; the run goes on
+        if storage_problem(exc) is not None:
+            raise  # the disk's fault, not the attempt's: it stays unfinished, redone on resume
         store.finish_attempt(record.attempt_id, None, crash=f"{type(exc).__name__}: {exc}"[:4000])
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        with interrupt_deferred():
+            shutil.rmtree(work, ignore_errors=True)
     if progress:
         progress(label, store.get(record.attempt_id))

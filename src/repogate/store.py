@@ -12,11 +12,16 @@ Layout of a run directory::
 Every attempt is kept whatever becomes of it (the denominator). Each receipt is committed as soon as
 its gate finishes, so a killed process leaves every finished receipt readable; an attempt left
 ``running`` by a killed process is discarded and redone on resume, never duplicated.
+
+The evidence files are the canonical copy; the SQLite rows are an index that chains to them by
+digest (:mod:`repogate._chain`): ``decision.json`` lists its receipt files' sha256, the attempt's row
+holds the sha256 of ``decision.json``. ``show`` names every finished attempt whose chain broke, and a
+resume refuses the run directory (see :meth:`Store.create`). One process writes (it holds the
+lock); SQLite runs in WAL mode so readers never block it.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import shutil
@@ -29,14 +34,15 @@ from typing import IO, Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from repogate import clock
+from repogate._chain import DECISION_FILE, StoredReceipt, attempt_problems, refuse_changed
+from repogate._rundir import RunInputs, atomic_write, hold, is_held
 from repogate.decision import Decision
 from repogate.errors import RunDirError
-from repogate.receipt import Receipt
+from repogate.receipt import Artifact, Receipt
 from repogate.state import CandidateState
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DB_NAME = "store.sqlite"
-LOCK_NAME = ".lock"
 AttemptStatus = Literal["running", "done", "crashed"]
 
 _SCHEMA = """
@@ -50,6 +56,7 @@ CREATE TABLE IF NOT EXISTS attempts (
     started_at TEXT NOT NULL,
     finished_at TEXT,
     decision TEXT,
+    decision_sha256 TEXT,
     crash TEXT,
     UNIQUE (contract_id, agent, epoch)
 );
@@ -60,6 +67,7 @@ CREATE TABLE IF NOT EXISTS receipts (
     status TEXT NOT NULL,
     state_id TEXT NOT NULL,
     path TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
     body TEXT NOT NULL,
     PRIMARY KEY (attempt_id, seq)
 );
@@ -105,39 +113,44 @@ class Store:
         self.run_dir = run_dir
         self._conn = conn
         self._lock = lock
+        self.inputs = RunInputs()
 
     @classmethod
-    def create(cls, run_dir: Path, inputs: str = "") -> Store:
-        """Create (or reopen, to resume) the store in ``run_dir`` and hold it for this process.
+    def create(cls, run_dir: Path, inputs: RunInputs | None = None) -> Store:
+        """Create (or reopen, to resume or extend) the store in ``run_dir`` and hold it.
 
         Args:
             run_dir: the run directory.
-            inputs: a digest of what the run is made of (contracts, agents, epochs); a resumed
-                run must have the same, or its finished attempts would answer for other inputs.
+            inputs: what this command runs (contracts, agents, epochs). A rerun resumes the run,
+                or extends it with new agents (:meth:`RunInputs.extend`); :attr:`inputs` is then
+                the whole run's.
 
         Raises:
             RunDirError: another process is writing to ``run_dir``; it holds a store of another
-                schema version; or it was written for other inputs.
+                schema version; it was written for other inputs; or a finished attempt's
+                evidence changed since it was stored.
         """
+        wanted = inputs or RunInputs()
         run_dir.mkdir(parents=True, exist_ok=True)
-        lock = _hold(run_dir / LOCK_NAME)
+        lock = hold(run_dir)
         conn = cls._connect(run_dir / DB_NAME)
         conn.executescript(_SCHEMA)
-        conn.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
-            (str(SCHEMA_VERSION),),
+        conn.executemany(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+            [("schema_version", str(SCHEMA_VERSION)), ("inputs", wanted.model_dump_json())],
         )
-        conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('inputs', ?)", (inputs,))
-        conn.commit()
         store = cls(run_dir, conn, lock)
-        store._check_version()
-        (recorded,) = conn.execute("SELECT value FROM meta WHERE key='inputs'").fetchone()
-        if recorded != inputs:
+        try:
+            store._check_version()
+            (text,) = conn.execute("SELECT value FROM meta WHERE key='inputs'").fetchone()
+            store.inputs = wanted.extend(RunInputs.model_validate_json(text), run_dir)
+            refuse_changed(run_dir, store.changed_evidence())
+        except BaseException:
             store.close()
-            raise RunDirError(
-                f"{run_dir} holds a run of other inputs (a contract, an agent or its file changed)",
-                "give a new --out folder, or delete this one to start over",
-            )
+            raise
+        conn.execute(
+            "UPDATE meta SET value=? WHERE key='inputs'", (store.inputs.model_dump_json(),)
+        )
         return store
 
     @classmethod
@@ -189,6 +202,10 @@ class Store:
                 "use the repogate version that wrote it, or rerun into a new folder",
             )
 
+    def being_written(self) -> bool:
+        """Return True while a run process holds this run directory's lock (it is running)."""
+        return self._lock is not None or is_held(self.run_dir)
+
     def close(self) -> None:
         """Close the database connection and release the run directory."""
         self._conn.close()
@@ -201,15 +218,16 @@ class Store:
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             yield self._conn
+            self._conn.execute("COMMIT")  # a full disk fails here: roll back, keep nothing half
         except BaseException:
-            self._conn.execute("ROLLBACK")
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
             raise
-        self._conn.execute("COMMIT")
 
     def write_manifest(self, manifest: BaseModel) -> Path:
         """Write the run manifest (before the first attempt) and return its path."""
         path = self.run_dir / "manifest.json"
-        _atomic_write(path, manifest.model_dump_json(indent=2))
+        atomic_write(path, manifest.model_dump_json(indent=2).encode())
         return path
 
     def manifest(self) -> dict[str, Any] | None:
@@ -256,44 +274,83 @@ class Store:
         seq = self._conn.execute(
             "SELECT COUNT(*) FROM receipts WHERE attempt_id=?", (attempt_id,)
         ).fetchone()[0]
-        path = self.attempt_dir(attempt_id) / "receipts" / f"{seq:02d}-{receipt.gate}.intoto.json"
-        _atomic_write(path, json.dumps(receipt.to_in_toto(state), indent=2))
+        folder = self.attempt_dir(attempt_id)
+        relative = f"receipts/{seq:02d}-{receipt.gate}.intoto.json"
+        data = json.dumps(receipt.to_in_toto(state), indent=2).encode()
+        atomic_write(folder / relative, data)
         with self._tx() as tx:
             tx.execute(
-                "INSERT INTO receipts (attempt_id, seq, gate, status, state_id, path, body)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO receipts (attempt_id, seq, gate, status, state_id, path, sha256, body)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     attempt_id,
                     seq,
                     receipt.gate,
                     receipt.status,
                     receipt.state_id,
-                    str(path.relative_to(self.run_dir)),
+                    relative,
+                    hashlib.sha256(data).hexdigest(),
                     receipt.model_dump_json(),
                 ),
             )
-        return path
+        return folder / relative
 
     def finish_attempt(
         self, attempt_id: str, decision: Decision | None, crash: str | None = None
     ) -> None:
-        """Record the decision (or the crash) and mark the attempt finished."""
+        """Record the decision (or the crash) and mark the attempt finished.
+
+        The decision is stored with the digest of every receipt file (``receipt_digests``), and its
+        row with the digest of ``decision.json``: the store's digest chain.
+        """
+        digest = None
         if decision is not None:
-            _atomic_write(
-                self.attempt_dir(attempt_id) / "decision.json", decision.model_dump_json(indent=2)
+            listed = tuple(
+                Artifact(path=r.path, sha256=r.sha256) for r in self._receipt_rows(attempt_id)
             )
+            decision = decision.model_copy(update={"receipt_digests": listed})
+            data = decision.model_dump_json(indent=2).encode()
+            atomic_write(self.attempt_dir(attempt_id) / DECISION_FILE, data)
+            digest = hashlib.sha256(data).hexdigest()
         with self._tx() as tx:
             tx.execute(
-                "UPDATE attempts SET status=?, finished_at=?, decision=?, crash=?"
-                " WHERE attempt_id=?",
+                "UPDATE attempts SET status=?, finished_at=?, decision=?, decision_sha256=?,"
+                " crash=? WHERE attempt_id=?",
                 (
                     "done" if crash is None else "crashed",
                     clock.now().isoformat(),
                     None if decision is None else decision.model_dump_json(),
+                    digest,
                     crash,
                     attempt_id,
                 ),
             )
+
+    def _receipt_rows(self, attempt_id: str) -> list[StoredReceipt]:
+        rows = self._conn.execute(
+            "SELECT path, sha256, body FROM receipts WHERE attempt_id=? ORDER BY seq",
+            (attempt_id,),
+        ).fetchall()
+        return [StoredReceipt(path=p, sha256=d, body=b) for p, d, b in rows]
+
+    def changed_evidence(self) -> dict[str, tuple[str, ...]]:
+        """Check the digest chain of every finished attempt; return what changed, by attempt id.
+
+        Attempts still running or crashed are redone on resume and have no chain to check. An
+        empty result means every finished attempt's files and rows are as the harness wrote them.
+        """
+        rows = self._conn.execute(
+            "SELECT attempt_id, decision, decision_sha256 FROM attempts"
+            " WHERE status='done' ORDER BY rowid"
+        ).fetchall()
+        found = {}
+        for attempt_id, decision, digest in rows:
+            problems = attempt_problems(
+                self.attempt_dir(attempt_id), decision, digest, self._receipt_rows(attempt_id)
+            )
+            if problems:
+                found[attempt_id] = problems
+        return found
 
     def get(self, attempt_id: str) -> AttemptRecord | None:
         """Return one attempt's record, or None."""
@@ -343,24 +400,3 @@ class Store:
                 )
             )
         return records
-
-
-def _hold(path: Path) -> IO[str]:
-    """Take the run directory's lock (``flock``), or say who holds it."""
-    handle = path.open("a+")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        raise RunDirError(
-            f"another repogate run is writing to {path.parent}",
-            "wait for it to finish, or give another --out folder",
-        ) from None
-    return handle
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)

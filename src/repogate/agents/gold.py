@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from repogate import git
 from repogate.contract import TransitionContract
-from repogate.errors import AgentSpecError, PatchApplyError
+from repogate.errors import AgentSpecError, ContractError, PatchApplyError
 from repogate.patches import load_patch
 from repogate.protocols import Proposal, TaskView
 from repogate.sandbox import SandboxPolicy
@@ -35,6 +36,30 @@ def apply_as_proposal(workspace: Path, patch: bytes, model: str) -> Proposal:
     return Proposal(model=model, applied=applied, detail=detail)
 
 
+def _check_applies_at_base(patch: bytes, contract: TransitionContract, repo: Path) -> None:
+    """Refuse, before the run, a reference patch that does not apply at the base commit.
+
+    Applied as the gold agent applies it (:func:`repogate.git.apply_ladder`, which also refuses
+    a path outside the repository) to a clean export of the base: a broken contract is the
+    author's error, never a gold attempt reported as rejected.
+
+    Raises:
+        ContractError: naming the contract and git's reason, on one line.
+    """
+    with tempfile.TemporaryDirectory(prefix="repogate-reference-") as tmp:
+        base = Path(tmp) / "base"
+        git.export_tree(repo, contract.base_commit, base)
+        try:
+            git.apply_ladder(base, patch)
+        except PatchApplyError as exc:
+            why = " ".join(str(exc).split())[:400]
+            raise ContractError(
+                f"contract {contract.id}: its reference patch does not apply at base commit "
+                f"{contract.base_commit[:12]} ({why})",
+                "fix [reference] so it applies there with paths inside the repository",
+            ) from None
+
+
 class GoldAgent:
     """Applies the contract's reference (gold) patch: the ceiling a task's oracles must accept."""
 
@@ -44,13 +69,20 @@ class GoldAgent:
 
     @classmethod
     def create(cls, arg: str, contract: TransitionContract, repo: Path) -> GoldAgent:
-        """Build from the contract's ``reference``; raises AgentSpecError when it has none."""
+        """Build from the contract's ``reference``.
+
+        Raises:
+            AgentSpecError: the contract has no reference patch.
+            ContractError: it does not apply at the base, or names a path outside the repository.
+        """
         if contract.reference is None:
             raise AgentSpecError(
                 f"contract {contract.id} has no [reference] patch for the gold agent",
                 "add a [reference] table (file or commit) or choose another agent",
             )
-        return cls("gold", load_patch(contract.reference, contract, repo))
+        patch = load_patch(contract.reference, contract, repo)
+        _check_applies_at_base(patch, contract, repo)
+        return cls("gold", patch)
 
     def propose(
         self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy

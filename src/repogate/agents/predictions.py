@@ -1,7 +1,8 @@
 """The ``predictions:FILE`` agent: SWE-bench predictions, JSON (a list or an id-keyed object) or JSONL.
 
 Each prediction has the keys ``instance_id``, ``model_name_or_path`` and ``model_patch`` (the
-SWE-bench harness's format); ``instance_id`` is matched to the contract id.
+SWE-bench harness's format); ``instance_id`` is matched to the contract id. A file holding several
+models is several agents, one per model (``predictions:FILE#MODEL``, named by the model).
 """
 
 from __future__ import annotations
@@ -49,15 +50,16 @@ def _rows(path: Path) -> list[Any]:
     )
 
 
-def load_predictions(path: Path) -> dict[str, Prediction]:
-    """Read predictions keyed by ``instance_id``.
+def load_predictions(path: Path) -> dict[str, dict[str, Prediction]]:
+    """Read predictions keyed by ``model_name_or_path``, then by ``instance_id``.
 
     Raises:
         AgentSpecError: unreadable file; a row that is not an object or lacks a required string
-            key (row number and key named); an ``instance_id`` given twice (both rows named).
+            key (row number and key named); one model giving an ``instance_id`` twice (both
+            rows named).
     """
-    found: dict[str, Prediction] = {}
-    rows: dict[str, int] = {}
+    found: dict[str, dict[str, Prediction]] = {}
+    rows: dict[tuple[str, str], int] = {}
     for number, row in enumerate(_rows(path), start=1):
         try:
             prediction = Prediction.model_validate(row)
@@ -66,15 +68,45 @@ def load_predictions(path: Path) -> dict[str, Prediction]:
                 f"predictions file {path}, row {number}: {first_problem(exc)}",
                 "each row needs instance_id, model_name_or_path and model_patch (strings)",
             ) from None
-        first = rows.setdefault(prediction.instance_id, number)
+        model, instance = prediction.model_name_or_path, prediction.instance_id
+        first = rows.setdefault((model, instance), number)
         if first != number:
             raise AgentSpecError(
-                f"predictions file {path} gives instance_id {prediction.instance_id!r} twice, "
-                f"rows {first} and {number}",
-                "keep one row per instance",
+                f"predictions file {path} gives instance_id {instance!r} of model {model!r} "
+                f"twice, rows {first} and {number}",
+                "keep one row per model and instance",
             )
-        found[prediction.instance_id] = prediction
+        found.setdefault(model, {})[instance] = prediction
     return found
+
+
+def split_arg(arg: str) -> tuple[Path, str | None]:
+    """Split a ``predictions:`` argument into the file and the model it picks, if any.
+
+    ``FILE#MODEL`` picks one ``model_name_or_path`` of a file holding several; a path that is
+    itself a file is never split, whatever it holds.
+    """
+    path, sep, model = arg.rpartition("#")
+    if sep and not Path(arg).is_file():
+        return Path(path), model
+    return Path(arg), None
+
+
+def per_model_specs(arg: str) -> list[str]:
+    """Return one ``predictions:FILE#MODEL`` spec per model of a file holding several.
+
+    A file of one model, or an argument that already names its model, stays one spec.
+
+    Raises:
+        AgentSpecError: the file is unusable (see :func:`load_predictions`).
+    """
+    path, model = split_arg(arg)
+    if model is not None:
+        return [f"predictions:{arg}"]
+    models = sorted(load_predictions(path))
+    if len(models) <= 1:
+        return [f"predictions:{arg}"]
+    return [f"predictions:{arg}#{name}" for name in models]
 
 
 class PredictionsAgent:
@@ -86,12 +118,29 @@ class PredictionsAgent:
 
     @classmethod
     def create(cls, arg: str, contract: TransitionContract, repo: Path) -> PredictionsAgent:
-        """Build for ``contract``; raises AgentSpecError when the file has no row for it."""
-        predictions = load_predictions(Path(arg))
+        """Build for ``contract`` from ``FILE`` or ``FILE#MODEL``.
+
+        Raises:
+            AgentSpecError: the file has no row for the contract, no such model, or several
+                models and the argument names none.
+        """
+        path, model = split_arg(arg)
+        by_model = load_predictions(path)
+        if model is None and len(by_model) > 1:
+            raise AgentSpecError(
+                f"predictions file {path} holds {len(by_model)} models",
+                f"name one as predictions:{path}#MODEL (one of: {', '.join(sorted(by_model))})",
+            )
+        if model is not None and model not in by_model:
+            raise AgentSpecError(
+                f"predictions file {path} has no model {model!r}",
+                f"give one of: {', '.join(sorted(by_model)) or 'none'}",
+            )
+        predictions = by_model.get(model or next(iter(by_model), ""), {})
         if contract.id not in predictions:
             known = ", ".join(sorted(predictions)[:5]) or "none"
             raise AgentSpecError(
-                f"predictions file {arg} has no instance {contract.id!r} (it has: {known})",
+                f"predictions file {path} has no instance {contract.id!r} (it has: {known})",
                 "add a row for that instance_id, or run only the contracts it covers",
             )
         return cls(f"predictions:{arg}", predictions[contract.id])

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repogate.errors import PatchApplyError
-from repogate.git._run import _checked_rev, _exec, run_git, tree_of
+from repogate.git._run import _checked_rev, _exec, exec_capped, run_git, tree_of
 from repogate.git._safety import check_patch_paths, parse_numstat_paths
 
 
@@ -72,8 +72,24 @@ def diff_binary(
     Raises:
         GitError: a commit is unknown.
     """
+    return run_git(_diff_args(a, b, paths, exclude), repo)
+
+
+def diff_binary_capped(repo: Path, a: str, b: str, max_bytes: int) -> bytes | None:
+    """Return :func:`diff_binary` of ``a`` to ``b``, or None when it is longer than ``max_bytes``.
+
+    git's output is read in chunks and git is stopped once the cap is passed, so memory stays
+    within ``max_bytes`` whatever the change holds (a 5 GB file costs no 5 GB read).
+
+    Raises:
+        GitError: a commit is unknown.
+    """
+    return exec_capped(_diff_args(a, b, (), ()), repo, max_bytes)
+
+
+def _diff_args(a: str, b: str, paths: Sequence[str], exclude: Sequence[str]) -> list[str]:
     spec = [*glob_pathspecs(paths), *glob_pathspecs(exclude, exclude=True)]
-    args = [
+    return [
         "diff",
         "--binary",
         "--full-index",
@@ -88,7 +104,6 @@ def diff_binary(
         "--",
         *spec,
     ]
-    return run_git(args, repo)
 
 
 def changed_paths(repo: Path, a: str, b: str) -> tuple[ChangedPath, ...]:

@@ -52,19 +52,20 @@ def _env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def _cmd(args: Sequence[str]) -> list[str]:
+    """``git``, the pinned ``-c`` settings, then ``args``."""
+    return ["git", *(item for setting in _PINNED_CONFIG for item in ("-c", setting)), *args]
+
+
 def _exec(
     args: Sequence[str],
     cwd: Path,
     input: bytes | None = None,
     env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    cmd = ["git"]
-    for setting in _PINNED_CONFIG:
-        cmd += ["-c", setting]
-    cmd += list(args)
     try:
         return subprocess.run(
-            cmd,
+            _cmd(args),
             cwd=cwd,
             input=input,
             stdin=None if input is not None else subprocess.DEVNULL,
@@ -98,6 +99,39 @@ def run_git(
     if check and done.returncode != 0:
         raise _failure(args, done)
     return done.stdout
+
+
+def exec_capped(args: Sequence[str], cwd: Path, max_bytes: int) -> bytes | None:
+    """Run ``git ARGS`` and return its output, or None once it passes ``max_bytes`` (git stopped).
+
+    Raises:
+        GitError: git exited non-zero or could not be started.
+    """
+    with tempfile.TemporaryFile() as errors:
+        try:
+            proc = subprocess.Popen(
+                _cmd(args), cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors,
+                env=_env(),
+            )  # fmt: skip
+        except OSError as exc:
+            raise GitError(["git", *args], -1, str(exc)) from exc
+        assert proc.stdout is not None
+        chunks: list[bytes] = []
+        size = 0
+        with proc.stdout:
+            while size <= max_bytes and (chunk := proc.stdout.read(1 << 20)):
+                chunks.append(chunk)
+                size += len(chunk)
+        if size > max_bytes:
+            proc.kill()
+            proc.wait()
+            return None
+        if proc.wait() != 0:
+            errors.seek(0)
+            raise GitError(
+                ["git", *args], proc.returncode, errors.read().decode("utf-8", "replace")
+            )
+    return b"".join(chunks)
 
 
 def _run_env(

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict
 
 from repogate import sandbox
 from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_nofollow
+from repogate._logs import cause_line, keep_log
 from repogate._model import FrozenModel
 from repogate._toolchain import SYSTEM_PATH
 from repogate.environment import BuiltEnvironment, activate
@@ -53,6 +54,8 @@ from repogate.oracles.junit import (
 REPORT_NAME = "junit.xml"
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 TAIL_CHARS = 4000
+OUTPUT_NAME = "output.log"
+"""The test command's whole captured output, kept beside its report."""
 _PYTEST_ERROR_EXITS = {3: "pytest internal error", 4: "pytest usage error", 5: "no tests collected"}
 
 
@@ -292,6 +295,13 @@ def run_tests(
     reason, outcomes, digest = _read(result, data, report, workdir, policy.timeout_s)
     if not reason and written > MAX_REPORT_BYTES:
         reason = f"the report is larger than {MAX_REPORT_BYTES} bytes"
+    log = keep_log(
+        report_dir / OUTPUT_NAME,
+        f"$ {shlex.join(argv)}\n## stdout\n{result.stdout}\n## stderr\n{result.stderr}",
+    )
+    if reason:
+        cause = cause_line(f"{result.stdout}\n{result.stderr}")
+        reason = f"{reason}{': ' + cause if cause else ''}; log: {log}"
     return TestRun(
         status="error" if reason else "ok",
         reason=reason,

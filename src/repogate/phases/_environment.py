@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from repogate import git
+from repogate._logs import keep_log
 from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import ContractError, EnvironmentBuildError, PatchApplyError
 from repogate.gates.verification import graded_tree, reference_tree, rerunner, run_repeated
@@ -164,7 +165,11 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     git.export_tree(workspace(cfg), progress.base, base_tree)
     recipe = cfg.contract.environment
     policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.test_timeout_s)
-    env = build_environment(recipe, base_tree, cfg.env_cache, policy)
+    try:
+        env = build_environment(recipe, base_tree, cfg.env_cache, policy)
+    except EnvironmentBuildError as exc:  # the whole output to a file, one line onwards
+        log = keep_log(cfg.evidence / "logs" / "environment-build.log", exc.log or str(exc))
+        raise EnvironmentBuildError(f"{exc}; log: {log}") from None
     key = _base_key(cfg, progress, env)
     cached = cfg.env_cache.parent / "base-state" / f"{key}.json"
     hit = cached.is_file()

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import replace
+from pathlib import Path
+from typing import NoReturn
 
 from repogate import git
 from repogate._files import write_bytes_nofollow
+from repogate.contract import Permissions
 from repogate.patches import touched_paths
 from repogate.pipeline import (
     AttemptConfig,
     AttemptProgress,
+    StopAttempt,
     agent_policy,
     candidate_state,
     emit,
@@ -20,7 +25,7 @@ from repogate.pipeline import (
     workspace,
 )
 from repogate.protocols import Proposal
-from repogate.receipt import Observation
+from repogate.receipt import Check, Observation, observe
 
 
 def prepare(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
@@ -66,18 +71,89 @@ def _keep_output(cfg: AttemptConfig, proposal: Proposal) -> None:
             write_bytes_nofollow(cfg.evidence, f"agent.{name}.txt", text.encode())
 
 
+def _over_limits(root: Path, permissions: Permissions) -> str | None:
+    """Say how the agent's workspace passes its size or file-count limit, or None when within.
+
+    Sizes come from ``lstat`` (apparent size: a sparse 5 GB file counts 5 GB, as copying and
+    hashing it would cost), no file is opened, links are not followed, every ``.git`` is left
+    out (the harness never takes it), and the walk stops at the first limit passed.
+    """
+    total = count = 0
+    largest, largest_size = "", 0
+    folders = [root]
+    while folders:
+        try:
+            entries = list(os.scandir(folders.pop()))
+        except OSError:
+            continue  # unreadable: copying it fails next, as the agent's crash
+        for entry in entries:
+            if entry.name == ".git":
+                continue
+            count += 1
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(Path(entry.path))
+                size = 0
+            else:
+                size = entry.stat(follow_symlinks=False).st_size
+            total += size
+            if size > largest_size:
+                largest, largest_size = str(Path(entry.path).relative_to(root)), size
+            if count > permissions.max_workspace_files:
+                return (
+                    f"the workspace holds more than {permissions.max_workspace_files:,} files and "
+                    "folders (permissions.max_workspace_files)"
+                )
+            if total > permissions.max_workspace_bytes:
+                return (
+                    f"the workspace holds at least {total:,} bytes, over "
+                    f"permissions.max_workspace_bytes = {permissions.max_workspace_bytes:,} "
+                    f"(largest file: {largest}, {largest_size:,} bytes)"
+                )
+    return None
+
+
+def _refuse(
+    cfg: AttemptConfig, progress: AttemptProgress, proposal: Proposal, why: str
+) -> NoReturn:
+    """Stop the attempt: what the agent left passes a limit, which is the agent's failure."""
+    details = {"proposal": proposal.model_dump(mode="json", exclude={"exec"}), "limit": why}
+    receipt = observe(
+        "propose",
+        "",
+        lambda: Observation(
+            checks=(Check(name="edits_permitted", status="failed", detail=why),), details=details
+        ),
+    )
+    raise StopAttempt("propose", why, replace(progress, pending=(*progress.pending, receipt)))
+
+
 def propose(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
-    """Let the agent work, then make the candidate commit and state (the harness, not the agent)."""
+    """Let the agent work, then make the candidate commit and state (the harness, not the agent).
+
+    Raises:
+        StopAttempt: the workspace or the patch passes a limit of the contract's permissions
+            (``edits_permitted`` fails with the figure); nothing of it is copied or stored.
+    """
     ws = workspace(cfg)
     output = cfg.evidence / "agent"
     output.mkdir(parents=True, exist_ok=True)
+    permissions = cfg.contract.permissions
     proposal = cfg.agent.propose(
         task_view(cfg.contract), ws, output, agent_policy(cfg, progress.workspace_env)
     )
     _keep_output(cfg, proposal)
+    over = _over_limits(ws, permissions)
+    if over is not None:
+        _refuse(cfg, progress, proposal, over)
     _adopt(cfg, progress.base)
     candidate = git.commit_candidate(ws, f"candidate of {cfg.agent.spec}", parent=progress.base)
-    patch = git.diff_binary(ws, progress.base, candidate)
+    patch = git.diff_binary_capped(ws, progress.base, candidate, permissions.max_patch_bytes)
+    if patch is None:
+        why = (
+            f"the patch is longer than permissions.max_patch_bytes = "
+            f"{permissions.max_patch_bytes:,} bytes"
+        )
+        _refuse(cfg, progress, proposal, why)
     write_bytes_nofollow(cfg.evidence, "patch.diff", patch)
     target = cfg.contract.target_commit or progress.base
     if target != progress.base:

@@ -38,6 +38,7 @@ def attempts_table(
     agent_status: Mapping[str, str] | None = None,
     *,
     interrupted: bool = False,
+    changed: Mapping[str, str] | None = None,
 ) -> Table:
     """Return a table with one row per attempt: contract, agent, epoch, verdict, failed, errored.
 
@@ -47,7 +48,9 @@ def attempts_table(
         agent_status: the agent's own status by attempt id (``done``, ``stopped``, ``crashed``);
             any other than ``done`` is shown under the verdict, e.g. ``(agent stopped)``.
         interrupted: show an attempt still marked ``running`` as ``interrupted``: for a run read
-            back after it ended (``repogate show``), where no process is running it any more.
+            back when no process holds the run directory (``repogate show``).
+        changed: what changed in an attempt's evidence since it was stored, by attempt id; such
+            an attempt shows ``evidence changed`` and no verdict (neither copy is trusted).
     """
     statuses = agent_status or {}
     table = Table(title=title, title_justify="left")
@@ -66,7 +69,9 @@ def attempts_table(
         decision = record.decision
         said = statuses.get(record.attempt_id, "done")
         agent_note = "" if said == "done" else f"\n[dim](agent {said})"
-        if decision is None:
+        if record.attempt_id in (changed or {}):
+            row = ("[red]evidence changed", "", (changed or {})[record.attempt_id], "", "")
+        elif decision is None:
             status = "interrupted" if interrupted and record.status == "running" else record.status
             verdict = "[yellow]crashed" if status == "crashed" else f"[dim]{status}"
             row = (verdict + agent_note, "", record.crash or "", "", "")

@@ -1,0 +1,181 @@
+"""Bad input and a hostile machine: one line ``error: what; how to fix``, exit 2 (130 for Ctrl-C),
+nothing half-written, and the run resumes.
+
+Threat closed: a traceback with exit 1 reads as "not accepted" to a script, and a half-written run
+folder loses or corrupts finished attempts.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from repogate.cli import ExitCode, main
+from repogate.store import Store
+from repogate.tasks.scenarios import BuiltScenario
+
+CLI = [sys.executable, "-m", "repogate.cli"]
+
+
+def _one_line_error(err: str) -> None:
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert "; " in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize(
+    "args", [["--epochs", "0"], ["--epochs", "-1"], ["--epochs", "abc"], ["--bogus"]]
+)
+def test_bad_option_values_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    out = tmp_path / "run"
+    assert main(["run", *args, "--out", str(out)]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    _one_line_error(err)
+    assert args[0] in err and "--help" in err
+    assert not out.exists()
+
+
+def _userns_works() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    probe = ["unshare", "--user", "--map-root-user", "--mount", "true"]
+    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
+
+
+requires_userns = pytest.mark.skipif(
+    not _userns_works(), reason="a private mount (unshare --user --mount) is not allowed here"
+)
+
+
+def _on_small_disk(mount: Path, options: str, script: str) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` (sh) with a fresh tmpfs mounted (``options``) at ``mount``, privately."""
+    mount.mkdir(parents=True, exist_ok=True)
+    wrapped = f"mount -t tmpfs -o {options} tmpfs {mount} && {script}"
+    return subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", wrapped],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=600,
+    )
+
+
+@requires_userns
+def test_read_only_out_is_refused_before_anything(tmp_path: Path) -> None:
+    """Permission bits do not stop root; a read-only file system stops everyone."""
+    mount = tmp_path / "ro"
+    cli = " ".join(CLI)
+    done = _on_small_disk(mount, "ro,size=1m", f"{cli} run --out {mount}/run")
+    assert done.returncode == ExitCode.USAGE, done.stderr
+    _one_line_error(done.stderr)
+    assert "not writable" in done.stderr and "Read-only file system" in done.stderr
+
+
+@pytest.mark.slow
+@requires_userns
+def test_full_disk_stops_with_one_line_and_resumes(parser: BuiltScenario, tmp_path: Path) -> None:
+    """The disk fills during the run: exit 2, no half-written file, and a rerun completes."""
+    mount = tmp_path / "disk"
+    run = mount / "run"
+    cmd = f"{' '.join(CLI)} run {parser.contracts[0]} --agent gold --agent null --out {run}"
+    script = (
+        f"{cmd} >/dev/null 2>{tmp_path}/first.err; echo $? >{tmp_path}/first.rc; "
+        f"find {run} -name '*.tmp' >{tmp_path}/tmp-files; "
+        f"mount -o remount,size=50m {mount} && {cmd} --json >{tmp_path}/second.out; "
+        f"echo $? >{tmp_path}/second.rc; cp -r {run} {tmp_path}/kept"
+    )
+    done = _on_small_disk(mount, "size=160k", script)
+    assert done.returncode == 0, done.stderr
+    first_err = (tmp_path / "first.err").read_text()
+    assert (tmp_path / "first.rc").read_text().strip() == str(int(ExitCode.USAGE)), first_err
+    assert "Traceback" not in first_err  # above the error: progress lines only
+    _one_line_error(first_err.splitlines(keepends=True)[-1])
+    assert "full" in first_err or "No space" in first_err
+    assert (tmp_path / "tmp-files").read_text() == ""
+    assert (tmp_path / "second.rc").read_text().strip() == "0"
+    store = Store.open(tmp_path / "kept")
+    assert [a.status for a in store.attempts()] == ["done", "done"]
+    assert store.changed_evidence() == {}
+    store.close()
+
+
+def _variant(scenario: BuiltScenario, reference: str, patch: str) -> Path:
+    (scenario.contracts[0].parent / "ref.diff").write_text(patch)
+    text = scenario.contracts[0].read_text()
+    head, _, _ = text.partition("[reference]")
+    path = scenario.contracts[0].parent / "variant.toml"
+    path.write_text(head + f"[reference]\n{reference}\n")
+    return path
+
+
+BAD_REFERENCES = {
+    "does not apply": (
+        "diff --git a/confparse/__init__.py b/confparse/__init__.py\n"
+        "--- a/confparse/__init__.py\n+++ b/confparse/__init__.py\n"
+        "@@ -1,1 +1,1 @@\n-this line is not there\n+nor is this\n"
+    ),
+    "outside the repository": (
+        "diff --git a/../outside.txt b/../outside.txt\nnew file mode 100644\n"
+        "--- /dev/null\n+++ b/../outside.txt\n@@ -0,0 +1 @@\n+escaped\n"
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", sorted(BAD_REFERENCES))
+def test_a_broken_reference_patch_is_refused_before_the_run(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    """A contract whose gold cannot apply is the author's error, not gold "rejected"."""
+    contract = _variant(parser, 'file = "ref.diff"', BAD_REFERENCES[kind])
+    out = tmp_path / "run"
+    code = main(["run", str(contract), "--agent", "gold", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE, err
+    _one_line_error(err)
+    assert "reference patch does not apply" in err and "parser-bounded-config" in err
+    assert not out.exists()
+    assert not (parser.repo.parent / "outside.txt").exists()
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_the_working_folder_is_removed(parser: BuiltScenario, tmp_path: Path) -> None:
+    """Ctrl-C (to the whole process group, as a terminal sends it) while an attempt's large
+    working folder is being removed: exit 130, one line, and the rerun completes the run."""
+    many = tmp_path / "many.sh"
+    many.write_text(
+        "#!/bin/sh\nmkdir -p confparse/gen\n"
+        "for d in $(seq 1 40); do mkdir confparse/gen/$d; "
+        "for f in $(seq 1 100); do : > confparse/gen/$d/$f.py; done; done\n"
+    )
+    many.chmod(0o755)
+    out = tmp_path / "run"
+    cmd = [*CLI, "run", str(parser.contracts[0]), "--agent", f"cmd:{many}", "--agent", "null"]
+    cmd += ["--out", str(out)]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    decided = None
+    deadline = time.monotonic() + 300
+    while decided is None and proc.poll() is None and time.monotonic() < deadline:
+        decided = next((out / "attempts").glob("*cmd-many*/decision.json"), None)
+        time.sleep(0.005)
+    assert decided is not None, "the first attempt never finished"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == ExitCode.INTERRUPTED, err
+    assert err.strip().splitlines()[-1].startswith("interrupted:"), err
+    assert "Traceback" not in err, err
+    again = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=600)
+    assert again.returncode == ExitCode.OK, again.stderr
+    store = Store.open(out)
+    assert [a.status for a in store.attempts()] == ["done", "done"]
+    assert store.changed_evidence() == {}
+    store.close()

@@ -1,0 +1,151 @@
+"""The store's digest chain: receipts -> decision.json -> SQLite row.
+
+Threat closed: anyone who can write the run directory (an agent under weak isolation, a careless
+script) rewrites a receipt, a decision or an index row, and ``show`` and resume would present the
+forgery as the harness's verdict. Every such change must be found and the attempt named.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from repogate.cli import ExitCode, main
+from repogate.decision import Evidence, decide
+from repogate.errors import RunDirError
+from repogate.receipt import Check, Observation, observe
+from repogate.state import CandidateState
+from repogate.store import Store
+
+STATE = CandidateState(base_commit="a" * 40, candidate_commit="b" * 40, patch_digest="c" * 64)
+
+
+def _run_dir(tmp_path: Path) -> tuple[Path, str, str]:
+    """A run with two finished attempts, each with two receipts; returns (dir, id1, id2)."""
+    store = Store.create(tmp_path)
+    ids = []
+    for agent in ("gold", "null"):
+        record = store.begin_attempt("t", agent, 0)
+        for gate in ("E", "I"):
+            receipt = observe(
+                gate,
+                STATE.state_id,
+                lambda: Observation(checks=(Check(name="edits_permitted", status="failed"),)),
+            )
+            assert receipt.crash is None and receipt.status == "failed"
+            store.add_receipt(record.attempt_id, receipt, STATE)
+        evidence = Evidence(
+            task_id="t",
+            profile="hermetic",
+            state=STATE,
+            submitted_patch_digest="c" * 64,
+            receipts=tuple(store.receipts(record.attempt_id)),
+        )
+        store.finish_attempt(record.attempt_id, decide(evidence))
+        ids.append(record.attempt_id)
+    store.close()
+    return tmp_path, ids[0], ids[1]
+
+
+def test_untouched_run_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_dir, first, _ = _run_dir(tmp_path)
+    store = Store.open(run_dir)
+    assert store.changed_evidence() == {}
+    decision = store.get(first).decision  # type: ignore[union-attr]
+    assert decision is not None
+    receipts = sorted((run_dir / "attempts" / first / "receipts").iterdir())
+    assert [d.path for d in decision.receipt_digests] == [
+        str(p.relative_to(run_dir / "attempts" / first)) for p in receipts
+    ]
+    store.close()
+    assert main(["show", str(run_dir)]) == ExitCode.OK
+    assert "changed" not in capsys.readouterr().err
+
+
+def _tamper_receipt(run_dir: Path, attempt: str) -> None:
+    path = next((run_dir / "attempts" / attempt / "receipts").glob("*-I.intoto.json"))
+    data = json.loads(path.read_text())
+    data["predicate"]["status"] = "passed"
+    data["predicate"]["checks"][0]["status"] = "passed"
+    path.write_text(json.dumps(data, indent=2))
+
+
+def _tamper_decision_file(run_dir: Path, attempt: str) -> None:
+    path = run_dir / "attempts" / attempt / "decision.json"
+    data = json.loads(path.read_text())
+    data.update(accepted=True, outcome="accepted", failed=[])
+    path.write_text(json.dumps(data, indent=2))
+
+
+def _tamper_row(run_dir: Path, attempt: str) -> None:
+    with sqlite3.connect(run_dir / "store.sqlite") as conn:
+        (text,) = conn.execute(
+            "SELECT decision FROM attempts WHERE attempt_id=?", (attempt,)
+        ).fetchone()
+        data = json.loads(text)
+        data.update(accepted=True, outcome="accepted", failed=[])
+        conn.execute(
+            "UPDATE attempts SET decision=? WHERE attempt_id=?", (json.dumps(data), attempt)
+        )
+
+
+def _tamper_receipt_row(run_dir: Path, attempt: str) -> None:
+    with sqlite3.connect(run_dir / "store.sqlite") as conn:
+        conn.execute(
+            "UPDATE receipts SET status='passed', body=replace(body, '\"failed\"', '\"passed\"')"
+            " WHERE attempt_id=?",
+            (attempt,),
+        )
+
+
+def _delete_receipt(run_dir: Path, attempt: str) -> None:
+    next((run_dir / "attempts" / attempt / "receipts").glob("*-E.intoto.json")).unlink()
+
+
+TAMPERS = {
+    "receipt file": (_tamper_receipt, "receipts/01-I.intoto.json"),
+    "decision file": (_tamper_decision_file, "decision.json"),
+    "decision row": (_tamper_row, "store row"),
+    "receipt row": (_tamper_receipt_row, "store row"),
+    "receipt deleted": (_delete_receipt, "receipts/00-E.intoto.json"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TAMPERS))
+def test_show_names_the_tampered_attempt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    run_dir, first, second = _run_dir(tmp_path)
+    tamper, where = TAMPERS[kind]
+    tamper(run_dir, second)
+    store = Store.open(run_dir)
+    changed = store.changed_evidence()
+    store.close()
+    assert list(changed) == [second]
+    assert where in "; ".join(changed[second])
+    code = main(["show", str(run_dir)])
+    captured = capsys.readouterr()
+    assert code == ExitCode.INTERNAL
+    assert f"attempt {second}" in captured.err and where in captured.err
+    assert first not in captured.err
+    assert "evidence changed" in captured.out  # the row shows no verdict, trusting neither copy
+    assert main(["show", str(run_dir), "--json"]) == ExitCode.INTERNAL
+    rows = {r["attempt_id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows[first]["evidence"] == "verified"
+    assert rows[second]["evidence"].startswith("changed")
+
+
+@pytest.mark.parametrize("kind", sorted(TAMPERS))
+def test_resume_refuses_a_tampered_run(tmp_path: Path, kind: str) -> None:
+    """Resume never takes a changed verdict as finished work, nor silently redoes it."""
+    run_dir, _, second = _run_dir(tmp_path)
+    TAMPERS[kind][0](run_dir, second)
+    with pytest.raises(RunDirError, match=f"attempt {second}") as caught:
+        Store.create(run_dir)
+    assert "new --out" in str(caught.value)
+    assert len(str(caught.value).splitlines()) == 1
+    # Refused before anything was written: the lock is released, the evidence left as found.
+    assert Store.open(run_dir).changed_evidence().keys() == {second}
