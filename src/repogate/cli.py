@@ -135,6 +135,37 @@ def run_cmd(
     raise typer.Exit(code)
 
 
+@app.command("report")
+def report_cmd(
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Run directories written by `repogate run`.")
+    ],
+    by: Annotated[
+        str | None,
+        typer.Option("--by", help="Group by this cohort tag (a contract's [cohort] key)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Write a self-contained HTML page to FILE.")
+    ] = None,
+    fmt: Annotated[
+        str | None,
+        typer.Option("--format", help="swebench: print SWE-bench's report.json for one agent."),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option("--baseline", help="Baseline agent for the paired comparison and autonomy."),
+    ] = None,
+    agent: Annotated[
+        str | None, typer.Option("--agent", help="The agent --format swebench reports on.")
+    ] = None,
+) -> None:
+    """Report acceptance with intervals, the stage funnel, errors, resolved vs accepted, autonomy."""
+    from repogate.cli_report import execute
+
+    raise typer.Exit(execute(run_dirs, by, as_json, html, fmt, baseline, agent))
+
+
 @app.command("schema")
 def schema_cmd(
     name: Annotated[str, typer.Argument(help=f"One of: {', '.join(SCHEMAS)}.")],

@@ -1,0 +1,82 @@
+"""What one attempt counts as in a report: its outcome, error kind, and SWE-bench resolution.
+
+- An attempt is *scored* when it was accepted or rejected. An evaluator or environment error
+  (outcome ``error``) or a harness crash is kept apart, by kind, and never counted as the agent's
+  failure. An attempt begun and not finished is *unfinished* (outcome ``running``).
+- *Resolved* is SWE-bench's notion: FAIL_TO_PASS and PASS_TO_PASS passed (the
+  ``focused_tests_passed`` and ``regression_tests_passed`` checks), whatever the other gates say
+  (SWE-bench ``harness/grading.py``, ``get_resolution_status``: FULL only when both pass).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from repogate.decision import Decision
+from repogate.report.load import Attempt
+from repogate.report.model import ErrorKind
+
+INTEGRITY = (
+    "edits_permitted",
+    "oracle_untouched",
+    "evidence_bound_to_patch",
+    "patch_digest_verified",
+)
+TESTS = ("focused_tests_passed", "regression_tests_passed")
+_INVALID = ("task invalid", "the hidden tests do not apply", "base-state test run unusable")
+
+
+def outcome(attempt: Attempt) -> str:
+    """``accepted``, ``rejected``, ``error`` (evaluator/environment), ``crashed`` or ``running``."""
+    if attempt.decision is not None:
+        return attempt.decision.outcome
+    return "crashed" if attempt.status == "crashed" else "running"
+
+
+def error_kind(attempt: Attempt) -> ErrorKind | None:
+    """The kind of evaluator or environment fault that ended ``attempt``; None when it was scored.
+
+    Read from the decision's errored checks: the environment check's detail tells an environment
+    that could not be built from a task invalid at its base; ``timed out`` a timeout; a gate that
+    crashed, or an attempt with no decision, a harness crash.
+    """
+    kind = outcome(attempt)
+    if kind == "crashed":
+        return "harness crash"
+    if kind != "error" or attempt.decision is None:
+        return None
+    details = {c.name: c.detail for c in attempt.decision.checks if c.status == "error"}
+    env = details.get("environment_reproduced", "")
+    if env.startswith("environment could not be built"):
+        return "environment build"
+    if env.startswith(_INVALID):
+        return "invalid task"
+    if any("timed out" in d for d in details.values()):
+        return "timeout"
+    if any(" crashed: " in d for d in details.values()):
+        return "harness crash"
+    return "other evaluator error"
+
+
+def resolved(decision: Decision | None) -> bool | None:
+    """SWE-bench's resolved: both test checks passed; False if one failed; None if undecided."""
+    if decision is None:
+        return None
+    statuses = {c.name: c.status for c in decision.checks if c.name in TESTS}
+    if any(statuses.get(name) == "failed" for name in TESTS):
+        return False
+    if all(statuses.get(name) == "passed" for name in TESTS):
+        return True
+    return None
+
+
+def per_task(attempts: Sequence[Attempt]) -> dict[str, tuple[int, int]]:
+    """Per task id: (accepted, scored) over the scored attempts in ``attempts``."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for attempt in attempts:
+        decision = attempt.decision
+        if decision is not None and decision.outcome != "error":
+            counts[attempt.contract][0] += decision.accepted
+            counts[attempt.contract][1] += 1
+    return {task: (c[0], c[1]) for task, c in counts.items()}
