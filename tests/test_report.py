@@ -1,0 +1,172 @@
+"""`repogate report` over a real small run: the parser scenario with gold, null and an agent whose
+fix passes the tests but edits a file it may not (resolved, not accepted), two epochs each."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from repogate.cli import ExitCode, main
+from repogate.decision import STAGES
+from repogate.report.stats import CLUSTER_BOOTSTRAP, WILSON_TASKS
+from repogate.tasks.scenarios import build_scenario
+
+pytestmark = pytest.mark.slow
+
+FIX = ROOT / "src/repogate/tasks/scenarios/parser/files/fix/confparse/parser.py"
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A finished run: gold, null and fix-and-notes on the parser scenario, 2 epochs."""
+    tmp = tmp_path_factory.mktemp("report")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("REPOGATE_CACHE", str(tmp / "cache"))
+        mp.setenv("SOURCE_DATE_EPOCH", "1767600000")
+        scenario = build_scenario("parser", tmp / "scenario")
+        agent = tmp / "fix-and-notes.toml"
+        agent.write_text(
+            'description = "The right fix, plus a notes file outside the editable paths."\n'
+            "[[edit]]\npath = 'confparse/parser.py'\nwrite = '''"
+            + FIX.read_text()
+            + "'''\n[[edit]]\npath = 'NOTES.md'\nwrite = 'bounds checked'\n"
+        )
+        out = tmp / "run"
+        argv = ["run", str(scenario.contracts[0]), "--out", str(out), "--epochs", "2"]
+        argv += ["--agent", "gold", "--agent", "null", "--agent", f"scripted:{agent}", "--json"]
+        assert main(argv) == ExitCode.OK
+        yield out
+
+
+def _report(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    capsys.readouterr()
+    assert main(["report", *args, "--json"]) == ExitCode.OK
+    data: dict[str, object] = json.loads(capsys.readouterr().out)
+    return data
+
+
+def _rows(report: dict[str, object], section: str) -> list[dict[str, object]]:
+    rows = report[section]
+    assert isinstance(rows, list)
+    return rows
+
+
+def test_acceptance_resolved_and_errors(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = _report(capsys, str(run_dir), "--by", "change_type")
+    assert report["agents"] == ["gold", "null", "fix-and-notes"]
+    assert report["baseline"] == "gold" and report["partial"] is False
+    acc = {(r["agent"], r["cohort"]): r for r in _rows(report, "acceptance")}
+    assert set(acc) == {(a, c) for a in report["agents"] for c in ("all", "bug")}  # type: ignore[union-attr]
+    gold, null = acc["gold", "all"], acc["null", "all"]
+    assert (gold["accepted"], gold["scored"], gold["errors"], gold["attempts"]) == (2, 2, 0, 2)
+    assert (null["accepted"], null["scored"]) == (0, 2)
+    # two epochs of one task, every attempt agreeing: Wilson over the one task
+    assert gold["interval"]["method"] == WILSON_TASKS  # type: ignore[index]
+    # Wilson for 1 of 1: low = 1 / (1 + z^2), z = 1.959964
+    assert gold["interval"]["low"] == pytest.approx(1 / (1 + 1.959964**2), abs=1e-6)  # type: ignore[index]
+    resolved = {r["agent"]: r for r in _rows(report, "resolved")}
+    assert (resolved["fix-and-notes"]["resolved"], resolved["fix-and-notes"]["accepted"]) == (2, 0)
+    assert resolved["null"]["resolved"] == 0
+    gaps = _rows(report, "gaps")
+    assert [(g["agent"], g["epoch"]) for g in gaps] == [("fix-and-notes", 0), ("fix-and-notes", 1)]
+    assert all(g["stopped_by"] == ["edits_permitted"] for g in gaps)
+    errors = {e["agent"]: e for e in _rows(report, "errors")}
+    assert errors["gold"]["attempts"] == 2 and set(errors["gold"]["kinds"].values()) == {0}  # type: ignore[union-attr]
+    funnel = {f["agent"]: f for f in _rows(report, "funnels")}
+    null_stages = {s["stage"]: s for s in funnel["null"]["stages"]}  # type: ignore[union-attr]
+    assert list(null_stages) == list(STAGES)
+    assert null_stages["focused tests passed"]["failed"] == 2
+    assert null_stages["regression tests passed"]["own"]["estimate"] == 1.0
+    assert null_stages["regression tests passed"]["cumulative"]["estimate"] == 0.0
+    pass_k = {(p["agent"], p["k"]): p for p in _rows(report, "pass_k")}
+    assert pass_k["gold", 2]["pass_hat_k"] == 1.0 and pass_k["null", 2]["pass_at_k"] == 0.0
+    paired = {p["agent"]: p for p in _rows(report, "paired")}
+    assert paired["null"]["comparison"]["difference"]["estimate"] == -1.0  # type: ignore[index]
+    assert paired["null"]["comparison"]["method"].startswith("paired bootstrap")  # type: ignore[index]
+    autonomy = _rows(report, "autonomy")
+    assert {a["verdict"] for a in autonomy} == {"insufficient evidence"}
+    assert "fewer than 5" in str(autonomy[0]["reasons"])
+    brief = _rows(report, "runs")[0]
+    assert (brief["planned"], brief["done"], brief["status"]) == (6, 6, "complete")
+    assert "network off" in str(brief["isolation"])
+
+
+def test_a_chosen_baseline_and_terminal_width(
+    run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _report(capsys, str(run_dir), "--baseline", "null")
+    assert {p["agent"] for p in _rows(report, "paired")} == {"gold", "fix-and-notes"}
+    gold = next(p for p in _rows(report, "paired") if p["agent"] == "gold")
+    assert gold["comparison"]["difference"]["estimate"] == 1.0  # type: ignore[index]
+    assert main(["report", str(run_dir)]) == ExitCode.OK
+    text = capsys.readouterr().out
+    assert "resolved (SWE-bench" in text and "edits_permitted" in text
+    assert max(len(line) for line in text.splitlines()) <= 100
+
+
+def test_swebench_format_has_swebench_keys(
+    run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["report", str(run_dir), "--format", "swebench", "--agent", "null"]) == 0
+    null = json.loads(capsys.readouterr().out)
+    # the keys of SWE-bench's harness/reporting.py make_run_report, schema_version 2
+    assert set(null) == {
+        "total_instances", "submitted_instances", "completed_instances", "resolved_instances",
+        "unresolved_instances", "empty_patch_instances", "error_instances", "completed_ids",
+        "incomplete_ids", "empty_patch_ids", "submitted_ids", "resolved_ids", "unresolved_ids",
+        "error_ids", "schema_version",
+    }  # fmt: skip
+    assert null["empty_patch_ids"] == ["parser-bounded-config"] and null["completed_ids"] == []
+    assert main(["report", str(run_dir), "--format", "swebench", "--agent", "fix-and-notes"]) == 0
+    notes = json.loads(capsys.readouterr().out)
+    assert notes["resolved_ids"] == ["parser-bounded-config"]  # resolved, though not accepted
+    assert (notes["total_instances"], notes["submitted_instances"]) == (1, 1)
+    assert main(["report", str(run_dir), "--format", "swebench"]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: --format swebench reports one agent; add --agent NAME")
+    assert err.count("\n") == 1
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    capsys.readouterr()
+    assert main(["report", *args]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "; " in err, err
+    return err
+
+
+def test_bad_inputs_are_one_line_errors(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert "does not exist" in _one_line_error(capsys, str(tmp_path / "nope"))
+    assert "holds no store.sqlite" in _one_line_error(capsys, str(tmp_path))
+    err = _one_line_error(capsys, str(run_dir), "--by", "team")
+    assert "unknown cohort key 'team'" in err and "change_type, consequence" in err
+    err = _one_line_error(capsys, str(run_dir), "--baseline", "nobody")
+    assert "unknown baseline agent 'nobody'" in err and "gold, null, fix-and-notes" in err
+    assert "unknown --format" in _one_line_error(capsys, str(run_dir), "--format", "csv")
+
+
+def test_report_as_a_subprocess(run_dir: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COLUMNS": "300"}
+    done = subprocess.run(
+        [sys.executable, "-m", "repogate.cli", "report", str(run_dir), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["acceptance"][0]["interval"]["method"] in (
+        WILSON_TASKS,
+        CLUSTER_BOOTSTRAP,
+    )
