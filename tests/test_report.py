@@ -170,3 +170,99 @@ def test_report_as_a_subprocess(run_dir: Path, tmp_path: Path) -> None:
         WILSON_TASKS,
         CLUSTER_BOOTSTRAP,
     )
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def _pct(value: object) -> str:
+    assert isinstance(value, float | int)
+    return f"{100 * value:.1f}%"
+
+
+@pytest.mark.skipif(
+    not CHROMIUM.exists() and not os.environ.get("CI"),
+    reason="Debian's chromium is not installed here (CI installs it: .ci/run)",
+)
+def test_html_page_in_chromium_shows_the_json_numbers(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The page opened in a real headless Chromium shows the JSON report's numbers, asks for
+    nothing over the network, and links every attempt's receipts and patch by relative path."""
+    from playwright.sync_api import Request, sync_playwright
+
+    page_path = tmp_path / "out" / "report.html"
+    capsys.readouterr()
+    assert main(["report", str(run_dir), "--html", str(page_path), "--json"]) == ExitCode.OK
+    report = json.loads(capsys.readouterr().out)
+    requests: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+
+            def seen(request: Request) -> None:
+                requests.append(request.url)
+
+            page.on("request", seen)
+            page.goto(page_path.as_uri())
+            cells = page.eval_on_selector_all(
+                "table",
+                "ts => Object.fromEntries(ts.map(t => [t.id, [...t.tBodies[0].rows].map("
+                "r => [...r.cells].map(c => c.innerText.trim()))]))",
+            )
+            hrefs = page.eval_on_selector_all(
+                "#attempts a", "as => as.map(a => a.getAttribute('href'))"
+            )
+            charts = page.eval_on_selector_all(
+                "svg", "ss => ss.map(s => s.getBoundingClientRect().width)"
+            )
+        finally:
+            browser.close()
+    assert requests == [page_path.as_uri()]  # no network, no other file
+    assert len(charts) == 3 and min(charts) > 100
+    acceptance = [
+        [
+            r["agent"],
+            r["cohort"],
+            f"{r['accepted']}/{r['scored']}",
+            f"{_pct(r['interval']['estimate'])} [{_pct(r['interval']['low'])}, "
+            f"{_pct(r['interval']['high'])}]",
+            f"{r['errors']}/{r['attempts']}",
+            r["interval"]["method"],
+        ]
+        for r in report["acceptance"]
+    ]
+    assert cells["acceptance"] == acceptance
+    funnel = [[row[0], row[1], row[4]] for row in cells["funnel"]]  # agent, stage, cumulative
+    assert funnel == [
+        [f["agent"], s["stage"], _pct(s["cumulative"]["estimate"])]
+        for f in report["funnels"]
+        for s in f["stages"]
+    ]
+    assert [row[2:5] for row in cells["resolved"]] == [
+        [
+            f"{r['resolved']} ({_pct(r['resolved_rate']['estimate'])})",
+            f"{r['accepted']} ({_pct(r['accepted_rate']['estimate'])})",
+            str(r["resolved_not_accepted"]),
+        ]
+        for r in report["resolved"]
+    ]
+    assert [row[:2] for row in cells["gaps"]] == [
+        [g["agent"], g["contract"]] for g in report["gaps"]
+    ]
+    assert [row[:3] + row[4:5] for row in cells["attempts"]] == [
+        [a["contract"], a["agent"], str(a["epoch"]), a["outcome"]] for a in report["attempts"]
+    ]
+    assert hrefs and all((page_path.parent / h).resolve().is_file() for h in hrefs)
+    assert sum(h.endswith("patch.diff") for h in hrefs) >= 4  # gold and fix-and-notes, 2 epochs
+    assert sum(h.endswith("-V.intoto.json") for h in hrefs) == 6
