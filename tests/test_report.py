@@ -266,3 +266,24 @@ def test_html_page_in_chromium_shows_the_json_numbers(
     assert hrefs and all((page_path.parent / h).resolve().is_file() for h in hrefs)
     assert sum(h.endswith("patch.diff") for h in hrefs) >= 4  # gold and fix-and-notes, 2 epochs
     assert sum(h.endswith("-V.intoto.json") for h in hrefs) == 6
+
+
+def test_show_one_attempt_by_row_number_or_id(
+    run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["show", str(run_dir)]) == ExitCode.OK
+    table = capsys.readouterr().out.splitlines()
+    rows = [line for line in table if line[:1].isdigit()]
+    assert len(rows) == 6 and max(map(len, table)) <= 100
+    third = rows[2]
+    assert third.split()[0] == "3" and "fix-and-notes" in third and "edits_permitted" in third
+    assert main(["show", str(run_dir), "3"]) == ExitCode.OK
+    shown = capsys.readouterr().out
+    assert "edits_permitted" in shown and "NOTES.md" in shown  # the check's detail
+    assert "receipts/03-V.intoto.json" in shown and "patch.diff" in shown
+    attempt_id = shown.split()[1].rstrip(":")
+    assert main(["show", str(run_dir), attempt_id, "--json"]) == ExitCode.OK
+    assert json.loads(capsys.readouterr().out)[0]["attempt_id"] == attempt_id
+    assert main(["show", str(run_dir), "7"]) == ExitCode.USAGE
+    assert "give a row number 1..6" in capsys.readouterr().err

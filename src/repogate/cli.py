@@ -20,7 +20,7 @@ from repogate.contract import contract_schema
 from repogate.decision import Decision, Evidence, decide
 from repogate.errors import EvidenceError, ExitCode, RepogateError, UserInputError
 from repogate.report.terminal import attempts_table, decision_table, print_table
-from repogate.store import Store
+from repogate.store import AttemptRecord, Store
 
 __all__ = ["ExitCode", "app", "main"]
 
@@ -177,21 +177,64 @@ def schema_cmd(
 @app.command("show")
 def show_cmd(
     run_dir: Annotated[Path, typer.Argument(help="A run directory written by `repogate run`.")],
+    attempt: Annotated[
+        str | None,
+        typer.Argument(help="One attempt: its row number in the table (#) or its attempt id."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print attempts as JSON.")] = False,
 ) -> None:
-    """Print a run's attempts and decisions; an attempt left unfinished shows as interrupted."""
+    """Print a run's attempts (one line each), or one attempt's checks, receipts and evidence."""
     from repogate.cli_run import agent_outcomes
 
     store = Store.open(run_dir)
     try:
         records = store.attempts()
         statuses = {key: said.status for key, said in agent_outcomes(store, records).items()}
+        if attempt is not None:
+            record = _pick(records, attempt)
+            receipts = [
+                p.name
+                for p in sorted((store.attempt_dir(record.attempt_id) / "receipts").glob("*.json"))
+            ]
+            records = [record]
     finally:
         store.close()
     if as_json:
         typer.echo(json.dumps([r.model_dump(mode="json") for r in records], indent=2))
-    else:
+    elif attempt is None:
         print_table(attempts_table(records, f"run {run_dir}", statuses, interrupted=True))
+    else:
+        _show_one(run_dir, records[0], statuses.get(records[0].attempt_id, "done"), receipts)
+
+
+def _pick(records: list[AttemptRecord], attempt: str) -> AttemptRecord:
+    """The attempt named by its row number (1-based, as ``show`` numbers them) or its id."""
+    if attempt.isdigit() and 1 <= int(attempt) <= len(records):
+        return records[int(attempt) - 1]
+    for record in records:
+        if record.attempt_id == attempt:
+            return record
+    raise UserInputError(
+        f"no attempt {attempt!r} in this run",
+        f"give a row number 1..{len(records)} or an attempt id from `repogate show RUN_DIR`",
+    )
+
+
+def _show_one(run_dir: Path, record: AttemptRecord, agent_status: str, receipts: list[str]) -> None:
+    folder = run_dir / "attempts" / record.attempt_id
+    typer.echo(
+        f"attempt {record.attempt_id}: {record.agent} on {record.contract_id}, epoch {record.epoch}"
+    )
+    typer.echo(f"agent status: {agent_status}; attempt status: {record.status}")
+    if record.crash:
+        typer.echo(f"crash: {record.crash}")
+    if record.decision is not None:
+        print_table(decision_table(record.decision))
+    typer.echo(f"evidence: {folder}")
+    for name in receipts:
+        typer.echo(f"  receipts/{name}")
+    if (folder / "patch.diff").is_file():
+        typer.echo("  patch.diff")
 
 
 @app.command("version")

@@ -8,11 +8,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError
+from repogate.report.progress import RunProgress
 from repogate.report.terminal import attempts_table, print_table
 from repogate.runner import PlannedAttempt, RunOptions, check_isolation, run
 from repogate.sandbox import WEAK_FLAG
@@ -142,33 +140,8 @@ def execute(
         plans = default_plans(out, agents)
         selection = DEFAULT_SELECTION
     options = replace(options, selection=selection)
-    console = Console(stderr=True)
-    warned = [] if warning else [True]  # said once the inputs are checked, before the first attempt
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=as_json or not console.is_terminal,
-    ) as bar:
-        task = bar.add_task("attempts", total=len(plans) * epochs)
-
-        def tick(label: str, record: AttemptRecord | None) -> None:
-            if not warned:
-                warned.append(True)
-                bar.console.print(
-                    f"warning: {warning}", markup=False, highlight=False, soft_wrap=True
-                )
-            if record is None:
-                bar.update(task, description=label)
-                if not console.is_terminal and not as_json:
-                    console.print(f"running {label}")
-            else:
-                bar.advance(task)
-
-        records = run(plans, options, tick)
+    with RunProgress(len(plans) * epochs, quiet=as_json, warning=warning) as bar:
+        records = run(plans, options, bar.tick)
     store = Store.open(out)
     try:
         agents_said = agent_outcomes(store, records)
@@ -181,5 +154,5 @@ def execute(
         statuses = {key: said.status for key, said in agents_said.items()}
         print_table(attempts_table(records, f"run {out}", statuses))
     if warning:
-        console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+        bar.console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     return ExitCode.INTERNAL if any(r.status == "crashed" for r in records) else ExitCode.OK

@@ -18,7 +18,6 @@ from matplotlib.figure import Figure
 from repogate.report.model import Report
 
 
-
 def _rc() -> AbstractContextManager[Any]:
     return mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "repogate", "font.size": 9})
 
