@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from repogate.decision import STAGES, SoftMetrics
 from repogate.errors import UserInputError
 from repogate.report import compare
-from repogate.report.classify import error_kind, outcome, per_task, resolved
-from repogate.report.load import Attempt, Run, check_cohort_key, cohort_of
+from repogate.report.classify import Fact, fact, per_task
+from repogate.report.load import Run, check_cohort_key
 from repogate.report.model import (
     ERROR_KINDS,
     Acceptance,
@@ -36,17 +36,17 @@ from repogate.report.model import (
 from repogate.report.stats import acceptance, median, pass_at_k, pass_hat_k, wilson
 
 
-def _by_agent(attempts: Iterable[Attempt]) -> dict[str, list[Attempt]]:
-    grouped: dict[str, list[Attempt]] = defaultdict(list)
-    for attempt in attempts:
-        grouped[attempt.agent].append(attempt)
+def _by_agent(facts: Iterable[Fact]) -> dict[str, list[Fact]]:
+    grouped: dict[str, list[Fact]] = defaultdict(list)
+    for f in facts:
+        grouped[f.attempt.agent].append(f)
     return grouped
 
 
-def acceptance_row(agent: str, cohort: str, attempts: Sequence[Attempt]) -> Acceptance:
-    """Acceptance of ``agent`` over ``attempts`` (all of one cohort), with its interval."""
-    tasks = per_task(attempts)
-    finished = [a for a in attempts if a.status != "running"]
+def acceptance_row(agent: str, cohort: str, facts: Sequence[Fact]) -> Acceptance:
+    """Acceptance of ``agent`` over ``facts`` (all of one cohort), with its interval."""
+    tasks = per_task(facts)
+    finished = sum(f.outcome != "running" for f in facts)
     accepted = sum(s for s, _ in tasks.values())
     scored = sum(t for _, t in tasks.values())
     return Acceptance(
@@ -54,15 +54,15 @@ def acceptance_row(agent: str, cohort: str, attempts: Sequence[Attempt]) -> Acce
         cohort=cohort,
         accepted=accepted,
         scored=scored,
-        errors=len(finished) - scored,
-        attempts=len(finished),
+        errors=finished - scored,
+        attempts=finished,
         tasks=len(tasks),
         interval=acceptance(list(tasks.values())),
     )
 
 
-def _pass_k(agent: str, attempts: Sequence[Attempt]) -> list[PassK]:
-    tasks = per_task(attempts)
+def _pass_k(agent: str, facts: Sequence[Fact]) -> list[PassK]:
+    tasks = per_task(facts)
     most = max((n for _, n in tasks.values()), default=0)
     rows = []
     for k in range(1, most + 1):
@@ -79,12 +79,12 @@ def _pass_k(agent: str, attempts: Sequence[Attempt]) -> list[PassK]:
     return rows
 
 
-def _funnel(agent: str, attempts: Sequence[Attempt]) -> Funnel:
-    scored = [a.decision for a in attempts if a.decision and a.decision.outcome != "error"]
+def _funnel(agent: str, facts: Sequence[Fact]) -> Funnel:
+    scored = [f.stages for f in facts if f.scored]
     alive = [True] * len(scored)
     stages = []
     for name in STAGES:
-        statuses = [d.stages.get(name, "skipped") for d in scored]
+        statuses = [d.get(name, "skipped") for d in scored]
         alive = [ok and s in ("passed", "skipped") for ok, s in zip(alive, statuses, strict=True)]
         passed, failed = statuses.count("passed"), statuses.count("failed")
         stages.append(
@@ -101,36 +101,37 @@ def _funnel(agent: str, attempts: Sequence[Attempt]) -> Funnel:
     return Funnel(agent=agent, scored=len(scored), stages=tuple(stages))
 
 
-def _errors(agent: str, attempts: Sequence[Attempt]) -> Errors:
+def _errors(agent: str, facts: Sequence[Fact]) -> Errors:
     kinds = dict.fromkeys(ERROR_KINDS, 0)
-    for attempt in attempts:
-        kind = error_kind(attempt)
-        if kind is not None:
-            kinds[kind] += 1
-    unfinished = sum(a.status == "running" for a in attempts)
-    return Errors(agent=agent, attempts=len(attempts), unfinished=unfinished, kinds=kinds)
+    for f in facts:
+        if f.error_kind is not None:
+            kinds[f.error_kind] += 1
+    unfinished = sum(f.outcome == "running" for f in facts)
+    return Errors(agent=agent, attempts=len(facts), unfinished=unfinished, kinds=kinds)
 
 
-def _soft(agent: str, attempts: Sequence[Attempt]) -> Soft:
-    soft = [a.decision.soft for a in attempts if a.decision is not None]
-    measures = {}
-    for name in SoftMetrics.model_fields:
-        values = [float(getattr(s, name)) for s in soft]
-        measures[name] = Measure(median=median(values), total=float(sum(values)))
-    return Soft(agent=agent, n=len(soft), measures=measures)
+def _soft(agent: str, facts: Sequence[Fact]) -> Soft:
+    names = tuple(SoftMetrics.model_fields)
+    rows = [
+        [float(getattr(f.attempt.decision.soft, n)) for n in names]
+        for f in facts
+        if f.attempt.decision is not None
+    ]
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in names]
+    measures = {
+        name: Measure(median=median(values), total=float(sum(values)))
+        for name, values in zip(names, columns, strict=True)
+    }
+    return Soft(agent=agent, n=len(rows), measures=measures)
 
 
-def _resolved(agent: str, attempts: Sequence[Attempt]) -> tuple[ResolvedVsAccepted, list[Gap]]:
-    decided = [a for a in attempts if a.decision is not None]
+def _resolved(agent: str, facts: Sequence[Fact]) -> tuple[ResolvedVsAccepted, list[Gap]]:
+    decided = [f for f in facts if f.attempt.decision is not None]
     gaps = []
-    n_resolved = n_accepted = 0
-    for attempt in decided:
-        decision = attempt.decision
-        assert decision is not None
-        is_resolved = resolved(decision) is True
-        n_resolved += is_resolved
-        n_accepted += decision.accepted
-        if is_resolved and not decision.accepted:
+    for f in decided:
+        if f.resolved is True and not f.accepted:
+            decision, attempt = f.attempt.decision, f.attempt
+            assert decision is not None
             gaps.append(
                 Gap(
                     run=str(attempt.run),
@@ -141,6 +142,8 @@ def _resolved(agent: str, attempts: Sequence[Attempt]) -> tuple[ResolvedVsAccept
                     stopped_by=(*decision.failed, *decision.errored),
                 )
             )
+    n_resolved = sum(f.resolved is True for f in decided)
+    n_accepted = sum(f.accepted for f in decided)
     row = ResolvedVsAccepted(
         agent=agent,
         decided=len(decided),
@@ -153,22 +156,23 @@ def _resolved(agent: str, attempts: Sequence[Attempt]) -> tuple[ResolvedVsAccept
     return row, gaps
 
 
-def _attempt_row(attempt: Attempt, by: str | None) -> AttemptRow:
-    decision = attempt.decision
-    return AttemptRow(
+def _attempt_row(f: Fact) -> AttemptRow:
+    """One row of the per-attempt table; built without re-validation (every field is typed)."""
+    attempt, decision = f.attempt, f.attempt.decision
+    return AttemptRow.model_construct(
         run=str(attempt.run),
         attempt_id=attempt.attempt_id,
         evidence=attempt.evidence,
         contract=attempt.contract,
         agent=attempt.agent,
         epoch=attempt.epoch,
-        cohort=cohort_of(attempt, by),
-        outcome=outcome(attempt),
-        resolved=resolved(decision),
+        cohort=f.cohort,
+        outcome=f.outcome,
+        resolved=f.resolved,
         failed=decision.failed if decision else (),
         errored=decision.errored if decision else (),
-        error_kind=error_kind(attempt),
-        sentinel=decision.stages.get("sentinel passed", "skipped") if decision else "skipped",
+        error_kind=f.error_kind,
+        sentinel=f.sentinel,
     )
 
 
@@ -234,22 +238,22 @@ def build_report(runs: list[Run], by: str | None = None, baseline: str | None = 
         UserInputError: ``by`` is a key no contract carries, or ``baseline`` names no agent.
     """
     check_cohort_key(runs, by)
-    attempts = [a for run in runs for a in run.attempts]
-    grouped = _by_agent(attempts)
+    facts = [fact(a, by) for run in runs for a in run.attempts]
+    grouped = _by_agent(facts)
     agents = tuple(grouped)
     chosen = baseline or agents[0]
     if chosen not in grouped:
         raise UserInputError(
             f"unknown baseline agent {chosen!r}", f"choose one of: {', '.join(agents)}"
         )
-    cohorts = sorted({cohort_of(a, by) for a in attempts}) if by else []
     rows = []
     for agent, mine in grouped.items():
         rows.append(acceptance_row(agent, "all", mine))
-        for cohort in cohorts:
-            members = [a for a in mine if cohort_of(a, by) == cohort]
-            if members:
-                rows.append(acceptance_row(agent, cohort, members))
+        if by is not None:
+            cohorts: dict[str, list[Fact]] = defaultdict(list)
+            for f in mine:
+                cohorts[f.cohort].append(f)
+            rows += [acceptance_row(agent, c, cohorts[c]) for c in sorted(cohorts)]
     resolved_rows, gaps = [], []
     for agent, mine in grouped.items():
         row, found = _resolved(agent, mine)
@@ -272,8 +276,8 @@ def build_report(runs: list[Run], by: str | None = None, baseline: str | None = 
         gaps=tuple(gaps),
         paired=compare.paired_rows(grouped, chosen),
         autonomy_rule=compare.AUTONOMY_RULE,
-        autonomy=compare.autonomy(grouped, chosen, by),
+        autonomy=compare.autonomy(grouped, chosen),
         informativeness_rule=compare.INFORMATIVENESS_RULE,
-        gates=compare.gate_information(attempts, by),
-        attempts=tuple(_attempt_row(a, by) for a in attempts),
+        gates=compare.gate_information(facts),
+        attempts=tuple(_attempt_row(f) for f in facts),
     )

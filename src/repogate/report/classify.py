@@ -11,10 +11,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from repogate.decision import Decision
-from repogate.report.load import Attempt
+from repogate.report.load import Attempt, cohort_of
 from repogate.report.model import ErrorKind
 
 INTEGRITY = (
@@ -71,12 +72,66 @@ def resolved(decision: Decision | None) -> bool | None:
     return None
 
 
-def per_task(attempts: Sequence[Attempt]) -> dict[str, tuple[int, int]]:
-    """Per task id: (accepted, scored) over the scored attempts in ``attempts``."""
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """What one attempt counts as, computed once and read by every section of the report.
+
+    Attributes:
+        attempt: the attempt itself.
+        cohort: its value of the cohort key grouped by (``all`` when not grouping).
+        outcome: see :func:`outcome`.
+        scored: accepted or rejected (an evaluator error, a crash or an unfinished attempt is not).
+        resolved: see :func:`resolved`.
+        error_kind: see :func:`error_kind`.
+        checks: hard check name to status (empty without a decision).
+        stages: stage name to status (empty without a decision).
+        integrity_failed: an integrity check failed.
+    """
+
+    attempt: Attempt
+    cohort: str
+    outcome: str
+    scored: bool
+    resolved: bool | None
+    error_kind: ErrorKind | None
+    checks: dict[str, str]
+    stages: dict[str, str]
+    integrity_failed: bool
+
+    @property
+    def accepted(self) -> bool:
+        """The attempt was accepted."""
+        return self.outcome == "accepted"
+
+    @property
+    def sentinel(self) -> str:
+        """The sentinel stage's status, ``skipped`` when it did not run."""
+        return self.stages.get("sentinel passed", "skipped")
+
+
+def fact(attempt: Attempt, by: str | None) -> Fact:
+    """Classify ``attempt`` once; ``by`` is the cohort key grouped by (None: ``all``)."""
+    decision = attempt.decision
+    kind = outcome(attempt)
+    checks: dict[str, str] = {c.name: c.status for c in decision.checks} if decision else {}
+    return Fact(
+        attempt=attempt,
+        cohort=cohort_of(attempt, by),
+        outcome=kind,
+        scored=kind in ("accepted", "rejected"),
+        resolved=resolved(decision),
+        error_kind=error_kind(attempt),
+        checks=checks,
+        stages=dict(decision.stages) if decision else {},
+        integrity_failed=any(checks.get(name) == "failed" for name in INTEGRITY),
+    )
+
+
+def per_task(facts: Iterable[Fact]) -> dict[str, tuple[int, int]]:
+    """Per task id: (accepted, scored) over the scored attempts among ``facts``."""
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for attempt in attempts:
-        decision = attempt.decision
-        if decision is not None and decision.outcome != "error":
-            counts[attempt.contract][0] += decision.accepted
-            counts[attempt.contract][1] += 1
+    for f in facts:
+        if f.scored:
+            counts[f.attempt.contract][0] += f.accepted
+            counts[f.attempt.contract][1] += 1
     return {task: (c[0], c[1]) for task, c in counts.items()}

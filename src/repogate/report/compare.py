@@ -5,11 +5,11 @@ Each judgement follows a rule stated in a constant that the report prints beside
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 
-from repogate.decision import HERMETIC_CHECKS, LIFECYCLE_CHECKS, Decision
-from repogate.report.classify import INTEGRITY, per_task
-from repogate.report.load import Attempt, cohort_of
+from repogate.decision import HERMETIC_CHECKS, LIFECYCLE_CHECKS
+from repogate.report.classify import Fact, per_task
 from repogate.report.model import Autonomy, GateInformation, Paired, Verdict
 from repogate.report.stats import acceptance, fisher_p, paired, wilson
 
@@ -32,11 +32,11 @@ INFORMATIVENESS_RULE = (
 )
 
 
-def _rates(attempts: Sequence[Attempt]) -> dict[str, float]:
-    return {task: s / n for task, (s, n) in per_task(attempts).items()}
+def _rates(facts: Sequence[Fact]) -> dict[str, float]:
+    return {task: s / n for task, (s, n) in per_task(facts).items()}
 
 
-def paired_rows(grouped: Mapping[str, Sequence[Attempt]], baseline: str) -> tuple[Paired, ...]:
+def paired_rows(grouped: Mapping[str, Sequence[Fact]], baseline: str) -> tuple[Paired, ...]:
     """Compare every other agent with ``baseline`` on the tasks both have scored attempts on.
 
     One scored attempt per task for both: the exact McNemar test; several: a paired bootstrap.
@@ -56,24 +56,13 @@ def paired_rows(grouped: Mapping[str, Sequence[Attempt]], baseline: str) -> tupl
     return tuple(rows)
 
 
-def _sentinel(attempts: Sequence[Attempt]) -> tuple[int, int]:
+def _sentinel(facts: Sequence[Fact]) -> tuple[int, int]:
     """(sentinel passed, sentinel ran) over scored attempts."""
-    seen = [
-        a.decision.stages.get("sentinel passed")
-        for a in attempts
-        if a.decision is not None and a.decision.outcome != "error"
-    ]
-    ran = [s for s in seen if s in ("passed", "failed")]
+    ran = [f.sentinel for f in facts if f.scored and f.sentinel in ("passed", "failed")]
     return ran.count("passed"), len(ran)
 
 
-def _integrity_failures(attempts: Sequence[Attempt]) -> int:
-    return sum(
-        1 for a in attempts if a.decision is not None and set(a.decision.failed) & set(INTEGRITY)
-    )
-
-
-def _judge(mine: Sequence[Attempt], theirs: Sequence[Attempt]) -> tuple[Verdict, list[str]]:
+def _judge(mine: Sequence[Fact], theirs: Sequence[Fact]) -> tuple[Verdict, list[str]]:
     mine_tasks, their_tasks = per_task(mine), per_task(theirs)
     own = acceptance(list(mine_tasks.values()))
     base = acceptance(list(their_tasks.values()))
@@ -103,26 +92,27 @@ def _judge(mine: Sequence[Attempt], theirs: Sequence[Attempt]) -> tuple[Verdict,
     else:
         sentinel_ok = True
         reasons.append("no sentinel ran for the baseline" if ran else "no sentinel ran for either")
-    broken = _integrity_failures(mine)
+    broken = sum(f.integrity_failed for f in mine)
     reasons.append(f"{broken} attempts failed an integrity check")
     return ("widen" if ok and sentinel_ok and not broken else "keep"), reasons
 
 
-def autonomy(
-    grouped: Mapping[str, Sequence[Attempt]], baseline: str, by: str | None
-) -> tuple[Autonomy, ...]:
-    """Apply :data:`AUTONOMY_RULE` to every agent but ``baseline``, per cohort of key ``by``."""
+def _by_cohort(facts: Iterable[Fact]) -> dict[str, list[Fact]]:
+    found: dict[str, list[Fact]] = defaultdict(list)
+    for f in facts:
+        found[f.cohort].append(f)
+    return found
+
+
+def autonomy(grouped: Mapping[str, Sequence[Fact]], baseline: str) -> tuple[Autonomy, ...]:
+    """Apply :data:`AUTONOMY_RULE` to every agent but ``baseline``, per cohort."""
+    theirs = _by_cohort(grouped[baseline])
     rows = []
-    cohorts = sorted({cohort_of(a, by) for mine in grouped.values() for a in mine})
-    for cohort in cohorts:
-        theirs = [a for a in grouped[baseline] if cohort_of(a, by) == cohort]
-        for agent, attempts in grouped.items():
-            if agent == baseline:
-                continue
-            mine = [a for a in attempts if cohort_of(a, by) == cohort]
-            if not mine:
-                continue
-            verdict, reasons = _judge(mine, theirs)
+    for agent, facts in grouped.items():
+        if agent == baseline:
+            continue
+        for cohort, mine in sorted(_by_cohort(facts).items()):
+            verdict, reasons = _judge(mine, theirs.get(cohort, []))
             rows.append(
                 Autonomy(
                     cohort=cohort,
@@ -132,24 +122,22 @@ def autonomy(
                     reasons=tuple(reasons),
                 )
             )
+    rows.sort(key=lambda r: r.cohort)
     return tuple(rows)
 
 
-def _status(decision: Decision) -> dict[str, str]:
-    return {c.name: c.status for c in decision.checks}
-
-
-def _gate_row(cohort: str, gate: str, decisions: Sequence[dict[str, str]]) -> GateInformation:
+def _gate_row(cohort: str, gate: str, facts: Sequence[Fact]) -> GateInformation:
     others = [c for c in HERMETIC_CHECKS if c != gate]
     population = [
-        d
-        for d in decisions
-        if all(d.get(c) == "passed" for c in others) and d.get(gate) in ("passed", "failed")
+        f
+        for f in facts
+        if f.checks.get(gate) in ("passed", "failed")
+        and all(f.checks.get(c) == "passed" for c in others)
     ]
-    failed = [d for d in population if d[gate] == "failed"]
-    passed = [d for d in population if d[gate] == "passed"]
-    failed_bad = sum(d["sentinel"] == "failed" for d in failed)
-    passed_bad = sum(d["sentinel"] == "failed" for d in passed)
+    failed = [f for f in population if f.checks[gate] == "failed"]
+    passed = [f for f in population if f.checks[gate] == "passed"]
+    failed_bad = sum(f.sentinel == "failed" for f in failed)
+    passed_bad = sum(f.sentinel == "failed" for f in passed)
     p = fisher_p(failed_bad, len(failed), passed_bad, len(passed))
     if not population:
         note = "no attempt passed the other hermetic checks with a sentinel run"
@@ -173,20 +161,8 @@ def _gate_row(cohort: str, gate: str, decisions: Sequence[dict[str, str]]) -> Ga
     )
 
 
-def gate_information(attempts: Sequence[Attempt], by: str | None) -> tuple[GateInformation, ...]:
+def gate_information(facts: Sequence[Fact]) -> tuple[GateInformation, ...]:
     """Apply :data:`INFORMATIVENESS_RULE` to every hard gate but the sentinel, per cohort."""
-    by_cohort: dict[str, list[dict[str, str]]] = {}
-    for a in attempts:
-        decision = a.decision
-        if decision is None:
-            continue
-        sentinel = decision.stages.get("sentinel passed", "skipped")
-        if sentinel not in ("passed", "failed"):
-            continue
-        by_cohort.setdefault(cohort_of(a, by), []).append(
-            {**_status(decision), "sentinel": sentinel}
-        )
+    ran = _by_cohort(f for f in facts if f.sentinel in ("passed", "failed"))
     gates = [g for g in LIFECYCLE_CHECKS if g != SENTINEL]
-    return tuple(
-        _gate_row(cohort, gate, by_cohort[cohort]) for cohort in sorted(by_cohort) for gate in gates
-    )
+    return tuple(_gate_row(cohort, gate, ran[cohort]) for cohort in sorted(ran) for gate in gates)
