@@ -80,7 +80,9 @@ def build(run_dir: Path, attempts: int) -> None:
                     record = store.begin_attempt(entry.id, agent, epoch)
                     pick = (i * 7 + j * 3 + epoch) % 10
                     if pick == 9:
-                        store.finish_attempt(record.attempt_id, None, crash="RuntimeError: synthetic")
+                        store.finish_attempt(
+                            record.attempt_id, None, crash="RuntimeError: synthetic"
+                        )
                     else:
                         chosen = good if (pick < 5 + j) else stale
                         store.finish_attempt(record.attempt_id, chosen)
