@@ -38,9 +38,10 @@ def outcome(attempt: Attempt) -> str:
 def error_kind(attempt: Attempt) -> ErrorKind | None:
     """The kind of evaluator or environment fault that ended ``attempt``; None when it was scored.
 
-    Read from the decision's errored checks: the environment check's detail tells an environment
-    that could not be built from a task invalid at its base; ``timed out`` a timeout; a gate that
-    crashed, or an attempt with no decision, a harness crash.
+    Read from the decision's errored checks, in this order: the environment check's detail tells an
+    environment that could not be built; ``timed out`` in any errored check a timeout (at the base
+    or on the candidate); then a task invalid at its base; a gate that crashed, or an attempt with
+    no decision, a harness crash.
     """
     kind = outcome(attempt)
     if kind == "crashed":
@@ -51,10 +52,10 @@ def error_kind(attempt: Attempt) -> ErrorKind | None:
     env = details.get("environment_reproduced", "")
     if env.startswith("environment could not be built"):
         return "environment build"
+    if any("timed out" in d for d in details.values()):
+        return "timeout"  # also a base-state run that timed out: the budget, not the task
     if env.startswith(_INVALID):
         return "invalid task"
-    if any("timed out" in d for d in details.values()):
-        return "timeout"
     if any(" crashed: " in d for d in details.values()):
         return "harness crash"
     return "other evaluator error"
