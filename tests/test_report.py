@@ -7,6 +7,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,14 +44,14 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield out
 
 
-def _report(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+def _report(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
     capsys.readouterr()
     assert main(["report", *args, "--json"]) == ExitCode.OK
-    data: dict[str, object] = json.loads(capsys.readouterr().out)
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
     return data
 
 
-def _rows(report: dict[str, object], section: str) -> list[dict[str, object]]:
+def _rows(report: dict[str, Any], section: str) -> list[dict[str, Any]]:
     rows = report[section]
     assert isinstance(rows, list)
     return rows
@@ -61,14 +62,14 @@ def test_acceptance_resolved_and_errors(run_dir: Path, capsys: pytest.CaptureFix
     assert report["agents"] == ["gold", "null", "fix-and-notes"]
     assert report["baseline"] == "gold" and report["partial"] is False
     acc = {(r["agent"], r["cohort"]): r for r in _rows(report, "acceptance")}
-    assert set(acc) == {(a, c) for a in report["agents"] for c in ("all", "bug")}  # type: ignore[union-attr]
+    assert set(acc) == {(a, c) for a in report["agents"] for c in ("all", "bug")}
     gold, null = acc["gold", "all"], acc["null", "all"]
     assert (gold["accepted"], gold["scored"], gold["errors"], gold["attempts"]) == (2, 2, 0, 2)
     assert (null["accepted"], null["scored"]) == (0, 2)
     # two epochs of one task, every attempt agreeing: Wilson over the one task
-    assert gold["interval"]["method"] == WILSON_TASKS  # type: ignore[index]
+    assert gold["interval"]["method"] == WILSON_TASKS
     # Wilson for 1 of 1: low = 1 / (1 + z^2), z = 1.959964
-    assert gold["interval"]["low"] == pytest.approx(1 / (1 + 1.959964**2), abs=1e-6)  # type: ignore[index]
+    assert gold["interval"]["low"] == pytest.approx(1 / (1 + 1.959964**2), abs=1e-6)
     resolved = {r["agent"]: r for r in _rows(report, "resolved")}
     assert (resolved["fix-and-notes"]["resolved"], resolved["fix-and-notes"]["accepted"]) == (2, 0)
     assert resolved["null"]["resolved"] == 0
@@ -76,9 +77,9 @@ def test_acceptance_resolved_and_errors(run_dir: Path, capsys: pytest.CaptureFix
     assert [(g["agent"], g["epoch"]) for g in gaps] == [("fix-and-notes", 0), ("fix-and-notes", 1)]
     assert all(g["stopped_by"] == ["edits_permitted"] for g in gaps)
     errors = {e["agent"]: e for e in _rows(report, "errors")}
-    assert errors["gold"]["attempts"] == 2 and set(errors["gold"]["kinds"].values()) == {0}  # type: ignore[union-attr]
+    assert errors["gold"]["attempts"] == 2 and set(errors["gold"]["kinds"].values()) == {0}
     funnel = {f["agent"]: f for f in _rows(report, "funnels")}
-    null_stages = {s["stage"]: s for s in funnel["null"]["stages"]}  # type: ignore[union-attr]
+    null_stages = {s["stage"]: s for s in funnel["null"]["stages"]}
     assert list(null_stages) == list(STAGES)
     assert null_stages["focused tests passed"]["failed"] == 2
     assert null_stages["regression tests passed"]["own"]["estimate"] == 1.0
@@ -86,8 +87,8 @@ def test_acceptance_resolved_and_errors(run_dir: Path, capsys: pytest.CaptureFix
     pass_k = {(p["agent"], p["k"]): p for p in _rows(report, "pass_k")}
     assert pass_k["gold", 2]["pass_hat_k"] == 1.0 and pass_k["null", 2]["pass_at_k"] == 0.0
     paired = {p["agent"]: p for p in _rows(report, "paired")}
-    assert paired["null"]["comparison"]["difference"]["estimate"] == -1.0  # type: ignore[index]
-    assert paired["null"]["comparison"]["method"].startswith("paired bootstrap")  # type: ignore[index]
+    assert paired["null"]["comparison"]["difference"]["estimate"] == -1.0
+    assert paired["null"]["comparison"]["method"].startswith("paired bootstrap")
     autonomy = _rows(report, "autonomy")
     assert {a["verdict"] for a in autonomy} == {"insufficient evidence"}
     assert "fewer than 5" in str(autonomy[0]["reasons"])
@@ -102,7 +103,7 @@ def test_a_chosen_baseline_and_terminal_width(
     report = _report(capsys, str(run_dir), "--baseline", "null")
     assert {p["agent"] for p in _rows(report, "paired")} == {"gold", "fix-and-notes"}
     gold = next(p for p in _rows(report, "paired") if p["agent"] == "gold")
-    assert gold["comparison"]["difference"]["estimate"] == 1.0  # type: ignore[index]
+    assert gold["comparison"]["difference"]["estimate"] == 1.0
     assert main(["report", str(run_dir)]) == ExitCode.OK
     text = capsys.readouterr().out
     assert "resolved (SWE-bench" in text and "edits_permitted" in text

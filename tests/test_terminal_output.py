@@ -23,8 +23,8 @@ def _records(root: Path) -> list[AttemptRecord]:
     common = {"started_at": "2026-01-05T00:00:00Z", "status": "done"}
     long = "a-contract-with-a-very-long-identifier-that-goes-on-and-on"
     return [
-        AttemptRecord(attempt_id="a", contract_id=long, agent="gold", epoch=0, decision=accepted, **common),  # type: ignore[arg-type]
-        AttemptRecord(attempt_id="b", contract_id=long, agent="scripted:/x/an-agent-with-a-long-name.toml", epoch=1, decision=rejected, **common),  # type: ignore[arg-type]
+        AttemptRecord(attempt_id="a", contract_id=long, agent="gold", epoch=0, decision=accepted, **common),
+        AttemptRecord(attempt_id="b", contract_id=long, agent="scripted:/x/an-agent-with-a-long-name.toml", epoch=1, decision=rejected, **common),
         AttemptRecord(attempt_id="c", contract_id="t", agent="null", epoch=0, status="crashed", started_at="2026-01-05T00:00:00Z", crash="RuntimeError: " + "x" * 300),
     ]  # fmt: skip
 

@@ -17,14 +17,15 @@ from dataclasses import dataclass
 from repogate.decision import Decision
 from repogate.report.load import Attempt, cohort_of
 from repogate.report.model import ErrorKind
+from repogate.vocabulary import CheckName
 
-INTEGRITY = (
+INTEGRITY: tuple[CheckName, ...] = (
     "edits_permitted",
     "oracle_untouched",
     "evidence_bound_to_patch",
     "patch_digest_verified",
 )
-TESTS = ("focused_tests_passed", "regression_tests_passed")
+TESTS: tuple[CheckName, ...] = ("focused_tests_passed", "regression_tests_passed")
 _INVALID = ("task invalid", "the hidden tests do not apply", "base-state test run unusable")
 
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from repogate._model import FrozenModel
 from repogate.report.stats import Interval, PairedDifference
 
 ErrorKind = Literal[
@@ -26,11 +25,7 @@ ERROR_KINDS: tuple[ErrorKind, ...] = (
 Verdict = Literal["widen", "keep", "insufficient evidence"]
 
 
-class _Row(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-class RunBrief(_Row):
+class RunBrief(FrozenModel):
     """One run directory in brief, from its manifest and store.
 
     Attributes:
@@ -70,7 +65,7 @@ class RunBrief(_Row):
     status: str
 
 
-class AttemptRow(_Row):
+class AttemptRow(FrozenModel):
     """One attempt, for the per-attempt table.
 
     Attributes:
@@ -98,7 +93,7 @@ class AttemptRow(_Row):
     sentinel: str
 
 
-class Acceptance(_Row):
+class Acceptance(FrozenModel):
     """Hard-gate acceptance of one agent on one cohort (``all`` for every task).
 
     Attributes:
@@ -119,7 +114,7 @@ class Acceptance(_Row):
     interval: Interval
 
 
-class PassK(_Row):
+class PassK(FrozenModel):
     """pass@k and pass^k of one agent, averaged over tasks with at least k scored attempts."""
 
     agent: str
@@ -129,7 +124,7 @@ class PassK(_Row):
     pass_hat_k: float
 
 
-class Stage(_Row):
+class Stage(FrozenModel):
     """One stage of the funnel.
 
     Attributes:
@@ -149,7 +144,7 @@ class Stage(_Row):
     cumulative: Interval
 
 
-class Funnel(_Row):
+class Funnel(FrozenModel):
     """The stage funnel of one agent over its scored attempts."""
 
     agent: str
@@ -157,7 +152,7 @@ class Funnel(_Row):
     stages: tuple[Stage, ...]
 
 
-class Errors(_Row):
+class Errors(FrozenModel):
     """Evaluator and environment errors of one agent, by kind, with the denominator.
 
     Attributes:
@@ -172,14 +167,14 @@ class Errors(_Row):
     kinds: dict[str, int]
 
 
-class Measure(_Row):
+class Measure(FrozenModel):
     """Median and total of one soft measure over an agent's decided attempts."""
 
     median: float
     total: float
 
 
-class Soft(_Row):
+class Soft(FrozenModel):
     """Soft measures of one agent, beside the verdict and never folded into it (units in names)."""
 
     agent: str
@@ -187,7 +182,7 @@ class Soft(_Row):
     measures: dict[str, Measure]
 
 
-class Gap(_Row):
+class Gap(FrozenModel):
     """An attempt resolved (SWE-bench) but not accepted, with the checks that stopped it."""
 
     run: str
@@ -198,7 +193,7 @@ class Gap(_Row):
     stopped_by: tuple[str, ...]
 
 
-class ResolvedVsAccepted(_Row):
+class ResolvedVsAccepted(FrozenModel):
     """SWE-bench's resolved beside repogate's accepted, for one agent's decided attempts."""
 
     agent: str
@@ -210,7 +205,7 @@ class ResolvedVsAccepted(_Row):
     accepted_rate: Interval
 
 
-class Paired(_Row):
+class Paired(FrozenModel):
     """Agent ``agent`` against the baseline on the tasks both have scored attempts on."""
 
     agent: str
@@ -219,7 +214,7 @@ class Paired(_Row):
     comparison: PairedDifference
 
 
-class Autonomy(_Row):
+class Autonomy(FrozenModel):
     """Whether the rule lets ``agent``'s scope widen on one cohort, and why."""
 
     cohort: str
@@ -229,7 +224,7 @@ class Autonomy(_Row):
     reasons: tuple[str, ...]
 
 
-class GateInformation(_Row):
+class GateInformation(FrozenModel):
     """Sentinel failure rate of attempts that failed vs passed one hard gate, on one cohort.
 
     Attributes:
@@ -252,7 +247,7 @@ class GateInformation(_Row):
     note: str
 
 
-class Report(_Row):
+class Report(FrozenModel):
     """The whole report (schema_version 1).
 
     Attributes:

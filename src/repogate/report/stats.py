@@ -25,8 +25,9 @@ from collections.abc import Sequence
 from math import comb
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 from scipy.stats import binomtest, fisher_exact
+
+from repogate._model import FrozenModel
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000
@@ -38,7 +39,7 @@ PAIRED_BOOTSTRAP = f"paired bootstrap over tasks ({RESAMPLES} resamples, percent
 MCNEMAR = "exact McNemar test (two-sided binomial test of discordant tasks)"
 
 
-class Interval(BaseModel):
+class Interval(FrozenModel):
     """An estimate with its 95% interval.
 
     Attributes:
@@ -48,8 +49,6 @@ class Interval(BaseModel):
         n: the number of observations it rests on (attempts, or tasks for a paired difference).
         method: how the interval was computed, e.g. ``Wilson score interval``; ``none`` when n is 0.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     estimate: float
     low: float
@@ -132,7 +131,7 @@ def acceptance(per_task: Sequence[tuple[int, int]]) -> Interval:
     return cluster_bootstrap(successes, trials)
 
 
-class PairedDifference(BaseModel):
+class PairedDifference(FrozenModel):
     """Agent A's acceptance minus agent B's on the tasks both attempted.
 
     Attributes:
@@ -143,8 +142,6 @@ class PairedDifference(BaseModel):
         p_value: the exact McNemar p-value (one epoch per task), else None.
         method: the test or interval used.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     difference: Interval
     only_a: int
