@@ -63,3 +63,22 @@ def test_an_empty_run_is_a_one_line_error(
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1
     assert "no attempt" in err and "run `repogate run --out DIR` first" in err
+
+
+def test_several_runs_are_reported_as_one_set(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    decision = decide(load_evidence(root / "examples" / "evidence" / "pure-parser-function.json"))
+    for name, task in (("a", "t1"), ("b", "t2")):
+        store = _store(tmp_path / name, planned=1)
+        try:
+            record = store.begin_attempt(task, "gold", 0)
+            store.finish_attempt(record.attempt_id, decision)
+        finally:
+            store.close()
+    assert main(["report", str(tmp_path / "a"), str(tmp_path / "b"), "--json"]) == ExitCode.OK
+    report = json.loads(capsys.readouterr().out)
+    assert [r["status"] for r in report["runs"]] == ["complete", "complete"]
+    gold = report["acceptance"][0]
+    assert (gold["agent"], gold["accepted"], gold["scored"], gold["tasks"]) == ("gold", 2, 2, 2)
+    assert {a["run"] for a in report["attempts"]} == {str(tmp_path / "a"), str(tmp_path / "b")}

@@ -33,6 +33,11 @@ def execute(
     """
     if fmt is not None and fmt not in FORMATS:
         raise UserInputError(f"unknown --format {fmt!r}", f"choose one of: {', '.join(FORMATS)}")
+    if agent is not None and fmt != "swebench":
+        raise UserInputError(
+            "--agent chooses the agent of --format swebench",
+            "add --format swebench, or drop --agent (the report covers every agent)",
+        )
     if html is not None and html.is_dir():
         raise UserInputError(f"--html {html} is a folder", "give a file name, e.g. report.html")
     runs = load_runs(run_dirs)

@@ -114,6 +114,13 @@ def load_runs(run_dirs: list[Path]) -> list[Run]:
     """
     if not run_dirs:
         raise RunDirError("no run directory given", "give the --out folder of a repogate run")
+    seen: set[Path] = set()
+    for run_dir in run_dirs:
+        if run_dir.resolve() in seen:
+            raise RunDirError(
+                f"run directory {run_dir} is given twice", "give each run directory once"
+            )
+        seen.add(run_dir.resolve())
     raw = []
     for run_dir in run_dirs:
         store = Store.open(run_dir)
