@@ -22,11 +22,24 @@ def _records(root: Path) -> list[AttemptRecord]:
     assert accepted.accepted and not rejected.accepted
     common = {"started_at": "2026-01-05T00:00:00Z", "status": "done"}
     long = "a-contract-with-a-very-long-identifier-that-goes-on-and-on"
+    agent = "scripted:/x/an-agent-with-a-long-name.toml"
     return [
-        AttemptRecord(attempt_id="a", contract_id=long, agent="gold", epoch=0, decision=accepted, **common),
-        AttemptRecord(attempt_id="b", contract_id=long, agent="scripted:/x/an-agent-with-a-long-name.toml", epoch=1, decision=rejected, **common),
-        AttemptRecord(attempt_id="c", contract_id="t", agent="null", epoch=0, status="crashed", started_at="2026-01-05T00:00:00Z", crash="RuntimeError: " + "x" * 300),
-    ]  # fmt: skip
+        AttemptRecord(
+            attempt_id="a", contract_id=long, agent="gold", epoch=0, decision=accepted, **common
+        ),
+        AttemptRecord(
+            attempt_id="b", contract_id=long, agent=agent, epoch=1, decision=rejected, **common
+        ),
+        AttemptRecord(
+            attempt_id="c",
+            contract_id="t",
+            agent="null",
+            epoch=0,
+            status="crashed",
+            started_at="2026-01-05T00:00:00Z",
+            crash="RuntimeError: " + "x" * 300,
+        ),
+    ]
 
 
 def test_final_table_is_one_line_per_attempt_within_100_columns(root: Path) -> None:
