@@ -135,6 +135,37 @@ def run_cmd(
     raise typer.Exit(code)
 
 
+@app.command("report")
+def report_cmd(
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Run directories written by `repogate run`.")
+    ],
+    by: Annotated[
+        str | None,
+        typer.Option("--by", help="Group by this cohort tag (a contract's [cohort] key)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Write a self-contained HTML page to FILE.")
+    ] = None,
+    fmt: Annotated[
+        str | None,
+        typer.Option("--format", help="swebench: print SWE-bench's report.json for one agent."),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option("--baseline", help="Baseline agent for the paired comparison and autonomy."),
+    ] = None,
+    agent: Annotated[
+        str | None, typer.Option("--agent", help="The agent --format swebench reports on.")
+    ] = None,
+) -> None:
+    """Report acceptance with intervals, the stage funnel, errors, resolved vs accepted, autonomy."""
+    from repogate.cli_report import execute
+
+    raise typer.Exit(execute(run_dirs, by, as_json, html, fmt, baseline, agent))
+
+
 @app.command("schema")
 def schema_cmd(
     name: Annotated[str, typer.Argument(help=f"One of: {', '.join(SCHEMAS)}.")],
@@ -146,14 +177,18 @@ def schema_cmd(
 @app.command("show")
 def show_cmd(
     run_dir: Annotated[Path, typer.Argument(help="A run directory written by `repogate run`.")],
+    attempt: Annotated[
+        str | None,
+        typer.Argument(help="One attempt: its row number in the table (#) or its attempt id."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print attempts as JSON.")] = False,
 ) -> None:
-    """Print a run's attempts and decisions, checking each finished attempt's evidence.
+    """Print a run's attempts (one line each), or one attempt's checks, receipts and evidence.
 
-    An unfinished attempt shows as ``running`` while a run holds the folder's lock, else as
-    ``interrupted``. An attempt whose evidence changed since it was stored (a receipt,
-    ``decision.json`` or its store row) shows no verdict, is named on standard error, and the
-    command exits 3.
+    Each finished attempt's evidence is checked. An unfinished attempt shows as ``running`` while
+    a run holds the folder's lock, else as ``interrupted``. An attempt whose evidence changed since
+    it was stored (a receipt, ``decision.json`` or its store row) shows no verdict, is named on
+    standard error, and the command exits 3.
     """
     from repogate.cli_run import agent_outcomes
 
@@ -163,6 +198,15 @@ def show_cmd(
         statuses = {key: said.status for key, said in agent_outcomes(store, records).items()}
         changed = {key: ", ".join(problems) for key, problems in store.changed_evidence().items()}
         live = store.being_written()
+        receipts: list[str] = []
+        if attempt is not None:
+            record = _pick(records, attempt)
+            receipts = [
+                p.name
+                for p in sorted((store.attempt_dir(record.attempt_id) / "receipts").glob("*.json"))
+            ]
+            records = [record]
+            changed = {k: v for k, v in changed.items() if k == record.attempt_id}
     finally:
         store.close()
     if as_json:
@@ -170,11 +214,13 @@ def show_cmd(
             {**r.model_dump(mode="json"), "evidence": _evidence_status(r, changed)} for r in records
         ]
         typer.echo(json.dumps(rows, indent=2))
-    else:
+    elif attempt is None:
         table = attempts_table(
             records, f"run {run_dir}", statuses, interrupted=not live, changed=changed
         )
         print_table(table)
+    else:
+        _show_one(run_dir, records[0], statuses.get(records[0].attempt_id, "done"), receipts)
     for attempt_id, problems in changed.items():
         typer.echo(
             f"error: attempt {attempt_id}: evidence changed since it was stored ({problems}); "
@@ -189,6 +235,36 @@ def _evidence_status(record: AttemptRecord, changed: dict[str, str]) -> str:
     if record.attempt_id in changed:
         return f"changed: {changed[record.attempt_id]}"
     return "verified" if record.status == "done" else "unfinished"
+
+
+def _pick(records: list[AttemptRecord], attempt: str) -> AttemptRecord:
+    """The attempt named by its row number (1-based, as ``show`` numbers them) or its id."""
+    if attempt.isdigit() and 1 <= int(attempt) <= len(records):
+        return records[int(attempt) - 1]
+    for record in records:
+        if record.attempt_id == attempt:
+            return record
+    raise UserInputError(
+        f"no attempt {attempt!r} in this run",
+        f"give a row number 1..{len(records)} or an attempt id from `repogate show RUN_DIR`",
+    )
+
+
+def _show_one(run_dir: Path, record: AttemptRecord, agent_status: str, receipts: list[str]) -> None:
+    folder = run_dir / "attempts" / record.attempt_id
+    typer.echo(
+        f"attempt {record.attempt_id}: {record.agent} on {record.contract_id}, epoch {record.epoch}"
+    )
+    typer.echo(f"agent status: {agent_status}; attempt status: {record.status}")
+    if record.crash:
+        typer.echo(f"crash: {record.crash}")
+    if record.decision is not None:
+        print_table(decision_table(record.decision))
+    typer.echo(f"evidence: {folder}")
+    for name in receipts:
+        typer.echo(f"  receipts/{name}")
+    if (folder / "patch.diff").is_file():
+        typer.echo("  patch.diff")
 
 
 @app.command("version")

@@ -11,13 +11,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 from repogate._files import storage_problem
 from repogate.agents import expand_specs
 from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError
+from repogate.report.progress import RunProgress
 from repogate.report.terminal import attempts_table, print_table
 from repogate.runner import PlannedAttempt, RunOptions, check_isolation, run
 from repogate.sandbox import WEAK_FLAG
@@ -210,8 +208,8 @@ def execute(
             plans = default_plans(out, agents)
             selection = DEFAULT_SELECTION
         options = replace(options, selection=selection)
-        console = Console(stderr=True)
-        records = _run_with_progress(plans, options, as_json, console, warning)
+        with RunProgress(len(plans) * epochs, quiet=as_json, warning=warning) as bar:
+            records = run(plans, options, bar.tick)
         store = Store.open(out)
         try:
             agents_said = agent_outcomes(store, records)
@@ -228,47 +226,8 @@ def execute(
             statuses = {key: said.status for key, said in agents_said.items()}
             print_table(attempts_table(records, f"run {out}", statuses))
         if warning:
-            console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+            bar.console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
         return ExitCode.INTERNAL if any(r.status == "crashed" for r in records) else ExitCode.OK
-
-
-def _run_with_progress(
-    plans: list[PlannedAttempt],
-    options: RunOptions,
-    as_json: bool,
-    console: Console,
-    warning: str | None,
-) -> list[AttemptRecord]:
-    """Run, showing a progress bar on a terminal (a line per attempt elsewhere, none for JSON).
-
-    A weak-isolation ``warning`` is printed once, before the first attempt starts.
-    """
-    warned = [] if warning else [True]  # said once the inputs are checked, before the first attempt
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=as_json or not console.is_terminal,
-    ) as bar:
-        task = bar.add_task("attempts", total=len(plans) * options.epochs)
-
-        def tick(label: str, record: AttemptRecord | None) -> None:
-            if not warned:
-                warned.append(True)
-                bar.console.print(
-                    f"warning: {warning}", markup=False, highlight=False, soft_wrap=True
-                )
-            if record is None:
-                bar.update(task, description=label)
-                if not console.is_terminal and not as_json:
-                    console.print(f"running {label}")
-            else:
-                bar.advance(task)
-
-        return run(plans, options, tick)
 
 
 @contextmanager

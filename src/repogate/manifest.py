@@ -58,6 +58,7 @@ class RunManifest(BaseModel):
     contracts: tuple[ContractEntry, ...]
     selection: str
     epochs: int = 1
+    planned_attempts: int | None = None
     seeds: tuple[int, ...] = ()
     human_interventions: tuple[str, ...] = ()
     isolation_agent: Isolation

@@ -176,6 +176,7 @@ def _manifest(ready: Sequence[_Ready], options: RunOptions, store: Store) -> Run
         contracts=tuple(contracts.values()),
         selection=options.selection,
         epochs=options.epochs,
+        planned_attempts=len(ready) * options.epochs,
         isolation_agent=iso_agent,
         isolation_tests=iso_tests,
         weak_isolation_allowed_by=None

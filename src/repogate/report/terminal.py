@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -32,6 +33,20 @@ def decision_table(decision: Decision) -> Table:
     return table
 
 
+# (column, max width): the widths sum, with one space after each column, to at most 100.
+_COLUMNS = (
+    ("#", 3),
+    ("contract", 23),
+    ("agent", 14),
+    ("ep", 2),
+    ("verdict", 11),
+    ("why (first check, +more)", 24),
+    ("sentinel", 8),
+    ("wall s", 6),
+)
+WIDTH = 100
+
+
 def attempts_table(
     records: Sequence[AttemptRecord],
     title: str,
@@ -40,52 +55,68 @@ def attempts_table(
     interrupted: bool = False,
     changed: Mapping[str, str] | None = None,
 ) -> Table:
-    """Return a table with one row per attempt: contract, agent, epoch, verdict, failed, errored.
+    """Return a table with one line per attempt, at most 100 columns wide.
+
+    Columns: row number (what ``repogate show RUN_DIR N`` takes), contract, agent, epoch, verdict,
+    the first failed (else errored) check with how many more, sentinel status, wall time. Long
+    values are cut with an ellipsis, never wrapped; ``repogate show RUN_DIR N`` gives the details.
 
     Args:
         records: the attempts, in order.
         title: the table's title.
         agent_status: the agent's own status by attempt id (``done``, ``stopped``, ``crashed``);
-            any other than ``done`` is shown under the verdict, e.g. ``(agent stopped)``.
+            any other than ``done`` leads the why column, e.g. ``(agent stopped)``.
         interrupted: show an attempt still marked ``running`` as ``interrupted``: for a run read
             back when no process holds the run directory (``repogate show``).
         changed: what changed in an attempt's evidence since it was stored, by attempt id; such
             an attempt shows ``evidence changed`` and no verdict (neither copy is trusted).
     """
     statuses = agent_status or {}
-    table = Table(title=title, title_justify="left")
-    for column in (
-        "contract",
-        "agent",
-        "epoch",
-        "verdict",
-        "failed",
-        "errored",
-        "sentinel",
-        "wall s",
-    ):
-        table.add_column(column, overflow="fold")
-    for record in records:
+    table = Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1, 0, 0),
+        pad_edge=False,
+        show_edge=False,
+    )
+    for column, width in _COLUMNS:
+        table.add_column(
+            column,
+            no_wrap=True,
+            overflow="ellipsis",
+            max_width=width,
+        )
+    for number, record in enumerate(records, 1):
         decision = record.decision
         said = statuses.get(record.attempt_id, "done")
-        agent_note = "" if said == "done" else f"\n[dim](agent {said})"
+        agent_note = "" if said == "done" else f"(agent {said}) "
         if record.attempt_id in (changed or {}):
-            row = ("[red]evidence changed", "", (changed or {})[record.attempt_id], "", "")
+            row = ("[red]evidence changed", (changed or {})[record.attempt_id], "", "")
         elif decision is None:
             status = "interrupted" if interrupted and record.status == "running" else record.status
             verdict = "[yellow]crashed" if status == "crashed" else f"[dim]{status}"
-            row = (verdict + agent_note, "", record.crash or "", "", "")
+            row = (verdict, agent_note + (record.crash or ""), "", "")
         else:
             style = {"accepted": "green", "rejected": "red", "error": "yellow"}[decision.outcome]
             row = (
-                f"[{style}]{decision.outcome}{agent_note}",
-                "\n".join(decision.failed),
-                _errored(decision),
+                f"[{style}]{decision.outcome}",
+                agent_note + _why(decision),
                 _stage(decision.stages.get("sentinel passed", "skipped")),
                 f"{decision.soft.wall_time_s:.1f}",
             )
-        table.add_row(record.contract_id, agent_name(record.agent), str(record.epoch), *row)
+        table.add_row(
+            str(number), record.contract_id, agent_name(record.agent), str(record.epoch), *row
+        )
     return table
+
+
+def _why(decision: Decision) -> str:
+    """The first failed check, else the first errored one, and how many more there are."""
+    names = decision.failed or tuple(_errored(decision).splitlines())
+    if not names:
+        return ""
+    return names[0] + (f" +{len(names) - 1}" if len(names) > 1 else "")
 
 
 def _errored(decision: Decision) -> str:
@@ -105,5 +136,7 @@ def _stage(status: str) -> str:
 
 
 def print_table(table: Table) -> None:
-    """Print ``table`` to standard output, wide enough not to cut check names."""
-    Console(width=max(Console().width, 120)).print(table)
+    """Print ``table`` to standard output: at most 100 columns, or the terminal's width if narrower."""
+    console = Console()
+    console.width = min(console.width, WIDTH) if console.is_terminal else WIDTH
+    console.print(table)

@@ -1,0 +1,59 @@
+"""``repogate report``: read run directories and print, or write, the report."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from repogate.errors import UserInputError
+from repogate.report.aggregate import build_report
+from repogate.report.json import to_json
+from repogate.report.load import load_runs
+from repogate.report.swebench import swebench_report
+from repogate.report.text import print_report
+
+FORMATS = ("swebench",)
+
+
+def execute(
+    run_dirs: list[Path],
+    by: str | None,
+    as_json: bool,
+    html: Path | None,
+    fmt: str | None,
+    baseline: str | None,
+    agent: str | None,
+) -> int:
+    """Report on ``run_dirs``; return 0.
+
+    Raises:
+        UserInputError: a run directory is missing, not a repogate run or empty; the cohort key,
+            the baseline, the agent or the format is unknown; the HTML file cannot be written.
+    """
+    if fmt is not None and fmt not in FORMATS:
+        raise UserInputError(f"unknown --format {fmt!r}", f"choose one of: {', '.join(FORMATS)}")
+    if agent is not None and fmt != "swebench":
+        raise UserInputError(
+            "--agent chooses the agent of --format swebench",
+            "add --format swebench, or drop --agent (the report covers every agent)",
+        )
+    if html is not None and html.is_dir():
+        raise UserInputError(f"--html {html} is a folder", "give a file name, e.g. report.html")
+    runs = load_runs(run_dirs)
+    if fmt == "swebench":
+        print(json.dumps(swebench_report(runs, agent), indent=4))
+        return 0
+    report = build_report(runs, by, baseline)
+    if report.partial:
+        print(f"partial report: {report.partial_note}", file=sys.stderr)
+    if html is not None:
+        from repogate.report.html import write_html
+
+        write_html(report, html)
+        print(f"wrote {html}", file=sys.stderr)
+    if as_json:
+        print(to_json(report))
+    elif html is None:
+        print_report(report)
+    return 0

@@ -1,0 +1,283 @@
+"""Aggregate attempts into the report: acceptance by agent and cohort, funnel, errors, soft measures.
+
+Counting rules, stated once:
+
+- What one attempt counts as (scored, an error of some kind, unfinished; resolved or not) is
+  :mod:`.classify`'s; every count prints its denominator.
+- Acceptance intervals are Wilson over attempts when each task has one scored attempt, otherwise a
+  cluster bootstrap over tasks (:func:`repogate.report.stats.acceptance`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from repogate.decision import STAGES, SoftMetrics
+from repogate.errors import UserInputError
+from repogate.report import compare
+from repogate.report.classify import Fact, fact, per_task
+from repogate.report.load import Run, check_cohort_key
+from repogate.report.model import (
+    ERROR_KINDS,
+    Acceptance,
+    AttemptRow,
+    Errors,
+    Funnel,
+    Gap,
+    Measure,
+    PassK,
+    Report,
+    ResolvedVsAccepted,
+    RunBrief,
+    Soft,
+    Stage,
+)
+from repogate.report.stats import acceptance, median, pass_at_k, pass_hat_k, wilson
+
+
+def _by_agent(facts: Iterable[Fact]) -> dict[str, list[Fact]]:
+    grouped: dict[str, list[Fact]] = defaultdict(list)
+    for f in facts:
+        grouped[f.attempt.agent].append(f)
+    return grouped
+
+
+def acceptance_row(agent: str, cohort: str, facts: Sequence[Fact]) -> Acceptance:
+    """Acceptance of ``agent`` over ``facts`` (all of one cohort), with its interval."""
+    tasks = per_task(facts)
+    finished = sum(f.outcome != "running" for f in facts)
+    accepted = sum(s for s, _ in tasks.values())
+    scored = sum(t for _, t in tasks.values())
+    return Acceptance(
+        agent=agent,
+        cohort=cohort,
+        accepted=accepted,
+        scored=scored,
+        errors=finished - scored,
+        attempts=finished,
+        tasks=len(tasks),
+        interval=acceptance(list(tasks.values())),
+    )
+
+
+def _pass_k(agent: str, facts: Sequence[Fact]) -> list[PassK]:
+    tasks = per_task(facts)
+    most = max((n for _, n in tasks.values()), default=0)
+    rows = []
+    for k in range(1, most + 1):
+        eligible = [(n, c) for c, n in tasks.values() if n >= k]
+        rows.append(
+            PassK(
+                agent=agent,
+                k=k,
+                tasks=len(eligible),
+                pass_at_k=sum(pass_at_k(n, c, k) for n, c in eligible) / len(eligible),
+                pass_hat_k=sum(pass_hat_k(n, c, k) for n, c in eligible) / len(eligible),
+            )
+        )
+    return rows
+
+
+def _funnel(agent: str, facts: Sequence[Fact]) -> Funnel:
+    scored = [f.stages for f in facts if f.scored]
+    alive = [True] * len(scored)
+    stages = []
+    for name in STAGES:
+        statuses = [d.get(name, "skipped") for d in scored]
+        alive = [ok and s in ("passed", "skipped") for ok, s in zip(alive, statuses, strict=True)]
+        passed, failed = statuses.count("passed"), statuses.count("failed")
+        stages.append(
+            Stage(
+                stage=name,
+                passed=passed,
+                failed=failed,
+                errored=statuses.count("error"),
+                skipped=statuses.count("skipped"),
+                own=wilson(passed, passed + failed),
+                cumulative=wilson(sum(alive), len(scored)),
+            )
+        )
+    return Funnel(agent=agent, scored=len(scored), stages=tuple(stages))
+
+
+def _errors(agent: str, facts: Sequence[Fact]) -> Errors:
+    kinds = dict.fromkeys(ERROR_KINDS, 0)
+    for f in facts:
+        if f.error_kind is not None:
+            kinds[f.error_kind] += 1
+    unfinished = sum(f.outcome == "running" for f in facts)
+    return Errors(agent=agent, attempts=len(facts), unfinished=unfinished, kinds=kinds)
+
+
+def _soft(agent: str, facts: Sequence[Fact]) -> Soft:
+    names = tuple(SoftMetrics.model_fields)
+    rows = [
+        [float(getattr(f.attempt.decision.soft, n)) for n in names]
+        for f in facts
+        if f.attempt.decision is not None
+    ]
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in names]
+    measures = {
+        name: Measure(median=median(values), total=float(sum(values)))
+        for name, values in zip(names, columns, strict=True)
+    }
+    return Soft(agent=agent, n=len(rows), measures=measures)
+
+
+def _resolved(agent: str, facts: Sequence[Fact]) -> tuple[ResolvedVsAccepted, list[Gap]]:
+    decided = [f for f in facts if f.attempt.decision is not None]
+    gaps = []
+    for f in decided:
+        if f.resolved is True and not f.accepted:
+            decision, attempt = f.attempt.decision, f.attempt
+            assert decision is not None
+            gaps.append(
+                Gap(
+                    run=str(attempt.run),
+                    attempt_id=attempt.attempt_id,
+                    contract=attempt.contract,
+                    agent=agent,
+                    epoch=attempt.epoch,
+                    stopped_by=(*decision.failed, *decision.errored),
+                )
+            )
+    n_resolved = sum(f.resolved is True for f in decided)
+    n_accepted = sum(f.accepted for f in decided)
+    row = ResolvedVsAccepted(
+        agent=agent,
+        decided=len(decided),
+        resolved=n_resolved,
+        accepted=n_accepted,
+        resolved_not_accepted=len(gaps),
+        resolved_rate=wilson(n_resolved, len(decided)),
+        accepted_rate=wilson(n_accepted, len(decided)),
+    )
+    return row, gaps
+
+
+def _attempt_row(f: Fact) -> AttemptRow:
+    """One row of the per-attempt table; built without re-validation (every field is typed)."""
+    attempt, decision = f.attempt, f.attempt.decision
+    return AttemptRow.model_construct(
+        run=str(attempt.run),
+        attempt_id=attempt.attempt_id,
+        evidence=attempt.evidence,
+        contract=attempt.contract,
+        agent=attempt.agent,
+        epoch=attempt.epoch,
+        cohort=f.cohort,
+        outcome=f.outcome,
+        resolved=f.resolved,
+        failed=decision.failed if decision else (),
+        errored=decision.errored if decision else (),
+        error_kind=f.error_kind,
+        sentinel=f.sentinel,
+    )
+
+
+def run_brief(run: Run) -> RunBrief:
+    """The run's manifest in brief, with how many attempts are done."""
+    m = run.manifest
+    contracts = m.get("contracts", [])
+    iso = [m.get(f"isolation_{who}", {}) for who in ("agent", "tests")]
+    isolation = "; ".join(
+        f"{who}: {i.get('kind', '?')}, network {'off' if i.get('network_off') else 'ON'}"
+        for who, i in zip(("agents", "tests"), iso, strict=True)
+    )
+    times = sorted({c.get("time_budget_s") for c in contracts if c.get("time_budget_s")})
+    tokens = sorted({c.get("token_budget") for c in contracts if c.get("token_budget")})
+    budgets = (
+        f"time {'/'.join(f'{t:g}' for t in times) or 'none'} s; "
+        f"tokens {'/'.join(map(str, tokens)) or 'unlimited'}"
+    )
+    granted = sum(bool(c.get("agent_network")) for c in contracts)
+    running = sum(a.status == "running" for a in run.attempts)
+    status = "complete"
+    if not run.complete:
+        status = "partial (in progress)" if run.writing else "partial (interrupted)"
+    return RunBrief(
+        path=str(run.path),
+        evaluator=str(m.get("evaluator", "unknown")),
+        created_at=str(m.get("created_at", "unknown")),
+        python=str(m.get("python", "unknown")),
+        platform=str(m.get("platform", "unknown")),
+        isolation=isolation,
+        warnings=tuple(m.get("warnings", ())),
+        network=f"agent network granted by {granted} of {len(contracts)} contracts",
+        budgets=budgets,
+        selection=str(m.get("selection", "unknown")),
+        epochs=int(m.get("epochs", 1)),
+        agents=len(m.get("agents", ())),
+        contracts=len(contracts),
+        planned=run.planned,
+        done=run.done,
+        running=running,
+        status=status,
+    )
+
+
+def _partial_note(briefs: Sequence[RunBrief]) -> str:
+    notes = []
+    for b in briefs:
+        if b.status != "complete":
+            of = f" of {b.planned}" if b.planned is not None else ""
+            notes.append(f"{b.path}: {b.status}, {b.done}{of} attempts done")
+    return "; ".join(notes)
+
+
+def build_report(runs: list[Run], by: str | None = None, baseline: str | None = None) -> Report:
+    """Compute the whole report from ``runs`` (read by :func:`repogate.report.load.load_runs`).
+
+    Args:
+        runs: the run directories' attempts and manifests.
+        by: a cohort key to group acceptance, autonomy and gate informativeness by.
+        baseline: the baseline agent's short name; default the first agent met.
+
+    Raises:
+        UserInputError: ``by`` is a key no contract carries, or ``baseline`` names no agent.
+    """
+    check_cohort_key(runs, by)
+    facts = [fact(a, by) for run in runs for a in run.attempts]
+    grouped = _by_agent(facts)
+    agents = tuple(grouped)
+    chosen = baseline or agents[0]
+    if chosen not in grouped:
+        raise UserInputError(
+            f"unknown baseline agent {chosen!r}", f"choose one of: {', '.join(agents)}"
+        )
+    rows = []
+    for agent, mine in grouped.items():
+        rows.append(acceptance_row(agent, "all", mine))
+        if by is not None:
+            cohorts: dict[str, list[Fact]] = defaultdict(list)
+            for f in mine:
+                cohorts[f.cohort].append(f)
+            rows += [acceptance_row(agent, c, cohorts[c]) for c in sorted(cohorts)]
+    resolved_rows, gaps = [], []
+    for agent, mine in grouped.items():
+        row, found = _resolved(agent, mine)
+        resolved_rows.append(row)
+        gaps += found
+    briefs = tuple(run_brief(run) for run in runs)
+    return Report(
+        by=by,
+        baseline=chosen,
+        agents=agents,
+        partial=any(b.status != "complete" for b in briefs),
+        partial_note=_partial_note(briefs),
+        runs=briefs,
+        acceptance=tuple(rows),
+        pass_k=tuple(r for agent, mine in grouped.items() for r in _pass_k(agent, mine)),
+        funnels=tuple(_funnel(agent, mine) for agent, mine in grouped.items()),
+        errors=tuple(_errors(agent, mine) for agent, mine in grouped.items()),
+        soft=tuple(_soft(agent, mine) for agent, mine in grouped.items()),
+        resolved=tuple(resolved_rows),
+        gaps=tuple(gaps),
+        paired=compare.paired_rows(grouped, chosen),
+        autonomy_rule=compare.AUTONOMY_RULE,
+        autonomy=compare.autonomy(grouped, chosen),
+        informativeness_rule=compare.INFORMATIVENESS_RULE,
+        gates=compare.gate_information(facts),
+        attempts=tuple(_attempt_row(f) for f in facts),
+    )

@@ -1,0 +1,143 @@
+"""What one attempt counts as in a report: its outcome, error kind, and SWE-bench resolution.
+
+- An attempt is *scored* when it was accepted or rejected. An evaluator or environment error
+  (outcome ``error``) or a harness crash is kept apart, by kind, and never counted as the agent's
+  failure. An attempt begun and not finished is *unfinished* (outcome ``running``).
+- *Resolved* is SWE-bench's notion: FAIL_TO_PASS and PASS_TO_PASS passed (the
+  ``focused_tests_passed`` and ``regression_tests_passed`` checks), whatever the other gates say
+  (SWE-bench ``harness/grading.py``, ``get_resolution_status``: FULL only when both pass).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from repogate.decision import Decision
+from repogate.report.load import Attempt, cohort_of
+from repogate.report.model import ErrorKind
+from repogate.vocabulary import CheckName
+
+INTEGRITY: tuple[CheckName, ...] = (
+    "edits_permitted",
+    "oracle_untouched",
+    "evidence_bound_to_patch",
+    "patch_digest_verified",
+)
+TESTS: tuple[CheckName, ...] = ("focused_tests_passed", "regression_tests_passed")
+_INVALID = ("task invalid", "the hidden tests do not apply", "base-state test run unusable")
+
+
+def outcome(attempt: Attempt) -> str:
+    """``accepted``, ``rejected``, ``error`` (evaluator/environment), ``crashed`` or ``running``."""
+    if attempt.decision is not None:
+        return attempt.decision.outcome
+    return "crashed" if attempt.status == "crashed" else "running"
+
+
+def error_kind(attempt: Attempt) -> ErrorKind | None:
+    """The kind of evaluator or environment fault that ended ``attempt``; None when it was scored.
+
+    Read from the decision's errored checks, in this order: the environment check's detail tells an
+    environment that could not be built; ``timed out`` in any errored check a timeout (at the base
+    or on the candidate); then a task invalid at its base; a gate that crashed, or an attempt with
+    no decision, a harness crash.
+    """
+    kind = outcome(attempt)
+    if kind == "crashed":
+        return "harness crash"
+    if kind != "error" or attempt.decision is None:
+        return None
+    details = {c.name: c.detail for c in attempt.decision.checks if c.status == "error"}
+    env = details.get("environment_reproduced", "")
+    if env.startswith("environment could not be built"):
+        return "environment build"
+    if any("timed out" in d for d in details.values()):
+        return "timeout"  # also a base-state run that timed out: the budget, not the task
+    if env.startswith(_INVALID):
+        return "invalid task"
+    if any(" crashed: " in d for d in details.values()):
+        return "harness crash"
+    return "other evaluator error"
+
+
+def resolved(decision: Decision | None) -> bool | None:
+    """SWE-bench's resolved, as the decision records it (:attr:`Decision.resolved`: FAIL_TO_PASS
+    and the declared PASS_TO_PASS passed on the candidate); None when the test checks were not
+    decided (an evaluator error before or during the graded run)."""
+    if decision is None:
+        return None
+    statuses = {c.name: c.status for c in decision.checks if c.name in TESTS}
+    if (
+        not decision.resolved
+        and any(statuses.get(name) != "failed" for name in TESTS)
+        and any(statuses.get(name) in (None, "error") for name in TESTS)
+    ):
+        return None
+    return decision.resolved
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """What one attempt counts as, computed once and read by every section of the report.
+
+    Attributes:
+        attempt: the attempt itself.
+        cohort: its value of the cohort key grouped by (``all`` when not grouping).
+        outcome: see :func:`outcome`.
+        scored: accepted or rejected (an evaluator error, a crash or an unfinished attempt is not).
+        resolved: see :func:`resolved`.
+        error_kind: see :func:`error_kind`.
+        checks: hard check name to status (empty without a decision).
+        stages: stage name to status (empty without a decision).
+        integrity_failed: an integrity check failed.
+    """
+
+    attempt: Attempt
+    cohort: str
+    outcome: str
+    scored: bool
+    resolved: bool | None
+    error_kind: ErrorKind | None
+    checks: dict[str, str]
+    stages: dict[str, str]
+    integrity_failed: bool
+
+    @property
+    def accepted(self) -> bool:
+        """The attempt was accepted."""
+        return self.outcome == "accepted"
+
+    @property
+    def sentinel(self) -> str:
+        """The sentinel stage's status, ``skipped`` when it did not run."""
+        return self.stages.get("sentinel passed", "skipped")
+
+
+def fact(attempt: Attempt, by: str | None) -> Fact:
+    """Classify ``attempt`` once; ``by`` is the cohort key grouped by (None: ``all``)."""
+    decision = attempt.decision
+    kind = outcome(attempt)
+    checks: dict[str, str] = {c.name: c.status for c in decision.checks} if decision else {}
+    return Fact(
+        attempt=attempt,
+        cohort=cohort_of(attempt, by),
+        outcome=kind,
+        scored=kind in ("accepted", "rejected"),
+        resolved=resolved(decision),
+        error_kind=error_kind(attempt),
+        checks=checks,
+        stages=dict(decision.stages) if decision else {},
+        integrity_failed=any(checks.get(name) == "failed" for name in INTEGRITY),
+    )
+
+
+def per_task(facts: Iterable[Fact]) -> dict[str, tuple[int, int]]:
+    """Per task id: (accepted, scored) over the scored attempts among ``facts``."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for f in facts:
+        if f.scored:
+            counts[f.attempt.contract][0] += f.accepted
+            counts[f.attempt.contract][1] += 1
+    return {task: (c[0], c[1]) for task, c in counts.items()}

@@ -1,0 +1,265 @@
+"""The report as one self-contained HTML page: inline CSS and SVG charts, no script, no network.
+
+Numbers are printed from the report model with the same formatting as the terminal
+(:func:`repogate.report.text.pct`), each cell carrying its raw value in ``data-value``, so a test
+can compare the page with the JSON report. The per-attempt table links each attempt's receipts and
+patch by a path relative to the page (they are read from the evidence folders, never copied).
+"""
+
+from __future__ import annotations
+
+import os
+from html import escape
+from pathlib import Path
+
+from repogate.errors import UserInputError
+from repogate.report.charts import cohort_chart, funnel_chart, resolved_chart
+from repogate.report.model import AttemptRow, Report
+from repogate.report.stats import Interval
+from repogate.report.text import interval_text, pct
+
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:80em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px;
+text-align:left;vertical-align:top}th{background:#f3f3f3}.accepted{color:#070}.rejected{color:#a00}
+.error,.crashed,.running{color:#a60}.note{color:#555;font-size:90%}.partial{background:#fe9;padding:.5em}
+"""
+
+
+def _cell(text: object, value: object = None, cls: str = "") -> str:
+    data = "" if value is None else f' data-value="{escape(str(value))}"'
+    klass = f' class="{cls}"' if cls else ""
+    return f"<td{klass}{data}>{escape(str(text))}</td>"
+
+
+def _interval(interval: Interval) -> str:
+    return (
+        f'<td data-estimate="{interval.estimate}" data-low="{interval.low}" '
+        f'data-high="{interval.high}">{escape(interval_text(interval))}</td>'
+    )
+
+
+def _table(table_id: str, head: list[str], rows: list[str]) -> str:
+    header = "".join(f"<th>{escape(h)}</th>" for h in head)
+    body = "".join(f"<tr>{row}</tr>" for row in rows)
+    return f'<table id="{table_id}"><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _runs(report: Report) -> str:
+    rows = []
+    for r in report.runs:
+        planned = "" if r.planned is None else f" of {r.planned}"
+        rows.append(
+            _cell(r.path)
+            + _cell(f"{r.status}; {r.done}{planned} done", r.done)
+            + _cell(f"{r.evaluator}, python {r.python}, {r.platform}, {r.created_at}")
+            + _cell(r.isolation + "".join(f"; warning: {w}" for w in r.warnings))
+            + _cell(f"{r.network}; {r.budgets}")
+            + _cell(f"{r.selection}; {r.agents} agents, {r.contracts} contracts, {r.epochs} epochs")
+        )
+    return _table(
+        "runs", ["run", "status", "evaluator", "isolation", "network, budgets", "selection"], rows
+    )
+
+
+def _acceptance(report: Report) -> str:
+    rows = [
+        _cell(r.agent)
+        + _cell(r.cohort)
+        + _cell(f"{r.accepted}/{r.scored}", r.accepted)
+        + _interval(r.interval)
+        + _cell(f"{r.errors}/{r.attempts}", r.errors)
+        + _cell(r.interval.method)
+        for r in report.acceptance
+    ]
+    head = ["agent", "cohort", "accepted/scored", "acceptance [95%]", "errors/attempts", "method"]
+    return _table("acceptance", head, rows)
+
+
+def _funnel(report: Report) -> str:
+    rows = [
+        _cell(f.agent)
+        + _cell(s.stage)
+        + _cell(f"{s.passed}/{s.failed}/{s.errored}", s.passed)
+        + _cell(pct(s.own.estimate) if s.own.n else "n/a", s.own.estimate)
+        + _cell(pct(s.cumulative.estimate), s.cumulative.estimate)
+        for f in report.funnels
+        for s in f.stages
+    ]
+    head = ["agent", "stage", "passed/failed/errored", "own pass rate", "cumulative"]
+    return _table("funnel", head, rows)
+
+
+def _small_tables(report: Report) -> str:
+    kinds = list(report.errors[0].kinds) if report.errors else []
+    errors = [
+        _cell(e.agent)
+        + "".join(_cell(e.kinds[k], e.kinds[k]) for k in kinds)
+        + _cell(e.unfinished, e.unfinished)
+        + _cell(e.attempts, e.attempts)
+        for e in report.errors
+    ]
+    pass_k = [
+        _cell(p.agent)
+        + _cell(p.k)
+        + _cell(p.tasks)
+        + _cell(pct(p.pass_at_k), p.pass_at_k)
+        + _cell(pct(p.pass_hat_k), p.pass_hat_k)
+        for p in report.pass_k
+    ]
+    soft = [
+        _cell(s.agent)
+        + _cell(s.n)
+        + "".join(_cell(f"{m.median:g} / {m.total:g}", m.total) for m in s.measures.values())
+        for s in report.soft
+    ]
+    soft_head = list(report.soft[0].measures) if report.soft else []
+    return (
+        "<h2>Evaluator and environment errors (never the agent's failure)</h2>"
+        + _table("errors", ["agent", *kinds, "unfinished", "attempts (denominator)"], errors)
+        + "<h2>pass@k and pass^k</h2><p class=note>Unbiased estimators: Chen et al. 2021 "
+        "(pass@k), Yao et al. 2024 (pass^k).</p>"
+        + _table("pass_k", ["agent", "k", "tasks", "pass@k", "pass^k"], pass_k)
+        + "<h2>Soft measures (median / total; never folded into the verdict)</h2>"
+        + _table("soft", ["agent", "n", *soft_head], soft)
+    )
+
+
+def _resolved(report: Report) -> str:
+    rows = [
+        _cell(r.agent)
+        + _cell(r.decided, r.decided)
+        + _cell(f"{r.resolved} ({pct(r.resolved_rate.estimate)})", r.resolved)
+        + _cell(f"{r.accepted} ({pct(r.accepted_rate.estimate)})", r.accepted)
+        + _cell(r.resolved_not_accepted, r.resolved_not_accepted)
+        for r in report.resolved
+    ]
+    gaps = [
+        _cell(g.agent) + _cell(g.contract) + _cell(g.epoch) + _cell(", ".join(g.stopped_by))
+        for g in report.gaps
+    ]
+    head = ["agent", "decided", "resolved", "accepted", "resolved, not accepted"]
+    return (
+        _table("resolved", head, rows)
+        + "<h3>Resolved but not accepted, and the checks that stopped them</h3>"
+        + _table("gaps", ["agent", "contract", "epoch", "stopped by"], gaps)
+    )
+
+
+def _judgements(report: Report) -> str:
+    paired = []
+    for p in report.paired:
+        c, d = p.comparison, p.comparison.difference
+        paired.append(
+            _cell(p.agent)
+            + _cell(p.tasks, p.tasks)
+            + _cell(f"{d.estimate:+.3f} [{d.low:+.3f}, {d.high:+.3f}]", d.estimate)
+            + _cell(f"{c.only_a}/{c.only_b}")
+            + _cell("" if c.p_value is None else f"{c.p_value:.3g}", c.p_value)
+            + _cell(c.method)
+        )
+    autonomy = [
+        _cell(a.cohort) + _cell(a.agent) + _cell(a.verdict) + _cell("; ".join(a.reasons))
+        for a in report.autonomy
+    ]
+    gates = [
+        _cell(g.cohort)
+        + _cell(g.gate)
+        + _cell(g.population, g.population)
+        + _interval(g.when_failed)
+        + _interval(g.when_passed)
+        + _cell("yes" if g.informative else f"no: {g.note}")
+        for g in report.gates
+    ]
+    return (
+        f"<h2>Paired comparison against the baseline {escape(report.baseline)}</h2>"
+        + _table(
+            "paired",
+            ["agent", "tasks", "difference [95%]", "only it/only baseline", "p", "method"],
+            paired,
+        )
+        + "<h2>Autonomy by cohort</h2>"
+        + f"<p class=note>Rule: {escape(report.autonomy_rule)}</p>"
+        + _table("autonomy", ["cohort", "agent", "verdict", "why"], autonomy)
+        + "<h2>Gate informativeness</h2>"
+        + f"<p class=note>Rule: {escape(report.informativeness_rule)}</p>"
+        + _table(
+            "gates",
+            [
+                "cohort",
+                "gate",
+                "n",
+                "sentinel failed | gate failed",
+                "| gate passed",
+                "informative",
+            ],
+            gates,
+        )
+    )
+
+
+def _links(row: AttemptRow, page_dir: Path) -> str:
+    folder = Path(row.run).resolve() / row.evidence
+    files = sorted((folder / "receipts").glob("*.json")) if (folder / "receipts").is_dir() else []
+    patch = folder / "patch.diff"
+    files += [patch] if patch.is_file() else []
+    files += [folder / "decision.json"] if (folder / "decision.json").is_file() else []
+    return " ".join(
+        f'<a href="{escape(Path(os.path.relpath(f, page_dir)).as_posix())}">'
+        f"{escape(f.name.removesuffix('.intoto.json'))}</a>"
+        for f in files
+    )
+
+
+def _attempts(report: Report, page_dir: Path) -> str:
+    rows = [
+        _cell(r.contract)
+        + _cell(r.agent)
+        + _cell(r.epoch)
+        + _cell(r.cohort)
+        + _cell(r.outcome, cls=r.outcome)
+        + _cell({True: "yes", False: "no", None: "-"}[r.resolved])
+        + _cell(", ".join((*r.failed, *r.errored)) + (f" ({r.error_kind})" if r.error_kind else ""))
+        + _cell(r.sentinel)
+        + f"<td>{_links(r, page_dir)}</td>"
+        for r in report.attempts
+    ]
+    head = ["contract", "agent", "epoch", "cohort", "outcome", "resolved", "why", "sentinel"]
+    return _table("attempts", [*head, "evidence"], rows)
+
+
+def render_html(report: Report, page_dir: Path) -> str:
+    """Return the whole page; links are relative to ``page_dir``, where the page will live."""
+    partial = (
+        f'<p class="partial" id="partial">Partial report: {escape(report.partial_note)}</p>'
+        if report.partial
+        else ""
+    )
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        "<title>repogate report</title>"
+        f"<style>{_CSS}</style></head><body><h1>repogate report</h1>{partial}"
+        f"<h2>Runs</h2>{_runs(report)}"
+        f"<h2>Hard-gate acceptance by agent and cohort{f' ({escape(report.by)})' if report.by else ''}</h2>"
+        f"{cohort_chart(report)}{_acceptance(report)}"
+        f"<h2>Stage funnel</h2>{funnel_chart(report)}{_funnel(report)}"
+        f"<h2>Resolved (SWE-bench) vs accepted</h2>{resolved_chart(report)}{_resolved(report)}"
+        f"{_small_tables(report)}{_judgements(report)}"
+        f"<h2>Attempts</h2>{_attempts(report, page_dir)}</body></html>\n"
+    )
+
+
+def write_html(report: Report, path: Path) -> None:
+    """Write the page to ``path`` (its folder is created).
+
+    Raises:
+        UserInputError: ``path`` cannot be written (names the OS error).
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = render_html(report, path.parent.resolve())
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserInputError(
+            f"cannot write --html {path} ({exc.strerror})", "give a writable file path"
+        ) from None

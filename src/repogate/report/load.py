@@ -1,0 +1,169 @@
+"""Read run directories for a report: the store's attempts and the manifest, nothing re-run.
+
+A report reads only what a run wrote: ``store.sqlite`` (attempts and decisions) and
+``manifest.json`` (cohort tags, isolation, budgets). Several run directories are read as one set
+of attempts, each keeping the run it came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from repogate._rundir import is_held
+from repogate.agents import agent_name
+from repogate.decision import Decision
+from repogate.errors import RunDirError, UserInputError
+from repogate.store import Store
+
+UNSET = "(unset)"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One attempt as a report sees it.
+
+    Attributes:
+        run: the run directory it was read from.
+        attempt_id: its id in that run's store; ``evidence`` its folder relative to ``run``.
+        contract: the contract (task) id; ``agent`` the agent's short name; ``spec`` its full spec.
+        status: ``done``, ``crashed`` or ``running``.
+        decision: the decision, when one was made.
+        crash: the crash message, for a crashed attempt.
+        cohort: the contract's cohort tags.
+    """
+
+    run: Path
+    attempt_id: str
+    contract: str
+    agent: str
+    spec: str
+    epoch: int
+    status: str
+    decision: Decision | None
+    crash: str | None
+    cohort: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def evidence(self) -> str:
+        """The attempt's evidence folder, relative to its run directory."""
+        return f"attempts/{self.attempt_id}"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run directory: its manifest (JSON data, or empty), its attempts, whether it is written to.
+
+    Attributes:
+        writing: another process holds the run directory's lock (a run in progress).
+    """
+
+    path: Path
+    manifest: dict[str, Any]
+    attempts: tuple[Attempt, ...]
+    writing: bool
+
+    @property
+    def planned(self) -> int | None:
+        """Attempts the run planned, from its manifest (None for a manifest without the count)."""
+        value = self.manifest.get("planned_attempts")
+        return value if isinstance(value, int) else None
+
+    @property
+    def done(self) -> int:
+        """Finished attempts: decided or crashed."""
+        return sum(a.status != "running" for a in self.attempts)
+
+    @property
+    def complete(self) -> bool:
+        """Every planned attempt finished and no run holds the folder."""
+        planned = self.planned if self.planned is not None else len(self.attempts)
+        return not self.writing and self.done >= planned
+
+
+def _names(specs: set[str]) -> dict[str, str]:
+    """Short names for agent specs; a short name two specs share falls back to the full spec."""
+    short = {spec: agent_name(spec) for spec in specs}
+    taken: dict[str, int] = {}
+    for name in short.values():
+        taken[name] = taken.get(name, 0) + 1
+    return {spec: name if taken[name] == 1 else spec for spec, name in short.items()}
+
+
+def load_runs(run_dirs: list[Path]) -> list[Run]:
+    """Read every run directory.
+
+    Raises:
+        RunDirError: a directory does not exist or is not a repogate run, or no run holds a
+            finished attempt.
+    """
+    if not run_dirs:
+        raise RunDirError("no run directory given", "give the --out folder of a repogate run")
+    seen: set[Path] = set()
+    for run_dir in run_dirs:
+        if run_dir.resolve() in seen:
+            raise RunDirError(
+                f"run directory {run_dir} is given twice", "give each run directory once"
+            )
+        seen.add(run_dir.resolve())
+    raw = []
+    for run_dir in run_dirs:
+        store = Store.open(run_dir)
+        try:
+            raw.append((run_dir, store.manifest() or {}, store.attempts(), is_held(run_dir)))
+        finally:
+            store.close()
+    names = _names({r.agent for _, _, records, _ in raw for r in records})
+    runs = []
+    for run_dir, manifest, records, writing in raw:
+        cohorts = {c["id"]: c.get("cohort", {}) for c in manifest.get("contracts", ())}
+        attempts = tuple(
+            Attempt(
+                run=run_dir,
+                attempt_id=r.attempt_id,
+                contract=r.contract_id,
+                agent=names[r.agent],
+                spec=r.agent,
+                epoch=r.epoch,
+                status=r.status,
+                decision=r.decision,
+                crash=r.crash,
+                cohort=cohorts.get(r.contract_id, {}),
+            )
+            for r in records
+        )
+        runs.append(Run(run_dir, manifest, attempts, writing))
+    if not any(run.done for run in runs):
+        begun = sum(len(run.attempts) for run in runs)
+        what = f"{begun} begun, none finished" if begun else "no attempt"
+        raise RunDirError(
+            f"{', '.join(map(str, run_dirs))}: {what}",
+            "run `repogate run --out DIR` first, or wait for its first attempt to finish",
+        )
+    return runs
+
+
+def cohort_of(attempt: Attempt, by: str | None) -> str:
+    """The attempt's value of cohort key ``by`` (``all`` when not grouping, ``(unset)`` if missing)."""
+    if by is None:
+        return "all"
+    return attempt.cohort.get(by, UNSET)
+
+
+def check_cohort_key(runs: list[Run], by: str | None) -> None:
+    """Refuse a cohort key no contract of the runs carries.
+
+    Raises:
+        UserInputError: naming the key and the keys the contracts do carry.
+    """
+    if by is None:
+        return
+    keys = sorted({k for run in runs for a in run.attempts for k in a.cohort})
+    if by not in keys:
+        raise UserInputError(
+            f"unknown cohort key {by!r}",
+            f"choose one of: {', '.join(keys)}"
+            if keys
+            else "these runs' contracts carry no cohort tags",
+        )

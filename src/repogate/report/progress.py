@@ -1,0 +1,96 @@
+"""The live progress bar of ``repogate run``: done of total, accepted, rejected, errors, and ETA.
+
+Shown only on a terminal and never with ``--json``; elsewhere a plain ``running LABEL`` line per
+attempt goes to standard error, so logs still tell what is running.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from repogate.store import AttemptRecord
+
+COUNTS = (
+    "[green]{task.fields[accepted]} accepted[/] [red]{task.fields[rejected]} rejected[/] "
+    "[yellow]{task.fields[error]} error[/]"
+)
+
+
+class RunProgress:
+    """A context manager whose :meth:`tick` is the runner's progress callback.
+
+    Args:
+        total: attempts planned (finished ones found on resume count as done).
+        console: where to draw (standard error by default).
+        quiet: draw nothing and print no progress lines (``--json``).
+        warning: printed once (even when quiet), after the inputs are checked and before the
+            first attempt, e.g. that isolation is weakened.
+    """
+
+    def __init__(
+        self,
+        total: int,
+        console: Console | None = None,
+        *,
+        quiet: bool = False,
+        warning: str | None = None,
+    ) -> None:
+        self.console = console or Console(stderr=True)
+        self.quiet = quiet
+        self._warning = warning
+        self.counts = {"accepted": 0, "rejected": 0, "error": 0}
+        self._bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(bar_width=20),
+            MofNCompleteColumn(),
+            TextColumn(COUNTS),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=True,
+            disable=quiet or not self.console.is_terminal,
+        )
+        self._task = self._bar.add_task("attempts", total=total, accepted=0, rejected=0, error=0)
+
+    def __enter__(self) -> RunProgress:
+        self._bar.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._bar.__exit__(kind, exc, tb)
+
+    def tick(self, label: str, record: AttemptRecord | None) -> None:
+        """Before an attempt (``record`` None) show its label; after it, count its outcome."""
+        if self._warning is not None:
+            self._bar.console.print(
+                f"warning: {self._warning}", markup=False, highlight=False, soft_wrap=True
+            )
+            self._warning = None
+        if record is None:
+            self._bar.update(self._task, description=label[:40])
+            if not self.console.is_terminal and not self.quiet:
+                self.console.print(f"running {label}", highlight=False, soft_wrap=True)
+            return
+        decision = record.decision
+        outcome = decision.outcome if decision is not None else "error"
+        self.counts[outcome if outcome in self.counts else "error"] += 1
+        c = self.counts
+        self._bar.update(
+            self._task, advance=1, accepted=c["accepted"], rejected=c["rejected"], error=c["error"]
+        )

@@ -1,0 +1,292 @@
+"""`repogate report` over a real small run: the parser scenario with gold, null and an agent whose
+fix passes the tests but edits a file it may not (resolved, not accepted), two epochs each."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import ROOT
+from repogate.cli import ExitCode, main
+from repogate.decision import STAGES
+from repogate.report.stats import CLUSTER_BOOTSTRAP, WILSON_TASKS
+from repogate.tasks.scenarios import build_scenario
+
+pytestmark = pytest.mark.slow
+
+FIX = ROOT / "src/repogate/tasks/scenarios/parser/files/fix/confparse/parser.py"
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A finished run: gold, null and fix-and-notes on the parser scenario, 2 epochs."""
+    tmp = tmp_path_factory.mktemp("report")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("REPOGATE_CACHE", str(tmp / "cache"))
+        mp.setenv("SOURCE_DATE_EPOCH", "1767600000")
+        scenario = build_scenario("parser", tmp / "scenario")
+        agent = tmp / "fix-and-notes.toml"
+        agent.write_text(
+            'description = "The right fix, plus a notes file outside the editable paths."\n'
+            "[[edit]]\npath = 'confparse/parser.py'\nwrite = '''"
+            + FIX.read_text()
+            + "'''\n[[edit]]\npath = 'NOTES.md'\nwrite = 'bounds checked'\n"
+        )
+        out = tmp / "run"
+        argv = ["run", str(scenario.contracts[0]), "--out", str(out), "--epochs", "2"]
+        argv += ["--agent", "gold", "--agent", "null", "--agent", f"scripted:{agent}", "--json"]
+        assert main(argv) == ExitCode.OK
+        yield out
+
+
+def _report(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    capsys.readouterr()
+    assert main(["report", *args, "--json"]) == ExitCode.OK
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return data
+
+
+def _rows(report: dict[str, Any], section: str) -> list[dict[str, Any]]:
+    rows = report[section]
+    assert isinstance(rows, list)
+    return rows
+
+
+def test_acceptance_resolved_and_errors(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = _report(capsys, str(run_dir), "--by", "change_type")
+    assert report["agents"] == ["gold", "null", "fix-and-notes"]
+    assert report["baseline"] == "gold" and report["partial"] is False
+    acc = {(r["agent"], r["cohort"]): r for r in _rows(report, "acceptance")}
+    assert set(acc) == {(a, c) for a in report["agents"] for c in ("all", "bug")}
+    gold, null = acc["gold", "all"], acc["null", "all"]
+    assert (gold["accepted"], gold["scored"], gold["errors"], gold["attempts"]) == (2, 2, 0, 2)
+    assert (null["accepted"], null["scored"]) == (0, 2)
+    # two epochs of one task, every attempt agreeing: Wilson over the one task
+    assert gold["interval"]["method"] == WILSON_TASKS
+    # Wilson for 1 of 1: low = 1 / (1 + z^2), z = 1.959964
+    assert gold["interval"]["low"] == pytest.approx(1 / (1 + 1.959964**2), abs=1e-6)
+    resolved = {r["agent"]: r for r in _rows(report, "resolved")}
+    assert (resolved["fix-and-notes"]["resolved"], resolved["fix-and-notes"]["accepted"]) == (2, 0)
+    assert resolved["null"]["resolved"] == 0
+    gaps = _rows(report, "gaps")
+    assert [(g["agent"], g["epoch"]) for g in gaps] == [("fix-and-notes", 0), ("fix-and-notes", 1)]
+    assert all(g["stopped_by"] == ["edits_permitted"] for g in gaps)
+    errors = {e["agent"]: e for e in _rows(report, "errors")}
+    assert errors["gold"]["attempts"] == 2 and set(errors["gold"]["kinds"].values()) == {0}
+    funnel = {f["agent"]: f for f in _rows(report, "funnels")}
+    null_stages = {s["stage"]: s for s in funnel["null"]["stages"]}
+    assert list(null_stages) == list(STAGES)
+    assert null_stages["focused tests passed"]["failed"] == 2
+    assert null_stages["regression tests passed"]["own"]["estimate"] == 1.0
+    assert null_stages["regression tests passed"]["cumulative"]["estimate"] == 0.0
+    pass_k = {(p["agent"], p["k"]): p for p in _rows(report, "pass_k")}
+    assert pass_k["gold", 2]["pass_hat_k"] == 1.0 and pass_k["null", 2]["pass_at_k"] == 0.0
+    paired = {p["agent"]: p for p in _rows(report, "paired")}
+    assert paired["null"]["comparison"]["difference"]["estimate"] == -1.0
+    assert paired["null"]["comparison"]["method"].startswith("paired bootstrap")
+    autonomy = _rows(report, "autonomy")
+    assert {a["verdict"] for a in autonomy} == {"insufficient evidence"}
+    assert "fewer than 5" in str(autonomy[0]["reasons"])
+    brief = _rows(report, "runs")[0]
+    assert (brief["planned"], brief["done"], brief["status"]) == (6, 6, "complete")
+    assert "network off" in str(brief["isolation"])
+
+
+def test_a_chosen_baseline_and_terminal_width(
+    run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _report(capsys, str(run_dir), "--baseline", "null")
+    assert {p["agent"] for p in _rows(report, "paired")} == {"gold", "fix-and-notes"}
+    gold = next(p for p in _rows(report, "paired") if p["agent"] == "gold")
+    assert gold["comparison"]["difference"]["estimate"] == 1.0
+    assert main(["report", str(run_dir)]) == ExitCode.OK
+    text = capsys.readouterr().out
+    assert "resolved (SWE-bench" in text and "edits_permitted" in text
+    assert max(len(line) for line in text.splitlines()) <= 100
+
+
+def test_swebench_format_has_swebench_keys(
+    run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["report", str(run_dir), "--format", "swebench", "--agent", "null"]) == 0
+    null = json.loads(capsys.readouterr().out)
+    # the keys of SWE-bench's harness/reporting.py make_run_report, schema_version 2
+    assert set(null) == {
+        "total_instances", "submitted_instances", "completed_instances", "resolved_instances",
+        "unresolved_instances", "empty_patch_instances", "error_instances", "completed_ids",
+        "incomplete_ids", "empty_patch_ids", "submitted_ids", "resolved_ids", "unresolved_ids",
+        "error_ids", "schema_version",
+    }  # fmt: skip
+    assert null["empty_patch_ids"] == ["parser-bounded-config"] and null["completed_ids"] == []
+    assert main(["report", str(run_dir), "--format", "swebench", "--agent", "fix-and-notes"]) == 0
+    notes = json.loads(capsys.readouterr().out)
+    assert notes["resolved_ids"] == ["parser-bounded-config"]  # resolved, though not accepted
+    assert (notes["total_instances"], notes["submitted_instances"]) == (1, 1)
+    assert main(["report", str(run_dir), "--format", "swebench"]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: --format swebench reports one agent; add --agent NAME")
+    assert err.count("\n") == 1
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    capsys.readouterr()
+    assert main(["report", *args]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "; " in err, err
+    return err
+
+
+def test_bad_inputs_are_one_line_errors(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert "does not exist" in _one_line_error(capsys, str(tmp_path / "nope"))
+    assert "holds no store.sqlite" in _one_line_error(capsys, str(tmp_path))
+    err = _one_line_error(capsys, str(run_dir), "--by", "team")
+    assert "unknown cohort key 'team'" in err and "change_type, consequence" in err
+    err = _one_line_error(capsys, str(run_dir), "--baseline", "nobody")
+    assert "unknown baseline agent 'nobody'" in err and "gold, null, fix-and-notes" in err
+    assert "unknown --format" in _one_line_error(capsys, str(run_dir), "--format", "csv")
+    assert "given twice" in _one_line_error(capsys, str(run_dir), str(run_dir))
+    assert "--agent chooses" in _one_line_error(capsys, str(run_dir), "--agent", "gold")
+
+
+def test_report_as_a_subprocess(run_dir: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COLUMNS": "300"}
+    done = subprocess.run(
+        [sys.executable, "-m", "repogate.cli", "report", str(run_dir), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["acceptance"][0]["interval"]["method"] in (
+        WILSON_TASKS,
+        CLUSTER_BOOTSTRAP,
+    )
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def _pct(value: object) -> str:
+    assert isinstance(value, float | int)
+    return f"{100 * value:.1f}%"
+
+
+@pytest.mark.skipif(
+    not CHROMIUM.exists() and not os.environ.get("CI"),
+    reason="Debian's chromium is not installed here (CI installs it: .ci/run)",
+)
+def test_html_page_in_chromium_shows_the_json_numbers(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The page opened in a real headless Chromium shows the JSON report's numbers, asks for
+    nothing over the network, and links every attempt's receipts and patch by relative path."""
+    from playwright.sync_api import Request, sync_playwright
+
+    page_path = tmp_path / "out" / "report.html"
+    capsys.readouterr()
+    assert main(["report", str(run_dir), "--html", str(page_path), "--json"]) == ExitCode.OK
+    report = json.loads(capsys.readouterr().out)
+    requests: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+
+            def seen(request: Request) -> None:
+                requests.append(request.url)
+
+            page.on("request", seen)
+            page.goto(page_path.as_uri())
+            cells = page.eval_on_selector_all(
+                "table",
+                "ts => Object.fromEntries(ts.map(t => [t.id, [...t.tBodies[0].rows].map("
+                "r => [...r.cells].map(c => c.innerText.trim()))]))",
+            )
+            hrefs = page.eval_on_selector_all(
+                "#attempts a", "as => as.map(a => a.getAttribute('href'))"
+            )
+            charts = page.eval_on_selector_all(
+                "svg", "ss => ss.map(s => s.getBoundingClientRect().width)"
+            )
+        finally:
+            browser.close()
+    assert requests == [page_path.as_uri()]  # no network, no other file
+    assert len(charts) == 3 and min(charts) > 100
+    acceptance = [
+        [
+            r["agent"],
+            r["cohort"],
+            f"{r['accepted']}/{r['scored']}",
+            f"{_pct(r['interval']['estimate'])} [{_pct(r['interval']['low'])}, "
+            f"{_pct(r['interval']['high'])}]",
+            f"{r['errors']}/{r['attempts']}",
+            r["interval"]["method"],
+        ]
+        for r in report["acceptance"]
+    ]
+    assert cells["acceptance"] == acceptance
+    funnel = [[row[0], row[1], row[4]] for row in cells["funnel"]]  # agent, stage, cumulative
+    assert funnel == [
+        [f["agent"], s["stage"], _pct(s["cumulative"]["estimate"])]
+        for f in report["funnels"]
+        for s in f["stages"]
+    ]
+    assert [row[2:5] for row in cells["resolved"]] == [
+        [
+            f"{r['resolved']} ({_pct(r['resolved_rate']['estimate'])})",
+            f"{r['accepted']} ({_pct(r['accepted_rate']['estimate'])})",
+            str(r["resolved_not_accepted"]),
+        ]
+        for r in report["resolved"]
+    ]
+    assert [row[:2] for row in cells["gaps"]] == [
+        [g["agent"], g["contract"]] for g in report["gaps"]
+    ]
+    assert [row[:3] + row[4:5] for row in cells["attempts"]] == [
+        [a["contract"], a["agent"], str(a["epoch"]), a["outcome"]] for a in report["attempts"]
+    ]
+    assert hrefs and all((page_path.parent / h).resolve().is_file() for h in hrefs)
+    assert sum(h.endswith("patch.diff") for h in hrefs) >= 4  # gold and fix-and-notes, 2 epochs
+    assert sum(h.endswith("-V.intoto.json") for h in hrefs) == 6
+
+
+def test_show_one_attempt_by_row_number_or_id(
+    run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["show", str(run_dir)]) == ExitCode.OK
+    table = capsys.readouterr().out.splitlines()
+    rows = [line for line in table if line[:1].isdigit()]
+    assert len(rows) == 6 and max(map(len, table)) <= 100
+    third = rows[2]
+    assert third.split()[0] == "3" and "fix-and-notes" in third and "edits_permitted" in third
+    assert main(["show", str(run_dir), "3"]) == ExitCode.OK
+    shown = capsys.readouterr().out
+    assert "edits_permitted" in shown and "NOTES.md" in shown  # the check's detail
+    assert "receipts/03-V.intoto.json" in shown and "patch.diff" in shown
+    attempt_id = shown.split()[1].rstrip(":")
+    assert main(["show", str(run_dir), attempt_id, "--json"]) == ExitCode.OK
+    assert json.loads(capsys.readouterr().out)[0]["attempt_id"] == attempt_id
+    assert main(["show", str(run_dir), "7"]) == ExitCode.USAGE
+    assert "give a row number 1..6" in capsys.readouterr().err

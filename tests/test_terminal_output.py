@@ -1,0 +1,81 @@
+"""Terminal output of `repogate run`: the live progress bar and a final table 100 columns wide."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from repogate.cli import load_evidence
+from repogate.decision import decide
+from repogate.report.progress import RunProgress
+from repogate.report.terminal import attempts_table
+from repogate.store import AttemptRecord
+
+
+def _records(root: Path) -> list[AttemptRecord]:
+    accepted = decide(load_evidence(root / "examples" / "evidence" / "pure-parser-function.json"))
+    rejected = decide(
+        load_evidence(root / "examples" / "evidence" / "payments-sdk-retry-stale.json")
+    )
+    assert accepted.accepted and not rejected.accepted
+    common = {"started_at": "2026-01-05T00:00:00Z", "status": "done"}
+    long = "a-contract-with-a-very-long-identifier-that-goes-on-and-on"
+    agent = "scripted:/x/an-agent-with-a-long-name.toml"
+    return [
+        AttemptRecord(
+            attempt_id="a", contract_id=long, agent="gold", epoch=0, decision=accepted, **common
+        ),
+        AttemptRecord(
+            attempt_id="b", contract_id=long, agent=agent, epoch=1, decision=rejected, **common
+        ),
+        AttemptRecord(
+            attempt_id="c",
+            contract_id="t",
+            agent="null",
+            epoch=0,
+            status="crashed",
+            started_at="2026-01-05T00:00:00Z",
+            crash="RuntimeError: " + "x" * 300,
+        ),
+    ]
+
+
+def test_final_table_is_one_line_per_attempt_within_100_columns(root: Path) -> None:
+    records = _records(root)
+    buffer = io.StringIO()
+    Console(file=buffer, width=100).print(attempts_table(records, "run /tmp/somewhere"))
+    lines = buffer.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 100
+    rows = [line for line in lines if line[:1].isdigit()]
+    assert [row.split()[0] for row in rows] == ["1", "2", "3"]  # one line each, numbered
+    assert "accepted" in rows[0] and "rejected" in rows[1] and "crashed" in rows[2]
+    assert "an-agent-with" in rows[1] and "…" in rows[1]  # cut, never wrapped
+
+
+def test_progress_bar_counts_outcomes_with_eta_on_a_terminal(root: Path) -> None:
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=True, width=120)
+    with RunProgress(3, console) as bar:
+        for record in _records(root):
+            bar.tick(f"{record.contract_id} · epoch {record.epoch}", None)
+            bar.tick("", record)
+        assert bar.counts == {"accepted": 1, "rejected": 1, "error": 1}
+    shown = buffer.getvalue()
+    assert "1 accepted" in shown and "1 rejected" in shown and "1 error" in shown
+    assert "3/3" in shown and "ETA" in shown
+    assert "running " not in shown  # the bar, not log lines, on a terminal
+
+
+def test_no_bar_off_a_terminal_and_nothing_with_json(root: Path) -> None:
+    buffer = io.StringIO()
+    with RunProgress(1, Console(file=buffer, force_terminal=False)) as bar:
+        bar.tick("t1 · gold · epoch 0", None)
+        bar.tick("", _records(root)[0])
+    assert buffer.getvalue() == "running t1 · gold · epoch 0\n"
+    quiet = io.StringIO()
+    with RunProgress(1, Console(file=quiet, force_terminal=True), quiet=True) as bar:
+        bar.tick("t1 · gold · epoch 0", None)
+        bar.tick("", _records(root)[0])
+    assert quiet.getvalue() == ""
