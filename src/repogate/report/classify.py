@@ -63,9 +63,12 @@ def error_kind(attempt: Attempt) -> ErrorKind | None:
 
 
 def resolved(decision: Decision | None) -> bool | None:
-    """SWE-bench's resolved, as the decision records it (:attr:`Decision.resolved`: FAIL_TO_PASS
-    and the declared PASS_TO_PASS passed on the candidate); None when the test checks were not
-    decided (an evaluator error before or during the graded run)."""
+    """SWE-bench's resolved, as the decision records it, or None when it was not decided.
+
+    :attr:`Decision.resolved` is FAIL_TO_PASS and the declared PASS_TO_PASS passed on the
+    candidate; None stands for test checks that were never decided (an evaluator error before or
+    during the graded run).
+    """
     if decision is None:
         return None
     statuses = {c.name: c.status for c in decision.checks if c.name in TESTS}
