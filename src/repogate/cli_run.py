@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError
+from repogate.protocols import Executor
 from repogate.report.terminal import attempts_table, print_table
 from repogate.runner import PlannedAttempt, RunOptions, check_isolation, run
 from repogate.sandbox import WEAK_FLAG
@@ -110,6 +111,7 @@ def execute(
     epochs: int,
     as_json: bool,
     allow_weak_isolation: bool = False,
+    executor: Executor | None = None,
 ) -> ExitCode:
     """Run and report; return ``OK`` when every attempt ran, ``INTERNAL`` when any crashed.
 
@@ -123,6 +125,7 @@ def execute(
         allow_weak_isolation: the user's ``--allow-weak-isolation``: run untrusted code without
             bubblewrap (warned at the start and in the summary). The embedded default with its
             own agents is allowed so without it, and says so the same way.
+        executor: where the attempts run (None: one by one in this process).
 
     Raises:
         RunDirError: ``out`` is a file or lies below one (checked before anything else).
@@ -168,7 +171,7 @@ def execute(
             else:
                 bar.advance(task)
 
-        records = run(plans, options, tick)
+        records = run(plans, options, tick, executor)
     store = Store.open(out)
     try:
         agents_said = agent_outcomes(store, records)
