@@ -125,12 +125,23 @@ def run_cmd(
             "REPOGATE_ALLOW_WEAK_ISOLATION=1 does the same.",
         ),
     ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", help="Attempts at once (local: default 1; ray: default the cluster's)."
+        ),
+    ] = None,
+    executor: Annotated[
+        str, typer.Option("--executor", help="Where attempts run: local | ray (repogate[ray]).")
+    ] = "local",
 ) -> None:
     """Run agents on contracts and decide each attempt; exit 0 when every attempt ran."""
     from repogate.cli_run import execute
+    from repogate.executors import make_executor
 
+    chosen = make_executor(executor, workers)
     code = execute(
-        contracts or [], agent or [], out, repo_cache, epochs, as_json, allow_weak_isolation
+        contracts or [], agent or [], out, repo_cache, epochs, as_json, allow_weak_isolation, chosen
     )
     raise typer.Exit(code)
 

@@ -15,6 +15,7 @@ from repogate._files import storage_problem
 from repogate.agents import expand_specs
 from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError
+from repogate.protocols import Executor
 from repogate.report.progress import RunProgress
 from repogate.report.terminal import attempts_table, print_table
 from repogate.runner import PlannedAttempt, RunOptions, check_isolation, run
@@ -173,6 +174,7 @@ def execute(
     epochs: int,
     as_json: bool,
     allow_weak_isolation: bool = False,
+    executor: Executor | None = None,
 ) -> ExitCode:
     """Run and report; return ``OK`` when every attempt ran, ``INTERNAL`` when any crashed.
 
@@ -186,6 +188,7 @@ def execute(
         allow_weak_isolation: the user's ``--allow-weak-isolation``: run untrusted code without
             bubblewrap (warned at the start and in the summary). The embedded default with its
             own agents is allowed so without it, and says so the same way.
+        executor: where the attempts run (None: one by one in this process).
 
     Raises:
         RunDirError: ``out`` is a file, lies below one or is not writable (checked before
@@ -209,7 +212,7 @@ def execute(
             selection = DEFAULT_SELECTION
         options = replace(options, selection=selection)
         with RunProgress(len(plans) * epochs, quiet=as_json, warning=warning) as bar:
-            records = run(plans, options, bar.tick)
+            records = run(plans, options, bar.tick, executor)
         store = Store.open(out)
         try:
             agents_said = agent_outcomes(store, records)

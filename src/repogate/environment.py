@@ -29,14 +29,12 @@ harness-owned checkout of the base, not the agent's workspace.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import shlex
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -45,6 +43,7 @@ from pydantic import ValidationError
 
 from repogate import clock, sandbox
 from repogate._editable import detach
+from repogate._locks import locked
 from repogate._logs import cause_line
 from repogate._model import FrozenModel
 from repogate._toolchain import (
@@ -193,17 +192,6 @@ def _fingerprint(venv: Path) -> str:
     return hashlib.sha256("\n".join(rows).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _load(entry: Path) -> _Record | None:
     try:
         return _Record.model_validate_json((entry / "record.json").read_text(encoding="utf-8"))
@@ -319,7 +307,7 @@ def build_environment(
     facts = interpreter_facts(python, cache_dir)
     key = cache_key(recipe, facts, _lock_digests(recipe, workdir))
     entry = cache_dir / key
-    with _locked(cache_dir / f"{key}.lock"):
+    with locked(cache_dir / f"{key}.lock"):
         record = _load(entry)
         if record is not None and record.fingerprint == _fingerprint(entry / "venv"):
             return record.environment.model_copy(

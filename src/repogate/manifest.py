@@ -65,6 +65,8 @@ class RunManifest(BaseModel):
     isolation_tests: Isolation
     weak_isolation_allowed_by: str | None = None
     warnings: tuple[str, ...] = ()
+    executor: dict[str, Any] = Field(default_factory=lambda: {"name": "local", "workers": 1})
+    """Where the attempts ran: the executor's spec (``name``, ``workers``, Ray's version)."""
 
 
 def contract_entry(contract: TransitionContract, source: str) -> ContractEntry:

@@ -36,11 +36,10 @@ from repogate.contract import TransitionContract
 from repogate.decision import Decision, Evidence, SoftMetrics, decide, hard_checks
 from repogate.environment import BuiltEnvironment, activate
 from repogate.patches import load_patch
-from repogate.protocols import Agent, Proposal, TaskView
+from repogate.protocols import Agent, EvidenceSink, Proposal, TaskView
 from repogate.receipt import Check, Observation, Receipt, observe
 from repogate.sandbox import SandboxPolicy
 from repogate.state import CandidateState, oracle_digest, patch_digest
-from repogate.store import Store
 from repogate.vocabulary import GateId
 
 
@@ -73,7 +72,8 @@ class AttemptConfig:
         evidence: the attempt's evidence folder in the run store.
         env_cache: the shared environment cache.
         history_cache: the sentinel's cache of real-history test results.
-        store: the run store the receipts are written to as they are made.
+        store: where the receipts go as they are made: the run store, or a worker's channel
+            to the head that writes them there.
         attempt_id: the attempt's id in the store.
         test_timeout_s: budget of one install or generator command, in seconds.
         isolation: the isolation untrusted code runs under, recorded in the decision.
@@ -87,7 +87,7 @@ class AttemptConfig:
     evidence: Path
     env_cache: Path
     history_cache: Path
-    store: Store
+    store: EvidenceSink
     attempt_id: str
     test_timeout_s: float = 1800.0
     isolation: str = ""

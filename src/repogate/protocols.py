@@ -1,19 +1,27 @@
 """The extension points of repogate, kept together: small Protocols with a few methods each.
 
 Everything else in the package is an implementation. An agent proposes; the harness executes,
-verifies and decides. No agent ever holds merge authority.
+verifies and decides. No agent ever holds merge authority. An executor runs attempts (in this
+process, in a pool of local processes, or as Ray tasks) and hands their events to the head, the
+run store's one writer; an attempt writes its receipts to an evidence sink (the store itself, or a
+worker's channel back to the head).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from repogate._model import FrozenModel
+from repogate.decision import Decision
 from repogate.git import PatchApplication
+from repogate.jobs import AttemptEvent, AttemptJob
+from repogate.receipt import Receipt
 from repogate.sandbox import ExecResult, SandboxPolicy
+from repogate.state import CandidateState
 
 
 class TaskView(FrozenModel):
@@ -115,4 +123,48 @@ class Agent(Protocol):
 
     def describe(self) -> dict[str, Any]:
         """Return the agent's spec and config (model, scaffold, version) for the run manifest."""
+        ...
+
+
+class EvidenceSink(Protocol):
+    """Where an attempt's receipts and decision go as they are made (the run store, or a channel).
+
+    ``run_dir`` is the run directory, which the agent must not see.
+    """
+
+    @property
+    def run_dir(self) -> Path:
+        """The run directory the evidence ends up in."""
+        ...
+
+    def add_receipt(self, attempt_id: str, receipt: Receipt, state: CandidateState) -> object:
+        """Keep ``receipt`` (observed on ``state``) now, so a killed run keeps it."""
+        ...
+
+    def finish_attempt(
+        self, attempt_id: str, decision: Decision | None, crash: str | None = None
+    ) -> None:
+        """Keep the attempt's decision, or its crash as ``Type: message``."""
+        ...
+
+
+class Executor(Protocol):
+    """Runs attempts and hands every event back to the head as it happens.
+
+    ``name`` is how ``--executor`` chooses it and how the run manifest records it.
+    """
+
+    name: str
+
+    def describe(self) -> dict[str, Any]:
+        """Return the executor's spec (name, workers, versions) for the run manifest."""
+        ...
+
+    def run(self, jobs: Sequence[AttemptJob], on_event: Callable[[AttemptEvent], None]) -> None:
+        """Run every job; call ``on_event`` in this (the head's) process, in each job's order.
+
+        Every job ends with one :class:`~repogate.jobs.Finished` (a lost worker is a crash),
+        unless the run is interrupted: then the workers are stopped before this returns, and
+        ``KeyboardInterrupt`` propagates.
+        """
         ...

@@ -2,34 +2,32 @@
 
 A run is a list of (contract, agent spec) pairs times epochs. Every user error (a contract, a
 repository, an agent spec, a predictions file) is found before the store is created, so bad input
-writes nothing. Attempts run one after another (the machine's cores go to the tests). A crash
-in one attempt is stored as ``crashed`` with its type and message, and the run goes on. Rerunning
-the same command on the same ``--out`` folder resumes: finished attempts are kept, not redone.
+writes nothing. This process (the head) begins every attempt in the store, then an executor runs
+them: one after another here by default, or in worker processes (``--workers``) or Ray tasks
+(``--executor ray``); the head writes each receipt and decision to the store as it arrives, so the
+store has one writer. A crash in one attempt is stored as ``crashed`` with its type and message,
+and the run goes on. Rerunning the same command on the same ``--out`` folder resumes: finished
+attempts are kept, not redone; unfinished ones are redone from scratch.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import shutil
-import signal
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from repogate import git, sandbox
-from repogate._files import storage_problem
 from repogate._rundir import RunInputs
 from repogate.agents import agent_name, make_agent
 from repogate.contract import TransitionContract
 from repogate.errors import UserInputError
+from repogate.executors.local import LocalExecutor
+from repogate.jobs import AttemptEvent, AttemptJob, ReceiptMade, Started
 from repogate.manifest import RunManifest, contract_entry
 from repogate.patches import load_patch
-from repogate.phases import PHASES
-from repogate.pipeline import AttemptConfig, run_attempt
-from repogate.protocols import Agent
+from repogate.protocols import Agent, Executor
 from repogate.store import AttemptRecord, Store
 
 CACHE_ENV = "REPOGATE_CACHE"
@@ -56,24 +54,6 @@ class RunOptions:
     weak_isolation: str | None = None
     """Who allowed untrusted code to run without bubblewrap (``--allow-weak-isolation``, or the
     embedded default's own scenarios); None refuses to run it so."""
-
-
-@contextmanager
-def interrupt_deferred() -> Iterator[None]:
-    """Hold Ctrl-C (SIGINT) back while the block runs; it is raised right after, if it came.
-
-    For cleanup that must finish once begun (removing an attempt's working folder): an interrupt
-    there would leave half a folder and surface as an error from the middle of the removal. Off
-    the main thread (where Python delivers no signal) this does nothing.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def default_cache() -> Path:
@@ -153,7 +133,9 @@ def check_isolation(options: RunOptions) -> str | None:
     return None if iso.kind == "bwrap" else f"{iso.detail}; allowed by {allowed_by}"
 
 
-def _manifest(ready: Sequence[_Ready], options: RunOptions, store: Store) -> RunManifest:
+def _manifest(
+    ready: Sequence[_Ready], options: RunOptions, store: Store, executor: Executor
+) -> RunManifest:
     """The run's manifest; when this command extends a run, the agents it had stay listed."""
     agent_net = any(r.plan.contract.permissions.network for r in ready)
     iso_agent = sandbox.isolation(agent_net)
@@ -183,79 +165,102 @@ def _manifest(ready: Sequence[_Ready], options: RunOptions, store: Store) -> Run
         if weak is None
         else sandbox.weak_isolation_reason() or options.weak_isolation,
         warnings=warnings,
+        executor=executor.describe(),
     )
 
 
 ProgressCallback = Callable[[str, AttemptRecord | None], None]
-"""Called with a label before each attempt (record None) and after it (its record)."""
+"""Called with a label when an attempt starts (record None) and when it ends (its record)."""
 
 
 def run(
-    plans: Sequence[PlannedAttempt], options: RunOptions, progress: ProgressCallback | None = None
+    plans: Sequence[PlannedAttempt],
+    options: RunOptions,
+    progress: ProgressCallback | None = None,
+    executor: Executor | None = None,
 ) -> list[AttemptRecord]:
     """Run every planned attempt for every epoch and return the store's records.
+
+    Args:
+        plans: the attempts to run (times ``options.epochs``).
+        options: where to write and read caches.
+        progress: told when each attempt starts and ends.
+        executor: where attempts run; None runs them one by one in this process.
 
     Raises:
         UserInputError: a contract, repository or agent spec is unusable (nothing written).
         IsolationError: bubblewrap is not usable and weak isolation was not allowed (nothing
             written).
+        KeyboardInterrupt: Ctrl-C; the workers are stopped and every finished attempt is kept.
     """
     weak = check_isolation(options)
     ready = _prepare(plans, options)
     cache = (options.cache_dir or default_cache()).resolve()
+    executor = executor or LocalExecutor()
     store = Store.create(options.out, run_inputs(ready, options.epochs))
     isolation = sandbox.isolation(False).detail if weak is None else weak
     try:
-        store.write_manifest(_manifest(ready, options, store))
+        store.write_manifest(_manifest(ready, options, store, executor))
+        jobs = _begin(store, ready, cache, options, progress, isolation)
+        labels = {job.attempt_id: job.label for job in jobs}
+
+        def record(event: AttemptEvent) -> None:
+            if isinstance(event, Started):
+                if progress:
+                    progress(labels[event.attempt_id], None)
+            elif isinstance(event, ReceiptMade):
+                store.add_receipt(event.attempt_id, event.receipt, event.state)
+            else:
+                store.finish_attempt(event.attempt_id, event.decision, crash=event.crash)
+                if progress:
+                    progress(labels[event.attempt_id], store.get(event.attempt_id))
+
         with sandbox.allowing_weak_isolation(options.weak_isolation):
-            for epoch in range(options.epochs):
-                for item in ready:
-                    _one(store, item, epoch, cache, options, progress, isolation)
+            executor.run(jobs, record)
         return store.attempts()
     finally:
         store.close()
 
 
-def _one(
+def _begin(
     store: Store,
-    item: _Ready,
-    epoch: int,
+    ready: Sequence[_Ready],
     cache: Path,
     options: RunOptions,
     progress: ProgressCallback | None,
     isolation: str,
-) -> None:
-    contract = item.plan.contract
-    record = store.begin_attempt(contract.id, item.plan.agent_spec, epoch)
-    label = f"{contract.id} · {agent_name(item.plan.agent_spec)} · epoch {epoch}"
-    if record.status == "done":
-        if progress:
-            progress(label, record)
-        return
-    if progress:
-        progress(label, None)
-    work = options.out / "work" / record.attempt_id
-    cfg = AttemptConfig(
-        contract=contract,
-        agent=item.agent,
-        agent_name=agent_name(item.plan.agent_spec),
-        source=item.source,
-        work=work,
-        evidence=store.attempt_dir(record.attempt_id),
-        env_cache=cache / "envs",
-        history_cache=cache / "history",
-        store=store,
-        attempt_id=record.attempt_id,
-        isolation=isolation,
-    )
-    try:
-        run_attempt(cfg, PHASES)
-    except Exception as exc:  # one attempt's crash is data; the run goes on
-        if storage_problem(exc) is not None:
-            raise  # the disk's fault, not the attempt's: it stays unfinished, redone on resume
-        store.finish_attempt(record.attempt_id, None, crash=f"{type(exc).__name__}: {exc}"[:4000])
-    finally:
-        with interrupt_deferred():
-            shutil.rmtree(work, ignore_errors=True)
-    if progress:
-        progress(label, store.get(record.attempt_id))
+) -> list[AttemptJob]:
+    """Begin every attempt not yet done in the store and return their jobs, epoch by epoch.
+
+    A done attempt (a resumed run) is reported to ``progress`` at once and not run again.
+    """
+    jobs = []
+    kind = sandbox.isolation(False).kind
+    for epoch in range(options.epochs):
+        for item in ready:
+            contract = item.plan.contract
+            record = store.begin_attempt(contract.id, item.plan.agent_spec, epoch)
+            label = f"{contract.id} · {agent_name(item.plan.agent_spec)} · epoch {epoch}"
+            if record.status == "done":
+                if progress:
+                    progress(label, record)
+                continue
+            jobs.append(
+                AttemptJob(
+                    attempt_id=record.attempt_id,
+                    label=label,
+                    contract=contract,
+                    agent=item.agent,
+                    agent_name=agent_name(item.plan.agent_spec),
+                    source=item.source,
+                    run_dir=store.run_dir,
+                    work=options.out / "work" / record.attempt_id,
+                    evidence=store.attempt_dir(record.attempt_id),
+                    env_cache=cache / "envs",
+                    history_cache=cache / "history",
+                    isolation=isolation,
+                    isolation_kind=kind,
+                    weak_isolation=options.weak_isolation,
+                )
+            )
+    return jobs

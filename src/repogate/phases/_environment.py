@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from repogate import git
+from repogate._locks import locked, write_atomic
 from repogate._logs import keep_log
 from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import ContractError, EnvironmentBuildError, PatchApplyError
@@ -159,7 +160,8 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
 
     A base-state result is a function of the base commit, the hidden test patch, the environment
     digest and the graded ids; a valid one is cached under that key (outside every sandbox's
-    writable folders), so repeated attempts on one task run the base's tests once.
+    writable folders), so repeated attempts on one task run the base's tests once; concurrent
+    workers wanting one result wait on a file lock beside it while the first computes it.
     """
     base_tree = install_tree(cfg)
     git.export_tree(workspace(cfg), progress.base, base_tree)
@@ -172,15 +174,15 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
         raise EnvironmentBuildError(f"{exc}; log: {log}") from None
     key = _base_key(cfg, progress, env)
     cached = cfg.env_cache.parent / "base-state" / f"{key}.json"
-    hit = cached.is_file()
-    seen = (
-        Observation.model_validate_json(cached.read_text())
-        if hit
-        else _check_base(cfg, progress, env)
-    )
-    if not hit and seen.checks[0].passed:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        cached.write_text(seen.model_dump_json())
+    with locked(cached.with_suffix(".lock")):  # two workers on one task check its base once
+        hit = cached.is_file()
+        seen = (
+            Observation.model_validate_json(cached.read_text())
+            if hit
+            else _check_base(cfg, progress, env)
+        )
+        if not hit and seen.checks[0].passed:
+            write_atomic(cached, seen.model_dump_json())
     if seen.checks[0].passed:
         detail = (
             f"{'cold' if env.cold else 'warm'} environment {env.digest[:12]}; "

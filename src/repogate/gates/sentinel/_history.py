@@ -15,20 +15,22 @@ step none of whose files can be collected is an ``error`` (the evaluator's or th
 a regression.
 
 History results depend only on the commit, the environment and the selection, so they are cached on
-disk under ``sha256(commit, environment digest, selection)``; repeated attempts read them back.
+disk under ``sha256(commit, environment digest, selection)``; repeated attempts read them back. One
+entry is made by one worker at a time (a file lock beside it); a worker wanting it meanwhile waits.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future
+from contextlib import AbstractContextManager
 from pathlib import Path, PurePosixPath
 
 from repogate import git
+from repogate._locks import locked, write_atomic
 from repogate.oracles.junit import match_ids
 
 RULES = "per-file-collection"
@@ -144,12 +146,11 @@ class HistoryCache:
 
     def put(self, key: str, record: Mapping[str, object]) -> None:
         """Write ``record`` (holding ``results``) for ``key`` atomically (temp file, rename)."""
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(record, handle, sort_keys=True)
-        Path(tmp).replace(path)
+        write_atomic(self._path(key), json.dumps(record, sort_keys=True))
+
+    def lock(self, key: str) -> AbstractContextManager[None]:
+        """Return the lock of ``key``'s entry: its one builder holds it, other workers wait."""
+        return locked(self._path(key).with_suffix(".lock"))
 
 
 def history_results(
@@ -167,17 +168,18 @@ def history_results(
         GitError: the commit is unknown.
     """
     key = cache.key(commit, environment_digest, files)
-    cached = cache.get(key)
-    if cached is not None:
-        return cached, True
-    results = run_in_tree(repo, commit, files, run_tests, work)
-    record = {
-        "commit": commit,
-        "environment_digest": environment_digest,
-        "files": list(files),
-        "results": results,
-    }
-    cache.put(key, record)
+    with cache.lock(key):  # two workers wanting one commit's results run its tests once
+        cached = cache.get(key)
+        if cached is not None:
+            return cached, True
+        results = run_in_tree(repo, commit, files, run_tests, work)
+        record = {
+            "commit": commit,
+            "environment_digest": environment_digest,
+            "files": list(files),
+            "results": results,
+        }
+        cache.put(key, record)
     return results, False
 
 
