@@ -141,8 +141,14 @@ def execute(
     else:
         plans = default_plans(out, agents)
         selection = DEFAULT_SELECTION
-    options = replace(options, selection=selection)
     console = Console(stderr=True)
+    options = replace(
+        options,
+        selection=selection,
+        warn=lambda line: console.print(
+            f"warning: {line}", markup=False, highlight=False, soft_wrap=True
+        ),
+    )
     warned = [] if warning else [True]  # said once the inputs are checked, before the first attempt
     with Progress(
         TextColumn("{task.description}"),
