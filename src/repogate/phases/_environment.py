@@ -20,6 +20,7 @@ from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import ContractError, EnvironmentBuildError, PatchApplyError
 from repogate.gates.verification import (
     check_tests,
+    confirm_failures,
     graded_tree,
     reference_tree,
     rerunner,
@@ -94,13 +95,18 @@ def _foreign(
 
 
 def _validate_reference(
-    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment, base_flaky: set[str]
+    cfg: AttemptConfig,
+    progress: AttemptProgress,
+    env: BuiltEnvironment,
+    base: tuple[Path, set[str], set[str]],
 ) -> tuple[str, dict[str, Any]]:
     """Run the hidden tests on the reference patch; return why it fails ("" when it passes).
 
-    Graded as a candidate is (:func:`~repogate.gates.verification.check_tests`), with the tests
-    that flipped at the base excluded.
+    ``base`` is the base's test tree, its flaky ids and its XFAILed PASS_TO_PASS ids. The reference
+    is graded as a candidate is (:func:`~repogate.gates.verification.check_tests`): flaky tests
+    excluded, a failure rerun and counted only when it reproduces there and not at the base.
     """
+    base_tree, base_flaky, base_xfailed = base
     patch = _reference(cfg)
     if not patch:
         return "", {"reference": "no reference patch to validate"}
@@ -117,11 +123,26 @@ def _validate_reference(
         )
     except PatchApplyError as exc:
         return f"the reference patch does not apply at the base: {exc}", {}
-    runs, flips = run_repeated(
-        env, tree, cfg.contract, cfg.evidence / "tests-reference-graded", oracle_policy(cfg)
-    )
+    policy, reports = oracle_policy(cfg), cfg.evidence / "tests-reference-graded"
+    runs, flips = run_repeated(env, tree, cfg.contract, reports, policy)
     oracles = cfg.contract.oracles
-    seen = check_tests(runs, flips, oracles.fail_to_pass, oracles.pass_to_pass, base_flaky)
+    reruns = confirm_failures(
+        runs,
+        oracles.pass_to_pass,
+        base_flaky | flips,
+        base_xfailed,
+        rerunner(env, tree, cfg.contract, reports, policy),
+        lambda: rerunner(env, base_tree, cfg.contract, reports / "base", policy),
+    )
+    seen = check_tests(
+        runs,
+        flips,
+        oracles.fail_to_pass,
+        oracles.pass_to_pass,
+        base_flaky,
+        base_xfailed=base_xfailed,
+        reruns=reruns,
+    )
     details = {"reference": {c.name: c.status for c in seen.checks}}
     bad = [c.detail for c in seen.checks if not c.passed]
     if not bad:
@@ -170,7 +191,8 @@ def _check_base(
     if not verdict.valid:
         details["base_state"] = verdict.model_dump()
         return _invalid(env, "task invalid: " + "; ".join(verdict.reasons), details)
-    why, checked_reference = _validate_reference(cfg, progress, env, flips)
+    xfailed = set(verdict.xfailed)
+    why, checked_reference = _validate_reference(cfg, progress, env, (checked, flips, xfailed))
     details = {**details, **checked_reference, "base_state": verdict.model_dump()}
     if why:
         return _invalid(env, f"task invalid: {why}", details)
