@@ -11,13 +11,17 @@ from pathlib import Path
 from _lifecycle_git import ENV, write
 
 
-def commit_at(repo: Path, files: Mapping[str, str | None], date: str, message: str) -> str:
+def commit_at(repo: Path, files: Mapping[str, str | bytes | None], date: str, message: str) -> str:
     """Commit ``files`` in ``repo`` (made when absent) with author and committer date ``date``."""
     env = {**os.environ, **ENV, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
     if not (repo / ".git").exists():
         repo.mkdir(parents=True, exist_ok=True)
         subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, env=env, check=True)
-    write(repo, dict(files))
+    write(repo, {k: v for k, v in files.items() if not isinstance(v, bytes)})
+    for name, data in files.items():
+        if isinstance(data, bytes):
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            (repo / name).write_bytes(data)
     for args in (["add", "-A"], ["commit", "-q", "--allow-empty", "-m", message]):
         subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
     done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True)
@@ -30,7 +34,7 @@ def toml_list(values: Sequence[str]) -> str:
 
 def make_task(
     root: Path,
-    base: Mapping[str, str | None],
+    base: Mapping[str, str | bytes | None],
     fix: Mapping[str, str | None],
     *,
     install: Sequence[str],

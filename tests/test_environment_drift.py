@@ -115,10 +115,12 @@ def index(wheels: Path) -> Iterator[str]:
         server.server_close()
 
 
-def _task(tmp_path: Path, install: str, environment: str = "") -> Path:
+def _task(tmp_path: Path, install: str, environment: str = "", wheels: Path | None = None) -> Path:
+    shipped = {f"wheels/{w.name}": w.read_bytes() for w in (wheels.iterdir() if wheels else ())}
     contract, _, _ = make_task(
         tmp_path,
         {
+            **shipped,
             "pyproject.toml": '[project]\nname = "calc"\nversion = "1.0.0"\n',
             "requirements.txt": "dep\n",
             "calc/__init__.py": BUGGY,
@@ -146,7 +148,10 @@ def test_a_reference_that_fails_in_the_built_environment_makes_the_task_invalid(
 ) -> None:
     """Gold and null are both evaluator errors naming the failing test and ``dep==2.0``."""
     monkeypatch.setenv("REPOGATE_CACHE", str(tmp_path / "cache"))
-    contract = _task(tmp_path, f"uv pip install -r requirements.txt --find-links {wheels}")
+    # The wheels ship in the repository: the install sandbox sees the checkout, not the caller's files.
+    contract = _task(
+        tmp_path, "uv pip install -r requirements.txt --find-links wheels", wheels=wheels
+    )
     out = tmp_path / "run"
     _code, rows = run_json(
         capsys, str(contract), "--agent", "gold", "--agent", "null", "--out", str(out)
