@@ -9,18 +9,27 @@ it comes before site-packages. Hooks understood:
 - path lines in ``.pth`` files (hatchling, flit, setuptools' lenient mode, ``easy-install.pth``);
 - setuptools' ``__editable___<name>_finder.py`` modules (their ``MAPPING`` and ``NAMESPACES``), and
   the ``.pth`` lines that import them;
-- a non-editable install whose ``direct_url.json`` names the checkout: its copy stays, and the
-  checkout's ``src`` (or top) folder shadows it.
+- a non-editable install whose ``direct_url.json`` names the checkout (``pip install .``): its
+  copy in site-packages was built from the base, so the tests would exercise the base's code
+  whatever the candidate changed. Each top-level module its ``RECORD`` lists is found in the
+  checkout by name (src layout, flat layout, or a folder such as hatch's ``packages =
+  ["lib/calc"]`` or setuptools' ``package_dir = {"" = "lib"}``); the copy is removed and the
+  folder holding the checkout's module becomes an import root.
 
-Anything else that still names the build checkout afterwards is an error, never a silent run of the
-base commit's code.
+A module the checkout does not hold under its own name (``package_dir = {calc = "source"}``,
+installed as a copy or through setuptools' editable finder) cannot be served from each candidate's
+checkout, and anything that still names the build checkout afterwards: both are errors, never a
+silent run of the base commit's code.
 """
 
 from __future__ import annotations
 
 import ast
+import csv
 import json
-from pathlib import Path
+import os
+import shutil
+from pathlib import Path, PurePosixPath
 
 from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_nofollow
 from repogate.errors import EnvironmentBuildError
@@ -65,11 +74,18 @@ def _finder_roots(finder: Path, base: Path) -> list[Path]:
             continue
         if not isinstance(target, ast.Name) or target.id not in ("MAPPING", "NAMESPACES"):
             continue
-        for entry in ast.literal_eval(value).values():
+        for name, entry in ast.literal_eval(value).items():
             for text in entry if isinstance(entry, list) else [entry]:
                 path = _under(str(text), base)
-                if path is not None:
-                    found.append(path.parent)
+                if path is None:
+                    continue
+                if path.name != str(name).rpartition(".")[2]:
+                    raise EnvironmentBuildError(
+                        f"the editable install maps module {name} to {path}, a folder of another "
+                        "name, which no import root can serve from a candidate's checkout; "
+                        "name the folder after the package or install it from the checkout's tree"
+                    )
+                found.append(path.parent)
     return found
 
 
@@ -90,13 +106,70 @@ def _strip_pth(pth: Path, base: Path, finders: list[str], roots: set[Path]) -> N
         pth.unlink()
 
 
+_SKIP_DIRS = frozenset({".git", ".hg", ".tox", ".nox", ".venv", "venv", "build", "dist", ".eggs"})
+
+
+def _record_tops(dist_info: Path) -> dict[str, list[str]]:
+    """Return the top-level modules a ``RECORD`` installs, each with its files (posix paths)."""
+    tops: dict[str, list[str]] = {}
+    try:
+        rows = list(csv.reader((dist_info / "RECORD").read_text(encoding="utf-8").splitlines()))
+    except OSError:
+        return tops
+    for row in rows:
+        parts = PurePosixPath(row[0]).parts if row else ()
+        if not parts or parts[0] == ".." or parts[0].endswith((".dist-info", ".data")):
+            continue
+        if parts[0] == "__pycache__" or "__pycache__" in parts or parts[-1].endswith(".pth"):
+            continue
+        tops.setdefault(parts[0], []).append(row[0])
+    return tops
+
+
+def _root_in(base: Path, top: str, files: list[str]) -> Path | None:
+    """Return the checkout folder holding ``top`` with the most of ``files``, shallowest first."""
+    best: tuple[int, int, Path] | None = None
+    for folder, dirs, names in os.walk(base):
+        dirs[:] = sorted(
+            d for d in dirs if d not in _SKIP_DIRS and not d.endswith((".egg-info", ".dist-info"))
+        )
+        here = Path(folder)
+        if top not in dirs and top not in names:
+            continue
+        score = sum((here / f).exists() for f in files)
+        depth = len(here.relative_to(base).parts)
+        if score and (best is None or (-score, depth) < (-best[0], best[1])):
+            best = (score, depth, here)
+    return None if best is None else best[2]
+
+
 def _copied_roots(site: Path, base: Path) -> list[Path]:
+    """Remove the copies a non-editable install of ``base`` left in ``site``; return their roots.
+
+    Raises:
+        EnvironmentBuildError: the checkout holds no module of a copied one's name.
+    """
     found: list[Path] = []
     for direct in site.glob("*.dist-info/direct_url.json"):
         info = json.loads(_text(site, str(direct.relative_to(site))) or "{}")
         editable = bool(info.get("dir_info", {}).get("editable"))
-        if info.get("url") == base.as_uri() and not editable:
-            found.append(base / "src" if (base / "src").is_dir() else base)
+        if info.get("url") != base.as_uri() or editable:
+            continue
+        for top, files in _record_tops(direct.parent).items():
+            root = _root_in(base, top, files)
+            if root is None:
+                raise EnvironmentBuildError(
+                    f"the tests would import {top} from {site / top}, a copy built from the base "
+                    f"checkout, and the checkout holds no {top} to import instead (a package-dir "
+                    "mapping that renames it?); install the project editable (-e .) or lay it "
+                    "out under its own name"
+                )
+            found.append(root)
+            copy = site / top
+            if copy.is_dir() and not copy.is_symlink():
+                shutil.rmtree(copy)
+            else:
+                copy.unlink(missing_ok=True)
     return found
 
 

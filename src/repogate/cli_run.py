@@ -11,6 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
+from rich.console import Console
+
 from repogate._files import storage_problem
 from repogate.agents import expand_specs
 from repogate.contract import load_contract
@@ -210,7 +212,14 @@ def execute(
         else:
             plans = default_plans(out, agents)
             selection = DEFAULT_SELECTION
-        options = replace(options, selection=selection)
+        console = Console(stderr=True)
+        options = replace(
+            options,
+            selection=selection,
+            warn=lambda line: console.print(
+                f"warning: {line}", markup=False, highlight=False, soft_wrap=True
+            ),
+        )
         with RunProgress(len(plans) * epochs, quiet=as_json, warning=warning) as bar:
             records = run(plans, options, bar.tick, executor)
         store = Store.open(out)

@@ -127,7 +127,11 @@ class Requirement(_Model):
 
 
 class EnvironmentRecipe(_Model):
-    """How the environment is built, and who supplies it (the evaluator, or the agent as a task)."""
+    """How the environment is built, and who supplies it (the evaluator, or the agent as a task).
+
+    A test's result must not depend on who runs repogate: every command runs under the recipe's
+    ``timezone`` and ``locale``, never the caller's.
+    """
 
     supplied_by: Literal["evaluator", "agent"] = "evaluator"
     """Who builds the environment: the evaluator (from this recipe) or the agent (as part of the task)."""
@@ -140,6 +144,13 @@ class EnvironmentRecipe(_Model):
     """Whether the install commands may reach the package index."""
     lock_inputs: tuple[str, ...] = ()
     """Repository files whose content keys the environment cache (lockfiles, requirement files)."""
+    timezone: str = Field(default="UTC", pattern=r"^[A-Za-z0-9_+:/.,-]+$")
+    """``TZ`` for every command in the environment (tests, installs, the agent), whoever runs it."""
+    locale: str = Field(default="C.UTF-8", pattern=r"^[A-Za-z0-9_.@-]+$")
+    """``LANG`` and ``LC_ALL`` for every command in the environment, whoever runs it."""
+    resolve_as_of: Literal["now", "base_commit"] = "now"
+    """``base_commit`` resolves open requirements as of the base commit's committer date
+    (``UV_EXCLUDE_NEWER``, uv commands only); the bound used is recorded in the receipt."""
 
 
 class Permissions(_Model):

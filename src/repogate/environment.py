@@ -18,8 +18,9 @@ no longer matches (tests that wrote into it) is thrown away and rebuilt.
 **Editable installs.** ``pip install -e .`` or ``uv sync`` make the venv import the project from the
 checkout it was built in. The cached venv must instead import each candidate's own checkout, so
 after the install commands the hooks that point into the build checkout are removed (path lines
-in ``.pth`` files, setuptools' ``__editable___*_finder`` modules) and the folders they named are
-kept as ``import_roots``, relative to the checkout; :func:`activate` puts ``<checkout>/<root>`` on
+in ``.pth`` files, setuptools' ``__editable___*_finder`` modules, and the copy a non-editable
+install of the checkout left in site-packages) and the folders they named are kept as
+``import_roots``, relative to the checkout; :func:`activate` puts ``<checkout>/<root>`` on
 ``PYTHONPATH`` for every run. A hook that still names the build checkout afterwards is an
 :class:`~repogate.errors.EnvironmentBuildError`, never a silent run of the base code.
 
@@ -43,6 +44,7 @@ from pydantic import ValidationError
 
 from repogate import clock, sandbox
 from repogate._editable import detach
+from repogate._envcache import fingerprint
 from repogate._locks import locked
 from repogate._logs import cause_line
 from repogate._model import FrozenModel
@@ -55,6 +57,7 @@ from repogate._toolchain import (
     uv_bin,
     uv_version,
 )
+from repogate._version import __version__
 from repogate.contract import EnvironmentRecipe
 from repogate.errors import EnvironmentBuildError
 
@@ -64,11 +67,12 @@ __all__ = [
     "activate",
     "build_environment",
     "cache_key",
+    "conditions_env",
     "environment_digest",
     "find_python",
 ]
 
-_LAYOUT = 1  # bump when the cache layout or the build steps change
+_LAYOUT = 2  # bump when the cache layout or the build steps change
 _CHECKOUT = "<checkout>"
 
 
@@ -103,6 +107,10 @@ class BuiltEnvironment(FrozenModel):
         import_roots: folders of a checkout (relative, ``.`` for its top) put on PYTHONPATH.
         cold: True when this call built it, False when it was reused.
         build_seconds: wall seconds this call took (building, or checking the cached one).
+        timezone: ``TZ`` for every command run in it (the recipe's, default ``UTC``).
+        locale: ``LANG`` and ``LC_ALL`` for every command run in it (default ``C.UTF-8``).
+        exclude_newer: the ``UV_EXCLUDE_NEWER`` bound its install commands resolved under
+            (RFC 3339, the base commit's date), or None when they resolved as of the build.
     """
 
     schema_version: Literal[1] = 1
@@ -117,6 +125,9 @@ class BuiltEnvironment(FrozenModel):
     import_roots: tuple[str, ...] = ()
     cold: bool
     build_seconds: float
+    timezone: str = "UTC"
+    locale: str = "C.UTF-8"
+    exclude_newer: str | None = None
 
 
 class _Record(FrozenModel):
@@ -138,27 +149,46 @@ def _lock_digests(recipe: EnvironmentRecipe, workdir: Path) -> dict[str, str]:
 
 
 def cache_key(
-    recipe: EnvironmentRecipe, interpreter: tuple[str, str, str], locks: Mapping[str, str]
+    recipe: EnvironmentRecipe,
+    interpreter: tuple[str, str, str],
+    locks: Mapping[str, str],
+    exclude_newer: str | None = None,
 ) -> str:
     """Return the cache digest of an environment (hex sha256).
 
     Args:
-        recipe: the contract's recipe.
+        recipe: the contract's recipe (timezone and locale included).
         interpreter: (full version, implementation, platform) of the interpreter it is built from.
         locks: each lock input's sha256 at the base (``absent`` for a file that is not there).
+        exclude_newer: the resolution bound in force (the base commit's date), or None.
+
+    The evaluator version is part of it: how a build is done (and its venv redirected) is
+    repogate's code.
     """
     payload = {
         "layout": _LAYOUT,
+        "evaluator": __version__,
         "recipe": recipe.model_dump(mode="json"),
         "python": interpreter,
         "locks": dict(locks),
+        "exclude_newer": exclude_newer,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-def environment_digest(toolchain: Toolchain, packages: tuple[str, ...]) -> str:
-    """Return sha256 (hex) over the toolchain and the resolved package set."""
-    payload = {"toolchain": toolchain.model_dump(mode="json"), "packages": sorted(packages)}
+def environment_digest(
+    toolchain: Toolchain, packages: tuple[str, ...], conditions: Mapping[str, str | None]
+) -> str:
+    """Return sha256 (hex) over the toolchain, the resolved package set and the run conditions.
+
+    ``conditions`` are the timezone, locale and resolution bound: a test's result can depend on
+    each, so every cache keyed by this digest (base-state results, real-history results) is too.
+    """
+    payload = {
+        "toolchain": toolchain.model_dump(mode="json"),
+        "packages": sorted(packages),
+        "conditions": dict(conditions),
+    }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -166,30 +196,25 @@ def activate(env: BuiltEnvironment, checkout: Path) -> dict[str, str]:
     """Return the variables that run a command in ``env`` against ``checkout``.
 
     ``VIRTUAL_ENV``, ``PATH`` (the venv's bin, then :data:`SYSTEM_PATH`), ``PYTHONPATH`` (the
-    checkout's import roots) and ``PYTHONDONTWRITEBYTECODE=1`` (nothing written into the venv or
-    the checkout). Merge them into a :class:`~repogate.sandbox.SandboxPolicy`'s ``env``.
+    checkout's import roots), ``PYTHONDONTWRITEBYTECODE=1`` (nothing written into the venv or
+    the checkout), and the recorded ``TZ``, ``LANG`` and ``LC_ALL``. Merge them into a
+    :class:`~repogate.sandbox.SandboxPolicy`'s ``env``.
     """
     roots = [str((checkout / root).resolve()) for root in env.import_roots]
     variables = {
         "VIRTUAL_ENV": str(env.venv),
         "PATH": f"{env.bin_dir}{os.pathsep}{SYSTEM_PATH}",
         "PYTHONDONTWRITEBYTECODE": "1",
+        **conditions_env(env.timezone, env.locale),
     }
     if roots:
         variables["PYTHONPATH"] = os.pathsep.join(roots)
     return variables
 
 
-def _fingerprint(venv: Path) -> str:
-    """Return sha256 over (path, size, mtime, mode) of every entry under ``venv`` (no symlinks)."""
-    rows: list[str] = []
-    for folder, dirs, files in os.walk(venv):
-        for name in [*dirs, *files]:
-            path = Path(folder) / name
-            st = path.lstat()
-            rows.append(f"{path.relative_to(venv)}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_mode}")
-    rows.sort()
-    return hashlib.sha256("\n".join(rows).encode("utf-8", "surrogateescape")).hexdigest()
+def conditions_env(timezone: str, locale: str) -> dict[str, str]:
+    """Return ``TZ``, ``LANG`` and ``LC_ALL`` for a timezone and a locale."""
+    return {"TZ": timezone, "LANG": locale, "LC_ALL": locale}
 
 
 def _load(entry: Path) -> _Record | None:
@@ -220,7 +245,9 @@ def _needs_pip(commands: tuple[str, ...]) -> bool:
     return False
 
 
-def _install_env(venv: Path, cache_dir: Path, granted: Mapping[str, str]) -> dict[str, str]:
+def _install_env(
+    venv: Path, cache_dir: Path, granted: Mapping[str, str], job: _Job
+) -> dict[str, str]:
     tools = cache_dir / ".bin"
     tools.mkdir(parents=True, exist_ok=True)
     link = tools / "uv"
@@ -242,20 +269,16 @@ def _install_env(venv: Path, cache_dir: Path, granted: Mapping[str, str]) -> dic
         "UV_LINK_MODE": "copy",
         "UV_NO_PROGRESS": "1",
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        **conditions_env(job.recipe.timezone, job.recipe.locale),
+        **({"UV_EXCLUDE_NEWER": job.exclude_newer} if job.exclude_newer else {}),
     }
 
 
-def _run_install(
-    recipe: EnvironmentRecipe,
-    venv: Path,
-    workdir: Path,
-    cache_dir: Path,
-    policy: sandbox.SandboxPolicy,
-) -> None:
-    env = _install_env(venv, cache_dir, policy.env)
-    granted = policy.model_copy(update={"network": recipe.network, "env": env})
-    for command in recipe.install:
-        result = sandbox.run(_words(command), workdir, granted)
+def _run_install(job: _Job, venv: Path) -> None:
+    env = _install_env(venv, job.cache_dir, job.policy.env, job)
+    granted = job.policy.model_copy(update={"network": job.recipe.network, "env": env})
+    for command in job.recipe.install:
+        result = sandbox.run(_words(command), job.workdir, granted)
         if not result.ok:
             why = "timed out" if result.timed_out else f"exit {result.returncode}"
             output = f"{result.stdout}\n{result.stderr}"
@@ -281,7 +304,11 @@ def _freeze(python: Path, workdir: Path, cwd: Path) -> tuple[str, ...]:
 
 
 def build_environment(
-    recipe: EnvironmentRecipe, workdir: Path, cache_dir: Path, policy: sandbox.SandboxPolicy
+    recipe: EnvironmentRecipe,
+    workdir: Path,
+    cache_dir: Path,
+    policy: sandbox.SandboxPolicy,
+    exclude_newer: str | None = None,
 ) -> BuiltEnvironment:
     """Build the recipe's environment at the base checkout ``workdir``, or reuse the cached one.
 
@@ -291,6 +318,8 @@ def build_environment(
         cache_dir: the environment cache (shared between attempts; created when absent).
         policy: the sandbox policy for install commands (timeout, output cap, extra env); its
             ``network`` is replaced by the recipe's.
+        exclude_newer: an RFC 3339 time given to the install commands as ``UV_EXCLUDE_NEWER``
+            (uv resolves only releases uploaded before it), or None; part of the cache key.
 
     Returns:
         The environment, ``cold`` True when this call built it.
@@ -305,23 +334,24 @@ def build_environment(
     cache_dir.mkdir(parents=True, exist_ok=True)
     python = find_python(recipe.python, cache_dir)
     facts = interpreter_facts(python, cache_dir)
-    key = cache_key(recipe, facts, _lock_digests(recipe, workdir))
+    key = cache_key(recipe, facts, _lock_digests(recipe, workdir), exclude_newer)
     entry = cache_dir / key
     with locked(cache_dir / f"{key}.lock"):
         record = _load(entry)
-        if record is not None and record.fingerprint == _fingerprint(entry / "venv"):
+        if record is not None and record.fingerprint == fingerprint(entry / "venv"):
             return record.environment.model_copy(
                 update={"cold": False, "build_seconds": clock.monotonic() - start}
             )
         shutil.rmtree(entry, ignore_errors=True)
         entry.mkdir(parents=True)
         try:
-            built = _build(_Job(recipe, python, facts, entry, workdir, cache_dir, policy))
+            job = _Job(recipe, python, facts, entry, workdir, cache_dir, policy, exclude_newer)
+            built = _build(job)
         except BaseException:
             shutil.rmtree(entry, ignore_errors=True)
             raise
         built = built.model_copy(update={"build_seconds": clock.monotonic() - start})
-        record = _Record(environment=built, fingerprint=_fingerprint(entry / "venv"))
+        record = _Record(environment=built, fingerprint=fingerprint(entry / "venv"))
         tmp = entry / "record.json.tmp"
         tmp.write_text(record.model_dump_json(indent=2), encoding="utf-8")
         tmp.replace(entry / "record.json")
@@ -339,6 +369,7 @@ class _Job:
     workdir: Path
     cache_dir: Path
     policy: sandbox.SandboxPolicy
+    exclude_newer: str | None = None
 
 
 def _build(job: _Job) -> BuiltEnvironment:
@@ -354,7 +385,7 @@ def _build(job: _Job) -> BuiltEnvironment:
         "UV_LINK_MODE": "copy",
     }
     tool([*argv, str(venv)], env, entry, "create venv")
-    _run_install(recipe, venv, workdir, cache_dir, job.policy)
+    _run_install(job, venv)
     roots = detach(venv, workdir)
     version, implementation, plat = job.facts
     toolchain = Toolchain(
@@ -366,11 +397,18 @@ def _build(job: _Job) -> BuiltEnvironment:
         bin_dir=venv / "bin",
         venv=venv,
         cache_key=entry.name,
-        digest=environment_digest(toolchain, packages),
+        digest=environment_digest(
+            toolchain,
+            packages,
+            {"tz": recipe.timezone, "locale": recipe.locale, "exclude_newer": job.exclude_newer},
+        ),
         toolchain=toolchain,
         packages=packages,
         commands=recipe.install,
         import_roots=roots,
         cold=True,
         build_seconds=0.0,
+        timezone=recipe.timezone,
+        locale=recipe.locale,
+        exclude_newer=job.exclude_newer,
     )

@@ -35,6 +35,7 @@ from repogate._files import read_bytes_nofollow
 from repogate.contract import TransitionContract
 from repogate.decision import Decision, Evidence, SoftMetrics, decide, hard_checks
 from repogate.environment import BuiltEnvironment, activate
+from repogate.oracles.embedded import EmbeddedOracle
 from repogate.patches import load_patch
 from repogate.protocols import Agent, EvidenceSink, Proposal, TaskView
 from repogate.receipt import Check, Observation, Receipt, observe
@@ -101,6 +102,7 @@ class AttemptProgress:
     base: str = ""
     hidden: bytes = b""
     hidden_paths: tuple[str, ...] = ()
+    embedded: tuple[EmbeddedOracle, ...] = ()
     env: BuiltEnvironment | None = None
     pending: tuple[Receipt, ...] = ()
     proposal: Proposal | None = None

@@ -26,7 +26,8 @@ from repogate.errors import UserInputError
 from repogate.executors.local import LocalExecutor
 from repogate.jobs import AttemptEvent, AttemptJob, ReceiptMade, Started
 from repogate.manifest import RunManifest, contract_entry
-from repogate.patches import load_patch
+from repogate.oracles.embedded import embedded_ids
+from repogate.patches import load_patch, touched_paths
 from repogate.protocols import Agent, Executor
 from repogate.store import AttemptRecord, Store
 
@@ -54,6 +55,8 @@ class RunOptions:
     weak_isolation: str | None = None
     """Who allowed untrusted code to run without bubblewrap (``--allow-weak-isolation``, or the
     embedded default's own scenarios); None refuses to run it so."""
+    warn: Callable[[str], None] | None = None
+    """Called with each load-time warning (a contract grading ids inside editable files)."""
 
 
 def default_cache() -> Path:
@@ -67,12 +70,26 @@ class _Ready:
     plan: PlannedAttempt
     source: Path
     agent: Agent
+    warnings: tuple[str, ...] = ()
+
+
+def _load_warnings(contract: TransitionContract, hidden: bytes) -> tuple[str, ...]:
+    """Return what a person should know about a contract before its attempts run."""
+    inside = embedded_ids(contract, touched_paths(hidden))
+    if not inside:
+        return ()
+    return (
+        f"contract {contract.id} grades ids inside files the agent may edit: "
+        + ", ".join(inside)
+        + "; they are graded from the hidden tests' version of that text",
+    )
 
 
 def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Ready]:
     """Resolve every repository and build every agent; raises the first user error."""
     ready = []
     seen: dict[tuple[str, str], str] = {}
+    warned: set[str] = set()
     for plan in plans:
         contract = plan.contract
         key = (contract.id, plan.agent_spec)
@@ -88,10 +105,17 @@ def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Read
                 f"contract {contract.id}: base commit {contract.base_commit} is not in {contract.repo}",
                 "check the SHA, or refresh the mirror given with --repo-cache",
             )
-        for patch in (contract.oracles.hidden_tests, contract.reference):
-            if patch is not None:
-                load_patch(patch, contract, source)  # a missing file or commit is a user error
-        ready.append(_Ready(plan, source, make_agent(plan.agent_spec, contract, source)))
+        # a missing file or commit is a user error
+        hidden, _ = (
+            b"" if patch is None else load_patch(patch, contract, source)
+            for patch in (contract.oracles.hidden_tests, contract.reference)
+        )
+        said = _load_warnings(contract, hidden)
+        if options.warn is not None and contract.id not in warned:
+            for line in said:
+                options.warn(line)
+        warned.add(contract.id)
+        ready.append(_Ready(plan, source, make_agent(plan.agent_spec, contract, source), said))
     return ready
 
 
@@ -141,7 +165,9 @@ def _manifest(
     iso_agent = sandbox.isolation(agent_net)
     iso_tests = sandbox.isolation(False)
     weak = check_isolation(options)
-    warnings = () if weak is None else (weak,)
+    warnings = (() if weak is None else (weak,)) + tuple(
+        dict.fromkeys(w for r in ready for w in r.warnings)
+    )
     seen: dict[str, dict[str, object]] = {}
     for r in ready:
         seen.setdefault(r.plan.agent_spec, r.agent.describe())

@@ -9,8 +9,9 @@ Every agent, install and test command goes through :func:`run`:
 - **output caps**: stdout and stderr are drained in 64 KiB chunks until the pipes close; the first
   ``output_cap_bytes`` of each are kept and the rest only counted (``truncated_bytes``), so a
   command printing gigabytes costs no memory.
-- **environment**: built from nothing: ``PATH``, ``LANG``, ``LC_ALL``, ``LC_CTYPE``, ``TERM`` and
-  ``TZ`` from the caller when set, a private ``HOME`` and ``TMPDIR``, then what the policy grants.
+- **environment**: built from nothing: ``PATH`` and ``TERM`` from the caller when set, a fixed
+  timezone and locale (``TZ=UTC``, ``LANG``/``LC_ALL=C.UTF-8``: never the caller's, so a result
+  does not depend on who ran it), a private ``HOME`` and ``TMPDIR``, then what the policy grants.
   Tokens and keys (``GITHUB_TOKEN``, ``AWS_*``, ``SSH_AUTH_SOCK`` ...) are never copied.
 - **file system**: under bubblewrap, an allowlist (:mod:`repogate._mounts`): system folders and
   the command's runtime read-only, the policy's folders, a private HOME and TMPDIR; nothing else
@@ -139,7 +140,9 @@ class ExecResult(BaseModel):
         return self.returncode == 0 and not self.timed_out
 
 
-_ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ")
+_ENV_ALLOWLIST = ("PATH", "TERM")
+FIXED_ENV = {"TZ": "UTC", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+"""Timezone and locale of every command unless its policy grants others (the contract's)."""
 _CHUNK = 64 * 1024
 _DRAIN_GRACE_S = 2.0  # after the command exits, how long descendants may hold its pipes open
 
@@ -176,6 +179,7 @@ def _with_filesystem(iso: Isolation, policy: SandboxPolicy) -> Isolation:
 def _environment(policy: SandboxPolicy, home: Path, tmp: Path) -> dict[str, str]:
     env = {key: os.environ[key] for key in _ENV_ALLOWLIST if key in os.environ}
     env.setdefault("PATH", os.defpath)
+    env.update(FIXED_ENV)
     env.update(HOME=str(home), TMPDIR=str(tmp), TMP=str(tmp), TEMP=str(tmp))
     env.update(policy.env)
     return env

@@ -21,6 +21,7 @@ from repogate import git, sandbox
 from repogate._files import unlink_nofollow, write_bytes_nofollow
 from repogate.contract import OracleCommand, TransitionContract
 from repogate.environment import BuiltEnvironment, activate
+from repogate.oracles.embedded import EmbeddedOracle, restore
 from repogate.oracles.grading import Grading, Observed, flaky, grade, observe_ids, passes
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun, run_tests
@@ -30,18 +31,27 @@ from repogate.sandbox import SandboxPolicy
 
 
 def graded_tree(
-    repo: Path, base: str, rev: str, hidden: bytes, hidden_paths: Sequence[str], dest: Path
+    repo: Path,
+    base: str,
+    rev: str,
+    hidden: bytes,
+    hidden_paths: Sequence[str],
+    dest: Path,
+    *,
+    embedded: Sequence[EmbeddedOracle] = (),
 ) -> None:
     """Write the tree of ``rev`` to ``dest`` with hidden-test files reset to ``base`` and applied.
 
     ``hidden_paths`` are the paths ``hidden`` touches (:func:`repogate.patches.touched_paths`).
+    Graded text in editable files (``embedded``) is put back from the hidden tests' version last
+    (:mod:`repogate.oracles.embedded`).
 
     Raises:
         GitError: git failed.
         PatchApplyError: the hidden test patch does not apply at the base (an invalid task).
     """
     git.export_tree(repo, rev, dest)
-    _with_hidden(repo, base, hidden, hidden_paths, dest)
+    _with_hidden(repo, base, hidden, hidden_paths, dest, embedded)
 
 
 def reference_tree(
@@ -51,8 +61,10 @@ def reference_tree(
     hidden: bytes,
     hidden_paths: Sequence[str],
     dest: Path,
+    *,
+    embedded: Sequence[EmbeddedOracle] = (),
 ) -> None:
-    """Write the base plus the ``reference`` patch to ``dest``, hidden tests applied as in :func:`test_tree`.
+    """Write the base plus the ``reference`` patch to ``dest``, made as in :func:`graded_tree`.
 
     Raises:
         GitError: git failed.
@@ -60,13 +72,18 @@ def reference_tree(
     """
     git.export_tree(repo, base, dest)
     git.apply_patch(dest, reference)
-    _with_hidden(repo, base, hidden, hidden_paths, dest)
+    _with_hidden(repo, base, hidden, hidden_paths, dest, embedded)
 
 
 def _with_hidden(
-    repo: Path, base: str, hidden: bytes, hidden_paths: Sequence[str], dest: Path
+    repo: Path,
+    base: str,
+    hidden: bytes,
+    hidden_paths: Sequence[str],
+    dest: Path,
+    embedded: Sequence[EmbeddedOracle],
 ) -> None:
-    """Reset the files the hidden tests touch to ``base`` in ``dest``, then apply the hidden tests."""
+    """Reset the hidden tests' files to ``base``, apply them, put back graded text in ``dest``."""
     for path in hidden_paths:
         # The tree is the candidate's: a link it holds on a hidden test's way is replaced (as
         # a folder on the way) or removed, never written through.
@@ -77,6 +94,7 @@ def _with_hidden(
         else:
             write_bytes_nofollow(dest, path, at_base, make_parents=True)
     git.apply_patch(dest, hidden)
+    restore(dest, embedded)
 
 
 def run_repeated(

@@ -55,6 +55,7 @@ from repogate.git._run import (
 from repogate.git._source import REPO_CACHE_ENV, resolve_source
 from repogate.git._trees import (
     checkout_tree,
+    commit_date,
     commit_parents,
     commit_subject,
     commit_tree,
@@ -93,6 +94,7 @@ __all__ = [
     "checkout_tree",
     "commit_all",
     "commit_candidate",
+    "commit_date",
     "commit_parents",
     "commit_subject",
     "commit_tree",

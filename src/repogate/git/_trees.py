@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 from repogate.git._run import (
@@ -60,6 +61,17 @@ def commit_subject(repo: Path, commit: str) -> str:
         GitError: ``commit`` names no commit.
     """
     return _text(["log", "-1", "--format=%s", "--end-of-options", _checked_rev(commit)], repo)
+
+
+def commit_date(repo: Path, commit: str) -> str:
+    """Return ``commit``'s committer date in UTC, RFC 3339 (``2024-01-01T00:00:00Z``).
+
+    Raises:
+        GitError: ``commit`` names no commit.
+    """
+    args = ["log", "-1", "--format=%ct", "--end-of-options", _checked_rev(commit)]
+    seconds = int(_text(args, repo))
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def existing_paths(repo: Path, rev: str, paths: Sequence[str]) -> frozenset[str]:

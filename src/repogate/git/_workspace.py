@@ -57,6 +57,42 @@ def _fetch_commit(source: Path, sha: str, dest: Path) -> None:
     run_git(["reset", "-q", "--hard", "main"], dest)
     for leftover in ("FETCH_HEAD", "ORIG_HEAD"):
         (dest / ".git" / leftover).unlink(missing_ok=True)
+    _carry_tags(source, sha, dest)
+
+
+def _carry_tags(source: Path, sha: str, dest: Path) -> None:
+    """Copy ``source``'s tags on ``sha`` or its ancestors, made by the base's date, into ``dest``.
+
+    Projects versioned from tags (setuptools-scm, hatch-vcs: ``git describe --tags``) build as
+    ``0.1.devN`` without them, and a dependency pinned to the project's own version range then
+    fails to resolve. Only tags whose commit is ``sha`` or an ancestor come (``--merged``), and of
+    annotated tags only those made no later than ``sha``'s committer date: a release tagged
+    afterwards would tell of the future. Tags arrive as they are (annotated ones as tag objects),
+    so ``git describe`` picks the same tag as in the source.
+    """
+    fmt = "%(refname)%00%(objecttype)%00%(*objecttype)%00%(taggerdate:unix)"
+    out = run_git(["for-each-ref", f"--merged={sha}", f"--format={fmt}", "refs/tags"], source)
+    when = int(run_git(["log", "-1", "--format=%ct", sha], source).decode().strip() or 0)
+    refs = []
+    for row in out.decode("utf-8", "replace").splitlines():
+        ref, kind, peeled_kind, tagged_at = row.split("\0")
+        if kind == "commit" or (
+            kind == "tag" and peeled_kind == "commit" and int(tagged_at or 0) <= when
+        ):
+            refs.append(f"{ref}:{ref}")
+    if refs:
+        run_git(
+            [
+                "fetch",
+                "-q",
+                "--no-tags",
+                "--no-write-fetch-head",
+                f"--upload-pack={_UPLOAD_PACK}",
+                str(source),
+                *refs,
+            ],
+            dest,
+        )
 
 
 def prepare_workspace(source: Path, base: str, dest: Path) -> str:
@@ -64,7 +100,8 @@ def prepare_workspace(source: Path, base: str, dest: Path) -> str:
 
     Only the base commit and its ancestors arrive: no later commit, ref, tag, reflog entry or
     object (``git log --all`` and ``git cat-file -e <later sha>`` find nothing), which closes the
-    future-history leak of SWE-bench issue #465. Done with ``git init`` and a protocol-v2 fetch of
+    future-history leak of SWE-bench issue #465. Tags on the base or its ancestors, made by the
+    base's date, do arrive, so a project versioned from tags builds with its real version. Done with ``git init`` and a protocol-v2 fetch of
     the one SHA (``uploadpack.allowAnySHA1InWant``); the base is checked out on branch ``main``.
 
     Args:

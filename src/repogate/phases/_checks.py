@@ -60,7 +60,15 @@ def _verify_tree(cfg: AttemptConfig, progress: AttemptProgress, rev: str, label:
     ws = workspace(cfg)
 
     def run() -> Observation:
-        graded_tree(ws, progress.base, rev, progress.hidden, progress.hidden_paths, tree)
+        graded_tree(
+            ws,
+            progress.base,
+            rev,
+            progress.hidden,
+            progress.hidden_paths,
+            tree,
+            embedded=progress.embedded,
+        )
         env, policy = progress.workspace_env, oracle_policy(cfg)
         reports = cfg.evidence / f"tests-{label}"
         runs, flips = run_repeated(env, tree, cfg.contract, reports, policy)
@@ -70,7 +78,13 @@ def _verify_tree(cfg: AttemptConfig, progress: AttemptProgress, rev: str, label:
         def at_base() -> Runner:
             base_tree = cfg.work / f"base-for-{label}"
             graded_tree(
-                ws, progress.base, progress.base, progress.hidden, progress.hidden_paths, base_tree
+                ws,
+                progress.base,
+                progress.base,
+                progress.hidden,
+                progress.hidden_paths,
+                base_tree,
+                embedded=progress.embedded,
             )
             return rerunner(env, base_tree, cfg.contract, reports / "base", policy)
 

@@ -1,8 +1,18 @@
-"""Gate E: build the environment at the base and check the base state with the hidden tests."""
+"""Gate E: build the environment at the base and check the base state with the hidden tests.
+
+The base-state check, at the base with the hidden tests: the tests import the project from the
+checkout under test (:mod:`repogate.oracles.imports`), FAIL_TO_PASS fail and PASS_TO_PASS pass,
+and the reference (gold) patch passes both in this environment. Any of them failing makes the task
+invalid here (an evaluator ``error``), never a verdict on the agent: an environment that drifted
+since the base commit (an open requirement resolved to a later, incompatible release) shows up as a
+reference that fails, named with its failing tests and the resolved versions.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from repogate import git
@@ -10,8 +20,16 @@ from repogate._locks import locked, write_atomic
 from repogate._logs import keep_log
 from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import ContractError, EnvironmentBuildError, PatchApplyError
-from repogate.gates.verification import graded_tree, reference_tree, rerunner, run_repeated
+from repogate.gates.verification import (
+    check_tests,
+    confirm_failures,
+    graded_tree,
+    reference_tree,
+    rerunner,
+    run_repeated,
+)
 from repogate.oracles.grading import BaseCheck, base_state_check, confirm_in_reference, observe_ids
+from repogate.oracles.imports import foreign_imports
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import run_tests
 from repogate.oracles.reruns import Rerun, Runner, flaky_ids, rerun
@@ -27,27 +45,117 @@ from repogate.pipeline import (
 from repogate.receipt import Check, Observation, observe
 from repogate.sandbox import SandboxPolicy
 from repogate.state import sha256_hex
+from repogate.validity import result_key, run_conditions
 
-_BASE_CHECK_RULES = "base-check-2"
+_BASE_CHECK_RULES = "base-check-3"
 """Part of the base-state key: bumped when the check's rules change (2: XFAIL fails a FAIL_TO_PASS
-test, collection errors count as failing, failures rerun before the task is called invalid)."""
+test, collection errors count as failing, failures rerun before the task is called invalid; 3: the
+tests' imports checked, the reference validated)."""
 
 
 def _base_key(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment) -> str:
-    """Key of a base-state result: everything it is a function of."""
+    """Key of a base-state result: everything it is a function of (:mod:`repogate.validity`)."""
     oracles = cfg.contract.oracles
-    parts = [
+    return result_key(
+        run_conditions(env, oracles),
         _BASE_CHECK_RULES,
         progress.base,
         sha256_hex(progress.hidden),
-        env.digest,
-        oracles.test_command,
-        *oracles.fail_to_pass,
-        "|",
-        *oracles.pass_to_pass,
-        str(oracles.repeat),
-    ]
-    return sha256_hex("\0".join(parts).encode())
+        list(oracles.fail_to_pass),
+        list(oracles.pass_to_pass),
+        oracles.repeat,
+        sha256_hex(_reference(cfg)),
+        [(e.test_id, sha256_hex(e.text)) for e in progress.embedded],
+    )
+
+
+def _reference(cfg: AttemptConfig) -> bytes:
+    source = cfg.contract.reference
+    return b"" if source is None else load_patch(source, cfg.contract, cfg.source)
+
+
+def _test_files(tree: Path, progress: AttemptProgress, ids: Sequence[str]) -> list[Path]:
+    named = {i.split("::", 1)[0] for i in ids} | set(progress.hidden_paths)
+    files = [tree / p for p in sorted(named) if p.endswith(".py")]
+    return [*files, *tree.glob("**/conftest.py")]
+
+
+def _foreign(
+    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment, tree: Path
+) -> str:
+    """Say which project modules the tests import from outside the checkout ("" when none)."""
+    oracles = cfg.contract.oracles
+    ids = [*oracles.fail_to_pass, *oracles.pass_to_pass]
+    files = _test_files(tree, progress, ids)
+    found = foreign_imports(env, tree, files, oracles.test_command, oracle_policy(cfg))
+    return "; ".join(
+        f"the tests import {name} from {where}, outside the checkout under test (a copy "
+        "installed in the environment, not the candidate's code); install the project editable "
+        "(-e .) or from a layout the environment can redirect"
+        for name, where in sorted(found.items())
+    )
+
+
+def _validate_reference(
+    cfg: AttemptConfig,
+    progress: AttemptProgress,
+    env: BuiltEnvironment,
+    base: tuple[Path, set[str], set[str]],
+) -> tuple[str, dict[str, Any]]:
+    """Run the hidden tests on the reference patch; return why it fails ("" when it passes).
+
+    ``base`` is the base's test tree, its flaky ids and its XFAILed PASS_TO_PASS ids. The reference
+    is graded as a candidate is (:func:`~repogate.gates.verification.check_tests`): flaky tests
+    excluded, a failure rerun and counted only when it reproduces there and not at the base.
+    """
+    base_tree, base_flaky, base_xfailed = base
+    patch = _reference(cfg)
+    if not patch:
+        return "", {"reference": "no reference patch to validate"}
+    tree = cfg.work / "reference-graded"
+    try:
+        reference_tree(
+            workspace(cfg),
+            progress.base,
+            patch,
+            progress.hidden,
+            progress.hidden_paths,
+            tree,
+            embedded=progress.embedded,
+        )
+    except PatchApplyError as exc:
+        return f"the reference patch does not apply at the base: {exc}", {}
+    policy, reports = oracle_policy(cfg), cfg.evidence / "tests-reference-graded"
+    runs, flips = run_repeated(env, tree, cfg.contract, reports, policy)
+    oracles = cfg.contract.oracles
+    reruns = confirm_failures(
+        runs,
+        oracles.pass_to_pass,
+        base_flaky | flips,
+        base_xfailed,
+        rerunner(env, tree, cfg.contract, reports, policy),
+        lambda: rerunner(env, base_tree, cfg.contract, reports / "base", policy),
+    )
+    seen = check_tests(
+        runs,
+        flips,
+        oracles.fail_to_pass,
+        oracles.pass_to_pass,
+        base_flaky,
+        base_xfailed=base_xfailed,
+        reruns=reruns,
+    )
+    details = {"reference": {c.name: c.status for c in seen.checks}}
+    bad = [c.detail for c in seen.checks if not c.passed]
+    if not bad:
+        return "", details
+    pinned = [p for p in env.packages if "==" in p]
+    more = f" and {len(pinned) - 40} more (in the receipt)" if len(pinned) > 40 else ""
+    why = (
+        f"the reference (gold) patch fails in the built environment: {'; '.join(bad)}; "
+        f"resolved versions: {', '.join(pinned[:40]) + more or 'none recorded'}"
+    )
+    return why, {**details, "reference_failures": bad}
 
 
 def _check_base(
@@ -62,9 +170,13 @@ def _check_base(
             progress.hidden,
             progress.hidden_paths,
             checked,
+            embedded=progress.embedded,
         )
     except PatchApplyError as exc:
         return _invalid(env, f"the hidden tests do not apply at the base: {exc}")
+    foreign = _foreign(cfg, progress, env, checked)
+    if foreign:
+        return _invalid(env, f"task invalid: {foreign}")
     policy, reports = oracle_policy(cfg), cfg.evidence / "tests-base"
     runs, flips = run_repeated(env, checked, cfg.contract, reports, policy)
     details: dict[str, Any] = {"flaky_excluded": sorted(flips)}
@@ -81,9 +193,14 @@ def _check_base(
     if not verdict.valid:
         details["base_state"] = verdict.model_dump()
         return _invalid(env, "task invalid: " + "; ".join(verdict.reasons), details)
+    xfailed = set(verdict.xfailed)
+    why, checked_reference = _validate_reference(cfg, progress, env, (checked, flips, xfailed))
+    details = {**details, **checked_reference, "base_state": verdict.model_dump()}
+    if why:
+        return _invalid(env, f"task invalid: {why}", details)
     return Observation(
         checks=(Check(name="environment_reproduced", status="passed"),),
-        details={**details, "base_state": verdict.model_dump()},
+        details=details,
     )
 
 
@@ -108,6 +225,7 @@ def _in_reference(
             progress.hidden,
             progress.hidden_paths,
             tree,
+            embedded=progress.embedded,
         )
     except (PatchApplyError, ContractError) as exc:
         return verdict, f"the reference does not apply, ids not confirmed: {exc}"
@@ -155,20 +273,28 @@ def _confirmed_verdict(
     return check(flips | flaky_ids(reruns)), reruns
 
 
+def _as_of(cfg: AttemptConfig, progress: AttemptProgress) -> str | None:
+    """The resolution bound of the recipe: the base commit's date, or None (see the recipe)."""
+    if cfg.contract.environment.resolve_as_of != "base_commit":
+        return None
+    return git.commit_date(workspace(cfg), progress.base)
+
+
 def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     """Build the environment, then check the base state, reusing an earlier valid result.
 
-    A base-state result is a function of the base commit, the hidden test patch, the environment
-    digest and the graded ids; a valid one is cached under that key (outside every sandbox's
-    writable folders), so repeated attempts on one task run the base's tests once; concurrent
-    workers wanting one result wait on a file lock beside it while the first computes it.
+    A base-state result (with the reference patch's validation) is a function of the base
+    commit, the hidden test patch, the graded ids and text, the reference patch and the run
+    conditions (:mod:`repogate.validity`); a valid one is cached under that key (outside every
+    sandbox's writable folders), so repeated attempts on one task run the base's tests once.
+    Concurrent workers wanting one result wait on a file lock beside it while the first computes it.
     """
     base_tree = install_tree(cfg)
     git.export_tree(workspace(cfg), progress.base, base_tree)
     recipe = cfg.contract.environment
     policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.test_timeout_s)
     try:
-        env = build_environment(recipe, base_tree, cfg.env_cache, policy)
+        env = build_environment(recipe, base_tree, cfg.env_cache, policy, _as_of(cfg, progress))
     except EnvironmentBuildError as exc:  # the whole output to a file, one line onwards
         log = keep_log(cfg.evidence / "logs" / "environment-build.log", exc.log or str(exc))
         raise EnvironmentBuildError(f"{exc}; log: {log}") from None
@@ -187,6 +313,7 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
         detail = (
             f"{'cold' if env.cold else 'warm'} environment {env.digest[:12]}; "
             f"base state as expected{' (cached result)' if hit else ''}"
+            f"{'; reference (gold) passes' if 'reference_failures' not in seen.details and _reference(cfg) else ''}"
         )
         seen = seen.model_copy(
             update={"checks": (seen.checks[0].model_copy(update={"detail": detail}),)}
@@ -196,6 +323,7 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
         "environment": env.model_dump(mode="json"),
         "base_state_key": key,
         "base_state_cached": hit,
+        "graded_from_hidden_text": [e.test_id for e in progress.embedded],
     }
     return seen.model_copy(update={"details": details})
 

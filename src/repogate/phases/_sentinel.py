@@ -24,6 +24,7 @@ from repogate.pipeline import (
 )
 from repogate.receipt import Observation
 from repogate.sandbox import ExecResult, SandboxPolicy
+from repogate.validity import result_key, run_conditions
 
 
 def _history_runner(cfg: AttemptConfig, progress: AttemptProgress) -> TestRunner:
@@ -103,6 +104,7 @@ def _sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
         progress.hidden,
         progress.hidden_paths,
         start_dir,
+        embedded=progress.embedded,
     )
     start = git.tree_from_dir(history, start_dir)
     reference = None
@@ -122,7 +124,7 @@ def _sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
             focused_tests=contract.oracles.fail_to_pass,
             regression_tests=contract.oracles.pass_to_pass,
             generators=contract.oracles.generators,
-            environment_digest=progress.workspace_env.digest,
+            environment_digest=result_key(run_conditions(progress.workspace_env, contract.oracles)),
             run_command=_command_runner(cfg, progress),
             matrix_runner=_matrix_runner(cfg),
             workers=2,

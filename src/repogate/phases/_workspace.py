@@ -11,6 +11,7 @@ from typing import NoReturn
 from repogate import git
 from repogate._files import write_bytes_nofollow
 from repogate.contract import Permissions
+from repogate.oracles.embedded import load_embedded
 from repogate.patches import touched_paths
 from repogate.pipeline import (
     AttemptConfig,
@@ -29,10 +30,20 @@ from repogate.receipt import Check, Observation, observe
 
 
 def prepare(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
-    """Make the agent's workspace at the base (nothing newer) and read the hidden test patch."""
+    """Make the agent's workspace at the base (nothing newer) and read the oracle.
+
+    That is the hidden test patch, and the hidden tests' version of graded text inside files the
+    agent may edit (:mod:`repogate.oracles.embedded`).
+    """
     base = git.prepare_workspace(cfg.source, cfg.contract.base_commit, workspace(cfg))
     hidden = hidden_patch(cfg)
-    return replace(progress, base=base, hidden=hidden, hidden_paths=touched_paths(hidden))
+    paths = touched_paths(hidden)
+
+    def read(rev: str, path: str) -> bytes | None:
+        return git.show_file(cfg.source, rev, path)
+
+    embedded = load_embedded(cfg.contract, paths, read, base)
+    return replace(progress, base=base, hidden=hidden, hidden_paths=paths, embedded=embedded)
 
 
 def _adopt(cfg: AttemptConfig, base: str) -> None:

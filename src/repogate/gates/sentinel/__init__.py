@@ -136,7 +136,8 @@ class SentinelInputs:
         focused_tests: the contract's FAIL_TO_PASS ids.
         regression_tests: the contract's PASS_TO_PASS ids.
         generators: the contract's generators.
-        environment_digest: part of the history cache key.
+        environment_digest: part of the history cache key: the environment digest with the
+            run conditions (:func:`repogate.validity.run_conditions`).
         run_command: runs generator commands and interpreter probes (default: the sandbox).
         matrix_runner: runs tests under another interpreter (None: a listed version errors).
         work_dir: folder for temporary checkouts (None: the system's temporary folder).
