@@ -162,11 +162,9 @@ def derive_recipe(repo: Path, base: str) -> dict[str, Any]:
     groups = set(pyproject.get("dependency-groups", {}))
     group = next((g for g in _TEST_EXTRAS if g in groups), None)
     target = f".[{extra}]" if extra else "."
-    words = [
-        "uv pip install",
-        f"--exclude-newer {(day + timedelta(days=1)).isoformat()}",
-        f"-e '{target}'",
-    ]
+    words = ["uv pip install", f"--exclude-newer {(day + timedelta(days=1)).isoformat()}"]
+    if pyproject_text or setup:  # a project to install; otherwise only its test tools
+        words.append(f"-e '{target}'")
     if group:
         words.append(f"--group {group}")
     present = git.existing_paths(repo, base, _TEST_REQUIREMENTS)

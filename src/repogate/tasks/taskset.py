@@ -145,6 +145,8 @@ class TaskSet:
                 )
         else:
             _append(path, selection.model_dump_json(indent=2), mode="w")
+        for name in (TASKS_FILE, REJECTED_FILE):
+            (root / name).touch()
         return cls(root)
 
     @classmethod

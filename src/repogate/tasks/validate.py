@@ -209,8 +209,9 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _S
 
 
 def _is_test_file(path: str) -> bool:
+    """A file pytest collects by its default naming (``test_*.py``, ``*_test.py``)."""
     name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and name != "conftest.py" and name != "__init__.py"
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
 def _run(
@@ -240,8 +241,16 @@ def _tests(outcomes: dict[str, TestOutcome]) -> list[str]:
     return [t for t in outcomes if "::" in t]
 
 
+def _outcome(run: TestRun, test_id: str) -> TestOutcome | None:
+    """The id's outcome; ``error`` when it is absent because its file failed to collect."""
+    found = run.outcomes.get(test_id)
+    if found is None and run.outcomes.get(test_id.split("::", 1)[0]) == "error":
+        return "error"
+    return found
+
+
 def _always(runs: Sequence[TestRun], test_id: str, allowed: frozenset[TestOutcome]) -> bool:
-    return all(r.outcomes.get(test_id) in allowed for r in runs)
+    return all(_outcome(r, test_id) in allowed for r in runs)
 
 
 def _derive(
@@ -407,7 +416,7 @@ def check_states(contract: TransitionContract, source: Path, cfg: CheckConfig) -
     else:
         f2p, p2p = _derive(base, ref, flips)
         if not f2p:
-            near, _ = _derive(base, ref, set())
+            near = [t for t in flips if any(r.outcomes.get(t) == "passed" for r in ref)]
             reason: RejectionReason = "flaky" if near else "no_fail_to_pass"
             errored = [t for t, o in base[-1].outcomes.items() if "::" not in t and o == "error"]
             why = f" ({len(errored)} test file(s) fail to collect at the base)" if errored else ""
