@@ -76,7 +76,9 @@ def build_history(repo: Path) -> dict[str, str]:
     return commits
 
 
-def diff(repo: Path, a: str, b: str, paths: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> str:
+def diff(
+    repo: Path, a: str, b: str, paths: tuple[str, ...] = (), exclude: tuple[str, ...] = ()
+) -> str:
     """The diff of ``a..b`` as SWE-bench stores a patch (text)."""
     return git.diff_binary(repo, a, b, paths, exclude).decode()
 

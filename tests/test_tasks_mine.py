@@ -8,17 +8,19 @@ from pathlib import Path
 
 import pytest
 
+from _tasks_repo import ENV_MAP, build_history
+from conftest import run_json
 from repogate.cli import main
 from repogate.tasks.mine import is_test_path, select_commits
 from repogate.tasks.taskset import TaskSet
-from _tasks_repo import ENV_MAP, build_history
-from conftest import run_json
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def mined(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> tuple[Path, Path, dict[str, str]]:
+def mined(
+    tmp_path_factory: pytest.TempPathFactory, cache: Path
+) -> tuple[Path, Path, dict[str, str]]:
     """Mine the whole fixture history once (2 repeats) and return (repo, task set, commits)."""
     root = tmp_path_factory.mktemp("mine")
     repo = root / "calc"
@@ -30,8 +32,19 @@ def mined(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> tuple[Path, 
     mp.setenv("REPOGATE_CACHE", str(cache))
     try:
         code = main(
-            ["tasks", "mine", str(repo), "--range", f"{commits['base']}..main", "--out", str(out),
-             "--env-map", str(env_map), "--repeats", "2"]
+            [
+                "tasks",
+                "mine",
+                str(repo),
+                "--range",
+                f"{commits['base']}..main",
+                "--out",
+                str(out),
+                "--env-map",
+                str(env_map),
+                "--repeats",
+                "2",
+            ]
         )
     finally:
         mp.undo()
@@ -43,7 +56,9 @@ def test_candidates_are_commits_changing_code_and_tests(tmp_path: Path) -> None:
     commits = build_history(tmp_path / "calc")
     chosen = select_commits(tmp_path / "calc", f"{commits['base']}..main", (), None)
     assert [c for c, _, _ in chosen] == [commits[k] for k in ("sub", "negative", "mul", "div")]
-    only_mul = select_commits(tmp_path / "calc", f"{commits['base']}..main", ("tests/test_mul.py",), None)
+    only_mul = select_commits(
+        tmp_path / "calc", f"{commits['base']}..main", ("tests/test_mul.py",), None
+    )
     assert [c for c, _, _ in only_mul] == [commits["mul"]]
     assert len(select_commits(tmp_path / "calc", f"{commits['base']}..main", (), 2)) == 2
 
@@ -64,7 +79,10 @@ def test_fail_to_pass_and_pass_to_pass_are_derived_by_running(
     assert contract["base_commit"] == commits["base"]
     assert contract["oracles"]["fail_to_pass"] == ["tests/test_calc.py::test_sub"]
     assert contract["oracles"]["pass_to_pass"] == ["tests/test_calc.py::test_add"]
-    assert contract["oracles"]["hidden_tests"] == {"commit": commits["sub"], "paths": ["tests/test_calc.py"]}
+    assert contract["oracles"]["hidden_tests"] == {
+        "commit": commits["sub"],
+        "paths": ["tests/test_calc.py"],
+    }
     assert contract["reference"] == {"commit": commits["sub"], "exclude": ["tests/test_calc.py"]}
     assert contract["requirement"]["statement"].startswith("Add calc.sub")
     assert contract["requirement"]["criteria"][0]["source"] == "commit message"
@@ -91,7 +109,9 @@ def test_each_rejection_keeps_its_reason(mined: tuple[Path, Path, dict[str, str]
 
 
 def test_rerun_resumes_without_validating_again(
-    mined: tuple[Path, Path, dict[str, str]], cache: Path, monkeypatch: pytest.MonkeyPatch,
+    mined: tuple[Path, Path, dict[str, str]],
+    cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     repo, out, commits = mined
@@ -99,8 +119,19 @@ def test_rerun_resumes_without_validating_again(
     env_map = out.parent / "env.toml"
     before = (out / "tasks.jsonl").read_text(), (out / "rejected.jsonl").read_text()
     capsys.readouterr()
-    args = ["tasks", "mine", str(repo), "--range", f"{commits['base']}..main", "--out", str(out),
-            "--env-map", str(env_map), "--repeats", "2"]
+    args = [
+        "tasks",
+        "mine",
+        str(repo),
+        "--range",
+        f"{commits['base']}..main",
+        "--out",
+        str(out),
+        "--env-map",
+        str(env_map),
+        "--repeats",
+        "2",
+    ]
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert ": validated" not in printed and "no_fail_to_pass" not in printed.split("task set")[0]
@@ -111,8 +142,11 @@ def test_rerun_resumes_without_validating_again(
 
 
 def test_run_on_the_task_set_accepts_gold_and_rejects_null(
-    mined: tuple[Path, Path, dict[str, str]], cache: Path, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str], tmp_path: Path,
+    mined: tuple[Path, Path, dict[str, str]],
+    cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
 ) -> None:
     _repo, out, _commits = mined
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))
@@ -123,7 +157,9 @@ def test_run_on_the_task_set_accepts_gold_and_rejects_null(
 
 
 def test_check_confirms_a_mined_contract(
-    mined: tuple[Path, Path, dict[str, str]], cache: Path, monkeypatch: pytest.MonkeyPatch,
+    mined: tuple[Path, Path, dict[str, str]],
+    cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _repo, out, _commits = mined

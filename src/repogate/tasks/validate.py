@@ -17,9 +17,10 @@ the known faults of public task sets:
   suite (a bare name is resolved inside the touched test files; one found in two files is
   ambiguous), each FAIL_TO_PASS must fail at the base and pass with the reference in N of N runs;
   a PASS_TO_PASS test that does not pass at the base leaves grading (SWE-bench keeps only tests
-  that pass on both), and one that only passes with the network is named so;
-- a FAIL_TO_PASS test that only passes with the network granted is ``needs_network``, never
-  imported silently.
+  that pass on both), and one that failed on a network error is named so;
+- a FAIL_TO_PASS test that fails with the reference on a network error (connection refused, a
+  name that does not resolve: read from the JUnit report's failure text) is ``needs_network``,
+  never imported silently.
 
 A candidate that fails is rejected with one reason from :data:`RejectionReason`. The hermetic check
 of the reference under the real pipeline is :mod:`repogate.tasks.ingest`'s last step.
@@ -27,6 +28,7 @@ of the reference under the real pipeline is :mod:`repogate.tasks.ingest`'s last 
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,7 +43,7 @@ from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import EnvironmentBuildError, PatchApplyError, UserInputError
 from repogate.gates.verification import test_tree
 from repogate.oracles.grading import flaky
-from repogate.oracles.junit import TestOutcome, match_ids
+from repogate.oracles.junit import TestOutcome, failure_texts, match_ids
 from repogate.oracles.pytest_runner import TestRun, run_tests, select_files
 from repogate.patches import load_patch, touched_paths
 from repogate.sandbox import SandboxPolicy
@@ -81,7 +83,8 @@ RejectionReason = Literal[
 - ``flaky``: every FAIL_TO_PASS test flips between repeated runs of one state;
 - ``ids_missing``: a declared test id is not in the collected suite;
 - ``ambiguous_test_id``: a declared bare test name exists in more than one touched file;
-- ``needs_network``: a FAIL_TO_PASS test passes with the reference only when the network is on;
+- ``needs_network``: a FAIL_TO_PASS test fails with the reference on a network error (tests run
+  without network);
 - ``reference_not_accepted``: the gold attempt is not accepted under the contract's hermetic checks;
 - ``evaluator_error``: repogate itself failed on this candidate (the message is kept).
 """
@@ -218,13 +221,10 @@ def _run(
     states: _States, tree: Path, contract: TransitionContract, cfg: CheckConfig, label: str
 ) -> list[TestRun]:
     policy = SandboxPolicy(
-        network=label.endswith("network"),
-        timeout_s=contract.oracles.timeout_s,
-        writable=(cfg.work,),
+        network=False, timeout_s=contract.oracles.timeout_s, writable=(cfg.work,)
     )
-    count = 1 if label.endswith("network") else cfg.repeats
     runs = []
-    for n in range(count):
+    for n in range(cfg.repeats):
         report = cfg.work / "reports" / f"{label}{n}"
         run = run_tests(
             states.env, tree, contract.oracles.test_command, states.files, report, policy
@@ -234,6 +234,24 @@ def _run(
             raise Rejected(reason, f"{label} run {n + 1}: {run.reason}")
         runs.append(run)
     return runs
+
+
+# What a test that reached for the network prints when there is none (requests/urllib3, socket).
+_NETWORK_ERROR = re.compile(
+    r"ConnectionError|ConnectionRefused|NewConnectionError|Max retries exceeded|"
+    r"Name or service not known|Temporary failure in name resolution|Network is unreachable|"
+    r"getaddrinfo failed|gaierror|No address associated with hostname",
+)
+
+
+def _network_failures(runs: Sequence[TestRun], tree: Path) -> set[str]:
+    """Ids that failed on a network error in any of ``runs`` (read from their JUnit reports)."""
+    found: set[str] = set()
+    for run in runs:
+        if run.report_path is not None and run.report_path.is_file():
+            texts = failure_texts(run.report_path.read_bytes(), run.report_path, tree)
+            found |= {t for t, text in texts.items() if _NETWORK_ERROR.search(text)}
+    return found
 
 
 def _tests(outcomes: dict[str, TestOutcome]) -> list[str]:
@@ -336,10 +354,11 @@ def _check_declared(
                 "fail_to_pass_passes_at_base", f"{declared_id} passes at the base", partial
             )
         elif not _always(ref, node, passed):
-            net = _run(states, states.ref_tree, contract, cfg, "reference-network")
-            if _always(net, node, passed):
+            if node in _network_failures(ref, states.ref_tree):
                 raise Rejected(
-                    "needs_network", f"{declared_id} passes only with the network", partial
+                    "needs_network",
+                    f"{declared_id} fails with the reference on a network error (no network here)",
+                    partial,
                 )
             raise Rejected(
                 "reference_fails", f"{declared_id} does not pass with the reference", partial
@@ -360,14 +379,14 @@ def _check_declared(
         for t in unstable
         if t not in flips and not (_always(base, t, passed) and _always(ref, t, passed))
     ]
-    network = _run(states, states.base_tree, contract, cfg, "base-network") if failing else []
+    network = _network_failures(base, states.base_tree) | _network_failures(ref, states.ref_tree)
     for declared_id in oracles.pass_to_pass:
         node = resolved[declared_id]
         if node in flips:
             dropped[declared_id] = "flaky"
         elif node in failing:
-            works = bool(network) and _always(network, node, passed)
-            dropped[declared_id] = "needs network" if works else "does not pass on both states"
+            why = "needs network" if node in network else "does not pass on both states"
+            dropped[declared_id] = why
         else:
             p2p.append(node)
     return partial.model_copy(
