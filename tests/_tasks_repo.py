@@ -83,7 +83,7 @@ def diff(
     return git.diff_binary(repo, a, b, paths, exclude).decode()
 
 
-def instance(repo: Path, commits: dict[str, str], **fields: object) -> dict[str, object]:
+def instance(repo: Path, commits: dict[str, str], /, **fields: object) -> dict[str, object]:
     """A valid SWE-bench instance of the ``sub`` commit; ``fields`` override."""
     row: dict[str, object] = {
         "instance_id": "acme__calc-1",

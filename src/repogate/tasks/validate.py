@@ -203,11 +203,11 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _S
         env = build_environment(recipe, install, cfg.env_cache, policy)
     except EnvironmentBuildError as exc:
         raise Rejected("environment_failed", str(exc)[:2000]) from None
+    if not any(_is_test_file(p) for p in select_files(hidden_paths, ref_tree)):
+        raise Rejected("no_test_change", "the hidden tests touch no test file that pytest runs")
     oracles = contract.oracles
     wanted = [*hidden_paths, *oracles.fail_to_pass, *oracles.pass_to_pass]
     files = tuple(f for f in select_files(wanted, ref_tree) if _is_test_file(f))
-    if not files:
-        raise Rejected("no_test_change", "the hidden tests touch no test file that pytest runs")
     return _States(env, base_tree, ref_tree, files)
 
 
