@@ -11,6 +11,7 @@ import pytest
 from _tasks_repo import ENV_MAP, build_history
 from conftest import run_json
 from repogate.cli import main
+from repogate.store import Store
 from repogate.tasks.mine import is_test_path, select_commits
 from repogate.tasks.taskset import TaskSet
 
@@ -89,7 +90,16 @@ def test_fail_to_pass_and_pass_to_pass_are_derived_by_running(
     assert contract["sentinel"]["follow_ups"] == [commits[k] for k in ("docs", "negative", "mul")]
     assert contract["cohort"]["packages"] == "calc.py"
     assert tasks[0].validation.repeats == 2
-    assert tasks[0].validation.gold.startswith("accepted")
+    assert tasks[0].validation.gold == "accepted"
+    # the gold attempt reads the base state validation observed instead of running it again
+    store = Store.open(out / "validation" / tasks[0].id)
+    try:
+        (record,) = store.attempts()
+        (env_receipt,) = [r for r in store.receipts(record.attempt_id) if r.gate == "E"]
+    finally:
+        store.close()
+    assert env_receipt.details["base_state_cached"] is True
+    assert env_receipt.details["observed_by"] == "task validation"
 
 
 def test_each_rejection_keeps_its_reason(mined: tuple[Path, Path, dict[str, str]]) -> None:

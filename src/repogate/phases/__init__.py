@@ -13,7 +13,11 @@ authority, release receipt) and ``_sentinel`` (gate S). Import the names below f
 from __future__ import annotations
 
 from repogate.phases._checks import integrity, merge, requirements, verification
-from repogate.phases._environment import environment
+from repogate.phases._environment import (
+    base_state_key,
+    environment,
+    remember_base_state,
+)
 from repogate.phases._lifecycle import lifecycle
 from repogate.phases._sentinel import sentinel
 from repogate.phases._workspace import prepare, propose
@@ -21,12 +25,14 @@ from repogate.pipeline import Phase
 
 __all__ = [
     "PHASES",
+    "base_state_key",
     "environment",
     "integrity",
     "lifecycle",
     "merge",
     "prepare",
     "propose",
+    "remember_base_state",
     "requirements",
     "sentinel",
     "verification",

@@ -30,6 +30,8 @@ import tomli_w
 from repogate import clock, git
 from repogate.contract import Sentinel, TransitionContract, load_contract
 from repogate.errors import ContractError, RepogateError, UserInputError
+from repogate.patches import load_patch
+from repogate.phases import base_state_key, remember_base_state
 from repogate.runner import PlannedAttempt, RunOptions, default_cache, run
 from repogate.tasks.taskset import CONTRACT_NAME, RejectedEntry, TaskEntry, TaskSet
 from repogate.tasks.validate import CheckConfig, Rejected, Validation, check_states
@@ -175,12 +177,20 @@ def _validate(
         shutil.rmtree(work, ignore_errors=True)
     path = _write_contract(folder, with_ids(candidate.contract, checked))
     if options.gold_check:
+        written = load_contract(path)
+        hidden = (
+            load_patch(written.oracles.hidden_tests, written, source)
+            if written.oracles.hidden_tests
+            else b""
+        )
+        base = git.rev_parse(source, f"{written.base_commit}^{{commit}}")
+        key = base_state_key(base, hidden, checked.environment_digest, written.oracles)
+        remember_base_state(cache / "envs", key, checked.repeats, "task validation")
         started = clock.monotonic()
         why = gold_check(path, taskset.validation_dir(candidate.id), options)
         outcome = why if why else "accepted"
-        checked = checked.model_copy(
-            update={"gold": f"{outcome} ({clock.monotonic() - started:.1f} s)"}
-        )
+        took = round(clock.monotonic() - started, 3)
+        checked = checked.model_copy(update={"gold": outcome, "gold_seconds": took})
         if why:
             return _reject(candidate, folder, Rejected("reference_not_accepted", why, checked))
     contract: TransitionContract = load_contract(path)

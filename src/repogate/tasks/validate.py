@@ -111,6 +111,7 @@ class Validation(BaseModel):
         test_seconds: wall seconds of the pytest runs themselves (as the sandbox timed them).
         validation_seconds: wall seconds of the whole state check, the build excluded.
         gold: the gold attempt's outcome under the hermetic checks (empty before it ran).
+        gold_seconds: wall seconds of the gold attempt.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -128,6 +129,7 @@ class Validation(BaseModel):
     test_seconds: float = 0.0
     validation_seconds: float = 0.0
     gold: str = ""
+    gold_seconds: float = 0.0
 
 
 class Rejected(Exception):
