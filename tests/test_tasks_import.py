@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+import tomli_w
 
 from _tasks_repo import ENV_MAP, build_history, diff, instance
 from repogate.cli import main
@@ -35,12 +38,23 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
     return root, commits
 
 
+_BROKEN_CONFTEST = (
+    "diff --git a/tests/conftest.py b/tests/conftest.py\nnew file mode 100644\n"
+    "--- /dev/null\n+++ b/tests/conftest.py\n@@ -0,0 +1 @@\n"
+    '+raise RuntimeError("a conftest that cannot be imported")\n'
+)
+
+
 def _faults(repo: Path, c: dict[str, str]) -> list[dict[str, object]]:
     """One instance per fault (and three good ones); the instance id names what it tests."""
     good = instance(repo, c)
     two_files = diff(repo, c["base"], c["sub"], paths=("tests/",)) + diff(
         repo, c["negative"], c["mul"], paths=("tests/",)
     ).replace("test_mul_sometimes", "test_sub")
+    network = str(good["test_patch"]).replace(
+        "+    assert calc.sub(5, 3) == 2",
+        "+    assert calc.sub(5, 3) == 2 and __import__('socket').getaddrinfo('example.invalid', 80)",
+    )
     return [
         {**good, "instance_id": "acme__calc-good"},
         # F2P as a Python literal string (some agents' copies), P2P as a JSON string
@@ -90,6 +104,13 @@ def _faults(repo: Path, c: dict[str, str]) -> list[dict[str, object]]:
             repo, c, instance_id="acme__calc-no-tests", test_patch=diff(repo, c["sub"], c["docs"])
         ),
         instance(repo, c, instance_id="bad id!"),
+        instance(repo, c, instance_id="acme__calc-network", test_patch=network),
+        instance(
+            repo,
+            c,
+            instance_id="acme__calc-conftest",
+            test_patch=str(good["test_patch"]) + _BROKEN_CONFTEST,
+        ),
     ]
 
 
@@ -168,6 +189,8 @@ def test_each_data_fault_is_a_rejection_with_its_reason(
         "acme__calc-env": "environment_failed",
         "acme__calc-no-tests": "no_test_change",
         "bad id!": "instance_invalid",
+        "acme__calc-network": "needs_network",  # the test reaches for a name that resolves nowhere
+        "acme__calc-conftest": "test_run_failed",  # pytest cannot even start: no report to trust
     }
     missing = next(r for r in taskset.rejected() if r.reason == "ids_missing")
     assert "test_nope" in missing.detail
@@ -265,3 +288,50 @@ def test_resolving_bare_names() -> None:
         "a/test_x.py::test_one": "a/test_x.py::test_one",
     }
     assert (missing, ambiguous) == (["test_zero"], ["test_one"])
+
+
+def test_check_rejects_a_contract_whose_tests_outlive_its_timeout(
+    imported: tuple[Path, TaskSet, str],
+    cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    _path, taskset, mirrors = imported
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    source = taskset.contract_dir("acme__calc-good")
+    copy = tmp_path / "slow"
+    shutil.copytree(source, copy)
+    data = tomllib.loads((copy / "contract.toml").read_text())
+    data["oracles"]["timeout_s"] = 0.05
+    (copy / "contract.toml").write_text(tomli_w.dumps(data))
+    assert (
+        main(["tasks", "check", str(copy / "contract.toml"), "--repo-cache", mirrors, "--json"])
+        == 1
+    )
+    (row,) = json.loads(capsys.readouterr().out)
+    assert (row["valid"], row["reason"]) == (False, "timeout")
+    assert main(["tasks", "check", str(source / "contract.toml"), "--repo-cache", mirrors]) == 0
+    assert capsys.readouterr().out == "acme__calc-good: valid\n"
+
+
+def test_a_bad_instance_file_is_one_line_and_exit_2_from_the_real_command(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"instance_id": 1,')
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "repogate.cli",
+            "tasks",
+            "import",
+            str(bad),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: {bad}:1: not JSON") and done.stderr.count("\n") == 1
