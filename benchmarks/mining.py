@@ -5,7 +5,7 @@ In one run:
 1. `repogate tasks mine URL --range R --limit L --repeats N` runs as a subprocess on a local
    mirror (``--repo-cache``), into a fresh task-set folder, with the environment cache given by
    ``$REPOGATE_CACHE`` (warm it with a first run to leave environment builds out). Its CPU time
-   (user + system, children included) and the number of validated tasks give **validated tasks
+   (user + system of it and every process under it, the sandboxed tests included, sampled from /proc) and the number of validated tasks give **validated tasks
    per CPU-hour**.
 2. For every validated task, the bare pytest runs validation needs are made directly on the same
    states, in the same venv, with no harness: N runs of (base + hidden tests) and N + 1 runs of
@@ -13,8 +13,10 @@ In one run:
    base state comes from validation). The trees are written with ``git archive`` beforehand and
    not timed.
 
-The ratio is repogate's validation time (state checks without the environment build, plus the
-gold attempt through the pipeline) over those bare runs. Usage::
+The ratio is repogate's validation time over those bare runs: for each validated task, one
+`repogate tasks check CONTRACT --repeats N` process (the same state checks and gold attempt that
+mining made, the environment warm, interpreter start included) and then its bare runs, task by
+task, so both sides see the same load on a shared machine. Usage::
 
     REPOGATE_CACHE=/tmp/rgcache uv run python benchmarks/mining.py \\
         --repo-cache /work/.mirror --url https://github.com/pallets/click \\
@@ -28,11 +30,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -40,10 +42,53 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def cpu_seconds() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: int) -> tuple[int, float] | None:
+    """(parent pid, user + system CPU seconds) of a live process, from /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[1]), (int(fields[11]) + int(fields[12])) / TICKS
+
+
+class TreeCpu(threading.Thread):
+    """Samples the CPU time of a process and all its descendants every 50 ms.
+
+    getrusage(RUSAGE_CHILDREN) misses the tests: bubblewrap's PID namespace does not hand its
+    children's times up to the caller, so the tree is read from /proc instead (processes that
+    live less than one sample are missed; the tests live for seconds).
+    """
+
+    def __init__(self, root: int) -> None:
+        super().__init__(daemon=True)
+        self.root = root
+        self.seen: dict[int, float] = {}
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            stats = {}
+            for entry in Path("/proc").iterdir():
+                if entry.name.isdigit() and (found := _stat(int(entry.name))) is not None:
+                    stats[int(entry.name)] = found
+            tree = {self.root}
+            grew = True
+            while grew:
+                grew = False
+                for pid, (parent, _cpu) in stats.items():
+                    if parent in tree and pid not in tree:
+                        tree.add(pid)
+                        grew = True
+            for pid in tree:
+                if pid in stats:
+                    self.seen[pid] = max(self.seen.get(pid, 0.0), stats[pid][1])
+            self.done.wait(0.05)
+
+    def seconds(self) -> float:
+        return sum(self.seen.values())
 
 
 def mirror_of(cache: Path, url: str) -> Path:
@@ -107,9 +152,15 @@ def main() -> None:
         "--limit", str(args.limit), "--out", str(out), "--repo-cache", str(args.repo_cache),
         "--repeats", str(args.repeats),
     ]  # fmt: skip
-    cpu_before, wall_before = cpu_seconds(), time.perf_counter()
-    subprocess.run(command, cwd=ROOT, check=True)
-    cpu = cpu_seconds() - cpu_before
+    wall_before = time.perf_counter()
+    process = subprocess.Popen(command, cwd=ROOT)
+    sampler = TreeCpu(process.pid)
+    sampler.start()
+    if process.wait() != 0:
+        raise SystemExit(f"repogate tasks mine exited {process.returncode}")
+    sampler.done.set()
+    sampler.join()
+    cpu = sampler.seconds()
     wall = time.perf_counter() - wall_before
     tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines() if line]
     rejected = [
@@ -136,9 +187,15 @@ def main() -> None:
         archive(mirror, contract["base_commit"], base_tree)
         archive(mirror, commit, base_tree, list(contract["oracles"]["hidden_tests"]["paths"]))
         archive(mirror, commit, ref_tree)
+        check = [
+            sys.executable, "-m", "repogate.cli", "tasks", "check", str(out / task["contract"]),
+            "--repo-cache", str(args.repo_cache), "--repeats", str(args.repeats),
+        ]  # fmt: skip
+        started = time.perf_counter()
+        subprocess.run(check, cwd=ROOT, check=True, capture_output=True)
+        mine = time.perf_counter() - started
         runs = [bare_run(env, base_tree, tests) for _ in range(args.repeats)]
         runs += [bare_run(env, ref_tree, tests) for _ in range(args.repeats + 1)]
-        mine = v["validation_seconds"] + v["gold_seconds"]
         print(
             f"{task['id']}: repogate {mine:.1f} s, bare pytest {sum(runs):.1f} s ({len(runs)} runs)"
         )

@@ -14,9 +14,9 @@ import tomli_w
 
 from _tasks_repo import ENV_MAP, build_history, diff, instance
 from repogate.cli import main
+from repogate.tasks._outcomes import resolve_ids
 from repogate.tasks.swebench import read_instances
 from repogate.tasks.taskset import TaskSet
-from repogate.tasks.validate import resolve_ids
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:

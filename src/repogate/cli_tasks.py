@@ -133,7 +133,7 @@ def check_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
 ) -> None:
     """Validate contracts (declared ids confirmed by running); exit 0 when all are sound, 1 if not."""
-    from repogate.tasks.ingest import IngestOptions, gold_check
+    from repogate.tasks.ingest import IngestOptions, gold_after
     from repogate.tasks.taskset import is_task_set, iter_sources
     from repogate.tasks.validate import CheckConfig, Rejected, check_states
 
@@ -151,9 +151,10 @@ def check_cmd(
         try:
             checked = check_states(contract, source, cfg)
             assert contract.source_file is not None
-            why = gold_check(contract.source_file, cache / "check-runs" / contract.id, options)
-            if why:
-                raise Rejected("reference_not_accepted", why, checked)
+            run_dir = cache / "check-runs" / contract.id
+            checked = gold_after(contract.source_file, source, checked, run_dir, options)
+            if checked.gold != "accepted":
+                raise Rejected("reference_not_accepted", checked.gold, checked)
             row = {"id": contract.id, "valid": True, "validation": checked.model_dump(mode="json")}
         except Rejected as rejected:
             row = {

@@ -149,6 +149,35 @@ def gold_check(contract_path: Path, run_dir: Path, options: IngestOptions) -> st
     return "the gold attempt is not accepted: " + ", ".join(failed)
 
 
+def gold_after(
+    path: Path, source: Path, checked: Validation, run_dir: Path, options: IngestOptions
+) -> Validation:
+    """Run :func:`gold_check` on the contract at ``path`` after its states were checked.
+
+    When the contract grades exactly the ids validation confirmed, the base state validation
+    observed is handed to gate E first (:func:`repogate.phases.remember_base_state`), so the gold
+    attempt runs only the candidate's tests. A contract that still names ids validation left
+    out (flaky, failing at the base) gets no such help: gate E checks it afresh.
+
+    Returns:
+        ``checked`` with ``gold`` (``accepted`` or why not) and ``gold_seconds`` filled in.
+    """
+    written = load_contract(path)
+    oracles = written.oracles
+    if (oracles.fail_to_pass, oracles.pass_to_pass) == (checked.fail_to_pass, checked.pass_to_pass):
+        hidden = b""
+        if oracles.hidden_tests is not None:
+            hidden = load_patch(oracles.hidden_tests, written, source)
+        base = git.rev_parse(source, f"{written.base_commit}^{{commit}}")
+        key = base_state_key(base, hidden, checked.environment_digest, oracles)
+        cache = (options.cache_dir or default_cache()).resolve()
+        remember_base_state(cache / "envs", key, checked.repeats, "task validation")
+    started = clock.monotonic()
+    why = gold_check(path, run_dir, options)
+    took = round(clock.monotonic() - started, 3)
+    return checked.model_copy(update={"gold": why or "accepted", "gold_seconds": took})
+
+
 def _validate(
     candidate: Candidate, taskset: TaskSet, options: IngestOptions
 ) -> TaskEntry | RejectedEntry:
@@ -177,22 +206,11 @@ def _validate(
         shutil.rmtree(work, ignore_errors=True)
     path = _write_contract(folder, with_ids(candidate.contract, checked))
     if options.gold_check:
-        written = load_contract(path)
-        hidden = (
-            load_patch(written.oracles.hidden_tests, written, source)
-            if written.oracles.hidden_tests
-            else b""
-        )
-        base = git.rev_parse(source, f"{written.base_commit}^{{commit}}")
-        key = base_state_key(base, hidden, checked.environment_digest, written.oracles)
-        remember_base_state(cache / "envs", key, checked.repeats, "task validation")
-        started = clock.monotonic()
-        why = gold_check(path, taskset.validation_dir(candidate.id), options)
-        outcome = why if why else "accepted"
-        took = round(clock.monotonic() - started, 3)
-        checked = checked.model_copy(update={"gold": outcome, "gold_seconds": took})
-        if why:
-            return _reject(candidate, folder, Rejected("reference_not_accepted", why, checked))
+        checked = gold_after(path, source, checked, taskset.validation_dir(candidate.id), options)
+        if checked.gold != "accepted":
+            return _reject(
+                candidate, folder, Rejected("reference_not_accepted", checked.gold, checked)
+            )
     contract: TransitionContract = load_contract(path)
     return TaskEntry(
         id=candidate.id,

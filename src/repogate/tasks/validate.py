@@ -28,9 +28,7 @@ of the reference under the real pipeline is :mod:`repogate.tasks.ingest`'s last 
 
 from __future__ import annotations
 
-import re
 import shutil
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -43,10 +41,17 @@ from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import EnvironmentBuildError, PatchApplyError, UserInputError
 from repogate.gates.verification import test_tree
 from repogate.oracles.grading import flaky
-from repogate.oracles.junit import TestOutcome, failure_texts, match_ids
 from repogate.oracles.pytest_runner import TestRun, run_tests, select_files
 from repogate.patches import load_patch, touched_paths
 from repogate.sandbox import SandboxPolicy
+from repogate.tasks._outcomes import (
+    FAILING,
+    PASSED,
+    always,
+    network_failures,
+    resolve_ids,
+    tests_of,
+)
 
 RejectionReason = Literal[
     "instance_invalid",
@@ -88,9 +93,6 @@ RejectionReason = Literal[
 - ``reference_not_accepted``: the gold attempt is not accepted under the contract's hermetic checks;
 - ``evaluator_error``: repogate itself failed on this candidate (the message is kept).
 """
-
-_FAILING: frozenset[TestOutcome] = frozenset({"failed", "error"})
-_PASSED: frozenset[TestOutcome] = frozenset({"passed"})
 
 
 class Validation(BaseModel):
@@ -238,85 +240,14 @@ def _run(
     return runs
 
 
-# What a test that reached for the network prints when there is none (requests/urllib3, socket).
-_NETWORK_ERROR = re.compile(
-    r"ConnectionError|ConnectionRefused|NewConnectionError|Max retries exceeded|"
-    r"Name or service not known|Temporary failure in name resolution|Network is unreachable|"
-    r"getaddrinfo failed|gaierror|No address associated with hostname",
-)
-
-
-def _network_failures(runs: Sequence[TestRun], tree: Path) -> set[str]:
-    """Ids that failed on a network error in any of ``runs`` (read from their JUnit reports)."""
-    found: set[str] = set()
-    for run in runs:
-        if run.report_path is not None and run.report_path.is_file():
-            texts = failure_texts(run.report_path.read_bytes(), run.report_path, tree)
-            found |= {t for t, text in texts.items() if _NETWORK_ERROR.search(text)}
-    return found
-
-
-def _tests(outcomes: dict[str, TestOutcome]) -> list[str]:
-    """Reported test ids, without the file-level entries of collection errors."""
-    return [t for t in outcomes if "::" in t]
-
-
-def _outcome(run: TestRun, test_id: str) -> TestOutcome | None:
-    """The id's outcome; ``error`` when it is absent because its file failed to collect."""
-    found = run.outcomes.get(test_id)
-    if found is None and run.outcomes.get(test_id.split("::", 1)[0]) == "error":
-        return "error"
-    return found
-
-
-def _always(runs: Sequence[TestRun], test_id: str, allowed: frozenset[TestOutcome]) -> bool:
-    return all(_outcome(r, test_id) in allowed for r in runs)
-
-
 def _derive(
     base: list[TestRun], ref: list[TestRun], flips: set[str]
 ) -> tuple[list[str], list[str]]:
-    ids = [t for t in _tests(ref[-1].outcomes) if t not in flips]
-    passed = _PASSED
-    f2p = [t for t in ids if _always(ref, t, passed) and _always(base, t, _FAILING)]
-    p2p = [t for t in ids if _always(ref, t, passed) and _always(base, t, passed)]
+    ids = [t for t in tests_of(ref[-1].outcomes) if t not in flips]
+    passed = PASSED
+    f2p = [t for t in ids if always(ref, t, passed) and always(base, t, FAILING)]
+    p2p = [t for t in ids if always(ref, t, passed) and always(base, t, passed)]
     return f2p, p2p
-
-
-def resolve_ids(
-    declared: Sequence[str], reported: Sequence[str]
-) -> tuple[dict[str, str], list[str], list[str]]:
-    """Map declared ids to reported node ids.
-
-    A full id (``path::name``) is matched as the grader matches it
-    (:func:`~repogate.oracles.junit.match_ids`). A bare name (SWE-bench's ids for sympy and django
-    are function names) is looked up among the reported ids whose last ``::`` part equals it.
-
-    Returns:
-        (declared -> reported, ids not found, bare names found in more than one file).
-    """
-    full = [t for t in declared if "::" in t]
-    matched = match_ids(full, reported)
-    by_name: dict[str, list[str]] = {}
-    for test_id in reported:
-        by_name.setdefault(test_id.rsplit("::", 1)[-1], []).append(test_id)
-    resolved: dict[str, str] = {}
-    missing: list[str] = []
-    ambiguous: list[str] = []
-    for test_id in declared:
-        hit = matched.get(test_id) if "::" in test_id else None
-        if "::" not in test_id:
-            found = by_name.get(test_id, [])
-            files = {f.split("::", 1)[0] for f in found}
-            if len(files) > 1:
-                ambiguous.append(test_id)
-                continue
-            hit = found[0] if len(found) == 1 else None
-        if hit is None:
-            missing.append(test_id)
-        else:
-            resolved[test_id] = hit
-    return resolved, missing, ambiguous
 
 
 def _check_declared(
@@ -329,7 +260,7 @@ def _check_declared(
     base, ref = runs
     oracles = contract.oracles
     declared = [*oracles.fail_to_pass, *oracles.pass_to_pass]
-    reported = sorted(set(_tests(base[-1].outcomes)) | set(_tests(ref[-1].outcomes)))
+    reported = sorted(set(tests_of(base[-1].outcomes)) | set(tests_of(ref[-1].outcomes)))
     resolved, missing, ambiguous = resolve_ids(declared, reported)
     if ambiguous:
         raise Rejected(
@@ -344,19 +275,19 @@ def _check_declared(
             partial,
         )
     flips = set(partial.flaky)
-    passed = _PASSED
+    passed = PASSED
     dropped: dict[str, str] = {}
     f2p: list[str] = []
     for declared_id in oracles.fail_to_pass:
         node = resolved[declared_id]
         if node in flips:
             dropped[declared_id] = "flaky"
-        elif _always(base, node, passed):
+        elif always(base, node, passed):
             raise Rejected(
                 "fail_to_pass_passes_at_base", f"{declared_id} passes at the base", partial
             )
-        elif not _always(ref, node, passed):
-            if node in _network_failures(ref, states.ref_tree):
+        elif not always(ref, node, passed):
+            if node in network_failures(ref, states.ref_tree):
                 raise Rejected(
                     "needs_network",
                     f"{declared_id} fails with the reference on a network error (no network here)",
@@ -365,7 +296,7 @@ def _check_declared(
             raise Rejected(
                 "reference_fails", f"{declared_id} does not pass with the reference", partial
             )
-        elif _always(base, node, _FAILING):
+        elif always(base, node, FAILING):
             f2p.append(node)
         else:
             dropped[declared_id] = "skipped at the base"
@@ -379,9 +310,9 @@ def _check_declared(
     failing = [
         t
         for t in unstable
-        if t not in flips and not (_always(base, t, passed) and _always(ref, t, passed))
+        if t not in flips and not (always(base, t, passed) and always(ref, t, passed))
     ]
-    network = _network_failures(base, states.base_tree) | _network_failures(ref, states.ref_tree)
+    network = network_failures(base, states.base_tree) | network_failures(ref, states.ref_tree)
     for declared_id in oracles.pass_to_pass:
         node = resolved[declared_id]
         if node in flips:
