@@ -178,3 +178,15 @@ def test_check_confirms_a_mined_contract(
     rows = json.loads(capsys.readouterr().out)
     assert [r["valid"] for r in rows] == [True]
     assert rows[0]["validation"]["fail_to_pass"] == ["tests/test_calc.py::test_sub"]
+
+
+def test_a_range_with_an_unknown_revision_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    build_history(tmp_path / "calc")
+    args = ["tasks", "mine", str(tmp_path / "calc"), "--out", str(tmp_path / "o")]
+    assert main([*args, "--range", "nope..main"]) == 2
+    assert capsys.readouterr().err.startswith("error: --range 'nope..main' names a revision")
+    assert main([*args, "--range", "main"]) == 2
+    assert "is not A..B" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

@@ -15,7 +15,7 @@ import typer
 
 from repogate import git
 from repogate.contract import load_contract
-from repogate.errors import UserInputError
+from repogate.errors import GitError, UserInputError
 from repogate.runner import default_cache
 
 app = typer.Typer(
@@ -112,7 +112,13 @@ def mine_cmd(
     url = repo if git.repo_url_parts(repo) else str(source)
     mapping = load_env_map(env_map)
     globs = tuple(paths or ())
-    chosen = mine.select_commits(source, span, globs, limit)  # unknown revisions fail here
+    try:
+        chosen = mine.select_commits(source, span, globs, limit)
+    except GitError:
+        raise UserInputError(
+            f"--range {span!r} names a revision that is not in {repo}",
+            "give two revisions of that repository (SHAs, tags or branches), e.g. v1.0..main",
+        ) from None
     rule = (
         f"first-parent commits of {span} changing code and tests"
         + (f", touching {list(globs)}" if globs else "")
