@@ -5,7 +5,8 @@ commit's own files (the seed: reconstruct the environment, do not inherit it).
 
 **Derived.** The interpreter is the newest CPython that had been released at the base commit's
 date and meets ``requires-python``'s lower bound; the install command is
-``uv pip install --exclude-newer <date> -e .[<test extra>] pytest`` (plus ``--group <tests>``
+``uv pip install --exclude-newer <date> -e .[<test extra>] pytest`` (setuptools itself undated,
+since an editable build needs PEP 660, setuptools 64 of 2022; plus ``--group <tests>``
 for a PEP 735 dependency group and ``-r`` for a test requirements file), where ``<date>`` is the
 day after the newest commit at or before the base that touched the project's manifests, so
 every candidate whose manifests are equal gets the same recipe and shares one environment (the
@@ -47,6 +48,7 @@ MANIFESTS = (
     "requirements.txt",
     "tox.ini",
 )
+_NO_CUTOFF = "2100-01-01"
 _TEST_EXTRAS = ("tests", "test", "testing", "dev")
 _TEST_REQUIREMENTS = (
     "requirements/tests.txt",
@@ -163,6 +165,9 @@ def derive_recipe(repo: Path, base: str) -> dict[str, Any]:
     group = next((g for g in _TEST_EXTRAS if g in groups), None)
     target = f".[{extra}]" if extra else "."
     words = ["uv pip install", f"--exclude-newer {(day + timedelta(days=1)).isoformat()}"]
+    if setup or "setuptools" in pyproject_text:
+        # The build backend is not dated: an editable build needs PEP 660 (setuptools 64, 2022).
+        words.append(f"--exclude-newer-package setuptools={_NO_CUTOFF}")
     if pyproject_text or setup:  # a project to install; otherwise only its test tools
         words.append(f"-e '{target}'")
     if group:
