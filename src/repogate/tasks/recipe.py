@@ -198,11 +198,14 @@ def recipe_for(
     entry = env_map.find(repo_name, version)
     if entry is None:
         return derive_recipe(repo, base), None, "derived"
+    # The base's manifests join the cache key (unless the entry names its own), so two bases of
+    # one version whose dependencies differ never share an environment built for the other.
+    manifests = entry.lock_inputs or tuple(sorted(git.existing_paths(repo, base, MANIFESTS)))
     data = {
         "supplied_by": "evaluator",
         "python": entry.python,
         "install": list(entry.install),
         "network": True,
-        "lock_inputs": list(entry.lock_inputs),
+        "lock_inputs": list(manifests),
     }
     return data, entry.test_command, "env-map"
