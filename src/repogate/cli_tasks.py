@@ -15,7 +15,7 @@ import typer
 
 from repogate import git
 from repogate.contract import load_contract
-from repogate.errors import GitError, UserInputError
+from repogate.errors import ExitCode, GitError, UserInputError
 from repogate.runner import default_cache
 
 app = typer.Typer(
@@ -180,4 +180,5 @@ def check_cmd(
             )
     if as_json:
         typer.echo(json.dumps(results, indent=2))
-    raise typer.Exit(0 if all(r["valid"] for r in results) else 1)
+    valid = all(r["valid"] for r in results)
+    raise typer.Exit(ExitCode.OK if valid else ExitCode.NOT_ACCEPTED)

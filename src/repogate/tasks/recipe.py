@@ -34,10 +34,11 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from repogate import git
 from repogate._files import first_problem, read_text
+from repogate._model import FrozenModel
 from repogate.errors import UserInputError
 
 MANIFESTS = (
@@ -70,10 +71,8 @@ _RELEASES = (
 )
 
 
-class MapEntry(BaseModel):
+class MapEntry(FrozenModel):
     """One ``[[recipe]]`` of an env map."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     repo: str
     versions: tuple[str, ...] = ()
@@ -83,10 +82,8 @@ class MapEntry(BaseModel):
     lock_inputs: tuple[str, ...] = ()
 
 
-class EnvMap(BaseModel):
+class EnvMap(FrozenModel):
     """An env map file: recipes by repository and version."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     recipe: tuple[MapEntry, ...] = ()
 

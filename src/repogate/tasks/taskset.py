@@ -24,8 +24,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
+from repogate._model import FrozenModel
 from repogate.errors import UserInputError
 from repogate.tasks.validate import RejectionReason, Validation
 
@@ -36,7 +37,7 @@ CONTRACTS_DIR = "contracts"
 CONTRACT_NAME = "contract.toml"
 
 
-class Selection(BaseModel):
+class Selection(FrozenModel):
     """The rule that chose a task set's candidates, fixed before any of them is validated.
 
     Attributes:
@@ -46,8 +47,6 @@ class Selection(BaseModel):
         repeats: runs of each state per candidate (N of N must agree).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     schema_version: Literal[1] = 1
     source: Literal["swebench-import", "mined"]
     origin: str
@@ -55,7 +54,7 @@ class Selection(BaseModel):
     repeats: int = Field(ge=1)
 
 
-class TaskEntry(BaseModel):
+class TaskEntry(FrozenModel):
     """One validated task in ``tasks.jsonl``.
 
     Attributes:
@@ -66,8 +65,6 @@ class TaskEntry(BaseModel):
         validation: what validation observed (ids, flaky and dropped tests, timings).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     id: str
     source: dict[str, str]
     contract: str
@@ -75,7 +72,7 @@ class TaskEntry(BaseModel):
     validation: Validation
 
 
-class RejectedEntry(BaseModel):
+class RejectedEntry(FrozenModel):
     """One rejected candidate in ``rejected.jsonl``: its reason from the closed vocabulary.
 
     Attributes:
@@ -85,8 +82,6 @@ class RejectedEntry(BaseModel):
         detail: one sentence on what was seen.
         validation: what validation observed before it stopped (None when it never ran).
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str
     source: dict[str, str]

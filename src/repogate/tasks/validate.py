@@ -33,13 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import Field
 
 from repogate import clock, git
+from repogate._model import FrozenModel
 from repogate.contract import TransitionContract
 from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import EnvironmentBuildError, PatchApplyError, UserInputError
-from repogate.gates.verification import test_tree
+from repogate.gates.verification import graded_tree
 from repogate.oracles.grading import flaky
 from repogate.oracles.pytest_runner import TestRun, run_tests, select_files
 from repogate.patches import load_patch, touched_paths
@@ -95,7 +96,7 @@ RejectionReason = Literal[
 """
 
 
-class Validation(BaseModel):
+class Validation(FrozenModel):
     """What validation observed for one candidate (kept in ``tasks.jsonl`` and ``rejected.jsonl``).
 
     Attributes:
@@ -116,15 +117,13 @@ class Validation(BaseModel):
         gold_seconds: wall seconds of the gold attempt.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     repeats: int
     test_files: tuple[str, ...] = ()
     fail_to_pass: tuple[str, ...] = ()
     pass_to_pass: tuple[str, ...] = ()
     flaky: tuple[str, ...] = ()
-    dropped: dict[str, str] = {}
-    resolved: dict[str, str] = {}
+    dropped: dict[str, str] = Field(default_factory=dict)
+    resolved: dict[str, str] = Field(default_factory=dict)
     environment_digest: str = ""
     environment_cold: bool = False
     build_seconds: float = 0.0
@@ -195,8 +194,8 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _S
         raise Rejected("patch_does_not_apply", f"the reference patch: {exc}") from None
     ref_commit = git.commit_candidate(ws, "reference", parent=base)
     try:
-        test_tree(ws, base, base, hidden, hidden_paths, base_tree)
-        test_tree(ws, base, ref_commit, hidden, hidden_paths, ref_tree)
+        graded_tree(ws, base, base, hidden, hidden_paths, base_tree)
+        graded_tree(ws, base, ref_commit, hidden, hidden_paths, ref_tree)
     except PatchApplyError as exc:
         raise Rejected("patch_does_not_apply", f"the hidden test patch: {exc}") from None
     install = cfg.work / "install"
