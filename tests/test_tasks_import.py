@@ -15,8 +15,9 @@ import tomli_w
 from _tasks_repo import ENV_MAP, build_history, diff, instance
 from repogate.cli import main
 from repogate.tasks._outcomes import resolve_ids
+from repogate.tasks.ingest import Candidate, with_timeout
 from repogate.tasks.swebench import read_instances
-from repogate.tasks.taskset import TaskSet
+from repogate.tasks.taskset import RejectedEntry, TaskSet
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
@@ -335,3 +336,12 @@ def test_a_bad_instance_file_is_one_line_and_exit_2_from_the_real_command(tmp_pa
     )
     assert done.returncode == 2
     assert done.stderr.startswith(f"error: {bad}:1: not JSON") and done.stderr.count("\n") == 1
+
+
+def test_test_timeout_reaches_every_draft_contract() -> None:
+    draft = Candidate(id="a", source={}, contract={"id": "a", "oracles": {"fail_to_pass": []}})
+    rejected = RejectedEntry(id="b", source={}, reason="repository_missing", detail="no mirror")
+    out = list(with_timeout([draft, rejected], 30.0))
+    assert out[0].contract["oracles"] == {"fail_to_pass": [], "timeout_s": 30.0}  # type: ignore[union-attr]
+    assert out[1] is rejected
+    assert list(with_timeout([draft], None)) == [draft]

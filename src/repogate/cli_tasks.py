@@ -37,6 +37,10 @@ EnvMapOpt = Annotated[
     typer.Option("--env-map", help="TOML: python and install commands by repo and version."),
 ]
 Out = Annotated[Path, typer.Option("--out", help="Task-set folder (rerun to resume).")]
+Timeout = Annotated[
+    float | None,
+    typer.Option("--test-timeout", min=1, help="Seconds per test run (default: the contract's)."),
+]
 
 
 def _say(task_id: str, outcome: str) -> None:
@@ -58,13 +62,14 @@ def import_cmd(
     repo_cache: RepoCache = None,
     env_map: EnvMapOpt = None,
     repeats: Repeats = 1,
+    test_timeout: Timeout = None,
     ids: Annotated[
         str | None, typer.Option("--ids", help="Comma-separated instance ids (default: all).")
     ] = None,
 ) -> None:
     """Import SWE-bench instances as validated contracts into a task-set folder."""
     from repogate.tasks import swebench
-    from repogate.tasks.ingest import IngestOptions, ingest
+    from repogate.tasks.ingest import IngestOptions, ingest, with_timeout
     from repogate.tasks.recipe import load_env_map
     from repogate.tasks.taskset import Selection, TaskSet
 
@@ -72,6 +77,7 @@ def import_cmd(
     mapping = load_env_map(env_map)
     wanted = {i.strip() for i in ids.split(",") if i.strip()} if ids else None
     rule = f"instances of {instances.name}" + (f" with ids {sorted(wanted)}" if wanted else "")
+    rule += f", test timeout {test_timeout:g} s" if test_timeout else ""
     taskset = TaskSet.create(
         out,
         Selection(source="swebench-import", origin=str(instances), rule=rule, repeats=repeats),
@@ -81,7 +87,8 @@ def import_cmd(
         for i in loaded
         if wanted is None or i.instance_id in wanted
     )
-    ingest(drafts, taskset, IngestOptions(repo_cache=repo_cache, repeats=repeats), _say)
+    options = IngestOptions(repo_cache=repo_cache, repeats=repeats)
+    ingest(with_timeout(drafts, test_timeout), taskset, options, _say)
     _summary(out)
 
 
@@ -99,10 +106,11 @@ def mine_cmd(
     repo_cache: RepoCache = None,
     env_map: EnvMapOpt = None,
     repeats: Repeats = 1,
+    test_timeout: Timeout = None,
 ) -> None:
     """Mine validated tasks from commits that change code and tests."""
     from repogate.tasks import mine
-    from repogate.tasks.ingest import IngestOptions, ingest
+    from repogate.tasks.ingest import IngestOptions, ingest, with_timeout
     from repogate.tasks.recipe import load_env_map
     from repogate.tasks.taskset import Selection, TaskSet
 
@@ -124,10 +132,12 @@ def mine_cmd(
         + (f", touching {list(globs)}" if globs else "")
         + (f", first {limit}" if limit else "")
         + f": {len(chosen)} candidates"
+        + (f", test timeout {test_timeout:g} s" if test_timeout else "")
     )
     taskset = TaskSet.create(out, Selection(source="mined", origin=url, rule=rule, repeats=repeats))
     drafts = mine.candidates(url, source, span, globs, limit, mapping)
-    ingest(drafts, taskset, IngestOptions(repo_cache=repo_cache, repeats=repeats), _say)
+    options = IngestOptions(repo_cache=repo_cache, repeats=repeats)
+    ingest(with_timeout(drafts, test_timeout), taskset, options, _say)
     _summary(out)
 
 

@@ -20,8 +20,8 @@ A candidate whose checks crash is rejected as ``evaluator_error`` with the messa
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +69,22 @@ class IngestOptions:
     repeats: int = 1
     cache_dir: Path | None = None
     gold_check: bool = True
+
+
+def with_timeout(
+    items: Iterable[Candidate | RejectedEntry], seconds: float | None
+) -> Iterator[Candidate | RejectedEntry]:
+    """Yield ``items`` with each draft's test timeout (``oracles.timeout_s``) set to ``seconds``.
+
+    A test that hangs at the base (the bug it checks is a hang) then costs ``seconds`` per run,
+    and the candidate is rejected as ``timeout``; None keeps the contract default.
+    """
+    for item in items:
+        if seconds is None or isinstance(item, RejectedEntry):
+            yield item
+            continue
+        oracles = {**item.contract.get("oracles", {}), "timeout_s": seconds}
+        yield replace(item, contract={**item.contract, "oracles": oracles})
 
 
 Report = Callable[[str, str], None]

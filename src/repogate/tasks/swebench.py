@@ -248,17 +248,3 @@ def draft(
         "hidden_tests.diff": instance.test_patch.encode(),
     }
     return Candidate(id=instance.instance_id, source=source, contract=contract, files=files)
-
-
-def candidates(
-    path: Path, env_map: EnvMap, repo_cache: Path | None, ids: set[str] | None = None
-) -> Iterator[Candidate | RejectedEntry]:
-    """Yield a draft (or a rejection) for each instance of ``path``, in file order.
-
-    Raises:
-        UserInputError: the file itself is bad (see :func:`read_instances`), before any yield.
-    """
-    instances = read_instances(path)
-    for instance in instances:
-        if ids is None or instance.instance_id in ids:
-            yield draft(instance, path, env_map, repo_cache)
