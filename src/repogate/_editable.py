@@ -53,7 +53,13 @@ def _text(site: Path, relative: str) -> str:
 
 
 def _finder_roots(finder: Path, base: Path) -> list[Path]:
-    """Return the import roots (folder parents) a setuptools editable finder names in ``base``."""
+    """Return the import roots a setuptools editable finder names in ``base``.
+
+    A ``MAPPING`` entry maps a package's dotted name to its folder; the root is that folder's
+    ancestor one level per name component (``sympy.codegen`` at ``.../sympy/codegen`` gives
+    ``...``). Taking every folder's parent put ``sympy/`` on the path for a listed subpackage,
+    where ``sympy/codegen/ast.py`` shadowed the standard library's ``ast``.
+    """
     found: list[Path] = []
     for node in ast.parse(_text(finder.parent, finder.name)).body:
         target: ast.expr
@@ -65,11 +71,12 @@ def _finder_roots(finder: Path, base: Path) -> list[Path]:
             continue
         if not isinstance(target, ast.Name) or target.id not in ("MAPPING", "NAMESPACES"):
             continue
-        for entry in ast.literal_eval(value).values():
+        for name, entry in ast.literal_eval(value).items():
+            depth = str(name).count(".") + 1  # "a.b" -> .../a/b: its root is two folders up
             for text in entry if isinstance(entry, list) else [entry]:
                 path = _under(str(text), base)
-                if path is not None:
-                    found.append(path.parent)
+                if path is not None and len(path.parents) > depth - 1:
+                    found.append(path.parents[depth - 1])
     return found
 
 

@@ -68,7 +68,7 @@ __all__ = [
     "find_python",
 ]
 
-_LAYOUT = 1  # bump when the cache layout or the build steps change
+_LAYOUT = 2  # bump when the cache layout or the build steps change
 _CHECKOUT = "<checkout>"
 
 
