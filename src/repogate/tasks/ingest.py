@@ -29,7 +29,7 @@ import tomli_w
 
 from repogate import clock, git
 from repogate.contract import Sentinel, TransitionContract, load_contract
-from repogate.errors import ContractError, RepogateError, UserInputError
+from repogate.errors import ContractError, UserInputError
 from repogate.patches import load_patch
 from repogate.phases import base_state_key, remember_base_state
 from repogate.runner import PlannedAttempt, RunOptions, default_cache, run
@@ -271,9 +271,10 @@ def ingest(
         else:
             try:
                 entry = _validate(item, taskset, options)
-            except RepogateError as exc:
+            except Exception as exc:  # one candidate's crash is data; the rest go on
                 folder = taskset.contract_dir(item.id)
-                entry = _reject(item, folder, Rejected("evaluator_error", str(exc)))
+                why = f"{type(exc).__name__}: {exc}"
+                entry = _reject(item, folder, Rejected("evaluator_error", why))
         if isinstance(entry, TaskEntry):
             taskset.add_task(entry)
             counts[0] += 1

@@ -200,9 +200,17 @@ def draft(
             reason="base_commit_missing",
             detail=f"base commit {instance.base_commit} is not in the mirror {repo}",
         )
-    environment, test_command, origin = recipe_for(
-        env_map, instance.repo, instance.version, repo, instance.base_commit
-    )
+    try:
+        environment, test_command, origin = recipe_for(
+            env_map, instance.repo, instance.version, repo, instance.base_commit
+        )
+    except Exception as exc:  # one instance's crash is data; the rest of the file goes on
+        return RejectedEntry(
+            id=instance.instance_id,
+            source=source,
+            reason="evaluator_error",
+            detail=f"{type(exc).__name__}: {exc}"[:2000],
+        )
     cohort = {
         "source": "swebench",
         "repo": instance.repo,
