@@ -158,7 +158,7 @@ def parse_junit_bytes(
 
 def _document(data: bytes, source: Path) -> Element:
     try:
-        root = defusedxml.ElementTree.fromstring(data, forbid_dtd=True)
+        root: Element = defusedxml.ElementTree.fromstring(data, forbid_dtd=True)
     except defusedxml.DefusedXmlException as exc:
         raise ReportError(source, f"refused as unsafe XML ({type(exc).__name__})") from None
     except ParseError as exc:
