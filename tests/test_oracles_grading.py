@@ -103,3 +103,18 @@ def test_flaky_finds_ids_that_flip_or_vanish() -> None:
     ]
     assert flaky(runs) == {"b", "c"}
     assert flaky(runs[:1]) == set()
+
+
+def test_fail_to_pass_in_a_file_that_cannot_be_collected_at_the_base_fails_there() -> None:
+    """A new test that imports the name the change adds cannot even be collected at the base.
+
+    SWE-bench counts such a test as failed at the base (absent from the log); the task is valid,
+    not "ids that do not exist". A PASS_TO_PASS test in that file did not pass.
+    """
+    at_base: dict[str, TestOutcome] = {"t.py": "error"}
+    assert base_state_check(at_base, F2P, []).valid
+    check = base_state_check(at_base, F2P, P2P)
+    assert check.nonexistent == ()
+    assert check.not_passing == tuple(P2P)
+    truly_missing = base_state_check({"u.py::test_x": "passed"}, F2P, [])
+    assert truly_missing.nonexistent == tuple(F2P)

@@ -62,7 +62,13 @@ def _text(site: Path, relative: str) -> str:
 
 
 def _finder_roots(finder: Path, base: Path) -> list[Path]:
-    """Return the import roots (folder parents) a setuptools editable finder names in ``base``."""
+    """Return the import roots a setuptools editable finder names in ``base``.
+
+    A ``MAPPING`` entry maps a package's dotted name to its folder; the root is that folder's
+    ancestor one level per name component (``sympy.codegen`` at ``.../sympy/codegen`` gives
+    ``...``). Taking every folder's parent put ``sympy/`` on the path for a listed subpackage,
+    where ``sympy/codegen/ast.py`` shadowed the standard library's ``ast``.
+    """
     found: list[Path] = []
     for node in ast.parse(_text(finder.parent, finder.name)).body:
         target: ast.expr
@@ -75,6 +81,7 @@ def _finder_roots(finder: Path, base: Path) -> list[Path]:
         if not isinstance(target, ast.Name) or target.id not in ("MAPPING", "NAMESPACES"):
             continue
         for name, entry in ast.literal_eval(value).items():
+            depth = str(name).count(".") + 1  # "a.b" -> .../a/b: its root is two folders up
             for text in entry if isinstance(entry, list) else [entry]:
                 path = _under(str(text), base)
                 if path is None:
@@ -85,7 +92,8 @@ def _finder_roots(finder: Path, base: Path) -> list[Path]:
                         "name, which no import root can serve from a candidate's checkout; "
                         "name the folder after the package or install it from the checkout's tree"
                     )
-                found.append(path.parent)
+                if len(path.parents) > depth - 1:
+                    found.append(path.parents[depth - 1])
     return found
 
 

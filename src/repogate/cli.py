@@ -32,6 +32,15 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+def _register_tasks() -> None:
+    from repogate.cli_tasks import app as tasks_app
+
+    app.add_typer(tasks_app, name="tasks")
+
+
+_register_tasks()
+
 SCHEMAS = ("contract", "evidence", "decision", "reviews")
 INTERRUPTED_MESSAGE = "interrupted: finished attempts are kept; rerun the same command to resume"
 

@@ -24,6 +24,7 @@ from repogate.runner import PlannedAttempt, RunOptions, check_isolation, run
 from repogate.sandbox import WEAK_FLAG
 from repogate.store import AttemptRecord, Store
 from repogate.tasks.scenarios import build_scenario, default_agents, scenario_names
+from repogate.tasks.taskset import is_task_set, iter_sources
 
 DEFAULT_SELECTION = "embedded default: every built-in scenario with its shipped agents"
 EMBEDDED_WEAK = "the embedded default (built-in scenarios and their shipped agents only)"
@@ -46,10 +47,17 @@ def default_plans(out: Path, agents: list[str]) -> list[PlannedAttempt]:
 def named_plans(contracts: list[Path], agents: list[str]) -> list[PlannedAttempt]:
     """Plan ``agents`` (default gold and null) on each named contract.
 
-    A predictions file of several models plans one agent per model.
+    A predictions file of several models plans one agent per model; a task-set folder (one
+    holding ``tasks.jsonl``) stands for each of its validated contracts.
     """
     specs = expand_specs(agents) or ["gold", "null"]
-    loaded = [(load_contract(path), str(path)) for path in contracts]
+    files: list[tuple[Path, str]] = []
+    for path in contracts:
+        if is_task_set(path):
+            files += [(p, str(p)) for p, _ in iter_sources(path)]
+        else:
+            files.append((path, str(path)))
+    loaded = [(load_contract(path), label) for path, label in files]
     return [PlannedAttempt(c, src, spec) for c, src in loaded for spec in specs]
 
 

@@ -38,7 +38,9 @@ from repogate.errors import ContractError
 SHA_RE = re.compile(r"^[0-9a-f]{7,40}$")
 
 Profile = Literal["hermetic", "lifecycle"]
-CriterionSource = Literal["ticket", "doc", "compatibility", "convention", "inferred"]
+CriterionSource = Literal[
+    "ticket", "issue", "commit message", "doc", "compatibility", "convention", "inferred"
+]
 CriterionKind = Literal["stated", "implicit"]
 
 
@@ -373,6 +375,11 @@ class TransitionContract(_Model):
     def base_dir(self) -> Path:
         """The folder the contract's relative paths are resolved against."""
         return self._base_dir
+
+    @property
+    def source_file(self) -> Path | None:
+        """The file the contract was loaded from (None when it was built in memory)."""
+        return self._file
 
     def private_files(self) -> tuple[Path, ...]:
         """Return the files an agent must never read: this contract and its patch files."""

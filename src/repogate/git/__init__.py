@@ -52,14 +52,16 @@ from repogate.git._run import (
     run_git,
     tree_of,
 )
-from repogate.git._source import REPO_CACHE_ENV, resolve_source
+from repogate.git._source import REPO_CACHE_ENV, repo_url_parts, resolve_source
 from repogate.git._trees import (
     checkout_tree,
     commit_date,
+    commit_message,
     commit_parents,
     commit_subject,
     commit_tree,
     existing_paths,
+    last_change_date,
     tree_from_dir,
     tree_with_files,
 )
@@ -95,6 +97,7 @@ __all__ = [
     "commit_all",
     "commit_candidate",
     "commit_date",
+    "commit_message",
     "commit_parents",
     "commit_subject",
     "commit_tree",
@@ -107,11 +110,13 @@ __all__ = [
     "has_object",
     "init_repo",
     "is_ancestor",
+    "last_change_date",
     "log_range",
     "merge_candidate",
     "patch_paths",
     "prepare_workspace",
     "replay_commit",
+    "repo_url_parts",
     "resolve_source",
     "rev_parse",
     "run_git",

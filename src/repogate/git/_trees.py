@@ -149,3 +149,29 @@ def tree_from_dir(repo: Path, src: Path) -> str:
     with _private_index() as env:
         _run_env([f"--work-tree={src}", "add", "-A", "--", "."], repo, env)
         return _run_env(["write-tree"], repo, env).decode().strip()
+
+
+def commit_message(repo: Path, commit: str) -> tuple[str, str]:
+    """Return ``(committer date in ISO 8601 strict, full message)`` of ``commit``.
+
+    Raises:
+        GitError: ``commit`` names no commit.
+    """
+    out = _text(["log", "-1", "--format=%cI%x00%B", "--end-of-options", _checked_rev(commit)], repo)
+    date, _, message = out.partition("\0")
+    return date.strip(), message.strip()
+
+
+def last_change_date(repo: Path, rev: str, paths: Sequence[str]) -> str | None:
+    """Return the committer date (ISO 8601) of the newest commit at or before ``rev`` touching ``paths``.
+
+    None when no commit touches them (or ``paths`` is empty).
+
+    Raises:
+        GitError: ``rev`` is unknown.
+    """
+    if not paths:
+        return None
+    args = ["log", "-1", "--format=%cI", "--end-of-options", _checked_rev(rev), "--", *paths]
+    out = _text(args, repo).strip()
+    return out or None

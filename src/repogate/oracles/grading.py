@@ -267,13 +267,16 @@ def base_state_check(
     Returns:
         The check, with the offending ids and a sentence per problem.
     """
-    observed, _matched, _invalid = observe_ids(outcomes_at_base, [*fail_to_pass, *pass_to_pass])
-    nonexistent = tuple(t for t in observed if observed[t] == "missing")
+    observed, _matched, invalid = observe_ids(outcomes_at_base, [*fail_to_pass, *pass_to_pass])
+    # Missing because its file failed to collect (a new test importing the name the change adds):
+    # failed at the base, as SWE-bench counts a test absent from the log. Missing otherwise: the
+    # id does not exist.
+    nonexistent = tuple(invalid)
     not_failing = tuple(
         t for t in fail_to_pass if observed[t] != "missing" and observed[t] not in _FAILING_AT_BASE
     )
     not_passing = tuple(
-        t for t in pass_to_pass if observed[t] != "missing" and observed[t] not in _PASSING_AT_BASE
+        t for t in pass_to_pass if t not in nonexistent and observed[t] not in _PASSING_AT_BASE
     )
     reasons: list[str] = []
     if not fail_to_pass:

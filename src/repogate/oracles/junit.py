@@ -144,16 +144,8 @@ def parse_junit_bytes(
         ReportError: not well-formed XML, holds a DTD or entity declaration, or is not a JUnit
             document.
     """
-    try:
-        root = defusedxml.ElementTree.fromstring(data, forbid_dtd=True)
-    except defusedxml.DefusedXmlException as exc:
-        raise ReportError(source, f"refused as unsafe XML ({type(exc).__name__})") from None
-    except ParseError as exc:
-        raise ReportError(source, f"not a JUnit XML document ({exc})") from None
-    if root.tag not in _ROOTS:
-        raise ReportError(source, f"not a JUnit XML document (its root is <{root.tag}>)")
     outcomes: dict[str, TestOutcome] = {}
-    for case in root.iter("testcase"):
+    for case in _document(data, source).iter("testcase"):
         test_id = node_id(
             case.get("classname", ""), case.get("name", ""), case.get("file") or None, rootdir
         )
@@ -162,6 +154,39 @@ def parse_junit_bytes(
         if previous is None or _RANK[outcome] > _RANK[previous]:
             outcomes[test_id] = outcome
     return outcomes
+
+
+def _document(data: bytes, source: Path) -> Element:
+    try:
+        root: Element = defusedxml.ElementTree.fromstring(data, forbid_dtd=True)
+    except defusedxml.DefusedXmlException as exc:
+        raise ReportError(source, f"refused as unsafe XML ({type(exc).__name__})") from None
+    except ParseError as exc:
+        raise ReportError(source, f"not a JUnit XML document ({exc})") from None
+    if root.tag not in _ROOTS:
+        raise ReportError(source, f"not a JUnit XML document (its root is <{root.tag}>)")
+    return root
+
+
+def failure_texts(data: bytes, source: Path, rootdir: Path | None = None) -> dict[str, str]:
+    """Return ``{node id: message and text}`` of each failed or errored test of a JUnit report.
+
+    For people and for classifying a failure (a connection refused, a name that does not
+    resolve); never for grading, which reads outcomes only. Each text is cut to 4,000 characters.
+
+    Raises:
+        ReportError: as :func:`parse_junit_bytes`.
+    """
+    texts: dict[str, str] = {}
+    for case in _document(data, source).iter("testcase"):
+        bad = [*case.findall("failure"), *case.findall("error")]
+        if bad:
+            test_id = node_id(
+                case.get("classname", ""), case.get("name", ""), case.get("file") or None, rootdir
+            )
+            text = " ".join(f"{e.get('message', '')} {e.text or ''}" for e in bad)
+            texts[test_id] = text[:4000]
+    return texts
 
 
 def _outcome(case: Element) -> TestOutcome:

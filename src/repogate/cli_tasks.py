@@ -1,0 +1,194 @@
+"""``repogate tasks``: import SWE-bench instances, mine history, check contracts.
+
+Each command prints one line per candidate as it finishes and a tally of outcomes; a bad input
+file is one line ``error: <file>:<line>: what; how to fix`` and exit 2 (see :mod:`repogate.cli`).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from repogate import git
+from repogate.contract import load_contract
+from repogate.errors import ExitCode, GitError, UserInputError
+from repogate.runner import default_cache
+
+app = typer.Typer(
+    name="tasks",
+    help="Task supply: import SWE-bench instances, mine a repository's history, check contracts.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+RepoCache = Annotated[
+    Path | None,
+    typer.Option("--repo-cache", envvar="REPOGATE_REPO_CACHE", help="Local mirrors of URLs."),
+]
+Repeats = Annotated[
+    int, typer.Option("--repeats", min=1, max=10, help="Runs of each state (N of N must agree).")
+]
+EnvMapOpt = Annotated[
+    Path | None,
+    typer.Option("--env-map", help="TOML: python and install commands by repo and version."),
+]
+Out = Annotated[Path, typer.Option("--out", help="Task-set folder (rerun to resume).")]
+Timeout = Annotated[
+    float | None,
+    typer.Option("--test-timeout", min=1, help="Seconds per test run (default: the contract's)."),
+]
+
+
+def _say(task_id: str, outcome: str) -> None:
+    typer.echo(f"{task_id}: {outcome}")
+
+
+def _summary(root: Path) -> None:
+    from repogate.tasks.taskset import TaskSet
+
+    tally = TaskSet(root).tally()
+    parts = [f"{k} {v}" for k, v in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))]
+    typer.echo(f"task set {root}: " + ", ".join(parts))
+
+
+@app.command("import")
+def import_cmd(
+    instances: Annotated[Path, typer.Argument(help="SWE-bench instances (.json or .jsonl).")],
+    out: Out,
+    repo_cache: RepoCache = None,
+    env_map: EnvMapOpt = None,
+    repeats: Repeats = 1,
+    test_timeout: Timeout = None,
+    ids: Annotated[
+        str | None, typer.Option("--ids", help="Comma-separated instance ids (default: all).")
+    ] = None,
+) -> None:
+    """Import SWE-bench instances as validated contracts into a task-set folder."""
+    from repogate.tasks import swebench
+    from repogate.tasks.ingest import IngestOptions, ingest, with_timeout
+    from repogate.tasks.recipe import load_env_map
+    from repogate.tasks.taskset import Selection, TaskSet
+
+    loaded = swebench.read_instances(instances)
+    mapping = load_env_map(env_map)
+    wanted = {i.strip() for i in ids.split(",") if i.strip()} if ids else None
+    rule = f"instances of {instances.name}" + (f" with ids {sorted(wanted)}" if wanted else "")
+    rule += f", test timeout {test_timeout:g} s" if test_timeout else ""
+    taskset = TaskSet.create(
+        out,
+        Selection(source="swebench-import", origin=str(instances), rule=rule, repeats=repeats),
+    )
+    drafts = (
+        swebench.draft(i, instances, mapping, repo_cache)
+        for i in loaded
+        if wanted is None or i.instance_id in wanted
+    )
+    options = IngestOptions(repo_cache=repo_cache, repeats=repeats)
+    ingest(with_timeout(drafts, test_timeout), taskset, options, _say)
+    _summary(out)
+
+
+@app.command("mine")
+def mine_cmd(
+    repo: Annotated[str, typer.Argument(help="Repository: a URL (with --repo-cache) or a path.")],
+    span: Annotated[str, typer.Option("--range", help="Commits A..B (first-parent line of B).")],
+    out: Out,
+    paths: Annotated[
+        list[str] | None, typer.Option("--paths", help="Only commits touching this glob.")
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="At most N candidates, oldest first.")
+    ] = None,
+    repo_cache: RepoCache = None,
+    env_map: EnvMapOpt = None,
+    repeats: Repeats = 1,
+    test_timeout: Timeout = None,
+) -> None:
+    """Mine validated tasks from commits that change code and tests."""
+    from repogate.tasks import mine
+    from repogate.tasks.ingest import IngestOptions, ingest, with_timeout
+    from repogate.tasks.recipe import load_env_map
+    from repogate.tasks.taskset import Selection, TaskSet
+
+    if ".." not in span:
+        raise UserInputError(f"--range {span!r} is not A..B", "give two revisions, e.g. v1.0..main")
+    source = git.resolve_source(repo, Path.cwd(), repo_cache)
+    url = repo if git.repo_url_parts(repo) else str(source)
+    mapping = load_env_map(env_map)
+    globs = tuple(paths or ())
+    try:
+        chosen = mine.select_commits(source, span, globs, limit)
+    except GitError:
+        raise UserInputError(
+            f"--range {span!r} names a revision that is not in {repo}",
+            "give two revisions of that repository (SHAs, tags or branches), e.g. v1.0..main",
+        ) from None
+    rule = (
+        f"first-parent commits of {span} changing code and tests"
+        + (f", touching {list(globs)}" if globs else "")
+        + (f", first {limit}" if limit else "")
+        + f": {len(chosen)} candidates"
+        + (f", test timeout {test_timeout:g} s" if test_timeout else "")
+    )
+    taskset = TaskSet.create(out, Selection(source="mined", origin=url, rule=rule, repeats=repeats))
+    drafts = mine.candidates(url, source, span, globs, limit, mapping)
+    options = IngestOptions(repo_cache=repo_cache, repeats=repeats)
+    ingest(with_timeout(drafts, test_timeout), taskset, options, _say)
+    _summary(out)
+
+
+@app.command("check")
+def check_cmd(
+    contracts: Annotated[list[Path], typer.Argument(help="Contract TOML files or task sets.")],
+    repo_cache: RepoCache = None,
+    repeats: Repeats = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
+) -> None:
+    """Validate contracts (declared ids confirmed by running); exit 0 when all are sound, 1 if not."""
+    from repogate.tasks.ingest import IngestOptions, gold_after
+    from repogate.tasks.taskset import is_task_set, iter_sources
+    from repogate.tasks.validate import CheckConfig, Rejected, check_states
+
+    files: list[Path] = []
+    for path in contracts:
+        files += [p for p, _ in iter_sources(path)] if is_task_set(path) else [path]
+    loaded = [load_contract(p) for p in files]  # every contract is read before anything runs
+    cache = default_cache().resolve()
+    options = IngestOptions(repo_cache=repo_cache, repeats=repeats)
+    results = []
+    for contract in loaded:
+        source = git.resolve_source(contract.repo, contract.base_dir, repo_cache)
+        work = cache / "check-work" / contract.id
+        cfg = CheckConfig(work=work, env_cache=cache / "envs", repeats=repeats)
+        try:
+            checked = check_states(contract, source, cfg)
+            assert contract.source_file is not None
+            run_dir = cache / "check-runs" / contract.id
+            checked = gold_after(contract.source_file, source, checked, run_dir, options)
+            if checked.gold != "accepted":
+                raise Rejected("reference_not_accepted", checked.gold, checked)
+            row = {"id": contract.id, "valid": True, "validation": checked.model_dump(mode="json")}
+        except Rejected as rejected:
+            row = {
+                "id": contract.id,
+                "valid": False,
+                "reason": rejected.reason,
+                "detail": rejected.detail,
+            }
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.rmtree(cache / "check-runs" / contract.id, ignore_errors=True)
+        results.append(row)
+        if not as_json:
+            typer.echo(
+                f"{contract.id}: "
+                + ("valid" if row["valid"] else f"{row['reason']}: {row['detail']}")
+            )
+    if as_json:
+        typer.echo(json.dumps(results, indent=2))
+    valid = all(r["valid"] for r in results)
+    raise typer.Exit(ExitCode.OK if valid else ExitCode.NOT_ACCEPTED)

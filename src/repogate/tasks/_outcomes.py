@@ -1,0 +1,87 @@
+"""Reading test runs for validation: outcomes with collection errors, network failures, bare ids.
+
+Helpers of :mod:`repogate.tasks.validate`, kept apart so each stays one concern.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from repogate.oracles.junit import TestOutcome, failure_texts, match_ids
+from repogate.oracles.pytest_runner import TestRun
+
+FAILING: frozenset[TestOutcome] = frozenset({"failed", "error"})
+PASSED: frozenset[TestOutcome] = frozenset({"passed"})
+
+
+def outcome_of(run: TestRun, test_id: str) -> TestOutcome | None:
+    """The id's outcome; ``error`` when it is absent because its file failed to collect."""
+    found = run.outcomes.get(test_id)
+    if found is None and run.outcomes.get(test_id.split("::", 1)[0]) == "error":
+        return "error"
+    return found
+
+
+def always(runs: Sequence[TestRun], test_id: str, allowed: frozenset[TestOutcome]) -> bool:
+    return all(outcome_of(r, test_id) in allowed for r in runs)
+
+
+def resolve_ids(
+    declared: Sequence[str], reported: Sequence[str]
+) -> tuple[dict[str, str], list[str], list[str]]:
+    """Map declared ids to reported node ids.
+
+    A full id (``path::name``) is matched as the grader matches it
+    (:func:`~repogate.oracles.junit.match_ids`). A bare name (SWE-bench's ids for sympy and django
+    are function names) is looked up among the reported ids whose last ``::`` part equals it.
+
+    Returns:
+        (declared -> reported, ids not found, bare names found in more than one file).
+    """
+    full = [t for t in declared if "::" in t]
+    matched = match_ids(full, reported)
+    by_name: dict[str, list[str]] = {}
+    for test_id in reported:
+        by_name.setdefault(test_id.rsplit("::", 1)[-1], []).append(test_id)
+    resolved: dict[str, str] = {}
+    missing: list[str] = []
+    ambiguous: list[str] = []
+    for test_id in declared:
+        hit = matched.get(test_id) if "::" in test_id else None
+        if "::" not in test_id:
+            found = by_name.get(test_id, [])
+            files = {f.split("::", 1)[0] for f in found}
+            if len(files) > 1:
+                ambiguous.append(test_id)
+                continue
+            hit = found[0] if len(found) == 1 else None
+        if hit is None:
+            missing.append(test_id)
+        else:
+            resolved[test_id] = hit
+    return resolved, missing, ambiguous
+
+
+# What a test that reached for the network prints when there is none (requests/urllib3, socket).
+_NETWORK_ERROR = re.compile(
+    r"ConnectionError|ConnectionRefused|NewConnectionError|Max retries exceeded|"
+    r"Name or service not known|Temporary failure in name resolution|Network is unreachable|"
+    r"getaddrinfo failed|gaierror|No address associated with hostname",
+)
+
+
+def network_failures(runs: Sequence[TestRun], tree: Path) -> set[str]:
+    """Ids that failed on a network error in any of ``runs`` (read from their JUnit reports)."""
+    found: set[str] = set()
+    for run in runs:
+        if run.report_path is not None and run.report_path.is_file():
+            texts = failure_texts(run.report_path.read_bytes(), run.report_path, tree)
+            found |= {t for t, text in texts.items() if _NETWORK_ERROR.search(text)}
+    return found
+
+
+def tests_of(outcomes: dict[str, TestOutcome]) -> list[str]:
+    """Reported test ids, without the file-level entries of collection errors."""
+    return [t for t in outcomes if "::" in t]

@@ -1,0 +1,208 @@
+"""The environment recipe of a candidate: from ``--env-map``, else derived from the base commit.
+
+The env map wins when it names the repository; otherwise the recipe is derived from the base
+commit's own files (the seed: reconstruct the environment, do not inherit it).
+
+**Derived.** The interpreter is the newest CPython that had been released at the base commit's
+date and meets ``requires-python``'s lower bound; the install command is
+``uv pip install --exclude-newer <date> -e .[<test extra>] pytest`` (setuptools itself undated,
+since an editable build needs PEP 660, setuptools 64 of 2022; plus ``--group <tests>``
+for a PEP 735 dependency group and ``-r`` for a test requirements file), where ``<date>`` is the
+day after the newest commit at or before the base that touched the project's manifests, so
+every candidate whose manifests are equal gets the same recipe and shares one environment (the
+cache key is the recipe digest). Projects versioned by setuptools-scm or hatch-vcs get
+``SETUPTOOLS_SCM_PRETEND_VERSION`` (a workspace has no tags).
+
+**Env map** (``--env-map FILE``, TOML), for old projects whose own files are not enough (the
+interpreter of their era, pins of that era)::
+
+    [[recipe]]
+    repo = "psf/requests"          # owner/name
+    versions = ["2.4", "2.3"]      # SWE-bench's version field; omit for every version
+    python = "3.9"
+    install = ["uv pip install -e . pytest==7.4.4"]
+    test_command = "python -m pytest -p no:cacheprovider"   # optional
+
+The first entry that matches is used; the contract records the recipe it got.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from repogate import git
+from repogate._files import first_problem, read_text
+from repogate._model import FrozenModel
+from repogate.errors import UserInputError
+
+MANIFESTS = (
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements",
+    "requirements.txt",
+    "tox.ini",
+)
+_NO_CUTOFF = "2100-01-01"
+_TEST_EXTRAS = ("tests", "test", "testing", "dev")
+_TEST_REQUIREMENTS = (
+    "requirements/tests.txt",
+    "requirements/test.txt",
+    "requirements-test.txt",
+    "requirements-tests.txt",
+    "test-requirements.txt",
+)
+# CPython feature releases (https://peps.python.org/pep-0619/ and earlier schedule PEPs).
+_RELEASES = (
+    ("3.13", date(2024, 10, 7)),
+    ("3.12", date(2023, 10, 2)),
+    ("3.11", date(2022, 10, 24)),
+    ("3.10", date(2021, 10, 4)),
+    ("3.9", date(2020, 10, 5)),
+    ("3.8", date(2019, 10, 14)),
+    ("3.7", date(2018, 6, 27)),
+    ("3.6", date(2016, 12, 23)),
+)
+
+
+class MapEntry(FrozenModel):
+    """One ``[[recipe]]`` of an env map."""
+
+    repo: str
+    versions: tuple[str, ...] = ()
+    python: str
+    install: tuple[str, ...]
+    test_command: str | None = None
+    lock_inputs: tuple[str, ...] = ()
+
+
+class EnvMap(FrozenModel):
+    """An env map file: recipes by repository and version."""
+
+    recipe: tuple[MapEntry, ...] = ()
+
+    def find(self, repo: str, version: str | None) -> MapEntry | None:
+        """The first entry for ``repo`` (owner/name) whose versions include ``version``."""
+        for entry in self.recipe:
+            if entry.repo.lower() == repo.lower() and (
+                not entry.versions or (version is not None and version in entry.versions)
+            ):
+                return entry
+        return None
+
+
+def load_env_map(path: Path | None) -> EnvMap:
+    """Read an env map TOML file (None gives an empty map).
+
+    Raises:
+        UserInputError: missing file, not TOML, or not the documented shape.
+    """
+    if path is None:
+        return EnvMap()
+    text = read_text(path, "env map", UserInputError, "give a TOML file of [[recipe]] tables")
+    try:
+        return EnvMap.model_validate(tomllib.loads(text))
+    except tomllib.TOMLDecodeError as exc:
+        raise UserInputError(f"env map {path} is not TOML: {exc}", "fix the TOML syntax") from None
+    except ValidationError as exc:
+        raise UserInputError(
+            f"env map {path}: {first_problem(exc)}",
+            "each [[recipe]] needs repo, python and install (versions, test_command optional)",
+        ) from None
+
+
+def _python_for(day: date, floor: tuple[int, int] | None) -> str:
+    for version, released in _RELEASES:
+        minor = (3, int(version.split(".")[1]))
+        if released <= day and (floor is None or minor >= floor):
+            return version
+    return _RELEASES[-1][0] if floor is None else f"{floor[0]}.{floor[1]}"
+
+
+def _floor(pyproject: dict[str, Any], setup: str) -> tuple[int, int] | None:
+    spec = str(pyproject.get("project", {}).get("requires-python", ""))
+    spec = spec or next(iter(re.findall(r"python_requires\s*=\s*['\"]([^'\"]+)", setup)), "")
+    found = re.search(r">=\s*(\d+)\.(\d+)", spec)
+    return (int(found[1]), int(found[2])) if found else None
+
+
+def _text(repo: Path, rev: str, path: str) -> str:
+    data = git.show_file(repo, rev, path)
+    return "" if data is None else data.decode("utf-8", "replace")
+
+
+def derive_recipe(repo: Path, base: str) -> dict[str, Any]:
+    """Derive the environment recipe (contract ``[environment]`` data) from the base's own files.
+
+    Args:
+        repo: the full-history repository.
+        base: the base commit.
+
+    Returns:
+        ``supplied_by``, ``python``, ``install``, ``network`` and ``lock_inputs``.
+    """
+    pyproject_text = _text(repo, base, "pyproject.toml")
+    setup = _text(repo, base, "setup.py") + _text(repo, base, "setup.cfg")
+    try:
+        pyproject = tomllib.loads(pyproject_text) if pyproject_text else {}
+    except tomllib.TOMLDecodeError:
+        pyproject = {}
+    stamp = git.last_change_date(repo, base, MANIFESTS) or git.commit_message(repo, base)[0]
+    day = datetime.fromisoformat(stamp).date()
+    extras = set(pyproject.get("project", {}).get("optional-dependencies", {}))
+    extras |= set(re.findall(r"['\"](\w+)['\"]\s*:\s*\[", setup))
+    extra = next((e for e in _TEST_EXTRAS if e in extras), None)
+    groups = set(pyproject.get("dependency-groups", {}))
+    group = next((g for g in _TEST_EXTRAS if g in groups), None)
+    target = f".[{extra}]" if extra else "."
+    words = ["uv pip install", f"--exclude-newer {(day + timedelta(days=1)).isoformat()}"]
+    if setup or "setuptools" in pyproject_text:
+        # The build backend is not dated: an editable build needs PEP 660 (setuptools 64, 2022).
+        words.append(f"--exclude-newer-package setuptools={_NO_CUTOFF}")
+    if pyproject_text or setup:  # a project to install; otherwise only its test tools
+        words.append(f"-e '{target}'")
+    if group:
+        words.append(f"--group {group}")
+    present = git.existing_paths(repo, base, _TEST_REQUIREMENTS)
+    words += [f"-r {path}" for path in _TEST_REQUIREMENTS if path in present]
+    words.append("pytest")
+    scm = any(
+        k in pyproject_text + setup for k in ("setuptools_scm", "setuptools-scm", "hatch-vcs")
+    )
+    command = " ".join(words)
+    if scm:
+        command = f"env SETUPTOOLS_SCM_PRETEND_VERSION=9999.0 {command}"
+    manifests = sorted(git.existing_paths(repo, base, MANIFESTS) | present)
+    return {
+        "supplied_by": "evaluator",
+        "python": _python_for(day, _floor(pyproject, setup)),
+        "install": [command],
+        "network": True,
+        "lock_inputs": manifests,
+    }
+
+
+def recipe_for(
+    env_map: EnvMap, repo_name: str, version: str | None, repo: Path, base: str
+) -> tuple[dict[str, Any], str | None, str]:
+    """Return (environment data, test command or None, where it came from: ``env-map`` or ``derived``)."""
+    entry = env_map.find(repo_name, version)
+    if entry is None:
+        return derive_recipe(repo, base), None, "derived"
+    # The base's manifests join the cache key (unless the entry names its own), so two bases of
+    # one version whose dependencies differ never share an environment built for the other.
+    manifests = entry.lock_inputs or tuple(sorted(git.existing_paths(repo, base, MANIFESTS)))
+    data = {
+        "supplied_by": "evaluator",
+        "python": entry.python,
+        "install": list(entry.install),
+        "network": True,
+        "lock_inputs": list(manifests),
+    }
+    return data, entry.test_command, "env-map"

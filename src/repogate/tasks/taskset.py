@@ -1,0 +1,227 @@
+"""A task set: a folder of validated contracts, the candidates it rejected, and its selection rule.
+
+Layout of a task-set folder (written by ``repogate tasks import`` and ``repogate tasks mine``)::
+
+    taskset.json             the selection rule, written before the first candidate is validated
+    tasks.jsonl              one :class:`TaskEntry` per validated task, appended as each finishes
+    rejected.jsonl           one :class:`RejectedEntry` per rejected candidate (the denominator)
+    contracts/<id>/contract.toml   the contract (and, for imported instances, its patch files)
+    validation/<id>/         the gold attempt's run store (receipts of the hermetic check)
+
+A candidate listed in either ``.jsonl`` file is finished: rerunning the same command on the same
+folder skips it, so no candidate is validated twice. A crash mid-candidate leaves it in neither,
+and the rerun validates it again from scratch. The selection rule is fixed before any candidate
+runs (the seed: record selection rules before running the systems); a rerun with another rule is
+refused rather than mixed into the same folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from repogate._model import FrozenModel
+from repogate.errors import UserInputError
+from repogate.tasks.validate import RejectionReason, Validation
+
+TASKS_FILE = "tasks.jsonl"
+REJECTED_FILE = "rejected.jsonl"
+SELECTION_FILE = "taskset.json"
+CONTRACTS_DIR = "contracts"
+CONTRACT_NAME = "contract.toml"
+
+
+class Selection(FrozenModel):
+    """The rule that chose a task set's candidates, fixed before any of them is validated.
+
+    Attributes:
+        source: ``swebench-import`` or ``mined``.
+        origin: the instance file, or the repository mined.
+        rule: the selection in words (range, path globs, limit, ids).
+        repeats: runs of each state per candidate (N of N must agree).
+    """
+
+    schema_version: Literal[1] = 1
+    source: Literal["swebench-import", "mined"]
+    origin: str
+    rule: str
+    repeats: int = Field(ge=1)
+
+
+class TaskEntry(FrozenModel):
+    """One validated task in ``tasks.jsonl``.
+
+    Attributes:
+        id: the contract id (the instance id, or ``<repo>-<short sha>`` for a mined commit).
+        source: where the candidate came from (instance file and id, or repository and commit).
+        contract: the contract file, relative to the task-set folder.
+        contract_digest: the contract's policy digest (sha256 hex).
+        validation: what validation observed (ids, flaky and dropped tests, timings).
+    """
+
+    id: str
+    source: dict[str, str]
+    contract: str
+    contract_digest: str
+    validation: Validation
+
+
+class RejectedEntry(FrozenModel):
+    """One rejected candidate in ``rejected.jsonl``: its reason from the closed vocabulary.
+
+    Attributes:
+        id: the candidate id.
+        source: where it came from.
+        reason: one of :data:`~repogate.tasks.validate.RejectionReason`.
+        detail: one sentence on what was seen.
+        validation: what validation observed before it stopped (None when it never ran).
+    """
+
+    id: str
+    source: dict[str, str]
+    reason: RejectionReason
+    detail: str
+    validation: Validation | None = None
+
+
+def _read_jsonl(path: Path, model: type[BaseModel]) -> list[Any]:
+    if not path.is_file():
+        return []
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(model.model_validate_json(line))
+        except ValidationError:
+            raise UserInputError(
+                f"{path}:{number}: not a {model.__name__} record",
+                "restore the file or start a new task set with another --out",
+            ) from None
+    return rows
+
+
+class TaskSet:
+    """A task-set folder opened for writing (import, mine) or reading (run, check).
+
+    Args:
+        root: the folder.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @classmethod
+    def create(cls, root: Path, selection: Selection) -> TaskSet:
+        """Open ``root`` for a new or resumed task set with ``selection``.
+
+        Raises:
+            UserInputError: ``root`` is a file, or holds a task set made with another selection.
+        """
+        if root.exists() and not root.is_dir():
+            raise UserInputError(f"--out {root} is a file", "give a folder")
+        root.mkdir(parents=True, exist_ok=True)
+        path = root / SELECTION_FILE
+        if path.is_file():
+            try:
+                before = Selection.model_validate_json(path.read_text(encoding="utf-8"))
+            except ValidationError:
+                before = None
+            if before != selection:
+                raise UserInputError(
+                    f"the task set in {root} was made with another selection ({path})",
+                    "rerun with the same arguments to resume, or give a new --out",
+                )
+        else:
+            _append(path, selection.model_dump_json(indent=2), mode="w")
+        for name in (TASKS_FILE, REJECTED_FILE):
+            (root / name).touch()
+        return cls(root)
+
+    @classmethod
+    def open(cls, root: Path) -> TaskSet:
+        """Open an existing task set.
+
+        Raises:
+            UserInputError: ``root`` holds no ``tasks.jsonl``.
+        """
+        if not (root / TASKS_FILE).is_file():
+            raise UserInputError(
+                f"{root} is not a task set (no {TASKS_FILE})",
+                "give a folder written by `repogate tasks import` or `repogate tasks mine`",
+            )
+        return cls(root)
+
+    def selection(self) -> Selection | None:
+        """The selection rule, or None when the folder has none."""
+        path = self.root / SELECTION_FILE
+        if not path.is_file():
+            return None
+        return Selection.model_validate_json(path.read_text(encoding="utf-8"))
+
+    def tasks(self) -> list[TaskEntry]:
+        """The validated tasks, in the order they finished."""
+        rows: list[TaskEntry] = _read_jsonl(self.root / TASKS_FILE, TaskEntry)
+        return rows
+
+    def rejected(self) -> list[RejectedEntry]:
+        """The rejected candidates, in the order they finished."""
+        rows: list[RejectedEntry] = _read_jsonl(self.root / REJECTED_FILE, RejectedEntry)
+        return rows
+
+    def finished(self) -> set[str]:
+        """Ids of every candidate already validated or rejected (skipped on resume)."""
+        return {t.id for t in self.tasks()} | {r.id for r in self.rejected()}
+
+    def contract_dir(self, task_id: str) -> Path:
+        """The folder of one task's contract (and its patch files)."""
+        return self.root / CONTRACTS_DIR / task_id
+
+    def validation_dir(self, task_id: str) -> Path:
+        """The run store of one candidate's gold attempt."""
+        return self.root / "validation" / task_id
+
+    def contract_paths(self) -> list[Path]:
+        """The contract files of every validated task, in ``tasks.jsonl`` order."""
+        return [self.root / t.contract for t in self.tasks()]
+
+    def add_task(self, entry: TaskEntry) -> None:
+        """Append a validated task (one line, flushed and synced)."""
+        _append(self.root / TASKS_FILE, entry.model_dump_json())
+
+    def add_rejected(self, entry: RejectedEntry) -> None:
+        """Append a rejected candidate (one line, flushed and synced)."""
+        _append(self.root / REJECTED_FILE, entry.model_dump_json())
+
+    def tally(self) -> dict[str, int]:
+        """Count rejected candidates by reason, and validated tasks under ``validated``."""
+        counts: dict[str, int] = {"validated": len(self.tasks())}
+        for entry in self.rejected():
+            counts[entry.reason] = counts.get(entry.reason, 0) + 1
+        return counts
+
+
+def _append(path: Path, line: str, mode: str = "a") -> None:
+    with path.open(mode, encoding="utf-8") as handle:
+        handle.write(line + "\n")
+        handle.flush()
+        with contextlib.suppress(OSError):
+            os.fsync(handle.fileno())
+
+
+def is_task_set(path: Path) -> bool:
+    """True when ``path`` is a folder holding a ``tasks.jsonl``."""
+    return path.is_dir() and (path / TASKS_FILE).is_file()
+
+
+def iter_sources(path: Path) -> Iterator[tuple[Path, str]]:
+    """Yield (contract file, source label) for each validated task of the task set at ``path``."""
+    taskset = TaskSet.open(path)
+    for entry in taskset.tasks():
+        yield path / entry.contract, json.dumps(entry.source, sort_keys=True)

@@ -1,0 +1,384 @@
+"""Validate a candidate task by running it: the checks a task must pass before anyone is graded on it.
+
+The rules follow SWE-bench's validation of its instances (FAIL_TO_PASS and PASS_TO_PASS found by
+running the tests at the base and with the gold patch, `swebench/collect` and the harness's
+``get_logs_eval``) and SWE-Factory's fail-to-pass validation, made stricter in the ways that catch
+the known faults of public task sets:
+
+- the reference (gold) patch and the hidden test patch must apply at the base, exactly;
+- the environment must build from the contract's recipe (shared by every candidate whose recipe
+  digest is equal: :func:`repogate.environment.build_environment` caches by it);
+- the touched test files run ``repeats`` times on (base + hidden tests) and ``repeats`` times on
+  (reference + hidden tests), in the sandbox without network; a test whose outcome differs between
+  runs of one state is **flaky** and leaves grading, with the reason kept;
+- derived ids (mining, or an instance without ids): FAIL_TO_PASS = failed or errored at the base in
+  every run and passed with the reference in every run; PASS_TO_PASS = passed in every run of both;
+- declared ids (SWE-bench instances, hand-written contracts): each must exist in the collected
+  suite (a bare name is resolved inside the touched test files; one found in two files is
+  ambiguous), each FAIL_TO_PASS must fail at the base and pass with the reference in N of N runs;
+  a PASS_TO_PASS test that does not pass at the base leaves grading (SWE-bench keeps only tests
+  that pass on both), and one that failed on a network error is named so;
+- a FAIL_TO_PASS test that fails with the reference on a network error (connection refused, a
+  name that does not resolve: read from the JUnit report's failure text) is ``needs_network``,
+  never imported silently.
+
+A candidate that fails is rejected with one reason from :data:`RejectionReason`. The hermetic check
+of the reference under the real pipeline is :mod:`repogate.tasks.ingest`'s last step.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from repogate import clock, git
+from repogate._model import FrozenModel
+from repogate.contract import TransitionContract
+from repogate.environment import BuiltEnvironment, build_environment
+from repogate.errors import EnvironmentBuildError, PatchApplyError, UserInputError
+from repogate.gates.verification import graded_tree
+from repogate.oracles.grading import flaky
+from repogate.oracles.pytest_runner import TestRun, run_tests, select_files
+from repogate.patches import load_patch, touched_paths
+from repogate.sandbox import SandboxPolicy
+from repogate.tasks._outcomes import (
+    FAILING,
+    PASSED,
+    always,
+    network_failures,
+    resolve_ids,
+    tests_of,
+)
+
+RejectionReason = Literal[
+    "instance_invalid",
+    "repository_missing",
+    "base_commit_missing",
+    "patch_does_not_apply",
+    "no_test_change",
+    "environment_failed",
+    "test_run_failed",
+    "timeout",
+    "no_fail_to_pass",
+    "fail_to_pass_passes_at_base",
+    "reference_fails",
+    "flaky",
+    "ids_missing",
+    "ambiguous_test_id",
+    "needs_network",
+    "reference_not_accepted",
+    "evaluator_error",
+]
+"""Why a candidate is not a task. The closed vocabulary of ``rejected.jsonl``:
+
+- ``instance_invalid``: the instance's fields do not make a valid contract (e.g. a bad id or SHA);
+- ``repository_missing``: no local mirror of the instance's repository (see ``--repo-cache``);
+- ``base_commit_missing``: the base commit is not in the mirror;
+- ``patch_does_not_apply``: the reference or the hidden test patch does not apply at the base;
+- ``no_test_change``: the change has no test part (nothing can check it) or no code part;
+- ``environment_failed``: the recipe's environment could not be built;
+- ``test_run_failed``: pytest gave no trustworthy report (internal or usage error, nothing collected);
+- ``timeout``: a test run was stopped at the contract's timeout;
+- ``no_fail_to_pass``: no test fails at the base and passes with the reference;
+- ``fail_to_pass_passes_at_base``: a declared FAIL_TO_PASS test already passes at the base;
+- ``reference_fails``: a declared FAIL_TO_PASS test does not pass with the reference;
+- ``flaky``: every FAIL_TO_PASS test flips between repeated runs of one state;
+- ``ids_missing``: a declared test id is not in the collected suite;
+- ``ambiguous_test_id``: a declared bare test name exists in more than one touched file;
+- ``needs_network``: a FAIL_TO_PASS test fails with the reference on a network error (tests run
+  without network);
+- ``reference_not_accepted``: the gold attempt is not accepted under the contract's hermetic checks;
+- ``evaluator_error``: repogate itself failed on this candidate (the message is kept).
+"""
+
+
+class Validation(FrozenModel):
+    """What validation observed for one candidate (kept in ``tasks.jsonl`` and ``rejected.jsonl``).
+
+    Attributes:
+        repeats: runs of each state (N of N must agree).
+        test_files: the test files run.
+        fail_to_pass: the FAIL_TO_PASS ids graded (declared and confirmed, or derived).
+        pass_to_pass: the PASS_TO_PASS ids graded.
+        flaky: ids whose outcome flipped between runs of one state (left out of grading).
+        dropped: declared ids left out of grading, each with why (``fails at base``, ``needs
+            network``, ``flaky``).
+        resolved: declared bare names mapped to the node ids found for them.
+        environment_digest: the environment the runs used.
+        environment_cold: True when this candidate built the environment.
+        build_seconds: wall seconds building (or finding) the environment.
+        test_seconds: wall seconds of the pytest runs themselves (as the sandbox timed them).
+        validation_seconds: wall seconds of the whole state check, the build excluded.
+        gold: the gold attempt's outcome under the hermetic checks (empty before it ran).
+        gold_seconds: wall seconds of the gold attempt.
+    """
+
+    repeats: int
+    test_files: tuple[str, ...] = ()
+    fail_to_pass: tuple[str, ...] = ()
+    pass_to_pass: tuple[str, ...] = ()
+    flaky: tuple[str, ...] = ()
+    dropped: dict[str, str] = Field(default_factory=dict)
+    resolved: dict[str, str] = Field(default_factory=dict)
+    environment_digest: str = ""
+    environment_cold: bool = False
+    build_seconds: float = 0.0
+    test_seconds: float = 0.0
+    validation_seconds: float = 0.0
+    gold: str = ""
+    gold_seconds: float = 0.0
+
+
+class Rejected(Exception):
+    """A candidate is not a task: the reason, a sentence, and what was observed so far.
+
+    Raised inside :func:`check_states` and caught by its caller; never reaches the CLI.
+    """
+
+    def __init__(
+        self, reason: RejectionReason, detail: str, validation: Validation | None = None
+    ) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason: RejectionReason = reason
+        self.detail = detail
+        self.validation = validation
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    """Where and how to check one candidate.
+
+    Attributes:
+        work: a scratch folder (emptied first, removed by the caller).
+        env_cache: the shared environment cache (``$REPOGATE_CACHE/envs``).
+        repeats: runs of each state.
+        build_timeout_s: budget of one install command, in seconds.
+    """
+
+    work: Path
+    env_cache: Path
+    repeats: int = 1
+    build_timeout_s: float = 1800.0
+
+
+@dataclass(frozen=True)
+class _States:
+    env: BuiltEnvironment
+    base_tree: Path
+    ref_tree: Path
+    files: tuple[str, ...]
+
+
+def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _States:
+    ws = cfg.work / "repo"
+    try:
+        base = git.prepare_workspace(source, contract.base_commit, ws)
+    except UserInputError as exc:
+        raise Rejected("base_commit_missing", exc.what) from None
+    if contract.oracles.hidden_tests is None or contract.reference is None:
+        raise Rejected("no_test_change", "the contract has no hidden tests or no reference patch")
+    hidden = load_patch(contract.oracles.hidden_tests, contract, source)
+    reference = load_patch(contract.reference, contract, source)
+    if not hidden.strip() or not reference.strip():
+        which = "hidden test" if not hidden.strip() else "reference"
+        raise Rejected("no_test_change", f"the {which} patch is empty")
+    hidden_paths = touched_paths(hidden)
+    base_tree, ref_tree = cfg.work / "base", cfg.work / "reference"
+    try:
+        git.apply_patch(ws, reference)
+    except PatchApplyError as exc:
+        raise Rejected("patch_does_not_apply", f"the reference patch: {exc}") from None
+    ref_commit = git.commit_candidate(ws, "reference", parent=base)
+    try:
+        graded_tree(ws, base, base, hidden, hidden_paths, base_tree)
+        graded_tree(ws, base, ref_commit, hidden, hidden_paths, ref_tree)
+    except PatchApplyError as exc:
+        raise Rejected("patch_does_not_apply", f"the hidden test patch: {exc}") from None
+    install = cfg.work / "install"
+    git.export_tree(ws, base, install)
+    recipe = contract.environment
+    policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.build_timeout_s)
+    try:
+        env = build_environment(recipe, install, cfg.env_cache, policy)
+    except EnvironmentBuildError as exc:
+        raise Rejected("environment_failed", str(exc)[:2000]) from None
+    if not any(_is_test_file(p) for p in select_files(hidden_paths, ref_tree)):
+        raise Rejected("no_test_change", "the hidden tests touch no test file that pytest runs")
+    oracles = contract.oracles
+    wanted = [*hidden_paths, *oracles.fail_to_pass, *oracles.pass_to_pass]
+    files = tuple(f for f in select_files(wanted, ref_tree) if _is_test_file(f))
+    return _States(env, base_tree, ref_tree, files)
+
+
+def _is_test_file(path: str) -> bool:
+    """A file pytest collects by its default naming (``test_*.py``, ``*_test.py``)."""
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def _run(
+    states: _States, tree: Path, contract: TransitionContract, cfg: CheckConfig, label: str
+) -> list[TestRun]:
+    policy = SandboxPolicy(
+        network=False, timeout_s=contract.oracles.timeout_s, writable=(cfg.work,)
+    )
+    runs = []
+    for n in range(cfg.repeats):
+        report = cfg.work / "reports" / f"{label}{n}"
+        run = run_tests(
+            states.env, tree, contract.oracles.test_command, states.files, report, policy
+        )
+        if run.status != "ok":
+            reason: RejectionReason = "timeout" if run.execution.timed_out else "test_run_failed"
+            raise Rejected(reason, f"{label} run {n + 1}: {run.reason}")
+        runs.append(run)
+    return runs
+
+
+def _derive(
+    base: list[TestRun], ref: list[TestRun], flips: set[str]
+) -> tuple[list[str], list[str]]:
+    ids = [t for t in tests_of(ref[-1].outcomes) if t not in flips]
+    passed = PASSED
+    f2p = [t for t in ids if always(ref, t, passed) and always(base, t, FAILING)]
+    p2p = [t for t in ids if always(ref, t, passed) and always(base, t, passed)]
+    return f2p, p2p
+
+
+def _check_declared(
+    contract: TransitionContract,
+    states: _States,
+    runs: tuple[list[TestRun], list[TestRun]],
+    cfg: CheckConfig,
+    partial: Validation,
+) -> Validation:
+    base, ref = runs
+    oracles = contract.oracles
+    declared = [*oracles.fail_to_pass, *oracles.pass_to_pass]
+    reported = sorted(set(tests_of(base[-1].outcomes)) | set(tests_of(ref[-1].outcomes)))
+    resolved, missing, ambiguous = resolve_ids(declared, reported)
+    if ambiguous:
+        raise Rejected(
+            "ambiguous_test_id",
+            f"{len(ambiguous)} declared name(s) exist in more than one test file, e.g. {ambiguous[0]!r}",
+            partial,
+        )
+    if missing:
+        raise Rejected(
+            "ids_missing",
+            f"{len(missing)} declared id(s) are not in the collected suite, e.g. {missing[0]!r}",
+            partial,
+        )
+    flips = set(partial.flaky)
+    passed = PASSED
+    dropped: dict[str, str] = {}
+    f2p: list[str] = []
+    for declared_id in oracles.fail_to_pass:
+        node = resolved[declared_id]
+        if node in flips:
+            dropped[declared_id] = "flaky"
+        elif always(base, node, passed):
+            raise Rejected(
+                "fail_to_pass_passes_at_base", f"{declared_id} passes at the base", partial
+            )
+        elif not always(ref, node, passed):
+            if node in network_failures(ref, states.ref_tree):
+                raise Rejected(
+                    "needs_network",
+                    f"{declared_id} fails with the reference on a network error (no network here)",
+                    partial,
+                )
+            raise Rejected(
+                "reference_fails", f"{declared_id} does not pass with the reference", partial
+            )
+        elif always(base, node, FAILING):
+            f2p.append(node)
+        else:
+            dropped[declared_id] = "skipped at the base"
+    if not f2p:
+        reason: RejectionReason = (
+            "flaky" if any(v == "flaky" for v in dropped.values()) else "no_fail_to_pass"
+        )
+        raise Rejected(reason, "no declared FAIL_TO_PASS test is left to grade", partial)
+    p2p: list[str] = []
+    unstable = [resolved[t] for t in oracles.pass_to_pass]
+    failing = [
+        t
+        for t in unstable
+        if t not in flips and not (always(base, t, passed) and always(ref, t, passed))
+    ]
+    network = network_failures(base, states.base_tree) | network_failures(ref, states.ref_tree)
+    for declared_id in oracles.pass_to_pass:
+        node = resolved[declared_id]
+        if node in flips:
+            dropped[declared_id] = "flaky"
+        elif node in failing:
+            why = "needs network" if node in network else "does not pass on both states"
+            dropped[declared_id] = why
+        else:
+            p2p.append(node)
+    return partial.model_copy(
+        update={
+            "fail_to_pass": tuple(f2p),
+            "pass_to_pass": tuple(p2p),
+            "dropped": dropped,
+            "resolved": {k: v for k, v in resolved.items() if k != v},
+        }
+    )
+
+
+def check_states(contract: TransitionContract, source: Path, cfg: CheckConfig) -> Validation:
+    """Check a candidate's states; derive FAIL_TO_PASS / PASS_TO_PASS when it declares none.
+
+    Args:
+        contract: the candidate contract (its patches are read through its patch sources).
+        source: the full-history repository.
+        cfg: scratch folder, environment cache, repeats.
+
+    Returns:
+        The validation, with the ids to grade.
+
+    Raises:
+        Rejected: the candidate is not a task; the reason and what was seen.
+    """
+    if cfg.work.exists():
+        shutil.rmtree(cfg.work)
+    cfg.work.mkdir(parents=True)
+    started = clock.monotonic()
+    states = _prepare(contract, source, cfg)
+    base = _run(states, states.base_tree, contract, cfg, "base")
+    ref = _run(states, states.ref_tree, contract, cfg, "reference")
+    flips = flaky([r.outcomes for r in base]) | flaky([r.outcomes for r in ref])
+    partial = Validation(
+        repeats=cfg.repeats,
+        test_files=states.files,
+        flaky=tuple(sorted(flips)),
+        environment_digest=states.env.digest,
+        environment_cold=states.env.cold,
+        build_seconds=round(states.env.build_seconds, 3),
+        test_seconds=round(sum(r.execution.duration_s for r in (*base, *ref)), 3),
+    )
+    if contract.oracles.fail_to_pass:
+        checked = _check_declared(contract, states, (base, ref), cfg, partial)
+    else:
+        f2p, p2p = _derive(base, ref, flips)
+        if not f2p:
+            near = [t for t in flips if any(r.outcomes.get(t) == "passed" for r in ref)]
+            reason: RejectionReason = "flaky" if near else "no_fail_to_pass"
+            errored = [t for t, o in base[-1].outcomes.items() if "::" not in t and o == "error"]
+            why = f" ({len(errored)} test file(s) fail to collect at the base)" if errored else ""
+            raise Rejected(
+                reason, f"no test fails at the base and passes with the reference{why}", partial
+            )
+        checked = partial.model_copy(
+            update={"fail_to_pass": tuple(f2p), "pass_to_pass": tuple(p2p)}
+        )
+    return checked.model_copy(
+        update={
+            "validation_seconds": round(clock.monotonic() - started - states.env.build_seconds, 3)
+        }
+    )

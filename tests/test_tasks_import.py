@@ -1,0 +1,347 @@
+"""``repogate tasks import``: SWE-bench instances in, each data fault a rejection with its reason."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import tomli_w
+
+from _tasks_repo import ENV_MAP, build_history, diff, instance
+from repogate.cli import main
+from repogate.tasks._outcomes import resolve_ids
+from repogate.tasks.ingest import Candidate, with_timeout
+from repogate.tasks.swebench import read_instances
+from repogate.tasks.taskset import RejectedEntry, TaskSet
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A repository cache holding ``acme+calc`` (the fixture history) and its commits."""
+    root = tmp_path_factory.mktemp("import")
+    commits = build_history(root / "mirrors" / "acme+calc")
+    shutil.copytree(root / "mirrors" / "acme+calc", root / "mirrors" / "acme+broken")
+    (root / "env.toml").write_text(
+        ENV_MAP.format(name="acme/calc")
+        + '\n[[recipe]]\nrepo = "acme/broken"\npython = "3.11"\n'
+        + "install = [\"python -c 'raise SystemExit(3)'\"]\n"
+    )
+    return root, commits
+
+
+_BROKEN_CONFTEST = (
+    "diff --git a/tests/conftest.py b/tests/conftest.py\nnew file mode 100644\n"
+    "--- /dev/null\n+++ b/tests/conftest.py\n@@ -0,0 +1 @@\n"
+    '+raise RuntimeError("a conftest that cannot be imported")\n'
+)
+
+
+def _faults(repo: Path, c: dict[str, str]) -> list[dict[str, object]]:
+    """One instance per fault (and three good ones); the instance id names what it tests."""
+    good = instance(repo, c)
+    two_files = diff(repo, c["base"], c["sub"], paths=("tests/",)) + diff(
+        repo, c["negative"], c["mul"], paths=("tests/",)
+    ).replace("test_mul_sometimes", "test_sub")
+    network = str(good["test_patch"]).replace(
+        "+    assert calc.sub(5, 3) == 2",
+        "+    assert calc.sub(5, 3) == 2 and __import__('socket').getaddrinfo('example.invalid', 80)",
+    )
+    return [
+        {**good, "instance_id": "acme__calc-good"},
+        # F2P as a Python literal string (some agents' copies), P2P as a JSON string
+        instance(
+            repo,
+            c,
+            instance_id="acme__calc-bare",
+            **{"FAIL_TO_PASS": "['test_sub']", "PASS_TO_PASS": '["test_add"]'},
+        ),
+        instance(repo, c, instance_id="acme__calc-missing-mirror", repo="nobody/nothing"),
+        instance(repo, c, instance_id="acme__calc-no-base", base_commit="0" * 40),
+        instance(
+            repo,
+            c,
+            instance_id="acme__calc-bad-patch",
+            patch=str(good["patch"]).replace(" def add(a, b):", " def add(x, y):"),
+        ),
+        instance(
+            repo,
+            c,
+            instance_id="acme__calc-passes-at-base",
+            FAIL_TO_PASS=["tests/test_calc.py::test_add"],
+            PASS_TO_PASS=[],
+        ),
+        instance(
+            repo,
+            c,
+            instance_id="acme__calc-missing-id",
+            FAIL_TO_PASS=["tests/test_calc.py::test_sub", "tests/test_calc.py::test_nope"],
+        ),
+        instance(
+            repo,
+            c,
+            instance_id="acme__calc-gold-fails",
+            patch=str(good["patch"]).replace("return a - b", "return a + b"),
+        ),
+        instance(
+            repo,
+            c,
+            instance_id="acme__calc-ambiguous",
+            test_patch=two_files,
+            FAIL_TO_PASS=["test_sub"],
+            PASS_TO_PASS=[],
+        ),
+        instance(repo, c, instance_id="acme__calc-env", repo="acme/broken"),
+        instance(
+            repo, c, instance_id="acme__calc-no-tests", test_patch=diff(repo, c["sub"], c["docs"])
+        ),
+        instance(repo, c, instance_id="bad id!"),
+        instance(repo, c, instance_id="acme__calc-network", test_patch=network),
+        instance(
+            repo,
+            c,
+            instance_id="acme__calc-conftest",
+            test_patch=str(good["test_patch"]) + _BROKEN_CONFTEST,
+        ),
+    ]
+
+
+@pytest.fixture(scope="module")
+def imported(world: tuple[Path, dict[str, str]], cache: Path) -> tuple[Path, TaskSet, str]:
+    root, commits = world
+    rows = _faults(root / "mirrors" / "acme+calc", commits)
+    path = _write_jsonl(root / "instances.jsonl", rows)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("REPOGATE_CACHE", str(cache))
+    try:
+        code = main(
+            [
+                "tasks",
+                "import",
+                str(path),
+                "--out",
+                str(root / "set"),
+                "--repo-cache",
+                str(root / "mirrors"),
+                "--env-map",
+                str(root / "env.toml"),
+            ]
+        )
+    finally:
+        mp.undo()
+    assert code == 0
+    return path, TaskSet.open(root / "set"), str(root / "mirrors")
+
+
+def test_good_instances_become_contracts_with_patch_files(
+    imported: tuple[Path, TaskSet, str],
+) -> None:
+    _path, taskset, _mirrors = imported
+    tasks = {t.id: t for t in taskset.tasks()}
+    assert set(tasks) == {"acme__calc-good", "acme__calc-bare"}
+    good = tasks["acme__calc-good"]
+    contract = tomllib.loads((taskset.root / good.contract).read_text())
+    assert contract["repo"] == "https://github.com/acme/calc"
+    assert contract["reference"] == {"file": "reference.diff"}
+    assert contract["oracles"]["hidden_tests"] == {"file": "hidden_tests.diff"}
+    assert contract["oracles"]["fail_to_pass"] == ["tests/test_calc.py::test_sub"]
+    assert contract["oracles"]["pass_to_pass"] == ["tests/test_calc.py::test_add"]
+    assert contract["requirement"]["statement"] == "calc has no subtraction"
+    assert [c["source"] for c in contract["requirement"]["criteria"]] == ["issue", "compatibility"]
+    assert contract["cohort"]["year"] == "2024" and contract["cohort"]["recipe"] == "env-map"
+    assert contract["environment"]["install"] == ["uv pip install pytest"]
+    assert (
+        (taskset.root / "contracts" / "acme__calc-good" / "reference.diff")
+        .read_text()
+        .startswith("diff --git")
+    )
+    assert good.source == {"file": str(_path), "instance_id": "acme__calc-good"}
+    # a bare SWE-bench name is resolved to the node id found in the touched test file
+    bare = tasks["acme__calc-bare"].validation
+    assert bare.resolved == {
+        "test_sub": "tests/test_calc.py::test_sub",
+        "test_add": "tests/test_calc.py::test_add",
+    }
+    assert bare.fail_to_pass == ("tests/test_calc.py::test_sub",)
+
+
+def test_each_data_fault_is_a_rejection_with_its_reason(
+    imported: tuple[Path, TaskSet, str],
+) -> None:
+    _path, taskset, _mirrors = imported
+    reasons = {r.id: r.reason for r in taskset.rejected()}
+    assert reasons == {
+        "acme__calc-missing-mirror": "repository_missing",
+        "acme__calc-no-base": "base_commit_missing",
+        "acme__calc-bad-patch": "patch_does_not_apply",
+        "acme__calc-passes-at-base": "fail_to_pass_passes_at_base",
+        "acme__calc-missing-id": "ids_missing",
+        "acme__calc-gold-fails": "reference_fails",
+        "acme__calc-ambiguous": "ambiguous_test_id",
+        "acme__calc-env": "environment_failed",
+        "acme__calc-no-tests": "no_test_change",
+        "bad id!": "instance_invalid",
+        "acme__calc-network": "needs_network",  # the test reaches for a name that resolves nowhere
+        "acme__calc-conftest": "test_run_failed",  # pytest cannot even start: no report to trust
+    }
+    missing = next(r for r in taskset.rejected() if r.reason == "ids_missing")
+    assert "test_nope" in missing.detail
+
+
+def test_rerun_validates_nothing_twice_and_redoes_an_unfinished_one(
+    imported: tuple[Path, TaskSet, str],
+    cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path, taskset, mirrors = imported
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    env = str(Path(mirrors).parent / "env.toml")
+    args = [
+        "tasks",
+        "import",
+        str(path),
+        "--out",
+        str(taskset.root),
+        "--repo-cache",
+        mirrors,
+        "--env-map",
+        env,
+    ]
+    before = (taskset.root / "tasks.jsonl").read_text()
+    capsys.readouterr()
+    assert main(args) == 0
+    assert ": " not in capsys.readouterr().out.split("task set")[0]  # no candidate line printed
+    assert (taskset.root / "tasks.jsonl").read_text() == before
+    # a run killed while validating the second task left it in neither file: only it is redone
+    lines = before.splitlines(keepends=True)
+    (taskset.root / "tasks.jsonl").write_text(lines[0])
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("acme__calc-bare: validated")
+    assert printed.split("task set")[0].count(": ") == 1
+    assert len(TaskSet.open(taskset.root).tasks()) == 2
+
+
+def test_instance_file_errors_name_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"instance_id": "a"}\n{not json\n')
+    assert main(["tasks", "import", str(bad), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith(f"error: {bad}:1: instance 'a' lacks repo, base_commit")
+        and err.count("\n") == 1
+    )
+    bad.write_text(
+        '{"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "", "test_patch": "",\n'
+        ' "FAIL_TO_PASS": "[]", "PASS_TO_PASS": []}\n{not json\n'
+    )
+    assert main(["tasks", "import", str(bad), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {bad}:3: not JSON")
+    listing = tmp_path / "list.json"
+    listing.write_text(
+        '[\n  {"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "",\n'
+        '   "test_patch": "", "FAIL_TO_PASS": 5, "PASS_TO_PASS": []}\n]\n'
+    )
+    assert main(["tasks", "import", str(listing), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {listing}:2: instance 'a': FAIL_TO_PASS")
+    assert not (tmp_path / "o").exists()  # nothing is written for a bad file
+
+
+def test_ids_arrive_as_lists_json_strings_and_python_literals(tmp_path: Path) -> None:
+    row = {"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "p", "test_patch": "t"}
+    path = _write_jsonl(
+        tmp_path / "i.jsonl",
+        [
+            {**row, "FAIL_TO_PASS": ["a::b"], "PASS_TO_PASS": '["c::d"]'},
+            {
+                **row,
+                "instance_id": "b",
+                "FAIL_TO_PASS": "['a::b']",
+                "PASS_TO_PASS": "[]",
+                "version": 0.14,
+            },
+        ],
+    )
+    first, second = read_instances(path)
+    assert (first.fail_to_pass, first.pass_to_pass) == (["a::b"], ["c::d"])
+    assert (second.fail_to_pass, second.version) == (["a::b"], "0.14")
+
+
+def test_resolving_bare_names() -> None:
+    reported = ["a/test_x.py::test_one", "a/test_x.py::T::test_two", "b/test_y.py::test_one"]
+    resolved, missing, ambiguous = resolve_ids(
+        ["test_two", "test_one", "test_zero", "a/test_x.py::test_one"], reported
+    )
+    assert resolved == {
+        "test_two": "a/test_x.py::T::test_two",
+        "a/test_x.py::test_one": "a/test_x.py::test_one",
+    }
+    assert (missing, ambiguous) == (["test_zero"], ["test_one"])
+
+
+def test_check_rejects_a_contract_whose_tests_outlive_its_timeout(
+    imported: tuple[Path, TaskSet, str],
+    cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    _path, taskset, mirrors = imported
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    source = taskset.contract_dir("acme__calc-good")
+    copy = tmp_path / "slow"
+    shutil.copytree(source, copy)
+    data = tomllib.loads((copy / "contract.toml").read_text())
+    data["oracles"]["timeout_s"] = 0.05
+    (copy / "contract.toml").write_text(tomli_w.dumps(data))
+    assert (
+        main(["tasks", "check", str(copy / "contract.toml"), "--repo-cache", mirrors, "--json"])
+        == 1
+    )
+    (row,) = json.loads(capsys.readouterr().out)
+    assert (row["valid"], row["reason"]) == (False, "timeout")
+    assert main(["tasks", "check", str(source / "contract.toml"), "--repo-cache", mirrors]) == 0
+    assert capsys.readouterr().out == "acme__calc-good: valid\n"
+
+
+def test_a_bad_instance_file_is_one_line_and_exit_2_from_the_real_command(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"instance_id": 1,')
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "repogate.cli",
+            "tasks",
+            "import",
+            str(bad),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: {bad}:1: not JSON") and done.stderr.count("\n") == 1
+
+
+def test_test_timeout_reaches_every_draft_contract() -> None:
+    draft = Candidate(id="a", source={}, contract={"id": "a", "oracles": {"fail_to_pass": []}})
+    rejected = RejectedEntry(id="b", source={}, reason="repository_missing", detail="no mirror")
+    out = list(with_timeout([draft, rejected], 30.0))
+    assert out[0].contract["oracles"] == {"fail_to_pass": [], "timeout_s": 30.0}  # type: ignore[union-attr]
+    assert out[1] is rejected
+    assert list(with_timeout([draft], None)) == [draft]
