@@ -1,7 +1,7 @@
-"""The run directory's own rules: its lock, its inputs, and whole-file writes.
+"""The run directory's own rules: its lock and its inputs.
 
-Who may write it (one process, holding the lock), what it is a run of (its inputs), and how a
-file in it is written (whole or not at all).
+Who may write it (one process, holding the lock) and what it is a run of (its inputs). Files in
+it are written whole or not at all (:func:`repogate._locks.write_atomic`).
 
 A run directory belongs to the inputs it was made with: the contracts (by policy digest), the
 agents (by fingerprint: the spec and the content of every file it names) and the number of
@@ -99,15 +99,3 @@ def is_held(run_dir: Path) -> bool:
             return True
         fcntl.flock(handle, fcntl.LOCK_UN)
     return False
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole or not at all (a full disk leaves no half-written file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_bytes(data)
-        tmp.replace(path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

@@ -35,7 +35,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from repogate import clock
 from repogate._chain import DECISION_FILE, StoredReceipt, attempt_problems, refuse_changed
-from repogate._rundir import RunInputs, atomic_write, hold, is_held
+from repogate._locks import write_atomic
+from repogate._rundir import RunInputs, hold, is_held
 from repogate.decision import Decision
 from repogate.errors import RunDirError
 from repogate.receipt import Artifact, Receipt
@@ -227,7 +228,7 @@ class Store:
     def write_manifest(self, manifest: BaseModel) -> Path:
         """Write the run manifest (before the first attempt) and return its path."""
         path = self.run_dir / "manifest.json"
-        atomic_write(path, manifest.model_dump_json(indent=2).encode())
+        write_atomic(path, manifest.model_dump_json(indent=2).encode())
         return path
 
     def manifest(self) -> dict[str, Any] | None:
@@ -277,7 +278,7 @@ class Store:
         folder = self.attempt_dir(attempt_id)
         relative = f"receipts/{seq:02d}-{receipt.gate}.intoto.json"
         data = json.dumps(receipt.to_in_toto(state), indent=2).encode()
-        atomic_write(folder / relative, data)
+        write_atomic(folder / relative, data)
         with self._tx() as tx:
             tx.execute(
                 "INSERT INTO receipts (attempt_id, seq, gate, status, state_id, path, sha256, body)"
@@ -310,7 +311,7 @@ class Store:
             )
             decision = decision.model_copy(update={"receipt_digests": listed})
             data = decision.model_dump_json(indent=2).encode()
-            atomic_write(self.attempt_dir(attempt_id) / DECISION_FILE, data)
+            write_atomic(self.attempt_dir(attempt_id) / DECISION_FILE, data)
             digest = hashlib.sha256(data).hexdigest()
         with self._tx() as tx:
             tx.execute(

@@ -81,18 +81,13 @@ def _carry_tags(source: Path, sha: str, dest: Path) -> None:
         ):
             refs.append(f"{ref}:{ref}")
     if refs:
-        run_git(
-            [
-                "fetch",
-                "-q",
-                "--no-tags",
-                "--no-write-fetch-head",
-                f"--upload-pack={_UPLOAD_PACK}",
-                str(source),
-                *refs,
-            ],
-            dest,
-        )
+        _fetch(dest, source, refs)
+
+
+def _fetch(dest: Path, source: Path, refspecs: list[str]) -> None:
+    """Fetch ``refspecs`` from ``source`` into ``dest``: no tags, no FETCH_HEAD, any SHA wanted."""
+    args = ["fetch", "-q", "--no-tags", "--no-write-fetch-head", f"--upload-pack={_UPLOAD_PACK}"]
+    run_git([*args, str(source), *refspecs], dest)
 
 
 def prepare_workspace(source: Path, base: str, dest: Path) -> str:
@@ -229,15 +224,4 @@ def fetch_commit(dest: Path, source: Path, sha: str) -> None:
     Raises:
         GitError: ``sha`` is not in ``source``, or git failed.
     """
-    run_git(
-        [
-            "fetch",
-            "-q",
-            "--no-tags",
-            "--no-write-fetch-head",
-            f"--upload-pack={_UPLOAD_PACK}",
-            str(source),
-            f"{_checked_rev(sha)}:refs/repogate/fetched/{sha}",
-        ],
-        dest,
-    )
+    _fetch(dest, source, [f"{_checked_rev(sha)}:refs/repogate/fetched/{sha}"])
