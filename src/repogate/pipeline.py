@@ -153,15 +153,16 @@ def landed_commit(cfg: AttemptConfig, state: CandidateState) -> str:
 def oracle_policy(cfg: AttemptConfig) -> SandboxPolicy:
     """Return the sandbox for the target repository's own code, which includes the patch.
 
-    No network, the test budget, writes only in the attempt's scratch folder (the test trees),
-    and the harness's full-history repository hidden. The evidence folder is not writable: the
-    report comes through a FIFO there (:mod:`repogate.oracles._channel`), which writing does not
-    need.
+    No network, the test budget, writes only in the tree the command runs in (never the scratch
+    folder around it, where the harness builds other trees afterwards), and the harness's
+    full-history repository hidden. The evidence folder is not writable: the report comes
+    through a FIFO there (:mod:`repogate.oracles._channel`), which writing does not need.
     """
     return SandboxPolicy(
         network=False,
         timeout_s=cfg.contract.oracles.timeout_s,
-        writable=(cfg.work,),
+        writable=(),
+        writable_cwd=True,
         hidden=(cfg.source,),
     )
 
@@ -330,14 +331,16 @@ def generator_policy(
 ) -> SandboxPolicy:
     """Return the sandbox for generators and interpreter probes.
 
-    The environment is active on ``checkout``; writes only in the attempt's scratch folder; the
-    full-history repository hidden.
+    The environment is active on ``checkout``; writes only in ``checkout`` when it is one of the
+    attempt's trees (never the scratch folder around it; nothing for a probe run beside an
+    interpreter); the full-history repository hidden.
     """
     return SandboxPolicy(
         network=network,
         timeout_s=cfg.test_timeout_s,
         env=activate(env, checkout),
-        writable=(cfg.work,),
+        writable=(),
+        writable_cwd=checkout.resolve().is_relative_to(cfg.work.resolve()),
         hidden=(cfg.source,),
     )
 

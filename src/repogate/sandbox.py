@@ -91,6 +91,9 @@ class SandboxPolicy(BaseModel):
         writable: the folders the command may write (besides its private HOME and TMPDIR);
             None means its working folder and the venv and uv cache its environment names
             (install commands). Everything else it sees is read-only.
+        writable_cwd: the working folder is writable too, and nothing beside it: a test run
+            writes its own tree, never the scratch folder where the harness builds other trees
+            after it (a link planted there would carry the harness's later writes elsewhere).
         readable: further folders (or files) it may read; the system folders and its runtime
             (see :mod:`repogate._mounts`) and its working folder are always readable.
         hidden: folders shown empty where a granted folder would show them (the harness's
@@ -105,6 +108,7 @@ class SandboxPolicy(BaseModel):
     env: Mapping[str, str] = Field(default_factory=dict)
     home: Path | None = None
     writable: tuple[Path, ...] | None = None
+    writable_cwd: bool = False
     readable: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
 
@@ -156,7 +160,8 @@ def _view(
 ) -> list[str]:
     """Return bubblewrap's mount arguments: the allowlist of :mod:`repogate._mounts`."""
     writable = [*policy.writable] if policy.writable is not None else [cwd, *install_folders(env)]
-    writable += [scratch, *([policy.home] if policy.home is not None else [])]
+    writable += [*([cwd] if policy.writable_cwd else []), scratch]
+    writable += [policy.home] if policy.home is not None else []
     readable = [*runtime_folders(argv, env), *policy.readable, cwd]
     return mount_arguments(readable, writable, policy.hidden)
 
@@ -168,7 +173,12 @@ def _with_filesystem(iso: Isolation, policy: SandboxPolicy) -> Isolation:
             update={"detail": f"{iso.detail}; allowed by {weak_isolation_reason()}"}
         )
     writable = (
-        ", ".join(p.name for p in policy.writable)
+        ", ".join(
+            [
+                *(p.name for p in policy.writable),
+                *(["its working folder"] if policy.writable_cwd else []),
+            ]
+        )
         if policy.writable is not None
         else "its working folder and environment"
     )

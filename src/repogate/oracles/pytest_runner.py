@@ -279,7 +279,7 @@ def run_tests(
     if test_ids and not files:
         reason = f"none of the {len(test_ids)} selected test ids names a file in the checkout"
         return _error_run(argv, reason, policy)
-    writable = (*(policy.writable or (workdir,)), hypothesis)
+    writable = (workdir, *(policy.writable or ()), hypothesis)
     with ReportChannel(report_dir, MAX_REPORT_BYTES) as channel:
         argv = _command(test_command, channel.path, files, workdir)
         tools = (tool_path,) if tool_path is not None else ()

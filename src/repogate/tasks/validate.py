@@ -224,7 +224,7 @@ def _run(
     states: _States, tree: Path, contract: TransitionContract, cfg: CheckConfig, label: str
 ) -> list[TestRun]:
     policy = SandboxPolicy(
-        network=False, timeout_s=contract.oracles.timeout_s, writable=(cfg.work,)
+        network=False, timeout_s=contract.oracles.timeout_s, writable=(), writable_cwd=True
     )
     runs = []
     for n in range(cfg.repeats):
