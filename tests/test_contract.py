@@ -93,7 +93,8 @@ def test_schema_validates_shipped_examples(root: Path, capsys: pytest.CaptureFix
     schema = json.loads(capsys.readouterr().out)
     import tomllib
 
-    examples = sorted((root / "examples").rglob("*.toml"))
+    env_maps = {"env-map.toml"}  # an `--env-map` for `tasks import`, not a contract
+    examples = sorted(p for p in (root / "examples").rglob("*.toml") if p.name not in env_maps)
     assert len(examples) >= 2
     for path in examples:
         jsonschema.validate(tomllib.loads(path.read_text()), schema)

@@ -92,7 +92,12 @@ def attempts_table(
         said = statuses.get(record.attempt_id, "done")
         agent_note = "" if said == "done" else f"(agent {said}) "
         if record.attempt_id in (changed or {}):
-            row = ("[red]evidence changed", (changed or {})[record.attempt_id], "", "")
+            row = (
+                "[red]changed",
+                "evidence changed: " + (changed or {})[record.attempt_id],
+                "",
+                "",
+            )
         elif decision is None:
             status = "interrupted" if interrupted and record.status == "running" else record.status
             verdict = "[yellow]crashed" if status == "crashed" else f"[dim]{status}"
