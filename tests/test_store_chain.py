@@ -149,3 +149,16 @@ def test_resume_refuses_a_tampered_run(tmp_path: Path, kind: str) -> None:
     assert len(str(caught.value).splitlines()) == 1
     # Refused before anything was written: the lock is released, the evidence left as found.
     assert Store.open(run_dir).changed_evidence().keys() == {second}
+
+
+def test_report_refuses_a_run_whose_evidence_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A report must not count a verdict whose evidence chain is broken (new-user finding: it
+    printed the tampered run's acceptance with exit 0)."""
+    run_dir, _, second = _run_dir(tmp_path)
+    receipt = sorted((run_dir / "attempts" / second / "receipts").iterdir())[0]
+    receipt.write_text(receipt.read_text().replace('"failed"', '"passed"'))
+    assert main(["report", str(run_dir)]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and second in err and err.count("\n") == 1

@@ -79,3 +79,22 @@ def test_no_bar_off_a_terminal_and_nothing_with_json(root: Path) -> None:
         bar.tick("t1 · gold · epoch 0", None)
         bar.tick("", _records(root)[0])
     assert quiet.getvalue() == ""
+
+
+def test_text_from_runs_is_shown_as_text_never_as_markup(root: Path) -> None:
+    """Test ids carry brackets (``test_x[timeout=301]``) and agents choose crash messages: rich
+    must print them as written, never read them as markup (dropping a parameter or restyling)."""
+    from repogate.report.terminal import decision_table
+
+    rejected = decide(
+        load_evidence(root / "examples" / "evidence" / "payments-sdk-retry-stale.json")
+    )
+    check = rejected.checks[0].model_copy(update={"detail": "tests/t.py::test_x[timeout=301]"})
+    shown = rejected.model_copy(update={"checks": (check,)})
+    buffer = io.StringIO()
+    Console(file=buffer, width=200).print(decision_table(shown))
+    assert "test_x[timeout=301]" in buffer.getvalue()
+    crashed = _records(root)[2].model_copy(update={"crash": "[bold red]forged[/] boom"})
+    buffer = io.StringIO()
+    Console(file=buffer, width=200).print(attempts_table([crashed], "run"))
+    assert "[bold red]forged" in buffer.getvalue()

@@ -95,8 +95,9 @@ def load_runs(run_dirs: list[Path]) -> list[Run]:
     """Read every run directory.
 
     Raises:
-        RunDirError: a directory does not exist or is not a repogate run, or no run holds a
-            finished attempt.
+        RunDirError: a directory does not exist or is not a repogate run, an attempt's evidence
+            changed since it was stored (the store's digest chain), or no run holds a finished
+            attempt.
     """
     if not run_dirs:
         raise RunDirError("no run directory given", "give the --out folder of a repogate run")
@@ -111,9 +112,16 @@ def load_runs(run_dirs: list[Path]) -> list[Run]:
     for run_dir in run_dirs:
         store = Store.open(run_dir)
         try:
+            changed = store.changed_evidence()
             raw.append((run_dir, store.manifest() or {}, store.attempts(), is_held(run_dir)))
         finally:
             store.close()
+        if changed:  # a report never counts a verdict whose evidence chain is broken
+            raise RunDirError(
+                f"run {run_dir}: the evidence of {len(changed)} attempt(s) changed since it was "
+                f"stored ({', '.join(sorted(changed))})",
+                "`repogate show` names what changed; rerun those attempts into a new --out folder",
+            )
     names = _names({r.agent for _, _, records, _ in raw for r in records})
     runs = []
     for run_dir, manifest, records, writing in raw:

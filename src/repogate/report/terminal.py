@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from repogate.agents import agent_name
@@ -19,7 +20,7 @@ def decision_table(decision: Decision) -> Table:
     """Return a table of one decision: every hard check, its status and detail, then soft metrics."""
     verdict = {"accepted": "[green]accepted", "rejected": "[red]rejected", "error": "[yellow]error"}
     table = Table(
-        title=f"{decision.task_id} ({decision.profile}): {verdict[decision.outcome]}",
+        title=f"{escape(decision.task_id)} ({decision.profile}): {verdict[decision.outcome]}",
         title_justify="left",
     )
     table.add_column("check")
@@ -27,7 +28,7 @@ def decision_table(decision: Decision) -> Table:
     table.add_column("detail", overflow="fold")
     for check in decision.checks:
         style = _STYLE[check.status]
-        table.add_row(check.name, f"[{style}]{check.status}", check.detail)
+        table.add_row(check.name, f"[{style}]{check.status}", escape(check.detail))
     soft = decision.soft.model_dump()
     table.caption = "soft: " + ", ".join(f"{k}={v:g}" for k, v in soft.items() if v)
     return table
@@ -94,24 +95,28 @@ def attempts_table(
         if record.attempt_id in (changed or {}):
             row = (
                 "[red]changed",
-                "evidence changed: " + (changed or {})[record.attempt_id],
+                "evidence changed: " + escape((changed or {})[record.attempt_id]),
                 "",
                 "",
             )
         elif decision is None:
             status = "interrupted" if interrupted and record.status == "running" else record.status
             verdict = "[yellow]crashed" if status == "crashed" else f"[dim]{status}"
-            row = (verdict, agent_note + (record.crash or ""), "", "")
+            row = (verdict, agent_note + escape(record.crash or ""), "", "")
         else:
             style = {"accepted": "green", "rejected": "red", "error": "yellow"}[decision.outcome]
             row = (
                 f"[{style}]{decision.outcome}",
-                agent_note + _why(decision),
+                agent_note + escape(_why(decision)),
                 _stage(decision.stages.get("sentinel passed", "skipped")),
                 f"{decision.soft.wall_time_s:.1f}",
             )
         table.add_row(
-            str(number), record.contract_id, agent_name(record.agent), str(record.epoch), *row
+            str(number),
+            escape(record.contract_id),
+            escape(agent_name(record.agent)),
+            str(record.epoch),
+            *row,
         )
     return table
 
