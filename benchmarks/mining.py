@@ -18,8 +18,8 @@ The ratio is repogate's validation time over those bare runs: for each validated
 mining made, the environment warm, interpreter start included) and then its bare runs, task by
 task, so both sides see the same load on a shared machine. Usage::
 
-    REPOGATE_CACHE=/tmp/rgcache uv run python benchmarks/mining.py \\
-        --repo-cache /work/.mirror --url https://github.com/pallets/click \\
+    REPOGATE_CACHE=/tmp/rgcache uv run python benchmarks/mining.py  # MIRRORS: bare mirrors, as --repo-cache reads them \\
+        --repo-cache MIRRORS --url https://github.com/pallets/click \\
         --range HEAD~300..HEAD --limit 8 --repeats 2
 
 Last line: ``ratio: <x>``.
