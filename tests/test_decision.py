@@ -7,7 +7,7 @@ import pytest
 
 from repogate.cli import ExitCode, main
 from repogate.decision import Evidence, decide, hard_checks
-from repogate.receipt import Check, Observation, Receipt, observe
+from repogate.receipt import Check, GateCrash, Observation, Receipt, observe
 from repogate.state import CandidateState, patch_digest
 
 SEED_VERDICTS = {
@@ -222,3 +222,24 @@ def test_a_crashed_gate_makes_its_missing_checks_errors_not_failures() -> None:
     assert decision.failed == ()
     assert decision.errored == ("focused_tests_passed", "regression_tests_passed")
     assert "V crashed: OSError: disk full" in decision.checks[8].detail
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("confparse/evil\nname.py (outside)", "confparse/evil\\nname.py (outside)"),
+        ("a\rb\tc", "a\\rb\\tc"),
+        ("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"),
+        ("safe\u202eyp.txt", "safe\\u202eyp.txt"),
+        ("line\u2028sep\x85nel\x7f", "line\\u2028sep\\x85nel\\x7f"),
+        ("plain é ✓ 名前", "plain é ✓ 名前"),
+    ],
+)
+def test_check_details_and_crash_messages_show_control_characters_escaped(
+    raw: str, shown: str
+) -> None:
+    """Untrusted names (a file called ``evil\\nname.py``, terminal escapes, bidi overrides) reach
+    check details and crash messages; they are kept on one visible line, escaped as Python
+    escapes them, wherever they are shown (red team: a newline split a check's detail)."""
+    assert Check(name="edits_permitted", status="failed", detail=raw).detail == shown
+    assert GateCrash(type="OSError", message=raw).message == shown

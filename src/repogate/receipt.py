@@ -11,12 +11,13 @@ the subject is the candidate tree and the patch digest, the predicate type names
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from repogate import clock
 from repogate._model import FrozenModel
@@ -27,6 +28,42 @@ from repogate.vocabulary import CheckName, GateId
 Status = Literal["passed", "failed", "error", "skipped"]
 IN_TOTO_STATEMENT = "https://in-toto.io/Statement/v1"
 PREDICATE_BASE = "https://repogate.dev/receipt"
+_INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def visible(text: str) -> str:
+    r"""``text`` on one line with every invisible character escaped as Python escapes it.
+
+    Check details and crash messages quote names untrusted code chose (file names, test ids,
+    exception text). Control characters (Unicode category Cc: newline, ESC, DEL, NEL), format
+    characters (Cf: bidirectional overrides, zero-width characters) and line or paragraph
+    separators (Zl, Zp) become ``\n``, ``\x1b``, ``\u202e``..., so a name cannot split a
+    line, restyle a terminal or reorder what a reader sees. Printable text, accents and other
+    scripts are kept. Idempotent: the result has no invisible character left.
+    """
+    if text.isprintable():
+        return text
+    return "".join(_escape(char) for char in text)
+
+
+def _escape(char: str) -> str:
+    if unicodedata.category(char) not in _INVISIBLE:
+        return char
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    return (
+        f"\\x{code:02x}"
+        if code < 0x100
+        else f"\\u{code:04x}"
+        if code < 0x10000
+        else f"\\U{code:08x}"
+    )
+
+
+VisibleText = Annotated[str, AfterValidator(visible)]
+"""A string kept on one visible line (:func:`visible`); for text quoting untrusted names."""
 
 
 class Check(FrozenModel):
@@ -38,7 +75,7 @@ class Check(FrozenModel):
 
     name: CheckName
     status: Status
-    detail: str = ""
+    detail: VisibleText = ""
 
     @property
     def passed(self) -> bool:
@@ -61,8 +98,8 @@ class Artifact(FrozenModel):
 class GateCrash(FrozenModel):
     """A gate that raised: the exception's type and message, kept as data."""
 
-    type: str
-    message: str
+    type: VisibleText
+    message: VisibleText
 
 
 class Observation(FrozenModel):
