@@ -6,7 +6,9 @@ paid once per cluster, not per run); then the same attempts run into fresh run f
 the local pool of 2 workers and through Ray (tasks of one CPU each on the two-CPU cluster),
 alternating ``--repeats`` times; medians are compared. Ray's uv hook (which would rebuild the
 project's environment in every worker when the driver runs under ``uv run``) is switched off with
-``RAY_ENABLE_UV_RUN_RUNTIME_ENV=0``: repogate's workers need only the installed package.
+``RAY_ENABLE_UV_RUN_RUNTIME_ENV=0``: repogate's workers need only the installed package. The
+cluster starts through :func:`repogate.executors.ray.start_local_cluster`, which retries when
+Ray's node misses its fixed 30 s start-up wait (as it did at a load of ~20).
 Usage: `uv run python benchmarks/ray_overhead.py [--repeats K]`. Last line: `ratio: <ray/local>`.
 """
 
@@ -31,7 +33,7 @@ def main() -> None:
     os.environ["RAY_ENABLE_UV_RUN_RUNTIME_ENV"] = "0"
     import ray
 
-    from repogate.executors.ray import RayExecutor
+    from repogate.executors.ray import RayExecutor, start_local_cluster
 
     with tempfile.TemporaryDirectory(prefix="repogate-bench-ray-") as tmp:
         scratch, cache = Path(tmp), Path(tmp) / "cache"
@@ -39,16 +41,10 @@ def main() -> None:
         warm = timed(attempts, scratch, cache, "warm-up", LocalExecutor(1))
         print(f"{len(attempts)} attempts; warm-up (fills the caches): {warm:.1f} s; {load()}")
         start = time.perf_counter()
-        for attempt in range(3):  # Ray waits a fixed 30 s for its node; a loaded machine misses it
-            try:
-                ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-                break
-            except Exception as exc:  # Ray raises a bare Exception when its node start times out
-                ray.shutdown()
-                print(f"ray start-up try {attempt + 1} failed: {exc}")
-        else:
-            raise SystemExit("the Ray cluster did not start")
-        print(f"ray cluster start-up (not counted): {time.perf_counter() - start:.1f} s")
+        tries = start_local_cluster(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        print(
+            f"ray cluster start-up (not counted): {time.perf_counter() - start:.1f} s, try {tries}"
+        )
         walls: dict[str, list[float]] = {"local": [], "ray": []}
         try:
             for repeat in range(args.repeats):

@@ -30,30 +30,15 @@ def cluster(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
     import ray  # the optional extra; scripts/check installs it
 
-    for tries_left in (2, 1, 0):  # Ray waits a fixed 30 s for its node: a loaded machine misses it
-        with _ray_daemons():
-            failure = _start_ray()
-        if failure is None:
-            break
-        if tries_left == 0 or "timed out during startup" not in failure:
-            pytest.fail(f"the Ray cluster did not start: {failure}")
+    from repogate.executors.ray import start_local_cluster
+
+    with _ray_daemons():
+        start_local_cluster(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         yield
     finally:
         with _ray_daemons():
             ray.shutdown()
-
-
-def _start_ray() -> str | None:
-    """Start a two-CPU local cluster; return None, or why it did not start (nothing left running)."""
-    import ray
-
-    try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    except Exception as exc:  # Ray raises a bare Exception when its node start times out
-        ray.shutdown()
-        return str(exc)
-    return None
 
 
 @contextlib.contextmanager

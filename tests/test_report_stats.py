@@ -97,7 +97,40 @@ def test_paired_uses_mcnemar_for_one_epoch_and_bootstrap_for_several() -> None:
     assert one.p_value == pytest.approx(22 / 1024)
     assert one.difference.estimate == pytest.approx(0.8)
     assert one.method == stats.MCNEMAR
-    several = stats.paired([0.5, 1.0], [0.0, 0.5], one_epoch=False)
+    several = stats.paired([0.5, 1.0, 1.0], [0.0, 0.5, 0.0], one_epoch=False)
     assert several.p_value is None and several.method == stats.PAIRED_BOOTSTRAP
-    assert several.difference.estimate == pytest.approx(0.5)
+    assert several.difference.estimate == pytest.approx(2 / 3)
     assert several.difference.low == pytest.approx(0.5)
+
+
+def test_paired_difference_with_one_epoch_is_newcombes_interval() -> None:
+    # Newcombe (1998) method 10 on Altman et al. (2000) table 6.2, [[14, 5], [0, 22]]: the
+    # difference 5/41; interval from its formula (Wilson limits of 19/41 and 14/41, phi corrected)
+    a = [1.0] * 14 + [1.0] * 5 + [0.0] * 22
+    b = [1.0] * 14 + [0.0] * 5 + [0.0] * 22
+    one = stats.paired(a, b, one_epoch=True)
+    assert one.difference.estimate == pytest.approx(5 / 41)
+    assert one.difference.low == pytest.approx(0.0114832, abs=1e-6)
+    assert one.difference.high == pytest.approx(0.2264927, abs=1e-6)
+    assert one.difference.method == stats.NEWCOMBE
+
+
+def test_a_difference_every_task_shares_is_not_reported_as_certain() -> None:
+    """Gold beats null on all 20 tasks: a bootstrap collapses to [-1, -1]; the data do not say that."""
+    # one epoch: Newcombe; no concordant pair, phi = 0, so the upper limit is
+    # -1 + sqrt(2) * (1 - Wilson lower limit of 20/20) = -1 + sqrt(2) * z^2 / (20 + z^2)
+    z2 = 1.959963984540054**2
+    one = stats.paired([0.0] * 20, [1.0] * 20, one_epoch=True)
+    assert one.difference.low == -1.0
+    assert one.difference.high == pytest.approx(-1 + 2**0.5 * z2 / (20 + z2), abs=1e-9)
+    # two epochs, every task the same difference: the share of tasks like these is at least
+    # Wilson's lower limit for 20/20; the other tasks could differ by anything in [-1, 1]
+    several = stats.paired([0.0] * 20, [1.0] * 20, one_epoch=False)
+    share = stats.wilson(20, 20).low
+    assert several.difference.method == stats.PAIRED_AGREED
+    assert (several.difference.low, several.difference.high) == pytest.approx(
+        (-1.0, -1.0 + 2 * (1 - share))
+    )
+    tied = stats.paired([0.5] * 10, [0.5] * 10, one_epoch=False)
+    tie = 1 - stats.wilson(10, 10).low
+    assert (tied.difference.low, tied.difference.high) == pytest.approx((-tie, tie))

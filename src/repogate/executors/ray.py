@@ -18,6 +18,7 @@ the repositories and the environment cache at the same paths as on the head.
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -26,8 +27,55 @@ from typing import Any
 import ray
 from ray.exceptions import RayError
 
+from repogate.errors import RepogateError
 from repogate.executors._perform import perform
 from repogate.jobs import AttemptEvent, AttemptJob, Finished
+
+START_TRIES = 3
+"""Times a local cluster's start is tried when Ray's node misses its start-up wait."""
+
+GCS_PORT_WAIT_S = 120
+"""Seconds Ray waits for its GCS port unless ``RAY_gcs_server_port_wait_time_s`` says otherwise
+(Ray's default is 30)."""
+
+_NODE_TIMEOUT = "timed out during startup"
+
+
+class RayStartError(RepogateError):
+    """A local Ray cluster's node missed Ray's start-up wait in every try (``error:`` line, exit 3)."""
+
+
+def start_local_cluster(tries: int = START_TRIES, **init: Any) -> int:
+    """Start (``ray.init(**init)``) a local cluster, retrying when its node starts too slowly.
+
+    Ray waits a fixed 30 s for its own node to register (``raylet_start_wait_time_s`` in
+    ``ray/_private/node.py``, not configurable) and then raises a bare ``Exception``; on a machine
+    at a load of ~20 it misses that wait. Each failure of that kind is shut down cleanly and
+    tried again, up to ``tries`` times; the GCS port wait is lengthened to ``GCS_PORT_WAIT_S``
+    unless the environment sets it.
+
+    Returns:
+        The try that started it (1-based).
+
+    Raises:
+        RayStartError: every try timed out (the message names the count and Ray's fixed wait).
+        Exception: any other start-up failure, as Ray raised it, not retried.
+    """
+    os.environ.setdefault("RAY_gcs_server_port_wait_time_s", str(GCS_PORT_WAIT_S))
+    for attempt in range(1, tries + 1):
+        try:
+            ray.init(**init)
+        except Exception as exc:  # Ray raises a bare Exception when its node start times out
+            ray.shutdown()
+            if _NODE_TIMEOUT not in str(exc):
+                raise
+            continue
+        return attempt
+    raise RayStartError(
+        f"the local Ray cluster did not start in {tries} tries: its node missed Ray's fixed "
+        "30 s start-up wait each time (machine overloaded?); retry when the load is lower, or "
+        "start it once with `ray start --head` and set RAY_ADDRESS"
+    )
 
 
 def _events(job: AttemptJob) -> Iterator[AttemptEvent]:
@@ -65,7 +113,7 @@ class RayExecutor:
         """Run every job; see :class:`repogate.protocols.Executor`."""
         started_here = not ray.is_initialized()
         if started_here:
-            ray.init(include_dashboard=False, log_to_driver=False)
+            start_local_cluster(include_dashboard=False, log_to_driver=False)
         task = ray.remote(num_cpus=1, max_retries=0, num_returns="streaming")(_events)
         waiting = list(reversed(jobs))
         running: list[tuple[Any, AttemptJob]] = []

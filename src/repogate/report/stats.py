@@ -13,6 +13,10 @@ Sources:
       question by E. Miller (2024), "Adding Error Bars to Evals", arXiv:2411.00640.
     - Exact McNemar test: Q. McNemar (1947), Psychometrika 12:153-157; the exact form is a two-sided
       binomial test of the discordant pairs at p = 1/2 (``scipy.stats.binomtest``).
+    - Interval of a paired difference of proportions: R. G. Newcombe (1998), "Improved confidence
+      intervals for the difference between binomial proportions based on paired data", Statistics
+      in Medicine 17:2635-2650, method 10 (Wilson limits of both margins, phi corrected); worked
+      example in D. G. Altman et al. (2000), "Statistics with Confidence", table 6.2.
     - pass@k: M. Chen et al. (2021), "Evaluating Large Language Models Trained on Code",
       arXiv:2107.03374, section 2.1, the unbiased estimator 1 - C(n-c, k) / C(n, k).
     - pass^k: S. Yao et al. (2024), "tau-bench", arXiv:2406.12045, section 5: C(c, k) / C(n, k), the
@@ -22,7 +26,7 @@ Sources:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import comb
+from math import comb, sqrt
 
 import numpy as np
 from scipy.stats import binomtest, fisher_exact
@@ -37,6 +41,11 @@ WILSON_TASKS = "Wilson score interval over tasks (every attempt agrees)"
 CLUSTER_BOOTSTRAP = f"cluster bootstrap over tasks ({RESAMPLES} resamples, percentile)"
 PAIRED_BOOTSTRAP = f"paired bootstrap over tasks ({RESAMPLES} resamples, percentile)"
 MCNEMAR = "exact McNemar test (two-sided binomial test of discordant tasks)"
+NEWCOMBE = "Newcombe (1998) interval for paired proportions (method 10)"
+PAIRED_AGREED = (
+    "every task differs alike: the share of such tasks is at least Wilson's lower limit over "
+    "tasks, the others anywhere in [-1, 1]"
+)
 
 
 class Interval(FrozenModel):
@@ -168,8 +177,10 @@ def paired(rates_a: Sequence[float], rates_b: Sequence[float], one_epoch: bool) 
     Args:
         rates_a: per task, agent A's acceptance rate over its scored attempts (0 or 1 for one epoch).
         rates_b: the same for agent B, tasks in the same order.
-        one_epoch: every task has one attempt per agent: use the exact McNemar test; otherwise a
-            paired bootstrap over tasks of the mean difference.
+        one_epoch: every task has one attempt per agent: the exact McNemar test with Newcombe's
+            interval; otherwise a paired bootstrap over tasks of the mean difference (or, when
+            every task differs alike and a bootstrap would collapse to a point, the bound of
+            :data:`PAIRED_AGREED`).
 
     Raises:
         ValueError: the sequences differ in length.
@@ -188,20 +199,65 @@ def paired(rates_a: Sequence[float], rates_b: Sequence[float], one_epoch: bool) 
         return PairedDifference(
             difference=interval, only_a=0, only_b=0, p_value=None, method="none"
         )
-    picks = np.random.default_rng(SEED).integers(0, n, size=(RESAMPLES, n))
-    low, high = _percentile(diff[picks].mean(axis=1))
-    interval = Interval(estimate=estimate, low=low, high=high, n=n, method=PAIRED_BOOTSTRAP)
     if one_epoch:
         return PairedDifference(
-            difference=interval,
+            difference=newcombe_paired(a, b),
             only_a=only_a,
             only_b=only_b,
             p_value=mcnemar_exact(only_a, only_b),
             method=MCNEMAR,
         )
+    if np.all(diff == diff[0]):
+        interval = _agreed_difference(float(diff[0]), n)
+    else:
+        picks = np.random.default_rng(SEED).integers(0, n, size=(RESAMPLES, n))
+        low, high = _percentile(diff[picks].mean(axis=1))
+        interval = Interval(estimate=estimate, low=low, high=high, n=n, method=PAIRED_BOOTSTRAP)
     return PairedDifference(
         difference=interval, only_a=only_a, only_b=only_b, p_value=None, method=PAIRED_BOOTSTRAP
     )
+
+
+def _agreed_difference(d: float, n: int) -> Interval:
+    """Bound a mean difference when all ``n`` tasks differ by the same ``d``.
+
+    A percentile bootstrap collapses to the point ``d`` then. The share of tasks differing by
+    ``d`` is at least Wilson's lower limit ``L`` for n of n; the other tasks could differ by
+    anything in [-1, 1], so the mean lies in [d - (1 - L)(1 + d), d + (1 - L)(1 - d)].
+    """
+    rest = 1 - wilson(n, n).low
+    return Interval(
+        estimate=d, low=d - rest * (1 + d), high=d + rest * (1 - d), n=n, method=PAIRED_AGREED
+    )
+
+
+def newcombe_paired(a: np.ndarray, b: np.ndarray) -> Interval:
+    """Return the difference of two paired proportions with Newcombe's (1998) method-10 interval.
+
+    Args:
+        a: per task, agent A's outcome, 0 or 1.
+        b: per task, agent B's outcome, 0 or 1, tasks in the same order (at least one task).
+
+    The interval combines the Wilson limits of both margins, corrected for their correlation
+    (phi, with Newcombe's adjustment of the cross-product toward zero); it never collapses to a
+    point, as a bootstrap does when every task agrees.
+    """
+    n = len(a)
+    both = int(((a == 1) & (b == 1)).sum())
+    only_a = int(((a == 1) & (b == 0)).sum())
+    only_b = int(((a == 0) & (b == 1)).sum())
+    neither = n - both - only_a - only_b
+    p1, p2 = (both + only_a) / n, (both + only_b) / n
+    m1, m2 = wilson(both + only_a, n), wilson(both + only_b, n)
+    margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
+    cross = both * neither - only_a * only_b
+    adjusted = cross - n / 2 if cross > n / 2 else min(cross, 0)
+    phi = adjusted / sqrt(margins) if margins else 0.0
+    d1, u2 = p1 - m1.low, m2.high - p2
+    u1, d2 = m1.high - p1, p2 - m2.low
+    low = p1 - p2 - sqrt(max(d1**2 - 2 * phi * d1 * u2 + u2**2, 0.0))
+    high = p1 - p2 + sqrt(max(d2**2 - 2 * phi * d2 * u1 + u1**2, 0.0))
+    return Interval(estimate=p1 - p2, low=low, high=high, n=n, method=NEWCOMBE)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
