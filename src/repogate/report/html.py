@@ -156,7 +156,7 @@ def _judgements(report: Report) -> str:
             + _cell(f"{d.estimate:+.3f} [{d.low:+.3f}, {d.high:+.3f}]", d.estimate)
             + _cell(f"{c.only_a}/{c.only_b}")
             + _cell("" if c.p_value is None else f"{c.p_value:.3g}", c.p_value)
-            + _cell(c.method)
+            + _cell(c.method if d.method == c.method else f"{c.method}; interval: {d.method}")
         )
     autonomy = [
         _cell(a.cohort) + _cell(a.agent) + _cell(a.verdict) + _cell("; ".join(a.reasons))

@@ -173,7 +173,7 @@ def _paired(report: Report) -> Table:
             f"{d.estimate:+.3f} [{d.low:+.3f}, {d.high:+.3f}]",
             f"{c.only_a}/{c.only_b}",
             "" if c.p_value is None else f"{c.p_value:.3g}",
-            c.method.split(" (")[0],
+            "; ".join(dict.fromkeys(m.split(" (")[0] for m in (c.method, d.method))),
         )
     return table
 
