@@ -134,3 +134,11 @@ def test_a_difference_every_task_shares_is_not_reported_as_certain() -> None:
     tied = stats.paired([0.5] * 10, [0.5] * 10, one_epoch=False)
     tie = 1 - stats.wilson(10, 10).low
     assert (tied.difference.low, tied.difference.high) == pytest.approx((-tie, tie))
+
+
+def test_an_interval_over_no_attempt_reads_as_none_not_as_zero() -> None:
+    """A cohort an agent has no scored attempt in is not '0.0% [0.0%, 100.0%]' (0 accepted)."""
+    from repogate.report.text import interval_text
+
+    assert interval_text(stats.wilson(0, 0)) == "n/a (no observations)"
+    assert interval_text(stats.wilson(8, 10)) == "80.0% [49.0%, 94.3%]"

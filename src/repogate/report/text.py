@@ -19,7 +19,9 @@ def pct(value: float) -> str:
 
 
 def interval_text(interval: Interval) -> str:
-    """``80.0% [49.0%, 94.3%]``: estimate and 95% interval."""
+    """``80.0% [49.0%, 94.3%]``: estimate and 95% interval; ``n/a (no observations)`` when n is 0."""
+    if interval.n == 0:
+        return "n/a (no observations)"
     return f"{pct(interval.estimate)} [{pct(interval.low)}, {pct(interval.high)}]"
 
 
