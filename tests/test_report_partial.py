@@ -53,6 +53,10 @@ def test_a_run_in_progress_is_reported_as_partial(
     assert main(["report", str(tmp_path / "run"), "--json"]) == ExitCode.OK
     report = json.loads(capsys.readouterr().out)
     assert "partial (interrupted), 1 of 3 attempts done" in report["partial_note"]
+    # the text report carries the note itself: said once, not again on stderr
+    assert main(["report", str(tmp_path / "run")]) == ExitCode.OK
+    captured = capsys.readouterr()
+    assert (captured.out + captured.err).count("partial report:") == 1
 
 
 def test_an_empty_run_is_a_one_line_error(

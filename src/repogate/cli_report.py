@@ -45,7 +45,7 @@ def execute(
         print(json.dumps(swebench_report(runs, agent), indent=4))
         return 0
     report = build_report(runs, by, baseline)
-    if report.partial:
+    if report.partial and (as_json or html is not None):  # the text report says it itself
         print(f"partial report: {report.partial_note}", file=sys.stderr)
     if html is not None:
         from repogate.report.html import write_html
