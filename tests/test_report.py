@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT
 from repogate.cli import ExitCode, main
 from repogate.decision import STAGES
-from repogate.report.stats import CLUSTER_BOOTSTRAP, WILSON_TASKS
+from repogate.report.stats import CLUSTER_BOOTSTRAP, PAIRED_AGREED, WILSON_TASKS
 from repogate.tasks.scenarios import build_scenario
 
 pytestmark = pytest.mark.slow
@@ -88,7 +88,13 @@ def test_acceptance_resolved_and_errors(run_dir: Path, capsys: pytest.CaptureFix
     assert pass_k["gold", 2]["pass_hat_k"] == 1.0 and pass_k["null", 2]["pass_at_k"] == 0.0
     paired = {p["agent"]: p for p in _rows(report, "paired")}
     assert paired["null"]["comparison"]["difference"]["estimate"] == -1.0
-    assert paired["null"]["comparison"]["method"].startswith("paired bootstrap")
+    # one task, null below gold in both epochs: not a point at -1 but the bound over 1 of 1 tasks
+    null_vs_gold = paired["null"]["comparison"]
+    assert null_vs_gold["method"] == null_vs_gold["difference"]["method"] == PAIRED_AGREED
+    assert null_vs_gold["difference"]["low"] == -1.0
+    assert null_vs_gold["difference"]["high"] == pytest.approx(
+        -1 + 2 * (1 - 1 / (1 + 1.959964**2)), abs=1e-6
+    )
     autonomy = _rows(report, "autonomy")
     assert {a["verdict"] for a in autonomy} == {"insufficient evidence"}
     assert "fewer than 5" in str(autonomy[0]["reasons"])

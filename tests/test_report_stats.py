@@ -127,7 +127,7 @@ def test_a_difference_every_task_shares_is_not_reported_as_certain() -> None:
     # Wilson's lower limit for 20/20; the other tasks could differ by anything in [-1, 1]
     several = stats.paired([0.0] * 20, [1.0] * 20, one_epoch=False)
     share = stats.wilson(20, 20).low
-    assert several.difference.method == stats.PAIRED_AGREED
+    assert several.difference.method == several.method == stats.PAIRED_AGREED
     assert (several.difference.low, several.difference.high) == pytest.approx(
         (-1.0, -1.0 + 2 * (1 - share))
     )

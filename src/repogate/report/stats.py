@@ -42,10 +42,7 @@ CLUSTER_BOOTSTRAP = f"cluster bootstrap over tasks ({RESAMPLES} resamples, perce
 PAIRED_BOOTSTRAP = f"paired bootstrap over tasks ({RESAMPLES} resamples, percentile)"
 MCNEMAR = "exact McNemar test (two-sided binomial test of discordant tasks)"
 NEWCOMBE = "Newcombe (1998) interval for paired proportions (method 10)"
-PAIRED_AGREED = (
-    "every task differs alike: the share of such tasks is at least Wilson's lower limit over "
-    "tasks, the others anywhere in [-1, 1]"
-)
+PAIRED_AGREED = "bound for tasks that all differ alike (Wilson over tasks, the rest in [-1, 1])"
 
 
 class Interval(FrozenModel):
@@ -214,7 +211,7 @@ def paired(rates_a: Sequence[float], rates_b: Sequence[float], one_epoch: bool) 
         low, high = _percentile(diff[picks].mean(axis=1))
         interval = Interval(estimate=estimate, low=low, high=high, n=n, method=PAIRED_BOOTSTRAP)
     return PairedDifference(
-        difference=interval, only_a=only_a, only_b=only_b, p_value=None, method=PAIRED_BOOTSTRAP
+        difference=interval, only_a=only_a, only_b=only_b, p_value=None, method=interval.method
     )
 
 
