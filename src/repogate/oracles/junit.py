@@ -22,7 +22,12 @@ Outcomes are what happened to the test's body, as pytest's JUnit writer (``_pyte
 records it:
 
 - no child element: ``passed``, the body ran to completion. A non-strict ``XPASS`` (an xfail-marked
-  test whose body completed) is written exactly like a pass, so it is ``passed`` too;
+  test whose body completed) is written exactly like a pass; when the harness's pytest plugin ran
+  (:mod:`repogate.oracles._pytest_plugin`, told the hidden test files), it adds a property
+  ``repogate_xpass`` to each one: ``hidden`` keeps it ``passed`` (the xfail mark is the hidden
+  tests' own), any other value (or several values, one of them not ``hidden``: a second property
+  cannot launder the first) makes it ``xpassed``, a completed body under an xfail mark the hidden
+  tests did not declare (issue 9: such an XPASS is not a pass);
 - ``<skipped type="pytest.xfail">``: ``xfailed``, the body raised (or called ``pytest.xfail()``,
   from the test, a fixture, a conftest or the code under test; the report does not say which, and
   it does not matter). SWE-bench counts ``XFAIL`` as passed (``swebench/harness/grading.py``,
@@ -52,14 +57,25 @@ import defusedxml.ElementTree
 
 from repogate.errors import RepogateError
 
-TestOutcome = Literal["passed", "failed", "error", "skipped", "xfailed"]
-"""What happened to one test (see the module docstring); only ``passed`` means the body completed."""
+TestOutcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
+"""What happened to one test (see the module docstring); only ``passed`` is a pass."""
 
 MAX_REPORT_BYTES = 256 * 1024 * 1024
 """Reports larger than this (bytes) are refused rather than parsed."""
 
-_RANK: dict[TestOutcome, int] = {"passed": 0, "skipped": 1, "xfailed": 2, "error": 3, "failed": 4}
+_RANK: dict[TestOutcome, int] = {
+    "passed": 0,
+    "xpassed": 1,
+    "skipped": 2,
+    "xfailed": 3,
+    "error": 4,
+    "failed": 5,
+}
 _XFAIL_TYPE = "pytest.xfail"
+XPASS_PROPERTY = "repogate_xpass"
+"""The JUnit property the harness's plugin writes on a non-strict XPASS (see the module docs)."""
+HIDDEN_MARK = "hidden"
+"""Its value when the xfail mark is the hidden tests' own."""
 _ROOTS = ("testsuites", "testsuite")
 _MAX_SPLIT_PARTS = 8
 
@@ -138,7 +154,8 @@ def parse_junit_bytes(
 
     Returns:
         Node id (exactly as ``pytest --collect-only -q`` prints it) mapped to its outcome. A node
-        id reported more than once keeps its worst outcome (failed > error > xfailed > skipped > passed).
+        id reported more than once keeps its worst outcome (failed > error > xfailed > skipped >
+        xpassed > passed).
 
     Raises:
         ReportError: not well-formed XML, holds a DTD or entity declaration, or is not a JUnit
@@ -197,7 +214,8 @@ def _outcome(case: Element) -> TestOutcome:
         return "error"
     types = {skip.get("type") for skip in case.findall("skipped")}
     if not types:
-        return "passed"
+        marks = {p.get("value") for p in case.iter("property") if p.get("name") == XPASS_PROPERTY}
+        return "xpassed" if marks - {HIDDEN_MARK} else "passed"
     if None in types:  # pytest's append_failure for an xfail-marked test: a failed report
         return "failed"
     return "xfailed" if _XFAIL_TYPE in types else "skipped"

@@ -100,15 +100,16 @@ def _validate_reference(
     cfg: AttemptConfig,
     progress: AttemptProgress,
     env: BuiltEnvironment,
-    base: tuple[Path, set[str], set[str]],
+    base: tuple[Path, set[str], set[str], set[str]],
 ) -> tuple[str, dict[str, Any]]:
     """Run the hidden tests on the reference patch; return why it fails ("" when it passes).
 
-    ``base`` is the base's test tree, its flaky ids and its XFAILed PASS_TO_PASS ids. The reference
+    ``base`` is the base's test tree, its flaky ids and its XFAILed and ``xpassed`` PASS_TO_PASS
+    ids. The reference
     is graded as a candidate is (:func:`~repogate.gates.verification.check_tests`): flaky tests
     excluded, a failure rerun and counted only when it reproduces there and not at the base.
     """
-    base_tree, base_flaky, base_xfailed = base
+    base_tree, base_flaky, base_xfailed, base_xpassed = base
     patch = _reference(cfg)
     if not patch:
         return "", {"reference": "no reference patch to validate"}
@@ -135,6 +136,7 @@ def _validate_reference(
         base_xfailed,
         rerunner(env, tree, cfg.contract, reports, policy),
         lambda: rerunner(env, base_tree, cfg.contract, reports / "base", policy),
+        base_xpassed=base_xpassed,
     )
     seen = check_tests(
         runs,
@@ -143,6 +145,7 @@ def _validate_reference(
         oracles.pass_to_pass,
         base_flaky,
         base_xfailed=base_xfailed,
+        base_xpassed=base_xpassed,
         reruns=reruns,
     )
     details = {"reference": {c.name: c.status for c in seen.checks}}
@@ -227,8 +230,8 @@ def _check_base(
     if not verdict.valid:
         details["base_state"] = verdict.model_dump()
         return _invalid(env, "task invalid: " + "; ".join(verdict.reasons), details)
-    xfailed = set(verdict.xfailed)
-    why, checked_reference = _validate_reference(cfg, progress, env, (checked, flips, xfailed))
+    base = (checked, flips, set(verdict.xfailed), set(verdict.xpassed))
+    why, checked_reference = _validate_reference(cfg, progress, env, base)
     details = {**details, **checked_reference, "base_state": verdict.model_dump()}
     if why:
         return _invalid(env, f"task invalid: {why}", details)
