@@ -47,10 +47,11 @@ from repogate.sandbox import SandboxPolicy
 from repogate.state import sha256_hex
 from repogate.validity import result_key, run_conditions
 
-_BASE_CHECK_RULES = "base-check-3"
+_BASE_CHECK_RULES = "base-check-4"
 """Part of the base-state key: bumped when the check's rules change (2: XFAIL fails a FAIL_TO_PASS
 test, collection errors count as failing, failures rerun before the task is called invalid; 3: the
-tests' imports checked, the reference validated)."""
+tests' imports checked, the reference validated; 4: graded runs load the harness's plugin, and an
+XPASS under an xfail mark the hidden tests do not declare is ``xpassed``)."""
 
 
 def _base_key(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment) -> str:
