@@ -28,6 +28,7 @@ from repogate.gates.verification import (
     rerunner,
     run_repeated,
 )
+from repogate.oracles.base_suite import plugin_digest
 from repogate.oracles.grading import BaseCheck, base_state_check, confirm_in_reference, observe_ids
 from repogate.oracles.imports import foreign_imports
 from repogate.oracles.junit import TestOutcome
@@ -60,6 +61,7 @@ def _base_key(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironme
     return result_key(
         run_conditions(env, oracles),
         _BASE_CHECK_RULES,
+        plugin_digest(),  # graded runs load it: it decides how an XPASS reads
         progress.base,
         sha256_hex(progress.hidden),
         list(oracles.fail_to_pass),
