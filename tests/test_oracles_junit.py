@@ -310,3 +310,14 @@ def test_the_plugin_and_the_reader_name_the_same_property() -> None:
     """The plugin runs in the environment under test and cannot import repogate: its copy of the
     names must stay equal to the reader's."""
     assert (_plugin.XPASS_PROPERTY, _plugin.HIDDEN_MARK) == (XPASS_PROPERTY, HIDDEN_MARK)
+
+
+def test_two_clock_stamped_ids_of_different_shapes_each_find_their_own() -> None:
+    """marshmallow-1745 (re-run 2026-12-01): one parametrization embeds ``now`` twice, as
+    ``%H:%M:%S %Y-%m-%d`` and as ``%m-%d-%Y %H:%M:%S``. Masked alike, both ids were ambiguous, so
+    the base's whole-suite ids went "missing" on the candidate and gold was rejected. A mask keeps
+    the kind of token it hides (ISO date, day-first or month-first date, clock time)."""
+    name = "t.py::test_invalid_datetime[{}]"
+    at_base = [name.format("04:52:59 2026-12-01"), name.format("12-01-2026 04:52:59")]
+    later = [name.format("05:07:13 2026-12-01"), name.format("12-01-2026 05:07:13")]
+    assert match_ids(at_base, later) == dict(zip(at_base, later, strict=True))

@@ -80,13 +80,17 @@ _ROOTS = ("testsuites", "testsuite")
 _MAX_SPLIT_PARTS = 8
 
 _VOLATILE = re.compile(
-    r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:[+-]\d{2}:?\d{2}|Z)?"
-    r"|\d{1,2}[-/.]\d{1,2}[-/.]\d{4}"
-    r"|\d{2}:\d{2}:\d{2}(?:\.\d+)?"
-    r"|0x[0-9a-fA-F]{6,}"
-    r"|\d{9,}"
+    r"(?P<iso>\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:[+-]\d{2}:?\d{2}|Z)?)"
+    r"|(?P<date>\d{1,2}[-/.]\d{1,2}[-/.]\d{4})"
+    r"|(?P<clock>\d{2}:\d{2}:\d{2}(?:\.\d+)?)"
+    r"|(?P<address>0x[0-9a-fA-F]{6,})"
+    r"|(?P<digits>\d{9,})"
 )
-_VOLATILE_MARK = "\x00"
+
+
+def _mask(token: re.Match[str]) -> str:
+    """The mark of one run-varying token: NUL and the kind of token (so shapes stay apart)."""
+    return f"\x00{token.lastgroup}\x00"
 
 
 class ReportError(RepogateError):
@@ -281,9 +285,10 @@ def volatile_key(test_id: str) -> str:
 
     Masked: dates and times (``2024-05-01 10:11:12.123456+00:00``, ``11-29-2026``), clock times, hex addresses of
     six or more digits (``0x7f3a9c...``, object reprs) and runs of nine or more digits (epoch
-    timestamps). An id with none of these is returned unchanged.
+    timestamps). Each mask keeps the kind of token it hides, so ``[10:11:12 2026-12-01]`` and
+    ``[12-01-2026 10:11:12]`` stay two keys. An id with none of these is returned unchanged.
     """
-    return _VOLATILE.sub(_VOLATILE_MARK, test_id)
+    return _VOLATILE.sub(_mask, test_id)
 
 
 def match_ids(expected: Iterable[str], observed: Iterable[str]) -> dict[str, str | None]:
