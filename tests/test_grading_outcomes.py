@@ -31,6 +31,7 @@ def _task(
     pass_to_pass: list[str],
     monkeypatch: pytest.MonkeyPatch,
     cache: Path,
+    editable: tuple[str, ...] = ("calc/**", "strutil/**"),
 ) -> Path:
     """Build a repository (base, then fix) and a hermetic contract for it; return the contract."""
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))
@@ -43,7 +44,7 @@ def _task(
         '[[requirement.criteria]]\nid = "R1"\nclaim = "fixed"\n'
         f"oracles = {json.dumps(fail_to_pass[:1])}\n\n"
         '[environment]\npython = "3.11"\ninstall = ["uv pip install pytest"]\nnetwork = true\n\n'
-        '[permissions]\neditable = ["calc/**", "strutil/**"]\ntime_budget_s = 60\n\n'
+        f"[permissions]\neditable = {json.dumps(list(editable))}\ntime_budget_s = 60\n\n"
         f'[oracles]\nhidden_tests = {{ commit = "{fix_sha}", paths = ["tests/"] }}\n'
         f"fail_to_pass = {json.dumps(fail_to_pass)}\npass_to_pass = {json.dumps(pass_to_pass)}\n\n"
         f'[reference]\ncommit = "{fix_sha}"\nexclude = ["tests/"]\n'
@@ -166,6 +167,86 @@ def test_xfail_marks_in_the_hidden_tests(
     assert base["xfailed"] == ["tests/test_known.py::test_neg_zero"]
     assert rows["negx"]["outcome"] == "rejected"
     assert rows["negx"]["failed"] == ["regression_tests_passed"], rows["negx"]
+
+
+_MARKS_RUNNING_TEST = """import importlib
+import sys
+
+
+def add(a, b):
+    frame = sys._getframe()
+    while frame is not None and 'item' not in frame.f_locals:
+        frame = frame.f_back
+    if frame is not None:
+        mark = getattr(importlib.import_module('py' + 'test'), 'mark')
+        frame.f_locals['item'].add_marker(getattr(mark, 'x' + 'fail')(strict=False))
+    return a + b
+
+
+def neg(a):
+    return -a
+"""
+_LENIENT_CONFTEST = (
+    "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef lenient(request):\n"
+    "    request.applymarker(pytest.mark.xfail(reason='known', strict=False))\n"
+)
+
+
+def test_a_non_strict_xpass_counts_only_under_the_hidden_tests_mark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, cache: Path
+) -> None:
+    """Threat: pytest's JUnit writes a non-strict XPASS as a plain pass, so an xfail mark added at
+    run time by the agent (a conftest fixture, product code calling ``add_marker``) decides how
+    the graded test is read. Such an XPASS is not a pass (issue 9, rule 1); an XPASS under the
+    hidden test file's own non-strict mark is (gold accepted)."""
+    add_tests = (
+        "import pytest\n\nfrom calc import add\n\n\n"
+        "@pytest.mark.xfail(reason='add is broken', strict=False)\n"
+        "def test_add():\n    assert add(2, 3) == 5\n\n\n"
+        "def test_add_one():\n    assert add(0, 1) == 1\n"
+    )
+    contract = _task(
+        tmp_path,
+        {
+            "calc/__init__.py": CALC_BASE,
+            "tests/test_neg.py": "from calc import neg\n\n\ndef test_neg():\n    assert neg(2) == -2\n",
+        },
+        {"calc/__init__.py": CALC_FIX, "tests/test_add.py": add_tests},
+        ["tests/test_add.py::test_add", "tests/test_add.py::test_add_one"],
+        ["tests/test_neg.py::test_neg"],
+        monkeypatch,
+        cache,
+        editable=("calc/**", "conftest.py"),
+    )
+    rows = _run(
+        capsys,
+        contract,
+        tmp_path / "run",
+        "gold",
+        _agent(tmp_path, "marks", {"calc/__init__.py": _MARKS_RUNNING_TEST}),
+        _agent(tmp_path, "lenient", {"conftest.py": _LENIENT_CONFTEST}),
+        _agent(
+            tmp_path,
+            "lenient-fixed",
+            {"conftest.py": _LENIENT_CONFTEST, "calc/__init__.py": CALC_FIX},
+        ),
+    )
+    assert rows["gold"]["accepted"] is True, rows["gold"]
+    gold = _receipt(tmp_path / "run", 0, "V")["results"]
+    assert [r["observed"] for r in gold] == ["passed", "passed", "passed"]
+    assert rows["marks"]["outcome"] == "rejected", rows["marks"]
+    assert set(rows["marks"]["failed"]) == {"focused_tests_passed", "requirements_recovered"}
+    marks = _receipt(tmp_path / "run", 1, "V")["results"]
+    assert [r["observed"] for r in marks] == ["xpassed", "xpassed", "passed"]
+    for name in ("lenient", "lenient-fixed"):
+        assert rows[name]["outcome"] == "rejected", rows[name]
+        assert {"focused_tests_passed", "regression_tests_passed"} <= set(rows[name]["failed"])
+    lenient = _receipt(tmp_path / "run", 2, "V")["results"]
+    assert [r["observed"] for r in lenient] == ["xfailed", "xfailed", "xpassed"]
+    decision = Store.open(tmp_path / "run").attempts()[3].decision
+    assert decision is not None
+    focused = next(c for c in decision.checks if c.name == "focused_tests_passed")
+    assert "an xfail mark the hidden tests do not declare" in focused.detail
 
 
 _WHISPER_FIX = "def shout(s):\n    return s.upper()\n\n\ndef whisper(s):\n    return s.lower()\n"

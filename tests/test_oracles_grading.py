@@ -118,3 +118,26 @@ def test_fail_to_pass_in_a_file_that_cannot_be_collected_at_the_base_fails_there
     assert check.not_passing == tuple(P2P)
     truly_missing = base_state_check({"u.py::test_x": "passed"}, F2P, [])
     assert truly_missing.nonexistent == tuple(F2P)
+
+
+def test_an_xpass_under_a_mark_the_hidden_tests_do_not_declare_is_not_a_pass() -> None:
+    """Issue 9, rule 1: ``xpassed`` fails a FAIL_TO_PASS test; a PASS_TO_PASS test is unchanged
+    only when it was ``xpassed`` at the base too (there every mark is the base's own)."""
+    g = grade(_outcomes(fixed="xpassed", kept="xpassed", other="passed"), F2P, P2P)
+    assert (g.focused_ok, g.regression_ok) == (False, False)
+    assert [r.observed for r in g.results] == ["xpassed", "xpassed", "passed"]
+    g = grade(
+        _outcomes(fixed="passed", kept="xpassed", other="passed"),
+        F2P,
+        P2P,
+        base_xpassed=[P2P[0]],
+    )
+    assert (g.focused_ok, g.regression_ok) == (True, True)
+    # xpassed at the base and XFAIL now: the body no longer completes, a regression
+    g = grade(
+        _outcomes(fixed="passed", kept="xfailed", other="passed"), F2P, P2P, base_xpassed=[P2P[0]]
+    )
+    assert g.regression_ok is False
+    check = base_state_check(_outcomes(fixed="xpassed", kept="xpassed", other="passed"), F2P, P2P)
+    assert check.not_failing == (F2P[0],)  # its body completed at the base
+    assert (check.not_passing, check.xpassed) == ((), (P2P[0],))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from repogate.oracles.base_suite import graded_grant
 from repogate.oracles.pytest_runner import TestRun, run_isolating, run_tests, select_files
 from repogate.sandbox import SandboxPolicy
 
@@ -273,3 +274,122 @@ def test_a_conftest_that_aborts_the_session_costs_only_its_own_files(tmp_path: P
     sessions.clear()
     broken = run_isolating(once, ["examples/test_e.py"] * 8, budget=4)
     assert set(broken) == {"examples/test_e.py"} and len(sessions) == 5
+
+
+_XPASS_HIDDEN = """
+import pytest
+
+pytestmark = [pytest.mark.slow]
+
+
+@pytest.mark.xfail(reason="decorator", strict=False)
+def test_decorated():
+    pass
+
+
+@pytest.mark.xfail(strict=True)
+def test_strict():
+    pass
+
+
+@pytest.mark.xfail(run=False)
+def test_not_run():
+    pass
+
+
+@pytest.mark.parametrize("v", [1, pytest.param(2, marks=pytest.mark.xfail)])
+def test_param(v):
+    pass
+
+
+@pytest.mark.xfail
+class TestMarked:
+    def test_in_class(self):
+        pass
+
+
+class TestAttribute:
+    pytestmark = pytest.mark.xfail
+
+    def test_in_class(self):
+        pass
+
+
+def test_marked_by_hook():
+    pass
+
+
+def test_marked_by_fixture(lenient):
+    pass
+
+
+def test_marked_by_product_code(request):
+    import product
+
+    product.mark(request.node)
+
+
+@pytest.mark.xfail(strict=True)
+def test_strict_made_lenient():
+    pass
+"""
+_XPASS_CONFTEST = """
+import pytest
+
+
+@pytest.fixture
+def lenient(request):
+    request.applymarker(pytest.mark.xfail(strict=False))
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.name == "test_marked_by_hook":
+            item.add_marker(pytest.mark.xfail(strict=False))
+        if item.name == "test_strict_made_lenient":
+            item.add_marker(pytest.mark.xfail(strict=False), append=False)
+"""
+
+
+def test_the_plugin_tells_whose_xfail_mark_a_non_strict_xpass_has(tmp_path: Path) -> None:
+    """Every way an xfail mark reaches a test (issue 9, rule 1): declared in the hidden test file
+    (decorator, class decorator or attribute, module ``pytestmark``, ``pytest.param`` marks) keeps
+    a non-strict XPASS a pass; added at run time (a collection hook, a fixture, product code, a
+    non-strict mark put before a strict one) or in a file that is not a hidden test makes it
+    ``xpassed``. A strict XPASS stays a failure and ``run=False`` an XFAIL."""
+    work = _write(
+        tmp_path / "work",
+        {
+            "conftest.py": _XPASS_CONFTEST,
+            "product.py": "import pytest\n\n\ndef mark(node):\n"
+            "    node.add_marker(pytest.mark.xfail(strict=False))\n",
+            "tests/test_hidden.py": _XPASS_HIDDEN,
+            "tests/test_module.py": "import pytest\n\npytestmark = pytest.mark.xfail\n\n\n"
+            "def test_m():\n    pass\n",
+            "tests/test_other.py": "import pytest\n\n\n@pytest.mark.xfail\ndef test_o():\n    pass\n",
+        },
+    )
+    hidden = ["tests/test_hidden.py", "tests/test_module.py"]
+    command, policy, tools = graded_grant(COMMAND, hidden, tmp_path / "r", POLICY)
+    run = run_tests(PYTHON, work, command, None, tmp_path / "r", policy, tool_path=tools)
+    h = "tests/test_hidden.py::"
+    assert run.outcomes == {
+        f"{h}test_decorated": "passed",
+        f"{h}test_strict": "failed",
+        f"{h}test_not_run": "xfailed",
+        f"{h}test_param[1]": "passed",
+        f"{h}test_param[2]": "passed",
+        f"{h}TestMarked::test_in_class": "passed",
+        f"{h}TestAttribute::test_in_class": "passed",
+        f"{h}test_marked_by_hook": "xpassed",
+        f"{h}test_marked_by_fixture": "xpassed",
+        f"{h}test_marked_by_product_code": "xpassed",
+        f"{h}test_strict_made_lenient": "xpassed",
+        "tests/test_module.py::test_m": "passed",
+        "tests/test_other.py::test_o": "xpassed",
+    }
+    # without the list of hidden files (the regression runs), nothing changes: XPASS is a pass
+    plain = run_tests(PYTHON, work, COMMAND, None, tmp_path / "p", POLICY)
+    assert plain.outcomes[f"{h}test_marked_by_hook"] == "passed"
+    assert plain.outcomes[f"{h}test_strict_made_lenient"] == "passed"
+    assert plain.outcomes[f"{h}test_strict"] == "failed"

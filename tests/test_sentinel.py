@@ -226,6 +226,33 @@ def test_non_adjacent_follow_ups_carry_the_commits_between(tmp_path: Path) -> No
     assert obs.details["window"]["unnamed_between"] == 1
 
 
+def test_a_follow_up_after_the_real_merge_does_not_replay_the_target_heads_changes_again(
+    tmp_path: Path,
+) -> None:
+    """click-write-usage: the fix branched from the base while the target branch moved (a test file
+    changed), the candidate landed merged into that target head, and the follow-up descends from
+    the real merge and edits the same lines again. ``reference..follow-up`` also holds the target
+    head's own change, which the landed state already has; taken against the reference alone it
+    conflicts with itself (gold and null alike). Against the merge of the reference and the
+    target head it replays cleanly."""
+    repo, base = new_repo(tmp_path / "r", {"m.py": MODULE, "tests/test_m.py": TESTS})
+    run_git(repo, "checkout", "-q", "-b", "fix", base)
+    fix = commit(repo, {"m.py": MODULE.replace("return x\n", "return max(x, 0)\n", 1)}, "fix")
+    run_git(repo, "checkout", "-q", "main")
+    tax = "\n\ndef test_tax():\n    from m import tax\n\n    assert tax(10) == 2\n"
+    target = commit(repo, {"tests/test_m.py": TESTS + tax}, "main moves")
+    run_git(repo, "merge", "-q", "--no-ff", "-m", "merge the fix", fix)
+    follow = commit(repo, {"tests/test_m.py": TESTS + tax.replace("10) == 2", "20) == 4")}, "f")
+    landed = git.merge_candidate(repo, target, fix).tree
+    state = (git.commit_tree(repo, landed, [target, fix], "harness merge"), landed)
+    ctx = _ctx(repo, base, fix, tmp_path, [follow], state=state, target=target)
+    obs = check_sentinel(ctx)
+    assert obs.checks[0].status == "passed", obs.checks[0].detail
+    (step,) = _steps(obs.details)
+    assert (step["replay"], step["conflicts"]) == ("clean", [])
+    assert step["tree"] == git.tree_of(repo, follow)
+
+
 def test_follow_up_deleting_the_changed_file_supersedes_the_change(tmp_path: Path) -> None:
     """A follow-up that deletes the file the candidate changed is not blocked by it: the deletion
     wins (as it did for the real change), counted apart, and the follow-up's tests judge the rest."""

@@ -13,7 +13,7 @@ with a record in the receipt and in the check's detail.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +21,20 @@ from repogate import git, sandbox
 from repogate._files import unlink_nofollow, write_bytes_nofollow
 from repogate.contract import OracleCommand, TransitionContract
 from repogate.environment import BuiltEnvironment, activate
+from repogate.gates._globs import matches_any
+from repogate.oracles.base_suite import graded_grant
 from repogate.oracles.embedded import EmbeddedOracle, restore
-from repogate.oracles.grading import Grading, Observed, flaky, grade, observe_ids, passes
+from repogate.oracles.grading import (
+    Grading,
+    Observed,
+    flaky,
+    grade,
+    label,
+    observe_ids,
+    passes,
+)
 from repogate.oracles.junit import TestOutcome
-from repogate.oracles.pytest_runner import TestRun, run_tests
+from repogate.oracles.pytest_runner import TestRun, run_tests, select_files
 from repogate.oracles.reruns import Rerun, Runner, describe, flaky_ids, rerun
 from repogate.receipt import Check, Observation
 from repogate.sandbox import SandboxPolicy
@@ -97,6 +107,40 @@ def _with_hidden(
     restore(dest, embedded)
 
 
+def hidden_test_files(contract: TransitionContract, tree: Path, ids: Sequence[str]) -> list[str]:
+    """Return the files of ``ids`` in ``tree`` that are hidden test files.
+
+    With ``hidden_tests = { commit, paths, exclude }`` these are the files its globs select; with
+    a hidden test patch file, or no hidden tests (the graded tests are the repository's own, kept
+    from the agent by the integrity gate), every file of the graded ids.
+    """
+    files = select_files(ids, tree)
+    hidden = contract.oracles.hidden_tests
+    if hidden is None or hidden.commit is None:
+        return files
+    return [
+        f
+        for f in files
+        if (not hidden.paths or matches_any(f, hidden.paths)) and not matches_any(f, hidden.exclude)
+    ]
+
+
+def _graded_run(
+    env: BuiltEnvironment,
+    tree: Path,
+    contract: TransitionContract,
+    ids: Sequence[str],
+    report_dir: Path,
+    policy: SandboxPolicy,
+) -> TestRun:
+    """Run ``ids`` with the harness's plugin, which tells a non-strict XPASS's mark apart."""
+    hidden = hidden_test_files(contract, tree, ids)
+    command, granted, tools = graded_grant(
+        contract.oracles.test_command, hidden, report_dir, policy
+    )
+    return run_tests(env, tree, command, ids, report_dir, granted, tool_path=tools)
+
+
 def run_repeated(
     env: BuiltEnvironment,
     tree: Path,
@@ -107,7 +151,7 @@ def run_repeated(
     """Run the graded tests ``contract.oracles.repeat`` times; return the runs and flaky ids."""
     ids = [*contract.oracles.fail_to_pass, *contract.oracles.pass_to_pass]
     runs = [
-        run_tests(env, tree, contract.oracles.test_command, ids, report_dir / f"run{n}", policy)
+        _graded_run(env, tree, contract, ids, report_dir / f"run{n}", policy)
         for n in range(contract.oracles.repeat)
     ]
     ok = [r.outcomes for r in runs if r.status == "ok"]
@@ -124,9 +168,7 @@ def rerunner(
     """Return a :data:`~repogate.oracles.reruns.Runner` of ``tree``'s tests, reports in ``report_dir``."""
 
     def run(ids: Sequence[str], n: int) -> Mapping[str, TestOutcome] | None:
-        ran = run_tests(
-            env, tree, contract.oracles.test_command, ids, report_dir / f"rerun{n}", policy
-        )
+        ran = _graded_run(env, tree, contract, ids, report_dir / f"rerun{n}", policy)
         return ran.outcomes if ran.status == "ok" else None
 
     return run
@@ -139,6 +181,8 @@ def confirm_failures(
     base_xfailed: set[str],
     on_candidate: Runner,
     at_base: Callable[[], Runner],
+    *,
+    base_xpassed: Collection[str] = (),
 ) -> tuple[Rerun, ...]:
     """Rerun the failing PASS_TO_PASS ids on the candidate, then the reproduced ones at the base.
 
@@ -152,6 +196,7 @@ def confirm_failures(
         base_xfailed: PASS_TO_PASS ids that XFAILed at the base.
         on_candidate: runs the candidate's tests again.
         at_base: returns a runner of the base's tests (with hidden tests).
+        base_xpassed: PASS_TO_PASS ids ``xpassed`` at the base.
 
     Returns:
         The rerun records: candidate ones first, then base ones.
@@ -164,7 +209,12 @@ def confirm_failures(
     failing = {
         t: o
         for t, o in observed.items()
-        if not passes("pass_to_pass", o, xfailed_at_base=t in base_xfailed)
+        if not passes(
+            "pass_to_pass",
+            o,
+            xfailed_at_base=t in base_xfailed,
+            xpassed_at_base=t in base_xpassed,
+        )
     }
     if not failing:
         return ()
@@ -173,7 +223,8 @@ def confirm_failures(
     if not reproduced:
         return on_cand
     expected: dict[str, Observed] = {
-        t: "xfailed" if t in base_xfailed else "passed" for t in reproduced
+        t: "xfailed" if t in base_xfailed else "xpassed" if t in base_xpassed else "passed"
+        for t in reproduced
     }
     return on_cand + rerun(expected, at_base(), "base")
 
@@ -208,6 +259,7 @@ def check_tests(
     base_flaky: set[str] | frozenset[str] = frozenset(),
     *,
     base_xfailed: set[str] | frozenset[str] = frozenset(),
+    base_xpassed: Collection[str] = (),
     reruns: Sequence[Rerun] = (),
 ) -> Observation:
     """Grade the runs: ``focused_tests_passed`` (FAIL_TO_PASS) and ``regression_tests_passed``.
@@ -235,12 +287,17 @@ def check_tests(
     unstable = flips - set(base_flaky)
     excluded = set(base_flaky) | flips | flaky_ids(reruns)
     graded = grade(
-        runs[-1].outcomes, fail_to_pass, pass_to_pass, exclude=excluded, base_xfailed=base_xfailed
+        runs[-1].outcomes,
+        fail_to_pass,
+        pass_to_pass,
+        exclude=excluded,
+        base_xfailed=base_xfailed,
+        base_xpassed=base_xpassed,
     )
 
     def detail(kind: str) -> str:
         bad = [
-            f"{r.test_id} ({r.observed})"
+            f"{r.test_id} ({label(r.observed)})"
             for r in graded.results
             if r.kind == kind and not r.excluded and not r.ok
         ]

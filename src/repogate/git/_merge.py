@@ -155,7 +155,9 @@ def _conflict_text(
     return tuple((path, show_file(repo, tree, path)) for path in paths)
 
 
-def replay_commit(repo: Path, onto_tree_or_commit: str, commit: str, parent: str) -> ReplayStep:
+def replay_commit(
+    repo: Path, onto_tree_or_commit: str, commit: str, parent: str, held: Sequence[str] = ()
+) -> ReplayStep:
     """Apply the change ``parent..commit`` onto a state: a cherry-pick done as a tree operation.
 
     A three-way merge with base ``parent``, ours ``onto``, theirs ``commit`` (merge-ort, rename
@@ -164,12 +166,18 @@ def replay_commit(repo: Path, onto_tree_or_commit: str, commit: str, parent: str
     throw-away commit of ``onto`` whose only parent is ``parent`` has ``parent`` as its one best
     common ancestor with ``commit`` (``parent`` is an ancestor of ``commit``).
 
+    ``held`` names commits the state already contains (the target head the candidate was merged
+    into). One that ``commit`` descends from but ``parent`` does not becomes a second parent of the
+    throw-away commit, so the merge base is the merge of ``parent`` and it (merge-ort's virtual
+    base): its changes, which ``parent..commit`` also holds, are not applied a second time.
+
     Args:
         repo: a repository holding the full history.
         onto_tree_or_commit: the current state (a tree or commit id).
         commit: the follow-up commit to replay.
         parent: the parent of ``commit`` whose change is replayed; for a merge commit the parent
             that descends from the reference change.
+        held: commits the state already contains (see above).
 
     Returns:
         The replay step: the result tree, whether it was empty, conflicted paths and their text.
@@ -183,7 +191,8 @@ def replay_commit(repo: Path, onto_tree_or_commit: str, commit: str, parent: str
         raise GitError(["git", "merge-base", parent, commit], -1, f"{parent} is not an ancestor")
     if theirs == before:
         return ReplayStep(commit, parent, onto, theirs, True, MergeResult(onto, (), ()))
-    ours = commit_tree(repo, onto, [parent], "repogate: replay state")
+    also = [h for h in held if is_ancestor(repo, h, commit) and not is_ancestor(repo, h, parent)]
+    ours = commit_tree(repo, onto, [parent, *also], "repogate: replay state")
     merged = _merge_trees(repo, ours, commit)
     text = _conflict_text(repo, merged.tree, merged.conflicted)
     return ReplayStep(commit, parent, onto, theirs, False, merged, text)

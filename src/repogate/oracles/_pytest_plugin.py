@@ -1,14 +1,29 @@
-"""repogate's pytest plugin for the regression run, copied into the harness's tool folder.
+"""repogate's pytest plugin for graded runs, copied into the harness's tool folder.
 
 Loaded into the environment under test with ``-p repogate_regress`` (the tool folder on
-PYTHONPATH); repogate itself never imports it. Two switches, both environment variables:
+PYTHONPATH); repogate itself never imports it. Three switches, all environment variables:
 
 - ``REPOGATE_COVERAGE_FILE``: record coverage (``coverage`` from the tool folder) of files under
   the working directory into that data file, switching the dynamic context to each test's node id
   for its setup, call and teardown, and back to the empty context between tests (what
   ``pytest-cov --cov-context=test`` does, minus the phase suffix);
 - ``REPOGATE_SELECT``: a file of node ids, one a line; tests whose id is not listed are
-  deselected, as with ``--deselect``.
+  deselected, as with ``--deselect``;
+- ``REPOGATE_HIDDEN_TESTS``: the hidden test files (paths relative to the rootdir, one a line).
+  Each non-strict XPASS then gets a JUnit property ``repogate_xpass`` (``item.user_properties``,
+  written on the ``<testcase>``): ``hidden`` when the xfail is the hidden tests' own, otherwise a
+  sentence saying why not (read by :mod:`repogate.oracles.junit`). pytest's JUnit writer puts a
+  non-strict XPASS down as a plain pass, so without this the origin of the mark is lost.
+
+An xfail is the hidden tests' own when the test's file is a hidden test file, at least one of its
+xfail marks is declared statically there and can make it non-strict, and every xfail mark on it is
+declared statically there: a decorator on the function, a class's ``pytestmark`` or decorator, the
+module's ``pytestmark``, or ``pytest.param(..., marks=...)`` of its parametrization (pytest keeps
+the very ``Mark`` objects those declarations made, so identity tells them apart). A mark added at
+run time (``item.add_marker`` from a conftest, ``pytest_collection_modifyitems``, a fixture's
+``request.applymarker``, the code under test) is not, whichever file adds it. Code that rewrites
+the hidden test module's objects in process before collection is not detected (the same limit as
+for a forged report).
 
 It must run on every pytest the target may pin, so it uses only old, stable hooks.
 """
@@ -24,6 +39,9 @@ import pytest
 
 _COVERAGE_FILE = os.environ.get("REPOGATE_COVERAGE_FILE")
 _SELECT = os.environ.get("REPOGATE_SELECT")
+_HIDDEN = os.environ.get("REPOGATE_HIDDEN_TESTS")
+XPASS_PROPERTY = "repogate_xpass"
+HIDDEN_MARK = "hidden"
 _cov: Any = None
 
 if _COVERAGE_FILE:
@@ -43,6 +61,63 @@ def pytest_runtest_protocol(item: Any, nextitem: Any) -> Generator[None, None, N
     yield
     if _cov is not None:
         _cov.switch_context("")
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: Any, call: Any) -> Generator[None, Any, None]:
+    """Record where the xfail mark of a non-strict XPASS comes from (see the module docs)."""
+    outcome = yield
+    if _HIDDEN is None or call.when != "call":
+        return
+    report = outcome.get_result()
+    if report.passed and hasattr(report, "wasxfail"):
+        # Appended to the item: the teardown report copies it, and the JUnit writer writes it.
+        item.user_properties.append((XPASS_PROPERTY, mark_origin(item, _HIDDEN.splitlines())))
+
+
+def mark_origin(item: Any, hidden_files: list[str]) -> str:
+    """Return ``hidden`` when ``item``'s xfail is the hidden tests' own, else why not."""
+    config = item.config
+    root = Path(str(getattr(config, "rootpath", None) or config.rootdir)).resolve()
+    path = Path(str(getattr(item, "path", None) or item.fspath)).resolve()
+    try:
+        relative = path.relative_to(root).as_posix()  # not is_relative_to: Python 3.8 runs this too
+    except ValueError:
+        relative = ""
+    if relative not in hidden_files:
+        return "the test's file is not a hidden test file"
+    declared = _static_marks(item)
+    marks = list(item.iter_markers(name="xfail"))
+    if any(all(m is not d for d in declared) for m in marks):
+        return "an xfail mark was added at run time, not declared in the hidden test file"
+    strict_default = bool(config.getini("xfail_strict"))
+    if not any(not m.kwargs.get("strict", strict_default) for m in marks):
+        return "no xfail mark of the hidden test file makes it non-strict"
+    return HIDDEN_MARK
+
+
+def _unpacked(obj: Any) -> list[Any]:
+    found = obj.get("pytestmark", []) if isinstance(obj, dict) else []
+    listed = found if isinstance(found, list) else [found]
+    return [getattr(m, "mark", m) for m in listed]
+
+
+def _static_marks(item: Any) -> list[Any]:
+    """The marks declared in the test's own module: function, classes, module, parameters."""
+    module = getattr(item, "module", None)
+    if module is None:
+        return []
+    name = module.__name__
+    marks: list[Any] = _unpacked(vars(module))
+    function = getattr(item, "function", None)
+    if function is not None and getattr(function, "__module__", None) == name:
+        marks += _unpacked(vars(function))
+    for klass in getattr(getattr(item, "cls", None), "__mro__", ()):
+        if getattr(klass, "__module__", None) == name:
+            marks += _unpacked(dict(vars(klass)))
+    callspec = getattr(item, "callspec", None)
+    marks += [getattr(m, "mark", m) for m in getattr(callspec, "marks", ())]
+    return marks
 
 
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:

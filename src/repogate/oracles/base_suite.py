@@ -31,6 +31,7 @@ import coverage
 from pydantic import BaseModel, ConfigDict
 
 from repogate import sandbox
+from repogate._files import write_bytes_nofollow
 from repogate._toolchain import SYSTEM_PATH, tool, trust, uv_bin
 from repogate.environment import BuiltEnvironment
 from repogate.oracles.pytest_runner import TestRun, run_tests
@@ -146,6 +147,35 @@ def suite_command(test_command: str) -> str:
 def plugin_command(test_command: str) -> str:
     """Return :func:`suite_command` loading the plugin (``-p repogate_regress``)."""
     return f"{suite_command(test_command)} -p {PLUGIN_MODULE}"
+
+
+def graded_grant(
+    test_command: str,
+    hidden_files: Sequence[str],
+    report_dir: Path,
+    policy: sandbox.SandboxPolicy,
+) -> tuple[str, sandbox.SandboxPolicy, Path]:
+    """Set up a graded run to load the plugin, which tells whose xfail mark a non-strict XPASS has.
+
+    The plugin alone (no coverage: nothing to install) is written into ``report_dir/tools``, a
+    harness folder the tests may only read; ``REPOGATE_HIDDEN_TESTS`` lists ``hidden_files``.
+
+    Args:
+        test_command: the contract's test command.
+        hidden_files: the hidden test files among the graded ones (checkout-relative paths).
+        report_dir: a harness-owned folder outside the checkout (created).
+        policy: the sandbox for the target's code.
+
+    Returns:
+        ``(command, policy, tool folder)`` for :func:`~repogate.oracles.pytest_runner.run_tests`.
+    """
+    tools = report_dir / "tools"
+    report_dir.mkdir(parents=True, exist_ok=True)
+    write_bytes_nofollow(
+        report_dir, f"tools/{PLUGIN_MODULE}.py", _PLUGIN_SOURCE.read_bytes(), make_parents=True
+    )
+    granted = _granting(policy, {"REPOGATE_HIDDEN_TESTS": "\n".join(hidden_files)})
+    return plugin_command(test_command), granted, tools
 
 
 def _read_coverage(data_file: Path, workdir: Path) -> CoverageMap:

@@ -18,12 +18,18 @@ however the xfail was reached (a mark, or ``pytest.xfail()`` called from the tes
 conftest or the code under test), so:
 
 - on the candidate, an XFAIL is never a FAIL_TO_PASS pass (SWE-bench counts ``XFAIL`` as passed,
-  which is SWE-bench issue #654). A non-strict XPASS is a completed body and pytest writes it as a
-  pass, so it counts; a strict one is written as a failure;
+  which is SWE-bench issue #654). A non-strict XPASS counts only when its xfail mark is the hidden
+  tests' own (declared in a hidden test file; see :mod:`repogate.oracles._pytest_plugin`): one under
+  a mark added at run time (a conftest the agent added, the code under test calling
+  ``add_marker``, a hook) is ``xpassed``, never a pass, since whoever added the mark chose how the
+  test's result is read (a non-strict mark put before a strict one turns a strict XPASS, a
+  failure, into a pass). A strict XPASS is written as a failure;
 - at the base, an XFAIL of a FAIL_TO_PASS test counts as failing (the body raised);
 - a PASS_TO_PASS test that XFAILs at the base (an xfail-marked test in an imported list) and XFAILs
   again on the candidate is unchanged, not a regression (``base_xfailed``); one that passed at the
-  base and XFAILs on the candidate is a regression.
+  base and XFAILs on the candidate is a regression. Likewise one that is ``xpassed`` at the base
+  (there every mark is the base's or the hidden tests': the agent has no code there) is unchanged
+  when ``xpassed`` again (``base_xpassed``), and a regression when it is ``xpassed`` only now.
 
 An expected id that the run did not report is ``uncollected`` when its file, or a folder above it,
 failed to collect (pytest reports the path as an ``error``; the ids in it, parametrized ones too,
@@ -42,12 +48,22 @@ from typing import Literal
 from repogate._model import FrozenModel
 from repogate.oracles.junit import TestOutcome, match_ids, volatile_key
 
-Observed = Literal["passed", "failed", "error", "skipped", "xfailed", "uncollected", "missing"]
+Observed = Literal[
+    "passed", "failed", "error", "skipped", "xfailed", "xpassed", "uncollected", "missing"
+]
 """A test's outcome (:data:`~repogate.oracles.junit.TestOutcome`), or why the run reported none:
 ``uncollected`` (its file or a folder above it failed to collect) or ``missing`` (no trace of it)."""
 Kind = Literal["fail_to_pass", "pass_to_pass"]
 _FAILING_AT_BASE: frozenset[Observed] = frozenset({"failed", "error", "xfailed", "uncollected"})
-_PASSING_AT_BASE: frozenset[Observed] = frozenset({"passed", "xfailed"})
+_PASSING_AT_BASE: frozenset[Observed] = frozenset({"passed", "xfailed", "xpassed"})
+_WHY: dict[str, str] = {
+    "xpassed": "xpassed: a non-strict XPASS under an xfail mark the hidden tests do not declare",
+}
+
+
+def label(seen: Observed) -> str:
+    """Return ``seen`` as a check's detail shows it, with the reason when it is not plain."""
+    return _WHY.get(seen, seen)
 
 
 class TestResult(FrozenModel):
@@ -105,6 +121,8 @@ class BaseCheck(FrozenModel):
         uncollected: expected ids whose file failed to collect at the base (counted as failing).
         xfailed: PASS_TO_PASS ids that XFAIL at the base; an XFAIL on the candidate leaves them
             unchanged (see the module docstring).
+        xpassed: PASS_TO_PASS ids that are ``xpassed`` at the base; the same outcome on the
+            candidate leaves them unchanged.
     """
 
     valid: bool
@@ -114,6 +132,7 @@ class BaseCheck(FrozenModel):
     reasons: tuple[str, ...]
     uncollected: tuple[str, ...] = ()
     xfailed: tuple[str, ...] = ()
+    xpassed: tuple[str, ...] = ()
 
 
 def _test_file(test_id: str) -> str:
@@ -164,20 +183,24 @@ def passes(
     seen: Observed,
     *,
     xfailed_at_base: bool = False,
+    xpassed_at_base: bool = False,
     skipped_regression: Literal["fail", "ignore"] = "fail",
 ) -> bool:
     """Return whether an outcome on the candidate counts as passed for a test of ``kind``.
 
-    Only a completed body (``passed``) passes a FAIL_TO_PASS test. A PASS_TO_PASS test also
-    passes when it XFAILs and XFAILed at the base too (``xfailed_at_base``: unchanged), or when
-    it is skipped and ``skipped_regression="ignore"`` (SWE-bench's behaviour).
+    Only ``passed`` (a completed body, any xfail mark on it the hidden tests' own) passes a
+    FAIL_TO_PASS test. A PASS_TO_PASS test also passes when it XFAILs and XFAILed at the base too
+    (``xfailed_at_base``: unchanged), is ``xpassed`` and was at the base too (``xpassed_at_base``),
+    or is skipped and ``skipped_regression="ignore"`` (SWE-bench's behaviour).
     """
     if seen == "passed":
         return True
     if kind == "fail_to_pass":
         return False
-    return (seen == "xfailed" and xfailed_at_base) or (
-        seen == "skipped" and skipped_regression == "ignore"
+    return (
+        (seen == "xfailed" and xfailed_at_base)
+        or (seen == "xpassed" and xpassed_at_base)
+        or (seen == "skipped" and skipped_regression == "ignore")
     )
 
 
@@ -189,6 +212,7 @@ def grade(
     exclude: Collection[str] = (),
     skipped_regression: Literal["fail", "ignore"] = "fail",
     base_xfailed: Collection[str] = (),
+    base_xpassed: Collection[str] = (),
 ) -> Grading:
     """Grade a run's outcomes against FAIL_TO_PASS and PASS_TO_PASS (SWE-bench, made stricter).
 
@@ -201,6 +225,7 @@ def grade(
             regression; ``ignore`` drops it from the verdict, as SWE-bench does.
         base_xfailed: PASS_TO_PASS ids that XFAILed at the base (:attr:`BaseCheck.xfailed`); an
             XFAIL on the candidate leaves them unchanged.
+        base_xpassed: PASS_TO_PASS ids ``xpassed`` at the base (:attr:`BaseCheck.xpassed`).
 
     Returns:
         The per-id results, ``focused_ok``, ``regression_ok``, the ``invalid`` ids and the
@@ -222,6 +247,7 @@ def grade(
                 kind,
                 seen,
                 xfailed_at_base=test_id in xfailed_before,
+                xpassed_at_base=test_id in base_xpassed,
                 skipped_regression=skipped_regression,
             )
             results.append(
@@ -257,7 +283,9 @@ def base_state_check(
     ``failed``, ``error``, ``xfailed`` (the body raised) or ``uncollected`` (its file does not
     import yet, typically because it imports a name the fix adds); SWE-bench's ``test_failed``
     minus the missing case, which is reported apart as ``nonexistent``. PASS_TO_PASS "passes"
-    means ``passed``, or ``xfailed`` (kept in ``xfailed``: it must XFAIL the same on the candidate).
+    means ``passed``, or ``xfailed`` (kept in ``xfailed``: it must XFAIL the same on the candidate),
+    or ``xpassed`` (kept in ``xpassed``); an ``xpassed`` FAIL_TO_PASS test does not fail (its body
+    completed).
 
     Args:
         outcomes_at_base: node id -> outcome of the run at the base with hidden tests applied.
@@ -295,6 +323,7 @@ def base_state_check(
         reasons=tuple(reasons),
         uncollected=tuple(t for t in observed if observed[t] == "uncollected"),
         xfailed=tuple(t for t in pass_to_pass if observed[t] == "xfailed"),
+        xpassed=tuple(t for t in pass_to_pass if observed[t] == "xpassed"),
     )
 
 

@@ -22,7 +22,12 @@ Outcomes are what happened to the test's body, as pytest's JUnit writer (``_pyte
 records it:
 
 - no child element: ``passed``, the body ran to completion. A non-strict ``XPASS`` (an xfail-marked
-  test whose body completed) is written exactly like a pass, so it is ``passed`` too;
+  test whose body completed) is written exactly like a pass; when the harness's pytest plugin ran
+  (:mod:`repogate.oracles._pytest_plugin`, told the hidden test files), it adds a property
+  ``repogate_xpass`` to each one: ``hidden`` keeps it ``passed`` (the xfail mark is the hidden
+  tests' own), any other value (or several values, one of them not ``hidden``: a second property
+  cannot launder the first) makes it ``xpassed``, a completed body under an xfail mark the hidden
+  tests did not declare (issue 9: such an XPASS is not a pass);
 - ``<skipped type="pytest.xfail">``: ``xfailed``, the body raised (or called ``pytest.xfail()``,
   from the test, a fixture, a conftest or the code under test; the report does not say which, and
   it does not matter). SWE-bench counts ``XFAIL`` as passed (``swebench/harness/grading.py``,
@@ -52,25 +57,40 @@ import defusedxml.ElementTree
 
 from repogate.errors import RepogateError
 
-TestOutcome = Literal["passed", "failed", "error", "skipped", "xfailed"]
-"""What happened to one test (see the module docstring); only ``passed`` means the body completed."""
+TestOutcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
+"""What happened to one test (see the module docstring); only ``passed`` is a pass."""
 
 MAX_REPORT_BYTES = 256 * 1024 * 1024
 """Reports larger than this (bytes) are refused rather than parsed."""
 
-_RANK: dict[TestOutcome, int] = {"passed": 0, "skipped": 1, "xfailed": 2, "error": 3, "failed": 4}
+_RANK: dict[TestOutcome, int] = {
+    "passed": 0,
+    "xpassed": 1,
+    "skipped": 2,
+    "xfailed": 3,
+    "error": 4,
+    "failed": 5,
+}
 _XFAIL_TYPE = "pytest.xfail"
+XPASS_PROPERTY = "repogate_xpass"
+"""The JUnit property the harness's plugin writes on a non-strict XPASS (see the module docs)."""
+HIDDEN_MARK = "hidden"
+"""Its value when the xfail mark is the hidden tests' own."""
 _ROOTS = ("testsuites", "testsuite")
 _MAX_SPLIT_PARTS = 8
 
 _VOLATILE = re.compile(
-    r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:[+-]\d{2}:?\d{2}|Z)?"
-    r"|\d{1,2}[-/.]\d{1,2}[-/.]\d{4}"
-    r"|\d{2}:\d{2}:\d{2}(?:\.\d+)?"
-    r"|0x[0-9a-fA-F]{6,}"
-    r"|\d{9,}"
+    r"(?P<iso>\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:[+-]\d{2}:?\d{2}|Z)?)"
+    r"|(?P<date>\d{1,2}[-/.]\d{1,2}[-/.]\d{4})"
+    r"|(?P<clock>\d{2}:\d{2}:\d{2}(?:\.\d+)?)"
+    r"|(?P<address>0x[0-9a-fA-F]{6,})"
+    r"|(?P<digits>\d{9,})"
 )
-_VOLATILE_MARK = "\x00"
+
+
+def _mask(token: re.Match[str]) -> str:
+    """The mark of one run-varying token: NUL and the kind of token (so shapes stay apart)."""
+    return f"\x00{token.lastgroup}\x00"
 
 
 class ReportError(RepogateError):
@@ -138,7 +158,8 @@ def parse_junit_bytes(
 
     Returns:
         Node id (exactly as ``pytest --collect-only -q`` prints it) mapped to its outcome. A node
-        id reported more than once keeps its worst outcome (failed > error > xfailed > skipped > passed).
+        id reported more than once keeps its worst outcome (failed > error > xfailed > skipped >
+        xpassed > passed).
 
     Raises:
         ReportError: not well-formed XML, holds a DTD or entity declaration, or is not a JUnit
@@ -197,7 +218,8 @@ def _outcome(case: Element) -> TestOutcome:
         return "error"
     types = {skip.get("type") for skip in case.findall("skipped")}
     if not types:
-        return "passed"
+        marks = {p.get("value") for p in case.iter("property") if p.get("name") == XPASS_PROPERTY}
+        return "xpassed" if marks - {HIDDEN_MARK} else "passed"
     if None in types:  # pytest's append_failure for an xfail-marked test: a failed report
         return "failed"
     return "xfailed" if _XFAIL_TYPE in types else "skipped"
@@ -263,9 +285,10 @@ def volatile_key(test_id: str) -> str:
 
     Masked: dates and times (``2024-05-01 10:11:12.123456+00:00``, ``11-29-2026``), clock times, hex addresses of
     six or more digits (``0x7f3a9c...``, object reprs) and runs of nine or more digits (epoch
-    timestamps). An id with none of these is returned unchanged.
+    timestamps). Each mask keeps the kind of token it hides, so ``[10:11:12 2026-12-01]`` and
+    ``[12-01-2026 10:11:12]`` stay two keys. An id with none of these is returned unchanged.
     """
-    return _VOLATILE.sub(_VOLATILE_MARK, test_id)
+    return _VOLATILE.sub(_mask, test_id)
 
 
 def match_ids(expected: Iterable[str], observed: Iterable[str]) -> dict[str, str | None]:

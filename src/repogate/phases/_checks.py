@@ -73,7 +73,8 @@ def _verify_tree(cfg: AttemptConfig, progress: AttemptProgress, rev: str, label:
         reports = cfg.evidence / f"tests-{label}"
         runs, flips = run_repeated(env, tree, cfg.contract, reports, policy)
         oracles = cfg.contract.oracles
-        base_flaky, base_xfailed = _base_flaky(progress), _base_xfailed(progress)
+        base_flaky, base_xfailed = _base_flaky(progress), _base_state(progress, "xfailed")
+        base_xpassed = _base_state(progress, "xpassed")
 
         def at_base() -> Runner:
             base_tree = cfg.work / f"base-for-{label}"
@@ -95,6 +96,7 @@ def _verify_tree(cfg: AttemptConfig, progress: AttemptProgress, rev: str, label:
             base_xfailed,
             rerunner(env, tree, cfg.contract, reports, policy),
             at_base,
+            base_xpassed=base_xpassed,
         )
         seen = check_tests(
             runs,
@@ -103,6 +105,7 @@ def _verify_tree(cfg: AttemptConfig, progress: AttemptProgress, rev: str, label:
             oracles.pass_to_pass,
             base_flaky,
             base_xfailed=base_xfailed,
+            base_xpassed=base_xpassed,
             reruns=reruns,
         )
         return seen.model_copy(
@@ -122,13 +125,16 @@ def _base_flaky(progress: AttemptProgress) -> set[str]:
     }
 
 
-def _base_xfailed(progress: AttemptProgress) -> set[str]:
-    """PASS_TO_PASS tests that XFAILed at the base: an XFAIL on the candidate leaves them as they were."""
+def _base_state(progress: AttemptProgress, outcome: str) -> set[str]:
+    """PASS_TO_PASS tests with ``outcome`` (``xfailed``, ``xpassed``) at the base.
+
+    The same outcome on the candidate leaves them as they were.
+    """
     return {
         test
         for receipt in progress.receipts
         if receipt.gate == "E"
-        for test in receipt.details.get("base_state", {}).get("xfailed", [])
+        for test in receipt.details.get("base_state", {}).get(outcome, [])
     }
 
 

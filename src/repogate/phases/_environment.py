@@ -28,6 +28,7 @@ from repogate.gates.verification import (
     rerunner,
     run_repeated,
 )
+from repogate.oracles.base_suite import plugin_digest
 from repogate.oracles.grading import BaseCheck, base_state_check, confirm_in_reference, observe_ids
 from repogate.oracles.imports import foreign_imports
 from repogate.oracles.junit import TestOutcome
@@ -47,10 +48,11 @@ from repogate.sandbox import SandboxPolicy
 from repogate.state import sha256_hex
 from repogate.validity import result_key, run_conditions
 
-_BASE_CHECK_RULES = "base-check-3"
+_BASE_CHECK_RULES = "base-check-4"
 """Part of the base-state key: bumped when the check's rules change (2: XFAIL fails a FAIL_TO_PASS
 test, collection errors count as failing, failures rerun before the task is called invalid; 3: the
-tests' imports checked, the reference validated)."""
+tests' imports checked, the reference validated; 4: graded runs load the harness's plugin, and an
+XPASS under an xfail mark the hidden tests do not declare is ``xpassed``)."""
 
 
 def _base_key(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment) -> str:
@@ -59,6 +61,7 @@ def _base_key(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironme
     return result_key(
         run_conditions(env, oracles),
         _BASE_CHECK_RULES,
+        plugin_digest(),  # graded runs load it: it decides how an XPASS reads
         progress.base,
         sha256_hex(progress.hidden),
         list(oracles.fail_to_pass),
@@ -100,15 +103,16 @@ def _validate_reference(
     cfg: AttemptConfig,
     progress: AttemptProgress,
     env: BuiltEnvironment,
-    base: tuple[Path, set[str], set[str]],
+    base: tuple[Path, set[str], set[str], set[str]],
 ) -> tuple[str, dict[str, Any]]:
     """Run the hidden tests on the reference patch; return why it fails ("" when it passes).
 
-    ``base`` is the base's test tree, its flaky ids and its XFAILed PASS_TO_PASS ids. The reference
+    ``base`` is the base's test tree, its flaky ids and its XFAILed and ``xpassed`` PASS_TO_PASS
+    ids. The reference
     is graded as a candidate is (:func:`~repogate.gates.verification.check_tests`): flaky tests
     excluded, a failure rerun and counted only when it reproduces there and not at the base.
     """
-    base_tree, base_flaky, base_xfailed = base
+    base_tree, base_flaky, base_xfailed, base_xpassed = base
     patch = _reference(cfg)
     if not patch:
         return "", {"reference": "no reference patch to validate"}
@@ -135,6 +139,7 @@ def _validate_reference(
         base_xfailed,
         rerunner(env, tree, cfg.contract, reports, policy),
         lambda: rerunner(env, base_tree, cfg.contract, reports / "base", policy),
+        base_xpassed=base_xpassed,
     )
     seen = check_tests(
         runs,
@@ -143,6 +148,7 @@ def _validate_reference(
         oracles.pass_to_pass,
         base_flaky,
         base_xfailed=base_xfailed,
+        base_xpassed=base_xpassed,
         reruns=reruns,
     )
     details = {"reference": {c.name: c.status for c in seen.checks}}
@@ -227,8 +233,8 @@ def _check_base(
     if not verdict.valid:
         details["base_state"] = verdict.model_dump()
         return _invalid(env, "task invalid: " + "; ".join(verdict.reasons), details)
-    xfailed = set(verdict.xfailed)
-    why, checked_reference = _validate_reference(cfg, progress, env, (checked, flips, xfailed))
+    base = (checked, flips, set(verdict.xfailed), set(verdict.xpassed))
+    why, checked_reference = _validate_reference(cfg, progress, env, base)
     details = {**details, **checked_reference, "base_state": verdict.model_dump()}
     if why:
         return _invalid(env, f"task invalid: {why}", details)

@@ -120,6 +120,9 @@ def _sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
             run_tests=_history_runner(cfg, progress),
             cache_dir=cfg.history_cache,
             reference=reference,
+            target=git.rev_parse(cfg.source, contract.target_commit)
+            if contract.target_commit
+            else None,
             target_branch=contract.target_branch,
             focused_tests=contract.oracles.fail_to_pass,
             regression_tests=contract.oracles.pass_to_pass,

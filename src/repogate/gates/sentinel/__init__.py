@@ -132,6 +132,9 @@ class SentinelInputs:
         run_tests: runs test files in a checkout (see :data:`repogate.gates.sentinel._history.TestRunner`).
         cache_dir: where real-history results are cached.
         reference: the reference (gold) commit; follow-ups by count start after it.
+        target: the target head the candidate was merged into (the contract's ``target_commit``),
+            or None: its changes are in ``start_tree`` already, so no replay applies them again
+            (:func:`repogate.git.replay_commit`, ``held``).
         target_branch: the branch whose history follow-ups are taken from (by count).
         focused_tests: the contract's FAIL_TO_PASS ids.
         regression_tests: the contract's PASS_TO_PASS ids.
@@ -154,6 +157,7 @@ class SentinelInputs:
     run_tests: TestRunner
     cache_dir: Path
     reference: str | None = None
+    target: str | None = None
     target_branch: str = "main"
     focused_tests: tuple[str, ...] = ()
     regression_tests: tuple[str, ...] = ()
@@ -220,7 +224,8 @@ def _with_tests(
 def _step(ctx: SentinelInputs, follow: FollowUp, state: str, runs: HistoryRuns) -> StepRecord:
     """Replay one follow-up onto ``state`` and, when it applied, run its tests."""
     ids = {"sha": follow.sha, "parent": follow.parent, "subject": follow.subject}
-    step = git.replay_commit(ctx.repo, state, follow.sha, follow.parent)
+    held = (ctx.target,) if ctx.target else ()
+    step = git.replay_commit(ctx.repo, state, follow.sha, follow.parent, held)
     if step.empty:
         return StepRecord(
             **ids,
