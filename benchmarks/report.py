@@ -22,9 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from repogate.agent_spec import parse_agent_spec
 from repogate.cli import load_evidence
 from repogate.decision import decide
 from repogate.manifest import ContractEntry, RunManifest
+from repogate.receipt import Crash
 from repogate.report.aggregate import build_report
 from repogate.report.html import write_html
 from repogate.report.json import to_json
@@ -60,8 +62,7 @@ def build(run_dir: Path, attempts: int) -> None:
         )
         for i in range(contracts)
     )
-    store = Store.create(run_dir)
-    try:
+    with Store.create(run_dir) as store:
         store.write_manifest(
             RunManifest(
                 agents=tuple({"spec": a} for a in AGENTS),
@@ -77,27 +78,24 @@ def build(run_dir: Path, attempts: int) -> None:
         for epoch in range(EPOCHS):
             for i, entry in enumerate(entries):
                 for j, agent in enumerate(AGENTS):
-                    record = store.begin_attempt(entry.id, agent, epoch)
+                    record = store.begin_attempt(entry.id, parse_agent_spec(agent), epoch)
                     pick = (i * 7 + j * 3 + epoch) % 10
                     if pick == 9:
                         store.finish_attempt(
-                            record.attempt_id, None, crash="RuntimeError: synthetic"
+                            record.attempt_id,
+                            None,
+                            crash=Crash(type="RuntimeError", message="synthetic"),
                         )
                     else:
                         chosen = good if (pick < 5 + j) else stale
                         store.finish_attempt(record.attempt_id, chosen)
                     n += 1
-    finally:
-        store.close()
     print(f"built {n} attempts in {run_dir}")
 
 
 def plain(run_dir: Path) -> int:
-    store = Store.open(run_dir)
-    try:
+    with Store.open(run_dir) as store:
         return len(store.attempts())
-    finally:
-        store.close()
 
 
 def report(run_dir: Path) -> int:

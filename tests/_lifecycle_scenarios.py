@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repogate import git
+from repogate.agent_spec import ScriptSpec
 from repogate.agents.scripted import ScriptedAgent, load_script
 from repogate.contract import TransitionContract
 from repogate.gates.authority import check_authority, load_reviews
@@ -47,7 +48,7 @@ def run_agents(built: BuiltScenario, tmp: Path) -> dict[str, Candidate]:
         workspace = tmp / agent.stem / "workspace"
         git.prepare_workspace(built.repo, base, workspace)
         task = TaskView(id=built.name, statement="scenario", time_budget_s=60)
-        proposal = ScriptedAgent(agent.stem, load_script(agent)).propose(
+        proposal = ScriptedAgent(ScriptSpec(arg=str(agent), file=agent), load_script(agent)).propose(
             task, workspace, tmp / agent.stem / "out", POLICY
         )
         assert proposal.status == "done", proposal.detail

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repogate import git
+from repogate.agent_spec import ScriptSpec
 from repogate.agents.scripted import ScriptedAgent, load_script
 from repogate.contract import TransitionContract, load_contract
 from repogate.gates.sentinel import SentinelInputs
@@ -71,7 +72,7 @@ def attempt(built: BuiltScenario, contract: TransitionContract, agent: str, work
     git.prepare_workspace(repo, base, workspace)
     script = built.repo.parent / "agents" / f"{agent}.toml"
     task = TaskView(id=contract.id, statement=contract.requirement.statement, time_budget_s=60)
-    proposal = ScriptedAgent(f"scripted:{script}", load_script(script)).propose(
+    proposal = ScriptedAgent(ScriptSpec(arg=str(script), file=script), load_script(script)).propose(
         task, workspace, work / f"out-{agent}", SandboxPolicy()
     )
     assert proposal.status == "done", proposal.detail

@@ -114,10 +114,7 @@ def check_detail(out: Path, name: str) -> str:
     """Return the detail of check ``name`` in the first attempt's decision under run ``out``."""
     from repogate.store import Store
 
-    store = Store.open(out)
-    try:
+    with Store.open(out) as store:
         decision = store.attempts()[0].decision
-    finally:
-        store.close()
     assert decision is not None
     return next(c.detail for c in decision.checks if c.name == name)

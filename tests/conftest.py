@@ -11,6 +11,7 @@ import pytest
 
 from repogate import sandbox
 from repogate.cli import main
+from repogate.store import AttemptRecord, Store
 from repogate.tasks.scenarios import BuiltScenario, build_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,6 +55,12 @@ requires_bwrap = pytest.mark.skipif(
     reason="needs bubblewrap (bwrap) working here: the file-system allowlist is its job; "
     "without it repogate refuses untrusted code unless weak isolation is allowed",
 )
+
+
+def stored_attempts(run_dir: Path) -> list[AttemptRecord]:
+    """Every attempt of the run in ``run_dir``, read through the store (closed afterwards)."""
+    with Store.open(run_dir) as store:
+        return store.attempts()
 
 
 @pytest.fixture(scope="session", autouse=True)

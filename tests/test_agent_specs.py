@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from repogate.agents import agent_name, make_agent
+from repogate.agent_spec import CmdSpec, label_of, parse_agent_spec
+from repogate.agents import make_agent
 from repogate.cli import ExitCode, main
 from repogate.contract import load_contract
 from repogate.errors import AgentSpecError
@@ -63,7 +64,9 @@ def test_relative_command_file_is_found_from_the_start_folder(
     start.mkdir()
     (start / "fix.sh").write_text("#!/bin/sh\n")
     monkeypatch.chdir(start)
-    agent = make_agent(f"cmd:{command}", load_contract(contract), tmp_path / "repo")
+    agent = make_agent(
+        parse_agent_spec(f"cmd:{command}"), load_contract(contract), tmp_path / "repo"
+    )
     fix = str((start / "fix.sh").resolve())
     assert agent.describe()["argv"] == [word.format(fix=fix) for word in argv]
     assert agent.spec == f"cmd:{command}"
@@ -93,7 +96,7 @@ def test_unusable_command_is_a_one_line_usage_error(
     ],
 )
 def test_agent_name_tells_command_agents_apart(spec: str, name: str) -> None:
-    assert agent_name(spec) == name
+    assert label_of(spec) == name
 
 
 def test_repeated_instance_id_names_both_rows(contract: Path, tmp_path: Path) -> None:
@@ -103,7 +106,9 @@ def test_repeated_instance_id_names_both_rows(contract: Path, tmp_path: Path) ->
     preds = tmp_path / "p.jsonl"
     preds.write_text("".join(json.dumps(r) + "\n" for r in (row, other, row)))
     with pytest.raises(AgentSpecError) as info:
-        make_agent(f"predictions:{preds}", load_contract(contract), tmp_path / "repo")
+        make_agent(
+            parse_agent_spec(f"predictions:{preds}"), load_contract(contract), tmp_path / "repo"
+        )
     message = str(info.value)
     assert "'t1'" in message and "rows 1 and 3" in message
 
@@ -149,3 +154,68 @@ def test_repeated_instance_id_is_a_one_line_usage_error(
     spec = f"predictions:{preds}"
     err = _usage_error(capsys, "run", str(contract), "--agent", spec, "--out", str(tmp_path / "r"))
     assert "rows 1 and 2" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("gold", "gold"),
+        ("null", "null"),
+        ("cmd:python3 a.py", "cmd"),
+        ("scripted:agents/x.toml", "scripted"),
+        ("predictions:p.jsonl#model-a", "predictions"),
+    ],
+)
+def test_a_spec_is_parsed_once_into_its_typed_value(text: str, kind: str) -> None:
+    """The text rebuilds the value; the value, not the text, is what the rest of the code takes."""
+    spec = parse_agent_spec(text)
+    assert spec.kind == kind and spec.text == text
+    assert parse_agent_spec(spec.text) == spec
+
+
+def test_a_command_spec_carries_its_words() -> None:
+    spec = parse_agent_spec("cmd:python3 -m agent 'two words'")
+    assert isinstance(spec, CmdSpec)
+    assert spec.argv == ("python3", "-m", "agent", "two words")
+
+
+def test_a_predictions_spec_names_its_file_and_model() -> None:
+    spec = parse_agent_spec("predictions:/data/preds.jsonl#org/model-7b")
+    assert spec.kind == "predictions"
+    assert (spec.file, spec.model) == (Path("/data/preds.jsonl"), "org/model-7b")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("gpt", "unknown agent 'gpt'; use one of: gold, null, predictions:FILE"),
+        ("gold:x", "agent 'gold:x' takes no argument; write it as gold"),
+        ("scripted:", "agent 'scripted:' needs an argument"),
+    ],
+)
+def test_a_malformed_spec_is_refused_at_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str, message: str
+) -> None:
+    """Refused before any contract is read or folder written: the contract need not exist."""
+    out = tmp_path / "r"
+    err = _usage_error(
+        capsys, "run", str(tmp_path / "none.toml"), "--agent", spec, "--out", str(out)
+    )
+    assert message in err
+    assert not out.exists()
+
+
+def test_show_labels_two_command_agents_of_one_interpreter_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``cmd:python3 a.py`` and ``cmd:python3 b.py`` are two agents: a table must not show
+    them alike (both used to read ``cmd:python3``)."""
+    from repogate.store import Store
+
+    with Store.create(tmp_path) as store:
+        for text in ("cmd:python3 a.py", "cmd:python3 b.py", "gold"):
+            store.begin_attempt("t", parse_agent_spec(text), 0)
+    assert main(["show", str(tmp_path)]) == ExitCode.OK
+    shown = capsys.readouterr().out
+    assert "cmd:python3 a.py" in shown and "cmd:python3 b.py" in shown
+    assert " gold " in shown

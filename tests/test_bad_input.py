@@ -102,10 +102,9 @@ def test_full_disk_stops_with_one_line_and_resumes(parser: BuiltScenario, tmp_pa
     assert "full" in first_err or "No space" in first_err
     assert (tmp_path / "tmp-files").read_text() == ""
     assert (tmp_path / "second.rc").read_text().strip() == "0"
-    store = Store.open(tmp_path / "kept")
-    assert [a.status for a in store.attempts()] == ["done", "done"]
-    assert store.changed_evidence() == {}
-    store.close()
+    with Store.open(tmp_path / "kept") as store:
+        assert [a.status for a in store.attempts()] == ["done", "done"]
+        assert store.changed_evidence() == {}
 
 
 def _variant(scenario: BuiltScenario, reference: str, patch: str) -> Path:
@@ -175,7 +174,6 @@ def test_ctrl_c_while_the_working_folder_is_removed(parser: BuiltScenario, tmp_p
     assert "Traceback" not in err, err
     again = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=600)
     assert again.returncode == ExitCode.OK, again.stderr
-    store = Store.open(out)
-    assert [a.status for a in store.attempts()] == ["done", "done"]
-    assert store.changed_evidence() == {}
-    store.close()
+    with Store.open(out) as store:
+        assert [a.status for a in store.attempts()] == ["done", "done"]
+        assert store.changed_evidence() == {}

@@ -76,13 +76,14 @@ def test_show_tells_a_running_attempt_from_an_interrupted_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An attempt still being worked on by a live run must not be reported as interrupted."""
+    from repogate.agent_spec import GoldSpec
     from repogate.store import Store
 
-    store = Store.create(tmp_path)  # holds the run directory's lock, as a live run does
-    store.begin_attempt("t", "gold", 0)
-    assert main(["show", str(tmp_path)]) == ExitCode.OK
-    live = capsys.readouterr().out
-    assert "running" in live and "interrupted" not in live
-    store.close()  # the run ends without finishing the attempt (killed)
+    with Store.create(tmp_path) as store:  # holds the run directory's lock, as a live run does
+        store.begin_attempt("t", GoldSpec(), 0)
+        assert main(["show", str(tmp_path)]) == ExitCode.OK
+        live = capsys.readouterr().out
+        assert "running" in live and "interrupted" not in live
+    # the run ends without finishing the attempt (killed)
     assert main(["show", str(tmp_path)]) == ExitCode.OK
     assert "interrupted" in capsys.readouterr().out

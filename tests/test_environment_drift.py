@@ -175,11 +175,8 @@ def test_resolution_as_of_the_base_commit_date_is_used_and_recorded(
     out = tmp_path / "run"
     _code, rows = run_json(capsys, str(contract), "--agent", "gold", "--out", str(out))
     assert verdicts(rows) == {"gold": "accepted"}
-    store = Store.open(out)
-    try:
+    with Store.open(out) as store:
         receipt = next(r for r in store.receipts(store.attempts()[0].attempt_id) if r.gate == "E")
-    finally:
-        store.close()
     environment = receipt.details["environment"]
     assert environment["exclude_newer"] == "2024-06-01T00:00:00Z"
     assert "dep==1.0" in environment["packages"]

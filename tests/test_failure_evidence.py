@@ -36,9 +36,8 @@ def _variant(scenario: BuiltScenario, old: str, new: str) -> Path:
 def _run(contract: Path, out: Path) -> tuple[dict[str, str], Path, str]:
     """Run the null agent; return its checks' details, its attempt folder and the table."""
     assert main(["run", str(contract), "--agent", "null", "--out", str(out), "--json"]) == 0
-    store = Store.open(out)
-    (record,) = store.attempts()
-    store.close()
+    with Store.open(out) as store:
+        (record,) = store.attempts()
     assert record.decision is not None
     buffer = io.StringIO()
     Console(file=buffer, width=200).print(attempts_table([record], "run"))

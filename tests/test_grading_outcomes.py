@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from _lifecycle_git import commit, new_repo
-from conftest import run_json
+from conftest import run_json, stored_attempts
 from repogate.cli import ExitCode
 from repogate.store import Store
 
@@ -76,9 +76,9 @@ def _run(
 
 
 def _receipt(out: Path, index: int, gate: str) -> dict[str, Any]:
-    store = Store.open(out)
-    attempt = store.attempts()[index]
-    return next(r for r in store.receipts(attempt.attempt_id) if r.gate == gate).details
+    with Store.open(out) as store:
+        attempt = store.attempts()[index]
+        return next(r for r in store.receipts(attempt.attempt_id) if r.gate == gate).details
 
 
 def test_an_xfail_reached_from_product_code_is_not_a_fail_to_pass_pass(
@@ -361,7 +361,7 @@ def test_a_failure_that_does_not_reproduce_is_flaky_not_the_agents(
     assert details["flaky_excluded"] == ["tests/test_calc.py::test_flaky"]
     reruns = [r for r in details["reruns"] if r["flaky"]]
     assert [(r["state"], r["outcomes"]) for r in reruns] == [(where, ["failed", "passed"])]
-    decision = Store.open(tmp_path / "run").attempts()[0].decision
+    decision = stored_attempts(tmp_path / "run")[0].decision
     assert decision is not None
     regression = next(c for c in decision.checks if c.name == "regression_tests_passed")
     assert "tests/test_calc.py::test_flaky" in regression.detail

@@ -73,12 +73,12 @@ def test_links_in_the_agent_output_folder_are_never_followed(
     decision = json.loads((null_dir / "decision.json").read_text())
     assert "forged" not in decision
     assert decision["outcome"] == "rejected"
-    store = Store.open(out)
-    attempt = next(a for a in store.attempts() if a.agent.startswith("cmd:"))
-    agent_dir = out / "attempts" / attempt.attempt_id
-    assert (agent_dir / "agent.stdout.txt").read_text() == "text chosen by the agent\n"
-    assert (agent_dir / "agent.stderr.txt").read_text() == '{"forged": true}\n'
-    propose = next(r for r in store.receipts(attempt.attempt_id) if r.gate == "propose")
+    with Store.open(out) as store:
+        attempt = next(a for a in store.attempts() if a.agent.startswith("cmd:"))
+        agent_dir = out / "attempts" / attempt.attempt_id
+        assert (agent_dir / "agent.stdout.txt").read_text() == "text chosen by the agent\n"
+        assert (agent_dir / "agent.stderr.txt").read_text() == '{"forged": true}\n'
+        propose = next(r for r in store.receipts(attempt.attempt_id) if r.gate == "propose")
     proposal = propose.details["proposal"]
     assert proposal["refused_links"] == [
         "agent.stderr.txt",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_json
+from conftest import run_json, stored_attempts
 from repogate import sandbox
 from repogate.cli import ExitCode, main
 from repogate.cli_run import EMBEDDED_WEAK
@@ -92,14 +92,17 @@ def test_the_flag_runs_with_weak_isolation_warned_and_recorded_everywhere(
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["weak_isolation_allowed_by"] == "--allow-weak-isolation"
     assert manifest["warnings"][0].startswith("WEAK ISOLATION")
-    store = Store.open(out)
-    decisions = [a.decision for a in store.attempts()]
-    assert len(decisions) == 2
-    for decision in decisions:
-        assert decision is not None
-        assert decision.isolation.startswith("WEAK ISOLATION")
-        assert "allowed by --allow-weak-isolation" in decision.isolation
-    assert [a.decision.outcome for a in store.attempts() if a.decision] == ["accepted", "rejected"]
+    with Store.open(out) as store:
+        decisions = [a.decision for a in store.attempts()]
+        assert len(decisions) == 2
+        for decision in decisions:
+            assert decision is not None
+            assert decision.isolation.startswith("WEAK ISOLATION")
+            assert "allowed by --allow-weak-isolation" in decision.isolation
+        assert [a.decision.outcome for a in store.attempts() if a.decision] == [
+            "accepted",
+            "rejected",
+        ]
 
 
 def test_under_bubblewrap_nothing_is_weak_and_decisions_say_so(
@@ -114,7 +117,7 @@ def test_under_bubblewrap_nothing_is_weak_and_decisions_say_so(
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["weak_isolation_allowed_by"] is None
     assert manifest["warnings"] == []
-    decision = Store.open(out).attempts()[0].decision
+    decision = stored_attempts(out)[0].decision
     assert decision is not None
     assert decision.isolation.startswith("bwrap: filesystem allowlist, own PID namespace")
 

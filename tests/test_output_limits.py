@@ -30,9 +30,8 @@ def _agent(tmp_path: Path, body: str) -> str:
 
 
 def _edits_permitted(out: Path) -> str:
-    store = Store.open(out)
-    (record,) = store.attempts()
-    store.close()
+    with Store.open(out) as store:
+        (record,) = store.attempts()
     assert record.decision is not None
     assert record.decision.outcome == "rejected"
     (check,) = (c for c in record.decision.checks if c.name == "edits_permitted")

@@ -71,9 +71,6 @@ def test_attempts_as_ray_tasks_stream_into_the_heads_store(
     assert_whole(out, 3)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["executor"]["name"] == "ray"
-    store = Store.open(out)
-    try:
+    with Store.open(out) as store:
         gates = [[r.gate for r in store.receipts(a.attempt_id)] for a in store.attempts()]
-    finally:
-        store.close()
     assert all(g[0] == "E" and "propose" in g for g in gates)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from _lifecycle_git import commit, new_repo
-from conftest import run_json
+from conftest import run_json, stored_attempts
 from repogate.cli import ExitCode
 from repogate.store import Store
 
@@ -95,9 +95,9 @@ BREAKS_SEP = FIXED_CODE.replace('SEP = " "', 'SEP = "-"')
 
 
 def _regression_receipt(out: Path, agent: str) -> dict[str, Any]:
-    store = Store.open(out)
-    attempt = next(a for a in store.attempts() if agent in a.attempt_id)
-    receipt = next(r for r in store.receipts(attempt.attempt_id) if r.gate == "V-regression")
+    with Store.open(out) as store:
+        attempt = next(a for a in store.attempts() if agent in a.attempt_id)
+        receipt = next(r for r in store.receipts(attempt.attempt_id) if r.gate == "V-regression")
     return {"check": receipt.checks[0].model_dump(), **receipt.details}
 
 
@@ -125,7 +125,7 @@ def test_breaking_a_neighbouring_files_tests_is_a_regression(
         assert verdict[name]["outcome"] == "rejected"
         assert verdict[name]["failed"] == ["regression_tests_passed"]
         assert verdict[name]["resolved"] is True  # SWE-bench's verdict, kept beside ours
-    decisions = {a.attempt_id: a.decision for a in Store.open(out).attempts()}
+    decisions = {a.attempt_id: a.decision for a in stored_attempts(out)}
     # SWE-bench would call both breakers resolved: the declared ids all pass.
     assert all(d is not None and d.resolved for d in decisions.values())
 
@@ -173,7 +173,7 @@ def test_a_contract_may_narrow_the_regression_set_and_it_is_recorded(
     record = _regression_receipt(out, "breaks-describe")
     assert record["scope"] == "declared"
     assert record["narrowed_by"] == "contract"
-    decision = Store.open(out).attempts()[0].decision
+    decision = stored_attempts(out)[0].decision
     assert decision is not None and decision.resolved
     check = next(c for c in decision.checks if c.name == "regression_tests_passed")
     assert (

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from repogate.agent_spec import GoldSpec
 from repogate.cli import ExitCode, load_evidence, main
 from repogate.decision import decide
 from repogate.manifest import RunManifest
@@ -34,11 +35,10 @@ def test_a_run_in_progress_is_reported_as_partial(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     decision = decide(load_evidence(root / "examples" / "evidence" / "pure-parser-function.json"))
-    store = _store(tmp_path / "run", planned=3)
-    try:
-        first = store.begin_attempt("t1", "gold", 0)
+    with _store(tmp_path / "run", planned=3) as store:
+        first = store.begin_attempt("t1", GoldSpec(), 0)
         store.finish_attempt(first.attempt_id, decision)
-        store.begin_attempt("t2", "gold", 0)  # still running; the store's lock is held
+        store.begin_attempt("t2", GoldSpec(), 0)  # still running; the store's lock is held
         assert main(["report", str(tmp_path / "run"), "--json"]) == ExitCode.OK
         captured = capsys.readouterr()
         report = json.loads(captured.out)
@@ -48,8 +48,6 @@ def test_a_run_in_progress_is_reported_as_partial(
         errors = report["errors"][0]
         assert (errors["attempts"], errors["unfinished"]) == (2, 1)
         assert report["acceptance"][0]["attempts"] == 1  # the unfinished one is not scored
-    finally:
-        store.close()
     assert main(["report", str(tmp_path / "run"), "--json"]) == ExitCode.OK
     report = json.loads(capsys.readouterr().out)
     assert "partial (interrupted), 1 of 3 attempts done" in report["partial_note"]
@@ -62,7 +60,8 @@ def test_a_run_in_progress_is_reported_as_partial(
 def test_an_empty_run_is_a_one_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _store(tmp_path / "run", planned=2).close()
+    with _store(tmp_path / "run", planned=2):
+        pass
     assert main(["report", str(tmp_path / "run")]) == ExitCode.USAGE
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1
@@ -74,12 +73,9 @@ def test_several_runs_are_reported_as_one_set(
 ) -> None:
     decision = decide(load_evidence(root / "examples" / "evidence" / "pure-parser-function.json"))
     for name, task in (("a", "t1"), ("b", "t2")):
-        store = _store(tmp_path / name, planned=1)
-        try:
-            record = store.begin_attempt(task, "gold", 0)
+        with _store(tmp_path / name, planned=1) as store:
+            record = store.begin_attempt(task, GoldSpec(), 0)
             store.finish_attempt(record.attempt_id, decision)
-        finally:
-            store.close()
     assert main(["report", str(tmp_path / "a"), str(tmp_path / "b"), "--json"]) == ExitCode.OK
     report = json.loads(capsys.readouterr().out)
     assert [r["status"] for r in report["runs"]] == ["complete", "complete"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from repogate.agent_spec import ScriptSpec
 from repogate.decision import LIFECYCLE_CHECKS, STAGES, Decision, SoftMetrics
 from repogate.manifest import ContractEntry, RunManifest
 from repogate.receipt import Check
@@ -46,8 +47,7 @@ def _report(run_dir: Path, attempts: dict[tuple[str, str], Decision]) -> Report:
         )
         for t in tasks
     )  # fmt: skip
-    store = Store.create(run_dir)
-    try:
+    with Store.create(run_dir) as store:
         store.write_manifest(
             RunManifest(
                 agents=(),
@@ -59,10 +59,9 @@ def _report(run_dir: Path, attempts: dict[tuple[str, str], Decision]) -> Report:
             )
         )
         for (task, agent), decision in attempts.items():
-            record = store.begin_attempt(task, agent, 0)
+            named = ScriptSpec(arg=f"{agent}.toml", file=Path(f"{agent}.toml"))  # labelled `agent`
+            record = store.begin_attempt(task, named, 0)
             store.finish_attempt(record.attempt_id, decision)
-    finally:
-        store.close()
     return build_report(load_runs([run_dir]), "area", "base")
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HAS_BWRAP, requires_bwrap, run_json
+from conftest import HAS_BWRAP, requires_bwrap, run_json, stored_attempts
 from repogate import git
 from repogate.cli import ExitCode, main
 from repogate.store import Store
@@ -62,15 +62,15 @@ def test_gold_null_and_test_editing_agent(
     )
     assert again_code == ExitCode.OK
     assert again == rows  # the same command on the same folder: finished attempts kept
-    store = Store.open(out)
-    assert len(store.attempts()) == 3
-    gold = store.attempts()[0]
-    receipts = store.receipts(gold.attempt_id)
-    assert gold.decision is not None
-    assert {r.state_id for r in receipts} == {gold.decision.state_id}
-    # The base state is checked once per task and environment, then reused from the cache.
-    null = store.attempts()[1]
-    env_receipt = next(r for r in store.receipts(null.attempt_id) if r.gate == "E")
+    with Store.open(out) as store:
+        assert len(store.attempts()) == 3
+        gold = store.attempts()[0]
+        receipts = store.receipts(gold.attempt_id)
+        assert gold.decision is not None
+        assert {r.state_id for r in receipts} == {gold.decision.state_id}
+        # The base state is checked once per task and environment, then reused from the cache.
+        null = store.attempts()[1]
+        env_receipt = next(r for r in store.receipts(null.attempt_id) if r.gate == "E")
     assert env_receipt.details["base_state_cached"] is True
     assert "cached result" in env_receipt.checks[0].detail
     statement = json.loads(
@@ -153,8 +153,10 @@ def test_hanging_agent_is_stopped_at_its_budget(
     code, rows = run_json(capsys, str(path), "--agent", "cmd:sleep 100", "--out", str(out))
     assert code == ExitCode.OK
     assert rows[0]["accepted"] is False
-    store = Store.open(out)
-    propose = next(r for r in store.receipts(store.attempts()[0].attempt_id) if r.gate == "propose")
+    with Store.open(out) as store:
+        propose = next(
+            r for r in store.receipts(store.attempts()[0].attempt_id) if r.gate == "propose"
+        )
     assert propose.details["proposal"]["status"] == "stopped"
     assert propose.details["returncode"] == -9
 
@@ -191,7 +193,7 @@ def test_failing_install_is_an_environment_error(
     assert rows[0]["outcome"] == "error"
     assert rows[0]["failed"] == []
     assert "environment_reproduced" in rows[0]["errored"]  # type: ignore[operator]
-    decision = Store.open(tmp_path / "run").attempts()[0].decision
+    decision = stored_attempts(tmp_path / "run")[0].decision
     assert decision is not None
     env_check = next(c for c in decision.checks if c.name == "environment_reproduced")
     assert "environment could not be built" in env_check.detail
@@ -240,8 +242,10 @@ def test_patch_that_does_not_apply_is_the_agents_failure(
     assert code == ExitCode.OK
     assert rows[0]["outcome"] == "rejected"
     assert "patch_is_a_new_state" in rows[0]["failed"]  # type: ignore[operator]
-    store = Store.open(tmp_path / "run")
-    propose = next(r for r in store.receipts(store.attempts()[0].attempt_id) if r.gate == "propose")
+    with Store.open(tmp_path / "run") as store:
+        propose = next(
+            r for r in store.receipts(store.attempts()[0].attempt_id) if r.gate == "propose"
+        )
     assert "does not apply" in propose.details["proposal"]["detail"]
 
 
@@ -267,13 +271,13 @@ def test_a_prediction_needing_fuzz_or_its_final_newline_applies_and_says_how(
     code, rows = run_json(capsys, str(parser.contracts[0]), *agents, "--out", str(tmp_path / "run"))
     assert code == ExitCode.OK
     assert all(r["accepted"] is True for r in rows), rows
-    store = Store.open(tmp_path / "run")
-    applied = {
-        p.details["proposal"]["model"]: p.details["proposal"]["applied"]
-        for a in store.attempts()
-        for p in store.receipts(a.attempt_id)
-        if p.gate == "propose"
-    }
+    with Store.open(tmp_path / "run") as store:
+        applied = {
+            p.details["proposal"]["model"]: p.details["proposal"]["applied"]
+            for a in store.attempts()
+            for p in store.receipts(a.attempt_id)
+            if p.gate == "propose"
+        }
     assert applied["stale"]["step"] == "patch --batch --fuzz=5"
     assert applied["stale"]["fuzz"] == 1
     assert applied["no-newline"] == {
@@ -459,8 +463,10 @@ def test_flaky_test_is_excluded_with_a_record(
     code, rows = run_json(capsys, str(variant), "--agent", "gold", "--out", str(out))
     assert code == ExitCode.OK
     assert rows[0]["accepted"] is True, rows
-    store = Store.open(out)
-    verification = next(r for r in store.receipts(store.attempts()[0].attempt_id) if r.gate == "V")
+    with Store.open(out) as store:
+        verification = next(
+            r for r in store.receipts(store.attempts()[0].attempt_id) if r.gate == "V"
+        )
     assert verification.details["flaky_excluded"] == [
         "tests/test_flaky.py::test_flips_between_runs"
     ]
@@ -495,10 +501,10 @@ def test_extra_oracle_commands_hold_only_new_failures_against_the_patch(
     gold, cheater = rows
     assert gold["accepted"] is True, gold
     assert "regression_tests_passed" in cheater["failed"]  # type: ignore[operator]
-    store = Store.open(out)
-    receipt = next(
-        r for r in store.receipts(store.attempts()[1].attempt_id) if r.gate == "V-commands"
-    )
+    with Store.open(out) as store:
+        receipt = next(
+            r for r in store.receipts(store.attempts()[1].attempt_id) if r.gate == "V-commands"
+        )
     assert "command:style newly fails" in receipt.checks[0].detail
     assert "old-lint" not in receipt.checks[0].detail
 
@@ -523,8 +529,8 @@ def test_sentinel_python_matrix(
     code, rows = run_json(capsys, str(path), "--agent", "gold", "--out", str(tmp_path / "run"))
     assert code == ExitCode.OK
     assert rows[0]["stages"]["sentinel passed"] == status  # type: ignore[index]
-    store = Store.open(tmp_path / "run")
-    sentinel = next(r for r in store.receipts(store.attempts()[0].attempt_id) if r.gate == "S")
+    with Store.open(tmp_path / "run") as store:
+        sentinel = next(r for r in store.receipts(store.attempts()[0].attempt_id) if r.gate == "S")
     entry = sentinel.details["matrix"][0]
     assert (entry["version"], entry["status"]) == (version, status)
     if status == "error":
@@ -581,18 +587,18 @@ def test_resuming_with_changed_inputs_is_refused(
     err = capsys.readouterr().err
     assert code == ExitCode.USAGE
     assert "holds a run of other inputs" in err
-    assert len(Store.open(out).attempts()) == 1
+    assert len(stored_attempts(out)) == 1
 
 
 def test_two_runs_into_one_folder_at_once_are_refused(tmp_path: Path) -> None:
     from repogate.errors import RunDirError
 
-    first = Store.create(tmp_path)
-    try:
-        with pytest.raises(RunDirError, match="another repogate run is writing"):
-            Store.create(tmp_path)
-    finally:
-        first.close()
+    with Store.create(tmp_path) as first:
+        try:
+            with pytest.raises(RunDirError, match="another repogate run is writing"):
+                Store.create(tmp_path)
+        finally:
+            first.close()
     Store.create(tmp_path).close()  # released: a later run may resume
 
 
@@ -627,7 +633,7 @@ def test_a_candidate_that_breaks_the_test_run_is_rejected_not_an_error(
     assert code == ExitCode.OK
     assert rows[0]["outcome"] == "rejected"
     assert "focused_tests_passed" in rows[0]["failed"]  # type: ignore[operator]
-    decision = Store.open(tmp_path / "run").attempts()[0].decision
+    decision = stored_attempts(tmp_path / "run")[0].decision
     assert decision is not None
     focused = next(c for c in decision.checks if c.name == "focused_tests_passed")
     assert "broke on the candidate" in focused.detail
@@ -660,9 +666,9 @@ def test_a_test_that_flips_only_on_the_candidate_is_flaky_with_a_record(
         capsys, str(path), "--agent", f"scripted:{agent}", "--out", str(tmp_path / "run")
     )
     assert code == ExitCode.OK
-    store = Store.open(tmp_path / "run")
-    attempt = store.attempts()[0]
-    details = next(r for r in store.receipts(attempt.attempt_id) if r.gate == "V").details
+    with Store.open(tmp_path / "run") as store:
+        attempt = store.attempts()[0]
+        details = next(r for r in store.receipts(attempt.attempt_id) if r.gate == "V").details
     assert details["unstable_on_candidate"], details
     assert set(details["unstable_on_candidate"]) <= set(details["flaky_excluded"])
     assert attempt.decision is not None

@@ -46,11 +46,8 @@ def _task(tmp_path: Path, environment: str = "") -> Path:
 
 
 def _gate_e(out: Path) -> dict[str, object]:
-    store = Store.open(out)
-    try:
+    with Store.open(out) as store:
         receipts = store.receipts(store.attempts()[0].attempt_id)
-    finally:
-        store.close()
     return dict(next(r for r in receipts if r.gate == "E").details)
 
 

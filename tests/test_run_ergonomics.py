@@ -35,9 +35,8 @@ def test_adding_an_agent_extends_the_run(
     assert gold_path.read_bytes() == gold_decision
     manifest = json.loads((out / "manifest.json").read_text())
     assert sorted(a["spec"] for a in manifest["agents"]) == ["gold", "null"]
-    store = Store.open(out)
-    assert store.changed_evidence() == {}
-    store.close()
+    with Store.open(out) as store:
+        assert store.changed_evidence() == {}
     # Extending keeps the contracts and epochs: anything else is another run.
     other = contract_with(parser, "", "other.toml")
     other.write_text(other.read_text().replace("time_budget_s = 120", "time_budget_s = 60"))

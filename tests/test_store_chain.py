@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from repogate.agent_spec import GoldSpec, NullSpec
 from repogate.cli import ExitCode, main
 from repogate.decision import Evidence, decide
 from repogate.errors import RunDirError
@@ -25,42 +26,40 @@ STATE = CandidateState(base_commit="a" * 40, candidate_commit="b" * 40, patch_di
 
 def _run_dir(tmp_path: Path) -> tuple[Path, str, str]:
     """A run with two finished attempts, each with two receipts; returns (dir, id1, id2)."""
-    store = Store.create(tmp_path)
-    ids = []
-    for agent in ("gold", "null"):
-        record = store.begin_attempt("t", agent, 0)
-        for gate in ("E", "I"):
-            receipt = observe(
-                gate,
-                STATE.state_id,
-                lambda: Observation(checks=(Check(name="edits_permitted", status="failed"),)),
+    with Store.create(tmp_path) as store:
+        ids = []
+        for agent in (GoldSpec(), NullSpec()):
+            record = store.begin_attempt("t", agent, 0)
+            for gate in ("E", "I"):
+                receipt = observe(
+                    gate,
+                    STATE.state_id,
+                    lambda: Observation(checks=(Check(name="edits_permitted", status="failed"),)),
+                )
+                assert receipt.crash is None and receipt.status == "failed"
+                store.add_receipt(record.attempt_id, receipt, STATE)
+            evidence = Evidence(
+                task_id="t",
+                profile="hermetic",
+                state=STATE,
+                submitted_patch_digest="c" * 64,
+                receipts=tuple(store.receipts(record.attempt_id)),
             )
-            assert receipt.crash is None and receipt.status == "failed"
-            store.add_receipt(record.attempt_id, receipt, STATE)
-        evidence = Evidence(
-            task_id="t",
-            profile="hermetic",
-            state=STATE,
-            submitted_patch_digest="c" * 64,
-            receipts=tuple(store.receipts(record.attempt_id)),
-        )
-        store.finish_attempt(record.attempt_id, decide(evidence))
-        ids.append(record.attempt_id)
-    store.close()
+            store.finish_attempt(record.attempt_id, decide(evidence))
+            ids.append(record.attempt_id)
     return tmp_path, ids[0], ids[1]
 
 
 def test_untouched_run_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run_dir, first, _ = _run_dir(tmp_path)
-    store = Store.open(run_dir)
-    assert store.changed_evidence() == {}
-    decision = store.get(first).decision  # type: ignore[union-attr]
-    assert decision is not None
-    receipts = sorted((run_dir / "attempts" / first / "receipts").iterdir())
-    assert [d.path for d in decision.receipt_digests] == [
-        str(p.relative_to(run_dir / "attempts" / first)) for p in receipts
-    ]
-    store.close()
+    with Store.open(run_dir) as store:
+        assert store.changed_evidence() == {}
+        decision = store.get(first).decision  # type: ignore[union-attr]
+        assert decision is not None
+        receipts = sorted((run_dir / "attempts" / first / "receipts").iterdir())
+        assert [d.path for d in decision.receipt_digests] == [
+            str(p.relative_to(run_dir / "attempts" / first)) for p in receipts
+        ]
     assert main(["show", str(run_dir)]) == ExitCode.OK
     assert "changed" not in capsys.readouterr().err
 
@@ -121,9 +120,8 @@ def test_show_names_the_tampered_attempt(
     run_dir, first, second = _run_dir(tmp_path)
     tamper, where = TAMPERS[kind]
     tamper(run_dir, second)
-    store = Store.open(run_dir)
-    changed = store.changed_evidence()
-    store.close()
+    with Store.open(run_dir) as store:
+        changed = store.changed_evidence()
     assert list(changed) == [second]
     assert where in "; ".join(changed[second])
     code = main(["show", str(run_dir)])
@@ -148,7 +146,8 @@ def test_resume_refuses_a_tampered_run(tmp_path: Path, kind: str) -> None:
     assert "new --out" in str(caught.value)
     assert len(str(caught.value).splitlines()) == 1
     # Refused before anything was written: the lock is released, the evidence left as found.
-    assert Store.open(run_dir).changed_evidence().keys() == {second}
+    with Store.open(run_dir) as store:
+        assert store.changed_evidence().keys() == {second}
 
 
 def test_report_refuses_a_run_whose_evidence_changed(

@@ -92,12 +92,9 @@ def test_fail_to_pass_and_pass_to_pass_are_derived_by_running(
     assert tasks[0].validation.repeats == 2
     assert tasks[0].validation.gold == "accepted"
     # the gold attempt is judged as any agent's: gate E checks the base state itself
-    store = Store.open(out / "validation" / tasks[0].id)
-    try:
+    with Store.open(out / "validation" / tasks[0].id) as store:
         (record,) = store.attempts()
         (env_receipt,) = [r for r in store.receipts(record.attempt_id) if r.gate == "E"]
-    finally:
-        store.close()
     assert env_receipt.status == "passed"
     assert "observed_by" not in env_receipt.details
 

@@ -20,8 +20,10 @@ import pytest
 from _lifecycle_git import new_repo
 from _sentinel_support import CountingRunner
 from conftest import run_json
+from repogate.agent_spec import GoldSpec
 from repogate.cli import ExitCode, main
 from repogate.gates.sentinel._history import HistoryCache, history_results
+from repogate.receipt import Crash
 from repogate.store import Store
 from repogate.tasks.scenarios import BuiltScenario
 
@@ -42,8 +44,7 @@ def _verdicts(rows: list[dict[str, object]]) -> list[tuple[object, ...]]:
 
 def assert_whole(out: Path, attempts: int) -> None:
     """Every attempt present once and done; its receipts numbered 0..n-1 with one file each."""
-    store = Store.open(out)
-    try:
+    with Store.open(out) as store:
         records = store.attempts()
         assert len(records) == attempts
         assert len({(r.contract_id, r.agent, r.epoch) for r in records}) == attempts
@@ -55,8 +56,6 @@ def assert_whole(out: Path, attempts: int) -> None:
                 f"{seq:02d}-{r.gate}.intoto.json" for seq, r in enumerate(receipts)
             ]
             assert (store.attempt_dir(record.attempt_id) / "decision.json").is_file()
-    finally:
-        store.close()
     leftovers = [p for p in out.rglob("*.tmp") if p.is_file()]
     assert leftovers == []
 
@@ -105,13 +104,10 @@ def test_an_environment_two_workers_want_at_once_is_built_once(
         "2",
     )
     assert code == ExitCode.OK
-    store = Store.open(out)
-    try:
+    with Store.open(out) as store:
         env_receipts = [
             next(r for r in store.receipts(a.attempt_id) if r.gate == "E") for a in store.attempts()
         ]
-    finally:
-        store.close()
     assert sorted(r.details["environment"]["cold"] for r in env_receipts) == [False, True]
     assert sorted(r.details["base_state_cached"] for r in env_receipts) == [False, True]
 
@@ -172,13 +168,10 @@ def _wait_for(proc: subprocess.Popen[str], out: Path, done: int, receipts: int) 
     while time.monotonic() < deadline:
         assert proc.poll() is None, proc.communicate()
         if (out / "manifest.json").is_file():  # written once the store's schema is made
-            store = Store.open(out)
-            try:
+            with Store.open(out) as store:
                 records = store.attempts()
                 finished = [r for r in records if r.status == "done"]
                 busy = [len(store.receipts(r.attempt_id)) for r in records if r.status == "running"]
-            finally:
-                store.close()
             if len(finished) >= done and max(busy, default=0) >= receipts:
                 return
         time.sleep(0.2)
@@ -215,22 +208,16 @@ def test_kill_9_mid_run_with_two_workers_then_resume(parser: BuiltScenario, tmp_
     os.killpg(proc.pid, signal.SIGKILL)
     proc.communicate()
     assert _group_gone(proc.pid)
-    store = Store.open(out)
-    try:
+    with Store.open(out) as store:
         before = {r.attempt_id: r for r in store.attempts() if r.status == "done"}
         interrupted = [r.attempt_id for r in store.attempts() if r.status == "running"]
-    finally:
-        store.close()
     assert before and interrupted  # killed mid-run: some done, some not
 
     again = subprocess.run(_command(parser, out), capture_output=True, text=True, check=False)
     assert again.returncode == 0, again.stderr
     assert_whole(out, 6)
-    store = Store.open(out)
-    try:
+    with Store.open(out) as store:
         after = {r.attempt_id: r for r in store.attempts()}
-    finally:
-        store.close()
     for attempt_id, record in before.items():
         assert after[attempt_id].finished_at == record.finished_at  # kept, not redone
         assert after[attempt_id].decision == record.decision
@@ -246,11 +233,8 @@ def test_ctrl_c_stops_the_workers_and_exits_130(parser: BuiltScenario, tmp_path:
     assert proc.returncode == ExitCode.INTERRUPTED, err
     assert "rerun the same command to resume" in err
     assert _group_gone(proc.pid)  # every worker stopped with the head
-    store = Store.open(out)
-    try:
+    with Store.open(out) as store:
         statuses = {r.status for r in store.attempts()}
-    finally:
-        store.close()
     assert "running" in statuses
     assert "crashed" not in statuses  # an interrupted attempt is not the evaluator's crash
     again = subprocess.run(_command(parser, out), capture_output=True, text=True, check=False)
@@ -276,14 +260,11 @@ def test_a_worker_killed_mid_attempt_is_a_crash_and_the_run_goes_on(
     os.kill(spawned[0], signal.SIGKILL)
     _, err = proc.communicate(timeout=600)
     assert proc.returncode == 3, err  # 3: an attempt crashed
-    store = Store.open(out)
-    try:
+    with Store.open(out) as store:
         records = store.attempts()
-    finally:
-        store.close()
     crashed = [r for r in records if r.status == "crashed"]
     assert len(crashed) == 1 and crashed[0].crash is not None
-    assert crashed[0].crash.startswith("WorkerDied: worker exited with -9")
+    assert crashed[0].crash == Crash(type="WorkerDied", message="worker exited with -9")
     assert sum(r.status == "done" for r in records) == 5
 
 
@@ -336,7 +317,7 @@ def test_a_worker_that_cannot_isolate_as_the_head_recorded_refuses_the_attempt(
         attempt_id="a",
         label="a",
         contract=contract,
-        agent=make_agent("gold", contract, source),
+        agent=make_agent(GoldSpec(), contract, source),
         agent_name="gold",
         source=source,
         run_dir=tmp_path / "run",
@@ -354,6 +335,7 @@ def test_a_worker_that_cannot_isolate_as_the_head_recorded_refuses_the_attempt(
     finished = events[-1]
     assert isinstance(finished, Finished) and finished.decision is None
     assert finished.crash is not None
-    assert finished.crash.startswith("IsolationError: worker on ")
-    assert "the run manifest says 'a-sandbox-this-machine-lacks'" in finished.crash
+    assert finished.crash.type == "IsolationError"
+    assert finished.crash.message.startswith("worker on ")
+    assert "the run manifest says 'a-sandbox-this-machine-lacks'" in finished.crash.message
     assert not (tmp_path / "cache").exists()  # nothing was built or run

@@ -145,12 +145,14 @@ def run_cmd(
     ] = "local",
 ) -> None:
     """Run agents on contracts and decide each attempt; exit 0 when every attempt ran."""
+    from repogate.agents import parse_specs
     from repogate.cli_run import execute
     from repogate.executors import make_executor
 
+    specs = parse_specs(agent or [])  # every spec and the files it names, before any write
     chosen = make_executor(executor, workers)
     code = execute(
-        contracts or [], agent or [], out, repo_cache, epochs, as_json, allow_weak_isolation, chosen
+        contracts or [], specs, out, repo_cache, epochs, as_json, allow_weak_isolation, chosen
     )
     raise typer.Exit(code)
 
@@ -212,8 +214,7 @@ def show_cmd(
     """
     from repogate.cli_run import agent_outcomes
 
-    store = Store.open(run_dir)
-    try:
+    with Store.open(run_dir) as store:
         records = store.attempts()
         statuses = {key: said.status for key, said in agent_outcomes(store, records).items()}
         changed = {key: ", ".join(problems) for key, problems in store.changed_evidence().items()}
@@ -227,8 +228,6 @@ def show_cmd(
             ]
             records = [record]
             changed = {k: v for k, v in changed.items() if k == record.attempt_id}
-    finally:
-        store.close()
     if as_json:
         rows = [
             {**r.model_dump(mode="json"), "evidence": _evidence_status(r, changed)} for r in records

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from rich.console import Console
 
 from repogate._files import storage_problem
-from repogate.agents import expand_specs
+from repogate.agent_spec import AgentSpec, GoldSpec, NullSpec, ScriptSpec, parse_agent_spec
 from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError
 from repogate.protocols import Executor
@@ -31,26 +31,42 @@ EMBEDDED_WEAK = "the embedded default (built-in scenarios and their shipped agen
 """Why the embedded default may run without bubblewrap: its agents and code are repogate's own."""
 
 
-def default_plans(out: Path, agents: list[str]) -> list[PlannedAttempt]:
-    """Build every built-in scenario under ``out/scenarios`` and plan its agents."""
+def _shipped(text: str, out: Path) -> AgentSpec:
+    """A scenario's shipped agent; its script is named relative to the run folder ``out``.
+
+    So the spec (and the attempt ids made from it) stays the same when the run folder is moved
+    or copied, and the copy resumes.
+    """
+    spec = parse_agent_spec(text)
+    if isinstance(spec, ScriptSpec) and spec.file.is_relative_to(out):
+        return ScriptSpec(arg=str(spec.file.relative_to(out)), file=spec.file)
+    return spec
+
+
+def default_plans(out: Path, agents: list[AgentSpec]) -> list[PlannedAttempt]:
+    """Build every built-in scenario under ``out/scenarios`` and plan its agents.
+
+    Args:
+        out: the run folder (absolute).
+        agents: the agents to run (parsed); none runs each scenario's shipped agents.
+    """
     plans = []
-    agents = expand_specs(agents)
     for name in scenario_names():
         built = build_scenario(name, out / "scenarios" / name)
         for path in built.contracts:
             contract = load_contract(path)
-            specs = agents or default_agents(built, path, contract.reference is not None)
+            shipped = default_agents(built, path, contract.reference is not None)
+            specs = agents or [_shipped(text, out) for text in shipped]
             plans += [PlannedAttempt(contract, f"scenario:{name}", spec) for spec in specs]
     return plans
 
 
-def named_plans(contracts: list[Path], agents: list[str]) -> list[PlannedAttempt]:
+def named_plans(contracts: list[Path], agents: list[AgentSpec]) -> list[PlannedAttempt]:
     """Plan ``agents`` (default gold and null) on each named contract.
 
-    A predictions file of several models plans one agent per model; a task-set folder (one
-    holding ``tasks.jsonl``) stands for each of its validated contracts.
+    A task-set folder (one holding ``tasks.jsonl``) stands for each of its validated contracts.
     """
-    specs = expand_specs(agents) or ["gold", "null"]
+    specs = agents or [GoldSpec(), NullSpec()]
     files: list[tuple[Path, str]] = []
     for path in contracts:
         if is_task_set(path):
@@ -131,7 +147,7 @@ def _decision_json(
         "failed": list(decision.failed) if decision else [],
         "errored": list(decision.errored) if decision else [],
         "stages": decision.stages if decision else {},
-        "crash": record.crash,
+        "crash": record.crash.model_dump() if record.crash else None,
         "agent_status": agent.status if agent else None,
         "agent_detail": agent.detail if agent else None,
         "wall_time_s": decision.soft.wall_time_s if decision else None,
@@ -178,7 +194,7 @@ def _check_writable(out: Path, folder: Path) -> None:
 
 def execute(
     contracts: list[Path],
-    agents: list[str],
+    agents: list[AgentSpec],
     out: Path,
     repo_cache: Path | None,
     epochs: int,
@@ -190,7 +206,9 @@ def execute(
 
     Args:
         contracts: contract files; none runs the embedded default.
-        agents: agent specs; none runs gold and null (or each scenario's shipped agents).
+        agents: the agents, parsed and their files read at the command line
+            (:func:`repogate.agents.parse_specs`); none runs gold and null (or each scenario's
+            shipped agents).
         out: the run directory.
         repo_cache: local mirrors of repository URLs.
         epochs: repeats of every attempt.
@@ -230,12 +248,9 @@ def execute(
         )
         with RunProgress(len(plans) * epochs, quiet=as_json, warning=warning) as bar:
             records = run(plans, options, bar.tick, executor)
-        store = Store.open(out)
-        try:
+        with Store.open(out) as store:
             agents_said = agent_outcomes(store, records)
             facts = {r.attempt_id: receipt_facts(store, r) for r in records} if as_json else {}
-        finally:
-            store.close()
         if as_json:
             rows = [
                 _decision_json(r, agents_said.get(r.attempt_id), facts[r.attempt_id])

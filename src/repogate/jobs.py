@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from repogate.contract import TransitionContract
 from repogate.decision import Decision
-from repogate.receipt import Receipt
+from repogate.receipt import Crash, Receipt
 from repogate.state import CandidateState
 
 if TYPE_CHECKING:  # protocols.py names these jobs in the Executor protocol
@@ -86,11 +86,11 @@ class ReceiptMade:
 
 @dataclass(frozen=True)
 class Finished:
-    """The attempt ended with a decision, or crashed (``crash`` is ``Type: message``)."""
+    """The attempt ended with a decision, or crashed (``crash``: the exception's type and message)."""
 
     attempt_id: str
     decision: Decision | None
-    crash: str | None = None
+    crash: Crash | None = None
 
 
 AttemptEvent = Started | ReceiptMade | Finished

@@ -19,7 +19,7 @@ from repogate._model import FrozenModel
 from repogate.decision import Decision
 from repogate.git import PatchApplication
 from repogate.jobs import AttemptEvent, AttemptJob
-from repogate.receipt import Receipt
+from repogate.receipt import Crash, Receipt
 from repogate.sandbox import ExecResult, SandboxPolicy
 from repogate.state import CandidateState
 
@@ -142,9 +142,9 @@ class EvidenceSink(Protocol):
         ...
 
     def finish_attempt(
-        self, attempt_id: str, decision: Decision | None, crash: str | None = None
+        self, attempt_id: str, decision: Decision | None, crash: Crash | None = None
     ) -> None:
-        """Keep the attempt's decision, or its crash as ``Type: message``."""
+        """Keep the attempt's decision, or its crash (the exception's type and message)."""
         ...
 
 

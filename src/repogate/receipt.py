@@ -95,11 +95,32 @@ class Artifact(FrozenModel):
         return cls(path=str(path.relative_to(root)), sha256=sha256_hex(path.read_bytes()))
 
 
-class GateCrash(FrozenModel):
-    """A gate that raised: the exception's type and message, kept as data."""
+class Crash(FrozenModel):
+    """An exception kept as data: its type and message (at most 4,000 characters).
+
+    The one error record of repogate's evidence: a receipt's ``crash`` (its gate raised) and a
+    stored attempt's ``crash`` (the attempt raised outside any gate, or its worker died) are both
+    this. ``str()`` gives ``Type: message``, the form run folders of store schema 2 hold.
+    """
 
     type: VisibleText
     message: VisibleText
+
+    @classmethod
+    def of(cls, exc: BaseException) -> Crash:
+        """Record ``exc``: its class name and its message, cut to 4,000 characters."""
+        return cls(type=type(exc).__name__, message=str(exc)[:4000])
+
+    @classmethod
+    def parse(cls, text: str) -> Crash:
+        """Read the ``Type: message`` string an older store kept; text without a type is a message."""
+        kind, sep, message = text.partition(": ")
+        if sep and kind.isidentifier():
+            return cls(type=kind, message=message)
+        return cls(type="", message=text)
+
+    def __str__(self) -> str:
+        return f"{self.type}: {self.message}" if self.type else self.message
 
 
 class Observation(FrozenModel):
@@ -138,7 +159,7 @@ class Receipt(FrozenModel):
     evaluator_version: str = __version__
     artifacts: tuple[Artifact, ...] = ()
     details: dict[str, Any] = Field(default_factory=dict)
-    crash: GateCrash | None = None
+    crash: Crash | None = None
 
     def to_in_toto(self, state: CandidateState) -> dict[str, Any]:
         """Render as an in-toto Statement v1 whose subject is ``state``'s tree and patch digest."""
@@ -189,7 +210,7 @@ def observe(gate: GateId, state_id: str, call: Callable[[], Observation]) -> Rec
             state_id=state_id,
             started_at=started,
             duration_s=clock.monotonic() - t0,
-            crash=GateCrash(type=type(exc).__name__, message=str(exc)[:4000]),
+            crash=Crash.of(exc),
         )
     return Receipt(
         gate=gate,

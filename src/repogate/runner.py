@@ -12,7 +12,6 @@ attempts are kept, not redone; unfinished ones are redone from scratch.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -20,7 +19,8 @@ from pathlib import Path
 
 from repogate import git, sandbox
 from repogate._rundir import RunInputs
-from repogate.agents import agent_name, make_agent
+from repogate.agent_spec import AgentSpec, fingerprint
+from repogate.agents import make_agent
 from repogate.contract import TransitionContract
 from repogate.errors import UserInputError
 from repogate.executors.local import LocalExecutor
@@ -40,7 +40,7 @@ class PlannedAttempt:
 
     contract: TransitionContract
     contract_source: str
-    agent_spec: str
+    agent_spec: AgentSpec
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Read
     warned: set[str] = set()
     for plan in plans:
         contract = plan.contract
-        key = (contract.id, plan.agent_spec)
+        key = (contract.id, plan.agent_spec.text)
         if key in seen and seen[key] != plan.contract_source:
             raise UserInputError(
                 f"two contracts share the id {contract.id!r} ({seen[key]} and {plan.contract_source})",
@@ -119,27 +119,11 @@ def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Read
     return ready
 
 
-def agent_fingerprint(spec: str) -> str:
-    """Return sha256 over an agent spec and the content of every file it names.
-
-    A scripted agent, a predictions file (``FILE`` or ``FILE#MODEL``) or a command's script that
-    changed is another agent.
-    """
-    digest = hashlib.sha256(spec.encode())
-    _, _, arg = spec.partition(":")
-    for word in arg.split():
-        word = word.strip("'\"")
-        path = next((Path(w) for w in (word, word.rpartition("#")[0]) if Path(w).is_file()), None)
-        if path is not None:
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 def run_inputs(ready: Sequence[_Ready], epochs: int) -> RunInputs:
     """Return what a run is made of: contracts by policy digest, agents by fingerprint, epochs."""
     return RunInputs(
         contracts={r.plan.contract.id: r.plan.contract.policy_digest() for r in ready},
-        agents={r.plan.agent_spec: agent_fingerprint(r.plan.agent_spec) for r in ready},
+        agents={r.plan.agent_spec.text: fingerprint(r.plan.agent_spec) for r in ready},
         epochs=epochs,
     )
 
@@ -170,9 +154,9 @@ def _manifest(
     )
     seen: dict[str, dict[str, object]] = {}
     for r in ready:
-        seen.setdefault(r.plan.agent_spec, r.agent.describe())
-    before = store.manifest() or {}
-    for described in before.get("agents", ()):
+        seen.setdefault(r.plan.agent_spec.text, r.agent.describe())
+    before = store.manifest()
+    for described in before.agents if before is not None else ():
         spec = str(described.get("spec", ""))
         if spec in store.inputs.agents:
             seen.setdefault(spec, described)
@@ -223,9 +207,8 @@ def run(
     ready = _prepare(plans, options)
     cache = (options.cache_dir or default_cache()).resolve()
     executor = executor or LocalExecutor()
-    store = Store.create(options.out, run_inputs(ready, options.epochs))
     isolation = sandbox.isolation(False).detail if weak is None else weak
-    try:
+    with Store.create(options.out, run_inputs(ready, options.epochs)) as store:
         store.write_manifest(_manifest(ready, options, store, executor))
         jobs = _begin(store, ready, cache, options, progress, isolation)
         labels = {job.attempt_id: job.label for job in jobs}
@@ -244,8 +227,6 @@ def run(
         with sandbox.allowing_weak_isolation(options.weak_isolation):
             executor.run(jobs, record)
         return store.attempts()
-    finally:
-        store.close()
 
 
 def _begin(
@@ -266,7 +247,7 @@ def _begin(
         for item in ready:
             contract = item.plan.contract
             record = store.begin_attempt(contract.id, item.plan.agent_spec, epoch)
-            label = f"{contract.id} · {agent_name(item.plan.agent_spec)} · epoch {epoch}"
+            label = f"{contract.id} · {item.plan.agent_spec.name} · epoch {epoch}"
             if record.status == "done":
                 if progress:
                     progress(label, record)
@@ -277,7 +258,7 @@ def _begin(
                     label=label,
                     contract=contract,
                     agent=item.agent,
-                    agent_name=agent_name(item.plan.agent_spec),
+                    agent_name=item.plan.agent_spec.name,
                     source=item.source,
                     run_dir=store.run_dir,
                     work=options.out / "work" / record.attempt_id,

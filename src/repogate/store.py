@@ -29,21 +29,30 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import TracebackType
 from typing import IO, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from repogate import clock
 from repogate._chain import DECISION_FILE, StoredReceipt, attempt_problems, refuse_changed
+from repogate._files import first_problem
 from repogate._locks import write_atomic
 from repogate._rundir import RunInputs, hold, is_held
+from repogate.agent_spec import AgentSpec, attempt_tag
 from repogate.decision import Decision
 from repogate.errors import RunDirError
-from repogate.receipt import Artifact, Receipt
+from repogate.manifest import RunManifest
+from repogate.receipt import Artifact, Crash, Receipt
 from repogate.state import CandidateState
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+"""3: an attempt's ``crash`` is a :class:`~repogate.receipt.Crash` as JSON."""
+READABLE_VERSIONS = ("2", "3")
+"""2 kept a crash as ``Type: message`` text; it is read as a :class:`Crash`, and a resumed run
+of schema 2 becomes schema 3 (every later crash is JSON)."""
 DB_NAME = "store.sqlite"
+MANIFEST_FILE = "manifest.json"
 AttemptStatus = Literal["running", "done", "crashed"]
 
 _SCHEMA = """
@@ -88,25 +97,30 @@ class AttemptRecord(BaseModel):
     started_at: str
     finished_at: str | None = None
     decision: Decision | None = None
-    crash: str | None = None
+    crash: Crash | None = None
 
 
-def attempt_id_for(contract_id: str, agent: str, epoch: int) -> str:
-    """Return a filesystem-safe attempt id.
+def attempt_id_for(contract_id: str, agent: AgentSpec, epoch: int) -> str:
+    """Return a filesystem-safe attempt id: contract id, agent tag (:func:`attempt_tag`), epoch."""
+    return f"{contract_id}__{attempt_tag(agent)}__e{epoch}"
 
-    Made of the contract id, a readable agent tag, a digest of the whole agent spec (so specs
-    sharing a long prefix never collide) and the epoch.
-    """
-    kind, _, arg = agent.partition(":")
-    tail = arg.rsplit("/", 1)[-1].removesuffix(".toml").removesuffix(".jsonl").removesuffix(".json")
-    readable = f"{kind}-{tail}" if arg else kind
-    tag = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in readable)
-    digest = hashlib.sha256(agent.encode()).hexdigest()[:8]
-    return f"{contract_id}__{tag[:40]}-{digest}__e{epoch}"
+
+def _crash_of(text: str | None) -> Crash | None:
+    """Read a stored crash: JSON (schema 3) or ``Type: message`` text (schema 2)."""
+    if text is None:
+        return None
+    try:
+        return Crash.model_validate_json(text)
+    except ValidationError:
+        return Crash.parse(text)
 
 
 class Store:
-    """A run's SQLite index and evidence folders. Open with :meth:`create` or :meth:`open`."""
+    """A run's SQLite index and evidence folders.
+
+    Open with :meth:`create` (to write) or :meth:`open` (to read), as a context manager: leaving
+    the ``with`` block closes the database and releases the run directory's lock.
+    """
 
     def __init__(
         self, run_dir: Path, conn: sqlite3.Connection, lock: IO[str] | None = None
@@ -143,14 +157,15 @@ class Store:
         store = cls(run_dir, conn, lock)
         try:
             store._check_version()
-            (text,) = conn.execute("SELECT value FROM meta WHERE key='inputs'").fetchone()
-            store.inputs = wanted.extend(RunInputs.model_validate_json(text), run_dir)
+            row = conn.execute("SELECT value FROM meta WHERE key='inputs'").fetchone()
+            store.inputs = wanted.extend(RunInputs.model_validate_json(row["value"]), run_dir)
             refuse_changed(run_dir, store.changed_evidence())
         except BaseException:
             store.close()
             raise
-        conn.execute(
-            "UPDATE meta SET value=? WHERE key='inputs'", (store.inputs.model_dump_json(),)
+        conn.executemany(
+            "UPDATE meta SET value=? WHERE key=?",
+            [(store.inputs.model_dump_json(), "inputs"), (str(SCHEMA_VERSION), "schema_version")],
         )
         return store
 
@@ -180,9 +195,21 @@ class Store:
         store._check_version()
         return store
 
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
     @staticmethod
     def _connect(db: Path) -> sqlite3.Connection:
         conn = sqlite3.connect(db, isolation_level=None)
+        conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA busy_timeout=5000")
@@ -196,10 +223,10 @@ class Store:
                 f"{self.run_dir / DB_NAME} is not a readable repogate store ({exc})",
                 "give the --out folder of a repogate run, or rerun into a new folder",
             ) from None
-        if row is None or row[0] != str(SCHEMA_VERSION):
+        if row is None or row["value"] not in READABLE_VERSIONS:
             raise RunDirError(
-                f"{self.run_dir} has store schema version {row[0] if row else 'none'}, "
-                f"this repogate reads {SCHEMA_VERSION}",
+                f"{self.run_dir} has store schema version {row['value'] if row else 'none'}, "
+                f"this repogate reads {' and '.join(READABLE_VERSIONS)}",
                 "use the repogate version that wrote it, or rerun into a new folder",
             )
 
@@ -225,25 +252,34 @@ class Store:
                 self._conn.execute("ROLLBACK")
             raise
 
-    def write_manifest(self, manifest: BaseModel) -> Path:
+    def write_manifest(self, manifest: RunManifest) -> Path:
         """Write the run manifest (before the first attempt) and return its path."""
-        path = self.run_dir / "manifest.json"
+        path = self.run_dir / MANIFEST_FILE
         write_atomic(path, manifest.model_dump_json(indent=2).encode())
         return path
 
-    def manifest(self) -> dict[str, Any] | None:
-        """Return the run manifest as JSON data, or None when none was written."""
-        path = self.run_dir / "manifest.json"
+    def manifest(self) -> RunManifest | None:
+        """Return the run manifest, validated, or None when none was written.
+
+        Raises:
+            RunDirError: ``manifest.json`` is not JSON or not a manifest this repogate reads.
+        """
+        path = self.run_dir / MANIFEST_FILE
         if not path.is_file():
             return None
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        return data
+        try:
+            return RunManifest.model_validate_json(path.read_bytes())
+        except ValidationError as exc:
+            raise RunDirError(
+                f"{path} is not a run manifest this repogate reads ({first_problem(exc)})",
+                "use the repogate version that wrote it, or rerun into a new --out folder",
+            ) from None
 
     def attempt_dir(self, attempt_id: str) -> Path:
         """Return the evidence folder of ``attempt_id``."""
         return self.run_dir / "attempts" / attempt_id
 
-    def begin_attempt(self, contract_id: str, agent: str, epoch: int) -> AttemptRecord:
+    def begin_attempt(self, contract_id: str, agent: AgentSpec, epoch: int) -> AttemptRecord:
         """Start an attempt, or return the finished record when it is already done (resume).
 
         An attempt left ``running`` by a killed process, or ``crashed`` (the evaluator's fault), is
@@ -261,7 +297,7 @@ class Store:
             tx.execute(
                 "INSERT INTO attempts (attempt_id, contract_id, agent, epoch, status, started_at)"
                 " VALUES (?, ?, ?, ?, 'running', ?)",
-                (attempt_id, contract_id, agent, epoch, clock.now().isoformat()),
+                (attempt_id, contract_id, agent.text, epoch, clock.now().isoformat()),
             )
         if folder.exists():
             shutil.rmtree(folder)
@@ -274,7 +310,7 @@ class Store:
         """Write ``receipt`` as an in-toto statement file and index it; return the file's path."""
         seq = self._conn.execute(
             "SELECT COUNT(*) FROM receipts WHERE attempt_id=?", (attempt_id,)
-        ).fetchone()[0]
+        ).fetchone()[0]  # an aggregate's one column
         folder = self.attempt_dir(attempt_id)
         relative = f"receipts/{seq:02d}-{receipt.gate}.intoto.json"
         data = json.dumps(receipt.to_in_toto(state), indent=2).encode()
@@ -297,7 +333,7 @@ class Store:
         return folder / relative
 
     def finish_attempt(
-        self, attempt_id: str, decision: Decision | None, crash: str | None = None
+        self, attempt_id: str, decision: Decision | None, crash: Crash | None = None
     ) -> None:
         """Record the decision (or the crash) and mark the attempt finished.
 
@@ -322,7 +358,7 @@ class Store:
                     clock.now().isoformat(),
                     None if decision is None else decision.model_dump_json(),
                     digest,
-                    crash,
+                    None if crash is None else crash.model_dump_json(),
                     attempt_id,
                 ),
             )
@@ -332,7 +368,7 @@ class Store:
             "SELECT path, sha256, body FROM receipts WHERE attempt_id=? ORDER BY seq",
             (attempt_id,),
         ).fetchall()
-        return [StoredReceipt(path=p, sha256=d, body=b) for p, d, b in rows]
+        return [StoredReceipt(path=r["path"], sha256=r["sha256"], body=r["body"]) for r in rows]
 
     def changed_evidence(self) -> dict[str, tuple[str, ...]]:
         """Check the digest chain of every finished attempt; return what changed, by attempt id.
@@ -345,9 +381,13 @@ class Store:
             " WHERE status='done' ORDER BY rowid"
         ).fetchall()
         found = {}
-        for attempt_id, decision, digest in rows:
+        for row in rows:
+            attempt_id = row["attempt_id"]
             problems = attempt_problems(
-                self.attempt_dir(attempt_id), decision, digest, self._receipt_rows(attempt_id)
+                self.attempt_dir(attempt_id),
+                row["decision"],
+                row["decision_sha256"],
+                self._receipt_rows(attempt_id),
             )
             if problems:
                 found[attempt_id] = problems
@@ -367,7 +407,7 @@ class Store:
         rows = self._conn.execute(
             "SELECT body FROM receipts WHERE attempt_id=? ORDER BY seq", (attempt_id,)
         ).fetchall()
-        return [Receipt.model_validate_json(body) for (body,) in rows]
+        return [Receipt.model_validate_json(row["body"]) for row in rows]
 
     def _select(self, where: str, params: tuple[Any, ...]) -> list[AttemptRecord]:
         cols = "attempt_id, contract_id, agent, epoch, status, started_at, finished_at, decision, crash"
@@ -381,23 +421,17 @@ class Store:
         records = []
         for row in rows:
             try:
-                decision = None if row[7] is None else Decision.model_validate_json(row[7])
+                text = row["decision"]
+                decision = None if text is None else Decision.model_validate_json(text)
             except ValidationError as exc:
                 raise RunDirError(
-                    f"attempt {row[0]} in {self.run_dir} has an unreadable decision ({exc.errors()[0]['msg']})",
+                    f"attempt {row['attempt_id']} in {self.run_dir} has an unreadable decision"
+                    f" ({exc.errors()[0]['msg']})",
                     "rerun that attempt with `repogate run --out` on the same folder",
                 ) from None
+            kept = (k for k in row.keys() if k not in ("decision", "crash"))  # noqa: SIM118 (a Row iterates values)
+            fields = {key: row[key] for key in kept}
             records.append(
-                AttemptRecord(
-                    attempt_id=row[0],
-                    contract_id=row[1],
-                    agent=row[2],
-                    epoch=row[3],
-                    status=row[4],
-                    started_at=row[5],
-                    finished_at=row[6],
-                    decision=decision,
-                    crash=row[8],
-                )
+                AttemptRecord(**fields, decision=decision, crash=_crash_of(row["crash"]))
             )
         return records

@@ -1,4 +1,4 @@
-"""Agents under evaluation, chosen by spec string.
+"""Agents under evaluation, built from a typed spec (:mod:`repogate.agent_spec`).
 
 ===================  ==========================================================================
 spec                 agent
@@ -14,81 +14,77 @@ spec                 agent
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from repogate.agents.command import CommandAgent, split_command
+from repogate.agent_spec import (
+    AgentSpec,
+    CmdSpec,
+    GoldSpec,
+    NullSpec,
+    PredSpec,
+    ScriptSpec,
+    parse_agent_spec,
+)
+from repogate.agents.command import CommandAgent
 from repogate.agents.gold import GoldAgent, NullAgent
-from repogate.agents.predictions import PredictionsAgent, per_model_specs, split_arg
-from repogate.agents.scripted import ScriptedAgent
+from repogate.agents.predictions import PredictionsAgent, load_predictions
+from repogate.agents.scripted import ScriptedAgent, load_script
 from repogate.contract import TransitionContract
-from repogate.errors import AgentSpecError
 from repogate.protocols import Agent
 
-Factory = Callable[[str, TransitionContract, Path], Agent]
 
-AGENTS: dict[str, Factory] = {
-    "gold": GoldAgent.create,
-    "null": NullAgent.create,
-    "predictions": PredictionsAgent.create,
-    "cmd": CommandAgent.create,
-    "scripted": ScriptedAgent.create,
-}
-
-
-def make_agent(spec: str, contract: TransitionContract, repo: Path) -> Agent:
+def make_agent(spec: AgentSpec, contract: TransitionContract, repo: Path) -> Agent:
     """Build the agent ``spec`` names for ``contract``.
 
     Args:
-        spec: ``gold``, ``null``, ``predictions:FILE``, ``cmd:COMMAND`` or ``scripted:FILE``.
+        spec: the parsed spec.
         contract: the task.
         repo: the harness's full-history repository (the gold agent reads its reference there).
 
     Raises:
-        AgentSpecError: unknown kind, or an unusable file; the message lists the valid kinds.
+        AgentSpecError: an unusable file, or one that does not cover ``contract``.
+        ContractError: the reference patch does not apply at the base (gold).
     """
-    kind, _, arg = spec.partition(":")
-    if kind not in AGENTS:
-        raise AgentSpecError(
-            f"unknown agent {spec!r}",
-            "use one of: gold, null, predictions:FILE, cmd:'COMMAND', scripted:FILE",
-        )
-    if kind in ("predictions", "cmd", "scripted") and not arg:
-        raise AgentSpecError(f"agent {spec!r} needs an argument", f"write it as {kind}:...")
-    return AGENTS[kind](arg, contract, repo)
+    match spec:
+        case GoldSpec():
+            return GoldAgent.create(contract, repo)
+        case NullSpec():
+            return NullAgent()
+        case PredSpec():
+            return PredictionsAgent.create(spec, contract)
+        case CmdSpec():
+            return CommandAgent(spec)
+        case ScriptSpec():
+            return ScriptedAgent(spec, load_script(spec.file))
 
 
-def expand_specs(specs: Sequence[str]) -> list[str]:
-    """Return ``specs`` with each predictions file of several models split into one per model.
+def parse_specs(texts: Sequence[str]) -> list[AgentSpec]:
+    """Parse ``--agent`` values and read the files they name, before anything is written.
+
+    A predictions file of several models becomes one spec per model (``FILE#MODEL``); a
+    scripted agent's file is read and validated.
 
     Raises:
-        AgentSpecError: a predictions file is unusable.
+        AgentSpecError: a malformed spec, or an unusable file (named, with how to fix it).
     """
-    expanded: list[str] = []
+    return resolve_specs([parse_agent_spec(text) for text in texts])
+
+
+def resolve_specs(specs: Sequence[AgentSpec]) -> list[AgentSpec]:
+    """Return ``specs`` with every file they name read, and predictions split per model.
+
+    Raises:
+        AgentSpecError: a predictions or scripted file is unusable.
+    """
+    resolved: list[AgentSpec] = []
     for spec in specs:
-        kind, _, arg = spec.partition(":")
-        expanded += per_model_specs(arg) if kind == "predictions" and arg else [spec]
-    return expanded
-
-
-def agent_name(spec: str) -> str:
-    """Return a short name for ``spec``, for tables and progress labels.
-
-    ``gold`` and ``null`` as they are; a scripted or predictions file's stem (``edits-tests``),
-    or the model a ``predictions:FILE#MODEL`` picks;
-    ``cmd:`` and the base name of the command's first word (``cmd:./fix.sh --x`` gives
-    ``cmd:fix.sh``). Never raises: a command that cannot be split is cut at white space.
-    """
-    kind, _, arg = spec.partition(":")
-    if kind == "predictions" and arg:
-        path, model = split_arg(arg)
-        return model if model is not None else path.stem
-    if kind == "scripted" and arg:
-        return Path(arg).stem
-    if kind == "cmd" and arg.strip():
-        try:
-            first = split_command(arg)[0]
-        except AgentSpecError:
-            first = arg.split()[0]
-        return f"cmd:{Path(first).name or first}"
-    return kind
+        if isinstance(spec, ScriptSpec):
+            load_script(spec.file)
+        if isinstance(spec, PredSpec) and spec.model is None:
+            models = sorted(load_predictions(spec.file))
+            if len(models) > 1:
+                resolved += [spec.with_model(model) for model in models]
+                continue
+        resolved.append(spec)
+    return resolved

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +25,7 @@ from pydantic import ValidationError
 
 from repogate import sandbox
 from repogate._files import PlantedLinkError, read_bytes_nofollow
-from repogate.contract import TransitionContract
-from repogate.errors import AgentSpecError
+from repogate.agent_spec import CmdSpec
 from repogate.protocols import ClaimedRequirement, Proposal, TaskView, Usage
 from repogate.sandbox import SandboxPolicy
 
@@ -79,51 +77,13 @@ def read_agent_output(output: Path) -> dict[str, Any]:
     return found
 
 
-def split_command(arg: str) -> list[str]:
-    """Split ``arg`` into words as a POSIX shell would (``shlex``), without running a shell.
-
-    Raises:
-        AgentSpecError: an unterminated quote or escape, or no word at all.
-    """
-    try:
-        argv = shlex.split(arg)
-    except ValueError as exc:
-        raise AgentSpecError(
-            f"agent command {arg!r} cannot be split into words ({exc})",
-            "close the quote, e.g. --agent \"cmd:python agent.py 'two words'\"",
-        ) from None
-    if not argv:
-        raise AgentSpecError(f"agent command {arg!r} is empty", "write it as cmd:COMMAND")
-    return argv
-
-
-def _absolute_if_file(word: str) -> str:
-    """Return ``word`` as an absolute path when it names a file from the start folder, else as is."""
-    try:
-        path = Path.cwd() / word
-        return str(path.resolve()) if word and path.is_file() else word
-    except (OSError, ValueError):  # a name too long for the filesystem, or holding a NUL
-        return word
-
-
 class CommandAgent:
     """Runs a shell-free command line as the agent; what it leaves in the workspace is its proposal."""
 
-    def __init__(self, spec: str, argv: list[str]) -> None:
-        self.spec = spec
-        self._argv = argv
-
-    @classmethod
-    def create(cls, arg: str, contract: TransitionContract, repo: Path) -> CommandAgent:
-        """Build from ``arg``, split as a shell splits words (no shell runs it).
-
-        The command runs in the agent's workspace, so a word naming an existing file relative to
-        the folder repogate was started in (``./fix.sh``, ``sh fix.sh``) is made absolute.
-
-        Raises:
-            AgentSpecError: ``arg`` has an unterminated quote, or holds no word.
-        """
-        return cls(f"cmd:{arg}", [_absolute_if_file(word) for word in split_command(arg)])
+    def __init__(self, spec: CmdSpec) -> None:
+        """Run ``spec.argv`` (its files already made absolute where the user started repogate)."""
+        self.spec = spec.text
+        self._argv = list(spec.argv)
 
     def propose(
         self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy

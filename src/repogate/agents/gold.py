@@ -68,7 +68,7 @@ class GoldAgent:
         self._patch = patch
 
     @classmethod
-    def create(cls, arg: str, contract: TransitionContract, repo: Path) -> GoldAgent:
+    def create(cls, contract: TransitionContract, repo: Path) -> GoldAgent:
         """Build from the contract's ``reference``.
 
         Raises:
@@ -99,11 +99,6 @@ class NullAgent:
     """Changes nothing: the floor every task's oracles must reject."""
 
     spec = "null"
-
-    @classmethod
-    def create(cls, arg: str, contract: TransitionContract, repo: Path) -> NullAgent:
-        """Build the null agent (takes no argument)."""
-        return cls()
 
     def propose(
         self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from repogate._files import first_problem, read_text
+from repogate.agent_spec import PredSpec
 from repogate.agents.gold import apply_as_proposal
 from repogate.contract import TransitionContract
 from repogate.errors import AgentSpecError
@@ -80,35 +81,6 @@ def load_predictions(path: Path) -> dict[str, dict[str, Prediction]]:
     return found
 
 
-def split_arg(arg: str) -> tuple[Path, str | None]:
-    """Split a ``predictions:`` argument into the file and the model it picks, if any.
-
-    ``FILE#MODEL`` picks one ``model_name_or_path`` of a file holding several; a path that is
-    itself a file is never split, whatever it holds.
-    """
-    path, sep, model = arg.rpartition("#")
-    if sep and not Path(arg).is_file():
-        return Path(path), model
-    return Path(arg), None
-
-
-def per_model_specs(arg: str) -> list[str]:
-    """Return one ``predictions:FILE#MODEL`` spec per model of a file holding several.
-
-    A file of one model, or an argument that already names its model, stays one spec.
-
-    Raises:
-        AgentSpecError: the file is unusable (see :func:`load_predictions`).
-    """
-    path, model = split_arg(arg)
-    if model is not None:
-        return [f"predictions:{arg}"]
-    models = sorted(load_predictions(path))
-    if len(models) <= 1:
-        return [f"predictions:{arg}"]
-    return [f"predictions:{arg}#{name}" for name in models]
-
-
 class PredictionsAgent:
     """Applies the prediction whose ``instance_id`` is the contract id."""
 
@@ -117,14 +89,14 @@ class PredictionsAgent:
         self._prediction = prediction
 
     @classmethod
-    def create(cls, arg: str, contract: TransitionContract, repo: Path) -> PredictionsAgent:
+    def create(cls, spec: PredSpec, contract: TransitionContract) -> PredictionsAgent:
         """Build for ``contract`` from ``FILE`` or ``FILE#MODEL``.
 
         Raises:
             AgentSpecError: the file has no row for the contract, no such model, or several
                 models and the argument names none.
         """
-        path, model = split_arg(arg)
+        path, model = spec.file, spec.model
         by_model = load_predictions(path)
         if model is None and len(by_model) > 1:
             raise AgentSpecError(
@@ -143,7 +115,7 @@ class PredictionsAgent:
                 f"predictions file {path} has no instance {contract.id!r} (it has: {known})",
                 "add a row for that instance_id, or run only the contracts it covers",
             )
-        return cls(f"predictions:{arg}", predictions[contract.id])
+        return cls(spec.text, predictions[contract.id])
 
     def propose(
         self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy

@@ -26,7 +26,7 @@ from pydantic import ValidationError, model_validator
 from repogate import sandbox
 from repogate._files import first_problem, read_text
 from repogate._model import FrozenModel
-from repogate.contract import TransitionContract
+from repogate.agent_spec import ScriptSpec
 from repogate.errors import AgentSpecError
 from repogate.protocols import ClaimedRequirement, Proposal, TaskView, Usage
 from repogate.sandbox import SandboxPolicy
@@ -118,14 +118,10 @@ def _apply(edit: Edit, workspace: Path, policy: SandboxPolicy) -> None:
 class ScriptedAgent:
     """Applies a script's edits in order: a deterministic fake agent chosen like any real one."""
 
-    def __init__(self, spec: str, script: Script) -> None:
-        self.spec = spec
+    def __init__(self, spec: ScriptSpec, script: Script) -> None:
+        """Apply ``script`` (read from ``spec.file`` by :func:`load_script`)."""
+        self.spec = spec.text
         self._script = script
-
-    @classmethod
-    def create(cls, arg: str, contract: TransitionContract, repo: Path) -> ScriptedAgent:
-        """Build from the TOML file ``arg``."""
-        return cls(f"scripted:{arg}", load_script(Path(arg)))
 
     def propose(
         self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy

@@ -22,7 +22,7 @@ from repogate.errors import IsolationError
 from repogate.jobs import AttemptEvent, AttemptJob, Finished, ReceiptMade, Started
 from repogate.phases import PHASES
 from repogate.pipeline import AttemptConfig, run_attempt
-from repogate.receipt import Receipt
+from repogate.receipt import Crash, Receipt
 from repogate.state import CandidateState
 
 
@@ -63,7 +63,7 @@ class _Channel:
         self._emit(ReceiptMade(attempt_id, receipt, state))
 
     def finish_attempt(
-        self, attempt_id: str, decision: Decision | None, crash: str | None = None
+        self, attempt_id: str, decision: Decision | None, crash: Crash | None = None
     ) -> None:
         self._emit(Finished(attempt_id, decision, crash))
 
@@ -71,8 +71,8 @@ class _Channel:
 def perform(job: AttemptJob, emit: Emit) -> None:
     """Run ``job``'s attempt and ``emit`` its events: Started, each receipt, Finished.
 
-    A crash of the attempt (any ``Exception``) is emitted as a ``Finished`` with the crash as
-    ``Type: message``; ``KeyboardInterrupt`` propagates with nothing more emitted. The attempt's
+    A crash of the attempt (any ``Exception``) is emitted as a ``Finished`` with the crash as a
+    :class:`~repogate.receipt.Crash`; ``KeyboardInterrupt`` propagates with nothing more emitted. The attempt's
     scratch folder is removed either way. A worker (a Ray node) whose sandbox is not the one the
     head recorded in the run manifest refuses the attempt (a crash naming both), so isolation
     never weakens silently on another machine.
@@ -106,7 +106,7 @@ def perform(job: AttemptJob, emit: Emit) -> None:
     except Exception as exc:  # one attempt's crash is data; the run goes on
         if storage_problem(exc) is not None:
             raise  # the disk's fault, not the attempt's: it stays unfinished, redone on resume
-        channel.finish_attempt(job.attempt_id, None, crash=f"{type(exc).__name__}: {exc}"[:4000])
+        channel.finish_attempt(job.attempt_id, None, crash=Crash.of(exc))
     finally:
         with interrupt_deferred():
             shutil.rmtree(job.work, ignore_errors=True)

@@ -35,6 +35,7 @@ from typing import Any
 
 from repogate.executors._perform import perform
 from repogate.jobs import AttemptEvent, AttemptJob, Finished
+from repogate.receipt import Crash
 
 STOP_GRACE_S = 10.0
 """Seconds a stopped worker has to kill its sandboxed commands before it is killed itself."""
@@ -152,7 +153,11 @@ class _Pool:
             worker.conn.close()
             code = worker.process.exitcode
             self._on_event(
-                Finished(job.attempt_id, None, crash=f"WorkerDied: worker exited with {code}")
+                Finished(
+                    job.attempt_id,
+                    None,
+                    crash=Crash(type="WorkerDied", message=f"worker exited with {code}"),
+                )
             )
             if queue:
                 self._hand_out(self._start(), queue)

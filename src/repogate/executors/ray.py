@@ -30,6 +30,7 @@ from ray.exceptions import RayError
 from repogate.errors import RepogateError
 from repogate.executors._perform import perform
 from repogate.jobs import AttemptEvent, AttemptJob, Finished
+from repogate.receipt import Crash
 
 START_TRIES = 3
 """Times a local cluster's start is tried when Ray's node misses its start-up wait."""
@@ -148,7 +149,7 @@ def _relay(entry: tuple[Any, AttemptJob], on_event: Callable[[AttemptEvent], Non
     except StopIteration:
         return False
     except RayError as exc:  # the task's worker died, or the task failed outside the attempt
-        on_event(Finished(job.attempt_id, None, crash=f"{type(exc).__name__}: {exc}"[:4000]))
+        on_event(Finished(job.attempt_id, None, crash=Crash.of(exc)))
         return False
     on_event(event)
     return True

@@ -179,36 +179,39 @@ def _attempt_row(f: Fact) -> AttemptRow:
 def run_brief(run: Run) -> RunBrief:
     """The run's manifest in brief, with how many attempts are done."""
     m = run.manifest
-    contracts = m.get("contracts", [])
-    iso = [m.get(f"isolation_{who}", {}) for who in ("agent", "tests")]
-    isolation = "; ".join(
-        f"{who}: {i.get('kind', '?')}, network {'off' if i.get('network_off') else 'ON'}"
-        for who, i in zip(("agents", "tests"), iso, strict=True)
+    contracts = m.contracts if m is not None else ()
+    isolation = (
+        "; ".join(
+            f"{who}: {i.kind}, network {'off' if i.network_off else 'ON'}"
+            for who, i in (("agents", m.isolation_agent), ("tests", m.isolation_tests))
+        )
+        if m is not None
+        else "agents: ?, network ON; tests: ?, network ON"
     )
-    times = sorted({c.get("time_budget_s") for c in contracts if c.get("time_budget_s")})
-    tokens = sorted({c.get("token_budget") for c in contracts if c.get("token_budget")})
+    times = sorted({c.time_budget_s for c in contracts if c.time_budget_s})
+    tokens = sorted({c.token_budget for c in contracts if c.token_budget})
     budgets = (
         f"time {'/'.join(f'{t:g}' for t in times) or 'none'} s; "
         f"tokens {'/'.join(map(str, tokens)) or 'unlimited'}"
     )
-    granted = sum(bool(c.get("agent_network")) for c in contracts)
+    granted = sum(c.agent_network for c in contracts)
     running = sum(a.status == "running" for a in run.attempts)
     status = "complete"
     if not run.complete:
         status = "partial (in progress)" if run.writing else "partial (interrupted)"
     return RunBrief(
         path=str(run.path),
-        evaluator=str(m.get("evaluator", "unknown")),
-        created_at=str(m.get("created_at", "unknown")),
-        python=str(m.get("python", "unknown")),
-        platform=str(m.get("platform", "unknown")),
+        evaluator=m.evaluator if m else "unknown",
+        created_at=m.created_at.isoformat() if m else "unknown",
+        python=m.python if m else "unknown",
+        platform=m.platform if m else "unknown",
         isolation=isolation,
-        warnings=tuple(m.get("warnings", ())),
+        warnings=m.warnings if m else (),
         network=f"agent network granted by {granted} of {len(contracts)} contracts",
         budgets=budgets,
-        selection=str(m.get("selection", "unknown")),
-        epochs=int(m.get("epochs", 1)),
-        agents=len(m.get("agents", ())),
+        selection=m.selection if m else "unknown",
+        epochs=m.epochs if m else 1,
+        agents=len(m.agents) if m else 0,
         contracts=len(contracts),
         planned=run.planned,
         done=run.done,

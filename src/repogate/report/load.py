@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from repogate._rundir import is_held
-from repogate.agents import agent_name
+from repogate.agent_spec import agent_labels
 from repogate.decision import Decision
 from repogate.errors import RunDirError, UserInputError
+from repogate.manifest import RunManifest
+from repogate.receipt import Crash
 from repogate.store import Store
 
 UNSET = "(unset)"
@@ -30,7 +31,7 @@ class Attempt:
         contract: the contract (task) id; ``agent`` the agent's short name; ``spec`` its full spec.
         status: ``done``, ``crashed`` or ``running``.
         decision: the decision, when one was made.
-        crash: the crash message, for a crashed attempt.
+        crash: what the attempt raised, for a crashed attempt.
         cohort: the contract's cohort tags.
     """
 
@@ -42,7 +43,7 @@ class Attempt:
     epoch: int
     status: str
     decision: Decision | None
-    crash: str | None
+    crash: Crash | None
     cohort: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -53,22 +54,21 @@ class Attempt:
 
 @dataclass(frozen=True)
 class Run:
-    """One run directory: its manifest (JSON data, or empty), its attempts, whether it is written to.
+    """One run directory: its manifest (None if it has none), its attempts, whether it is written to.
 
     Attributes:
         writing: another process holds the run directory's lock (a run in progress).
     """
 
     path: Path
-    manifest: dict[str, Any]
+    manifest: RunManifest | None
     attempts: tuple[Attempt, ...]
     writing: bool
 
     @property
     def planned(self) -> int | None:
         """Attempts the run planned, from its manifest (None for a manifest without the count)."""
-        value = self.manifest.get("planned_attempts")
-        return value if isinstance(value, int) else None
+        return self.manifest.planned_attempts if self.manifest is not None else None
 
     @property
     def done(self) -> int:
@@ -80,15 +80,6 @@ class Run:
         """Every planned attempt finished and no run holds the folder."""
         planned = self.planned if self.planned is not None else len(self.attempts)
         return not self.writing and self.done >= planned
-
-
-def _names(specs: set[str]) -> dict[str, str]:
-    """Short names for agent specs; a short name two specs share falls back to the full spec."""
-    short = {spec: agent_name(spec) for spec in specs}
-    taken: dict[str, int] = {}
-    for name in short.values():
-        taken[name] = taken.get(name, 0) + 1
-    return {spec: name if taken[name] == 1 else spec for spec, name in short.items()}
 
 
 def load_runs(run_dirs: list[Path]) -> list[Run]:
@@ -110,22 +101,19 @@ def load_runs(run_dirs: list[Path]) -> list[Run]:
         seen.add(run_dir.resolve())
     raw = []
     for run_dir in run_dirs:
-        store = Store.open(run_dir)
-        try:
+        with Store.open(run_dir) as store:
             changed = store.changed_evidence()
-            raw.append((run_dir, store.manifest() or {}, store.attempts(), is_held(run_dir)))
-        finally:
-            store.close()
+            raw.append((run_dir, store.manifest(), store.attempts(), is_held(run_dir)))
         if changed:  # a report never counts a verdict whose evidence chain is broken
             raise RunDirError(
                 f"run {run_dir}: the evidence of {len(changed)} attempt(s) changed since it was "
                 f"stored ({', '.join(sorted(changed))})",
                 "`repogate show` names what changed; rerun those attempts into a new --out folder",
             )
-    names = _names({r.agent for _, _, records, _ in raw for r in records})
+    names = agent_labels(r.agent for _, _, records, _ in raw for r in records)
     runs = []
     for run_dir, manifest, records, writing in raw:
-        cohorts = {c["id"]: c.get("cohort", {}) for c in manifest.get("contracts", ())}
+        cohorts = {c.id: c.cohort for c in manifest.contracts} if manifest else {}
         attempts = tuple(
             Attempt(
                 run=run_dir,

@@ -52,7 +52,7 @@ def swebench_report(runs: list[Run], agent: str | None) -> dict[str, Any]:
             + (f"; {agent!r} is not one of these runs'" if agent else ""),
             f"add --agent NAME, one of: {', '.join(agents)}",
         )
-    instances = sorted({c["id"] for run in runs for c in run.manifest.get("contracts", ())})
+    instances = sorted({c.id for run in runs if run.manifest for c in run.manifest.contracts})
     mine = {a.contract: a for a in attempts if a.agent == agent and a.epoch == 0}
     instances = sorted({*instances, *mine})
     ids: dict[str, set[str]] = {

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from repogate.agents import agent_name
+from repogate.agent_spec import agent_labels
 from repogate.decision import Decision
 from repogate.store import AttemptRecord
 
@@ -88,6 +88,7 @@ def attempts_table(
             overflow="ellipsis",
             max_width=width,
         )
+    labels = agent_labels(r.agent for r in records)
     for number, record in enumerate(records, 1):
         decision = record.decision
         said = statuses.get(record.attempt_id, "done")
@@ -102,7 +103,7 @@ def attempts_table(
         elif decision is None:
             status = "interrupted" if interrupted and record.status == "running" else record.status
             verdict = "[yellow]crashed" if status == "crashed" else f"[dim]{status}"
-            row = (verdict, agent_note + escape(record.crash or ""), "", "")
+            row = (verdict, agent_note + escape(str(record.crash or "")), "", "")
         else:
             style = {"accepted": "green", "rejected": "red", "error": "yellow"}[decision.outcome]
             row = (
@@ -114,7 +115,7 @@ def attempts_table(
         table.add_row(
             str(number),
             escape(record.contract_id),
-            escape(agent_name(record.agent)),
+            escape(labels[record.agent]),
             str(record.epoch),
             *row,
         )

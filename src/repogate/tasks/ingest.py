@@ -28,6 +28,7 @@ from typing import Any
 import tomli_w
 
 from repogate import clock, git
+from repogate.agent_spec import GoldSpec
 from repogate.contract import Sentinel, TransitionContract, load_contract
 from repogate.errors import ContractError, UserInputError
 from repogate.runner import PlannedAttempt, RunOptions, default_cache, run
@@ -146,7 +147,7 @@ def gold_check(contract_path: Path, run_dir: Path, options: IngestOptions) -> st
     task_id = contract.id
     if run_dir.exists():
         shutil.rmtree(run_dir)
-    plan = PlannedAttempt(contract, str(contract_path), "gold")
+    plan = PlannedAttempt(contract, str(contract_path), GoldSpec())
     opts = RunOptions(
         out=run_dir,
         repo_cache=options.repo_cache,

@@ -1,0 +1,284 @@
+"""Agent specs: the ``--agent`` text, parsed once, at the command line, into a typed value.
+
+======================  ==================  ===============================================
+text                    value               agent
+======================  ==================  ===============================================
+``gold``                :class:`GoldSpec`   applies the contract's reference patch
+``null``                :class:`NullSpec`   changes nothing
+``predictions:FILE``    :class:`PredSpec`   SWE-bench predictions; ``FILE#MODEL`` picks one
+                                            ``model_name_or_path`` of a file holding several
+``cmd:COMMAND``         :class:`CmdSpec`    any command-line agent, split as a shell splits
+                                            words (no shell runs it)
+``scripted:FILE``       :class:`ScriptSpec` canned edits from a TOML file
+======================  ==================  ===============================================
+
+:data:`AgentSpec` is their union, told apart by ``kind``. :func:`parse_agent_spec` is the one
+place the text is read; everything after it (the runner, the store's attempt ids, the agents'
+factories, the tables' labels) takes the value. ``text`` is what the store records and what
+rebuilds the value; a file named relative to the folder repogate was started in is resolved
+there, once (``file``, ``argv``), while ``text`` keeps what the user wrote.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from repogate._model import FrozenModel
+from repogate.errors import AgentSpecError
+
+KINDS_HINT = "use one of: gold, null, predictions:FILE, cmd:'COMMAND', scripted:FILE"
+
+
+class GoldSpec(FrozenModel):
+    """``gold``: the contract's reference (gold) patch."""
+
+    kind: Literal["gold"] = "gold"
+
+    @property
+    def text(self) -> str:
+        """The spec as written (``gold``)."""
+        return "gold"
+
+    @property
+    def name(self) -> str:
+        """The short name tables and review-file paths use (``gold``)."""
+        return "gold"
+
+    def files(self) -> tuple[Path, ...]:
+        """Files the agent reads (none)."""
+        return ()
+
+
+class NullSpec(FrozenModel):
+    """``null``: no change, the floor every task's oracles must reject."""
+
+    kind: Literal["null"] = "null"
+
+    @property
+    def text(self) -> str:
+        """The spec as written (``null``)."""
+        return "null"
+
+    @property
+    def name(self) -> str:
+        """The short name (``null``)."""
+        return "null"
+
+    def files(self) -> tuple[Path, ...]:
+        """Files the agent reads (none)."""
+        return ()
+
+
+class PredSpec(FrozenModel):
+    """``predictions:FILE`` or ``predictions:FILE#MODEL``.
+
+    Attributes:
+        arg: what followed ``predictions:``, as written.
+        file: the predictions file (JSON or JSONL).
+        model: the ``model_name_or_path`` it picks, or None (the file's only model).
+    """
+
+    kind: Literal["predictions"] = "predictions"
+    arg: str
+    file: Path
+    model: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The spec as written."""
+        return f"predictions:{self.arg}"
+
+    @property
+    def name(self) -> str:
+        """The model it picks, else the file's stem (``preds``)."""
+        return self.model if self.model is not None else self.file.stem
+
+    def files(self) -> tuple[Path, ...]:
+        """The predictions file."""
+        return (self.file,)
+
+    def with_model(self, model: str) -> PredSpec:
+        """This file with ``model`` picked (``predictions:FILE#MODEL``)."""
+        return PredSpec(arg=f"{self.arg}#{model}", file=self.file, model=model)
+
+
+class CmdSpec(FrozenModel):
+    """``cmd:COMMAND``: a command line split into words as a POSIX shell splits them.
+
+    Attributes:
+        arg: the command as written.
+        argv: its words; a word naming a file relative to the folder repogate was started in
+            (``./fix.sh``, ``sh fix.sh``) is made absolute, as the command runs in the agent's
+            workspace, where that file is not.
+    """
+
+    kind: Literal["cmd"] = "cmd"
+    arg: str
+    argv: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        """The spec as written."""
+        return f"cmd:{self.arg}"
+
+    @property
+    def name(self) -> str:
+        """``cmd:`` and the base name of the command's first word (``cmd:fix.sh``)."""
+        first = shlex.split(self.arg)[0]
+        return f"cmd:{Path(first).name or first}"
+
+    def files(self) -> tuple[Path, ...]:
+        """The words of the command that name files (its scripts)."""
+        return tuple(Path(word) for word in self.argv if Path(word).is_absolute())
+
+
+class ScriptSpec(FrozenModel):
+    """``scripted:FILE``: canned edits (the format is in :mod:`repogate.agents.scripted`).
+
+    Attributes:
+        arg: the path as written (or, for the embedded default, relative to the run folder).
+        file: the script file.
+    """
+
+    kind: Literal["scripted"] = "scripted"
+    arg: str
+    file: Path
+
+    @property
+    def text(self) -> str:
+        """The spec as written."""
+        return f"scripted:{self.arg}"
+
+    @property
+    def name(self) -> str:
+        """The script's stem (``edits-tests``)."""
+        return Path(self.arg).stem
+
+    def files(self) -> tuple[Path, ...]:
+        """The script file."""
+        return (self.file,)
+
+
+AgentSpec = Annotated[
+    GoldSpec | NullSpec | PredSpec | CmdSpec | ScriptSpec, Field(discriminator="kind")
+]
+"""One agent spec, told apart by ``kind``."""
+
+
+def split_command(arg: str) -> list[str]:
+    """Split ``arg`` into words as a POSIX shell would (``shlex``), without running a shell.
+
+    Raises:
+        AgentSpecError: an unterminated quote or escape, or no word at all.
+    """
+    try:
+        argv = shlex.split(arg)
+    except ValueError as exc:
+        raise AgentSpecError(
+            f"agent command {arg!r} cannot be split into words ({exc})",
+            "close the quote, e.g. --agent \"cmd:python agent.py 'two words'\"",
+        ) from None
+    if not argv:
+        raise AgentSpecError(f"agent command {arg!r} is empty", "write it as cmd:COMMAND")
+    return argv
+
+
+def _absolute_if_file(word: str) -> str:
+    """Return ``word`` as an absolute path when it names a file from the start folder, else as is."""
+    try:
+        path = Path.cwd() / word
+        return str(path.resolve()) if word and path.is_file() else word
+    except (OSError, ValueError):  # a name too long for the filesystem, or holding a NUL
+        return word
+
+
+def _predictions(arg: str) -> PredSpec:
+    """``FILE#MODEL`` picks a model; a path that is itself a file is never split."""
+    path, sep, model = arg.rpartition("#")
+    if sep and not Path(arg).is_file():
+        return PredSpec(arg=arg, file=Path(path), model=model)
+    return PredSpec(arg=arg, file=Path(arg))
+
+
+def parse_agent_spec(text: str) -> AgentSpec:
+    """Parse one ``--agent`` value.
+
+    Args:
+        text: ``gold``, ``null``, ``predictions:FILE[#MODEL]``, ``cmd:COMMAND`` or
+            ``scripted:FILE``.
+
+    Returns:
+        The typed spec. Files are not read here (see :func:`repogate.agents.resolve_specs`).
+
+    Raises:
+        AgentSpecError: an unknown kind, a missing or unexpected argument, or a command that
+            cannot be split into words; the message lists the valid kinds.
+    """
+    kind, sep, arg = text.partition(":")
+    if kind in ("gold", "null"):
+        if sep:
+            raise AgentSpecError(f"agent {text!r} takes no argument", f"write it as {kind}")
+        return GoldSpec() if kind == "gold" else NullSpec()
+    if kind not in ("predictions", "cmd", "scripted"):
+        raise AgentSpecError(f"unknown agent {text!r}", KINDS_HINT)
+    if not arg:
+        raise AgentSpecError(f"agent {text!r} needs an argument", f"write it as {kind}:...")
+    if kind == "predictions":
+        return _predictions(arg)
+    if kind == "scripted":
+        return ScriptSpec(arg=arg, file=Path(arg))
+    return CmdSpec(arg=arg, argv=tuple(_absolute_if_file(w) for w in split_command(arg)))
+
+
+def fingerprint(spec: AgentSpec) -> str:
+    """Return sha256 over the spec's text and the content of every file it names (hex).
+
+    A scripted agent, a predictions file or a command's script that changed is another agent.
+    """
+    digest = hashlib.sha256(spec.text.encode())
+    for path in spec.files():
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def attempt_tag(spec: AgentSpec) -> str:
+    """Return the filesystem-safe agent part of an attempt id.
+
+    A readable tag (kind and the argument's last path part, without ``.toml``/``.json[l]``, at
+    most 40 characters) and a digest of the whole spec text, so specs sharing a long prefix
+    never collide.
+    """
+    arg = getattr(spec, "arg", "")
+    tail = arg.rsplit("/", 1)[-1].removesuffix(".toml").removesuffix(".jsonl").removesuffix(".json")
+    readable = f"{spec.kind}-{tail}" if arg else spec.kind
+    tag = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in readable)
+    return f"{tag[:40]}-{hashlib.sha256(spec.text.encode()).hexdigest()[:8]}"
+
+
+def label_of(text: str) -> str:
+    """Return the short name of a recorded spec text; the text itself if it does not parse."""
+    try:
+        return parse_agent_spec(text).name
+    except AgentSpecError:
+        return text
+
+
+def agent_labels(texts: Iterable[str]) -> dict[str, str]:
+    """Return a label per recorded spec text for tables: its short name, unless two share it.
+
+    Two specs whose short names agree (``cmd:python3 a.py`` and ``cmd:python3 b.py`` are both
+    ``cmd:python3``; two ``fix.toml`` scripts in different folders) are labelled by their full
+    text, so no table shows two agents alike.
+    """
+    short = {text: label_of(text) for text in dict.fromkeys(texts)}
+    taken: dict[str, int] = {}
+    for name in short.values():
+        taken[name] = taken.get(name, 0) + 1
+    return {text: name if taken[name] == 1 else text for text, name in short.items()}
