@@ -48,9 +48,9 @@ def run_agents(built: BuiltScenario, tmp: Path) -> dict[str, Candidate]:
         workspace = tmp / agent.stem / "workspace"
         git.prepare_workspace(built.repo, base, workspace)
         task = TaskView(id=built.name, statement="scenario", time_budget_s=60)
-        proposal = ScriptedAgent(ScriptSpec(arg=str(agent), file=agent), load_script(agent)).propose(
-            task, workspace, tmp / agent.stem / "out", POLICY
-        )
+        proposal = ScriptedAgent(
+            ScriptSpec(arg=str(agent), file=agent), load_script(agent)
+        ).propose(task, workspace, tmp / agent.stem / "out", POLICY)
         assert proposal.status == "done", proposal.detail
         commit = git.commit_candidate(workspace, "candidate", parent=base)
         diff = git.diff_binary(workspace, base, commit)

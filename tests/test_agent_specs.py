@@ -217,5 +217,6 @@ def test_show_labels_two_command_agents_of_one_interpreter_apart(
             store.begin_attempt("t", parse_agent_spec(text), 0)
     assert main(["show", str(tmp_path)]) == ExitCode.OK
     shown = capsys.readouterr().out
-    assert "cmd:python3 a.py" in shown and "cmd:python3 b.py" in shown
-    assert " gold " in shown
+    rows = [line[1:] for line in shown.splitlines() if line[:1] in ("1", "2", "3")]
+    assert len(rows) == 3 and rows[0] != rows[1], shown  # the row number aside, they differ
+    assert "a.py" in rows[0] and "b.py" in rows[1] and " gold " in rows[2], shown

@@ -9,6 +9,7 @@ from rich.console import Console
 
 from repogate.cli import load_evidence
 from repogate.decision import decide
+from repogate.receipt import Crash
 from repogate.report.progress import RunProgress
 from repogate.report.terminal import attempts_table
 from repogate.store import AttemptRecord
@@ -37,7 +38,7 @@ def _records(root: Path) -> list[AttemptRecord]:
             epoch=0,
             status="crashed",
             started_at="2026-01-05T00:00:00Z",
-            crash="RuntimeError: " + "x" * 300,
+            crash=Crash(type="RuntimeError", message="x" * 300),
         ),
     ]
 
@@ -94,7 +95,9 @@ def test_text_from_runs_is_shown_as_text_never_as_markup(root: Path) -> None:
     buffer = io.StringIO()
     Console(file=buffer, width=200).print(decision_table(shown))
     assert "test_x[timeout=301]" in buffer.getvalue()
-    crashed = _records(root)[2].model_copy(update={"crash": "[bold red]forged[/] boom"})
+    crashed = _records(root)[2].model_copy(
+        update={"crash": Crash(type="X", message="[bold red]forged[/] boom")}
+    )
     buffer = io.StringIO()
     Console(file=buffer, width=200).print(attempts_table([crashed], "run"))
     assert "[bold red]forged" in buffer.getvalue()

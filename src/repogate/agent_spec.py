@@ -270,15 +270,26 @@ def label_of(text: str) -> str:
         return text
 
 
-def agent_labels(texts: Iterable[str]) -> dict[str, str]:
+def agent_labels(texts: Iterable[str], width: int | None = None) -> dict[str, str]:
     """Return a label per recorded spec text for tables: its short name, unless two share it.
 
     Two specs whose short names agree (``cmd:python3 a.py`` and ``cmd:python3 b.py`` are both
     ``cmd:python3``; two ``fix.toml`` scripts in different folders) are labelled by their full
-    text, so no table shows two agents alike.
+    text, so no table shows two agents alike. With ``width`` (a table column's), such a text is
+    cut in its middle (``cmd:py…n3 a.py``): two specs differ at their end as often as at their
+    start, and a column's right-hand ellipsis would make them look alike again.
     """
     short = {text: label_of(text) for text in dict.fromkeys(texts)}
     taken: dict[str, int] = {}
     for name in short.values():
         taken[name] = taken.get(name, 0) + 1
-    return {text: name if taken[name] == 1 else text for text, name in short.items()}
+    return {
+        text: name if taken[name] == 1 else _middle_cut(text, width) for text, name in short.items()
+    }
+
+
+def _middle_cut(text: str, width: int | None) -> str:
+    if width is None or len(text) <= width:
+        return text
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]

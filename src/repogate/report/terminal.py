@@ -88,7 +88,7 @@ def attempts_table(
             overflow="ellipsis",
             max_width=width,
         )
-    labels = agent_labels(r.agent for r in records)
+    labels = agent_labels((r.agent for r in records), width=dict(_COLUMNS)["agent"])
     for number, record in enumerate(records, 1):
         decision = record.decision
         said = statuses.get(record.attempt_id, "done")
