@@ -7,6 +7,7 @@ folder loses or corrupts finished attempts.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -177,3 +178,30 @@ def test_ctrl_c_while_the_working_folder_is_removed(parser: BuiltScenario, tmp_p
     with Store.open(out) as store:
         assert [a.status for a in store.attempts()] == ["done", "done"]
         assert store.changed_evidence() == {}
+
+
+@pytest.mark.parametrize("existing", [False, True])
+@pytest.mark.parametrize(
+    "agent",
+    [
+        "bogus",  # not a spec at all
+        "scripted:{tmp}/missing.toml",  # a file that is not there
+        "predictions:{tmp}/p.json",  # a good file that covers none of the scenarios
+    ],
+)
+def test_a_bad_agent_on_the_embedded_default_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: str, existing: bool
+) -> None:
+    """Bad input must write nothing: no half-made run folder holding built ``scenarios/``,
+    whether the agent spec is malformed, names a missing file, or is refused only once the
+    scenarios' contracts are known."""
+    row = {"instance_id": "not-a-scenario", "model_name_or_path": "m", "model_patch": ""}
+    (tmp_path / "p.json").write_text(json.dumps([row]))
+    out = tmp_path / "run"
+    if existing:
+        out.mkdir()
+    code = main(["run", "--agent", agent.format(tmp=tmp_path), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE, err
+    _one_line_error(err)
+    assert (sorted(out.iterdir()) == []) if existing else not out.exists()

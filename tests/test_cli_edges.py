@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -87,3 +88,106 @@ def test_show_tells_a_running_attempt_from_an_interrupted_one(
     # the run ends without finishing the attempt (killed)
     assert main(["show", str(tmp_path)]) == ExitCode.OK
     assert "interrupted" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content", [None, "notes.txt"])
+def test_tasks_check_on_a_folder_that_is_not_a_task_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None
+) -> None:
+    """A folder without ``tasks.jsonl`` must get one line saying so, not "Is a directory"."""
+    folder = tmp_path / "not-a-set"
+    folder.mkdir()
+    if content:
+        (folder / content).write_text("x\n")
+    code = main(["tasks", "check", str(folder)])
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE, err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "; " in err, err
+    assert "Is a directory" not in err
+    assert str(folder) in err and "tasks.jsonl" in err
+
+
+def test_report_html_into_a_missing_folder_creates_it_and_says_so(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As ``pytest --junitxml`` and ``coverage html`` do, a missing folder is made; the user is
+    told which (never silently), and ``--help`` says so."""
+    from repogate.agent_spec import GoldSpec
+    from repogate.store import Store
+
+    decision = decide(load_evidence(root / "examples" / "evidence" / "pure-parser-function.json"))
+    run = tmp_path / "run"
+    with Store.create(run) as store:
+        record = store.begin_attempt("t", GoldSpec(), 0)
+        store.finish_attempt(record.attempt_id, decision)
+    page = tmp_path / "site" / "reports" / "page.html"
+    assert main(["report", str(run), "--html", str(page)]) == ExitCode.OK
+    err = capsys.readouterr().err
+    assert page.is_file()
+    assert f"created {tmp_path / 'site'}" in err and f"wrote {page}" in err
+    assert main(["report", "--help"]) == ExitCode.OK
+    helped = capsys.readouterr().out.replace("│", " ")  # the help's box borders
+    assert "missing folders are created" in " ".join(helped.split())
+
+
+def test_the_runs_brief_counts_in_the_singular(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "1 epochs", "1 agents": the run's brief must read as English for one of each."""
+    from repogate.agent_spec import GoldSpec
+    from repogate.manifest import RunManifest
+    from repogate.sandbox import Isolation
+    from repogate.store import Store
+
+    decision = decide(load_evidence(root / "examples" / "evidence" / "pure-parser-function.json"))
+    iso = Isolation(kind="bwrap", network_off=True)
+    run = tmp_path / "run"
+    with Store.create(run) as store:
+        store.write_manifest(
+            RunManifest(
+                agents=({"spec": "gold"},),
+                contracts=(),
+                selection="s",
+                isolation_agent=iso,
+                isolation_tests=iso,
+            )
+        )
+        record = store.begin_attempt("t", GoldSpec(), 0)
+        store.finish_attempt(record.attempt_id, decision)
+    page = tmp_path / "page.html"
+    assert main(["report", str(run), "--html", str(page)]) == ExitCode.OK
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "1 agent, 0 contracts, 1 epoch<" in page.read_text()
+    assert "1 epochs" not in shown + page.read_text() and "1 agents" not in shown
+
+
+def test_readme_usage_lines_name_every_option_of_each_command(root: Path) -> None:
+    """The README's usage block is a new user's reference: an option ``--help`` lists and the
+    block omits (``tasks mine --test-timeout``, ``tasks check --json``) is one they never find."""
+    import typer
+
+    from repogate.cli import app
+
+    readme = (root / "README.md").read_text()
+    block = readme.split("## Commands", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    usage: dict[str, str] = {}
+    for line in block.splitlines():
+        text = line.split("  # ", 1)[0]
+        if text.startswith("repogate "):
+            words = text.split()
+            name = " ".join(words[1:3] if words[1] == "tasks" else words[1:2])
+            usage[name] = text
+        elif text.strip() and usage:
+            usage[list(usage)[-1]] += " " + text.strip()
+    root_cmd: Any = typer.main.get_command(app)  # a click group (typer vendors click)
+    missing = []
+    for name, command in root_cmd.commands.items():
+        subs = getattr(command, "commands", None) or {"": command}
+        for sub, leaf in subs.items():
+            path = f"{name} {sub}".strip()
+            if path == "version":
+                continue
+            assert path in usage, f"README usage block has no line for `repogate {path}`"
+            options = [o for p in leaf.params for o in p.opts if o.startswith("--")]
+            missing += [f"{path} {o}" for o in options if o != "--help" and o not in usage[path]]
+    assert missing == []

@@ -43,6 +43,7 @@ def read_text(path: Path, what: str, error: Callable[[str, str], UserInputError]
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        why = "it is a folder, not a file" if isinstance(exc, IsADirectoryError) else why
         raise error(f"{what} {path} cannot be read ({why})", fix) from None
 
 

@@ -168,7 +168,11 @@ def report_cmd(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     html: Annotated[
-        Path | None, typer.Option("--html", help="Write a self-contained HTML page to FILE.")
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write a self-contained HTML page to FILE (missing folders are created, and named).",
+        ),
     ] = None,
     fmt: Annotated[
         str | None,

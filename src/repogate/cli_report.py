@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from repogate.errors import UserInputError
+from repogate.errors import ExitCode, UserInputError
 from repogate.report.aggregate import build_report
 from repogate.report.json import to_json
 from repogate.report.load import load_runs
@@ -24,8 +24,8 @@ def execute(
     fmt: str | None,
     baseline: str | None,
     agent: str | None,
-) -> int:
-    """Report on ``run_dirs``; return 0.
+) -> ExitCode:
+    """Report on ``run_dirs``; return ``OK``.
 
     Raises:
         UserInputError: a run directory is missing, not a repogate run or empty; the cohort key,
@@ -43,17 +43,20 @@ def execute(
     runs = load_runs(run_dirs)
     if fmt == "swebench":
         print(json.dumps(swebench_report(runs, agent), indent=4))
-        return 0
+        return ExitCode.OK
     report = build_report(runs, by, baseline)
     if report.partial and (as_json or html is not None):  # the text report says it itself
         print(f"partial report: {report.partial_note}", file=sys.stderr)
     if html is not None:
         from repogate.report.html import write_html
 
-        write_html(report, html)
+        missing = [p for p in html.parents if not p.exists()]
+        write_html(report, html)  # makes missing folders, as pytest --junitxml and coverage do
+        if missing:
+            print(f"created {missing[-1]}", file=sys.stderr)
         print(f"wrote {html}", file=sys.stderr)
     if as_json:
         print(to_json(report))
     elif html is None:
         print_report(report)
-    return 0
+    return ExitCode.OK

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -16,15 +17,15 @@ from rich.console import Console
 from repogate._files import storage_problem
 from repogate.agent_spec import AgentSpec, GoldSpec, NullSpec, ScriptSpec, parse_agent_spec
 from repogate.contract import load_contract
-from repogate.errors import ExitCode, RunDirError
+from repogate.errors import ExitCode, RunDirError, UserInputError
 from repogate.protocols import Executor
 from repogate.report.progress import RunProgress
 from repogate.report.terminal import attempts_table, print_table
 from repogate.runner import PlannedAttempt, RunOptions, check_isolation, run
 from repogate.sandbox import WEAK_FLAG
-from repogate.store import AttemptRecord, Store
+from repogate.store import DB_NAME, AttemptRecord, Store
 from repogate.tasks.scenarios import build_scenario, default_agents, scenario_names
-from repogate.tasks.taskset import is_task_set, iter_sources
+from repogate.tasks.taskset import contract_files
 
 DEFAULT_SELECTION = "embedded default: every built-in scenario with its shipped agents"
 EMBEDDED_WEAK = "the embedded default (built-in scenarios and their shipped agents only)"
@@ -67,13 +68,7 @@ def named_plans(contracts: list[Path], agents: list[AgentSpec]) -> list[PlannedA
     A task-set folder (one holding ``tasks.jsonl``) stands for each of its validated contracts.
     """
     specs = agents or [GoldSpec(), NullSpec()]
-    files: list[tuple[Path, str]] = []
-    for path in contracts:
-        if is_task_set(path):
-            files += [(p, str(p)) for p, _ in iter_sources(path)]
-        else:
-            files.append((path, str(path)))
-    loaded = [(load_contract(path), label) for path, label in files]
+    loaded = [(load_contract(path), label) for path, label in contract_files(contracts)]
     return [PlannedAttempt(c, src, spec) for c, src in loaded for spec in specs]
 
 
@@ -231,7 +226,7 @@ def execute(
     weak = WEAK_FLAG if allow_weak_isolation else EMBEDDED_WEAK if embedded else None
     options = RunOptions(out=out, repo_cache=repo_cache, epochs=epochs, weak_isolation=weak)
     warning = check_isolation(options)  # before the scenarios are built: bad input writes nothing
-    with _disk_refusals(out):
+    with _disk_refusals(out), _unmade_on_bad_input(out):
         if contracts:
             plans = named_plans(contracts, agents)
             selection = "contracts named on the command line: " + ", ".join(map(str, contracts))
@@ -263,6 +258,25 @@ def execute(
         if warning:
             bar.console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
         return ExitCode.INTERNAL if any(r.status == "crashed" for r in records) else ExitCode.OK
+
+
+@contextmanager
+def _unmade_on_bad_input(out: Path) -> Iterator[None]:
+    """Remove what this command made in ``out`` when bad input stops it before its store exists.
+
+    The embedded default builds its scenarios into ``out/scenarios`` before their contracts can
+    be checked against the agents (a predictions file covering none of them, say); bad input
+    must still write nothing. A store already there (a run being resumed) is never touched, nor
+    anything this command did not make.
+    """
+    made = [path for path in (out, out / "scenarios") if not path.exists()]
+    had_store = (out / DB_NAME).exists()
+    try:
+        yield
+    except UserInputError:
+        if made and not had_store and not (out / DB_NAME).exists():
+            shutil.rmtree(made[0], ignore_errors=True)
+        raise
 
 
 @contextmanager

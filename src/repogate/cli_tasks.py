@@ -150,13 +150,11 @@ def check_cmd(
 ) -> None:
     """Validate contracts (declared ids confirmed by running); exit 0 when all are sound, 1 if not."""
     from repogate.tasks.ingest import IngestOptions, gold_after
-    from repogate.tasks.taskset import is_task_set, iter_sources
+    from repogate.tasks.taskset import contract_files
     from repogate.tasks.validate import CheckConfig, Rejected, check_states
 
-    files: list[Path] = []
-    for path in contracts:
-        files += [p for p, _ in iter_sources(path)] if is_task_set(path) else [path]
-    loaded = [load_contract(p) for p in files]  # every contract is read before anything runs
+    # every contract is read before anything runs
+    loaded = [load_contract(p) for p, _ in contract_files(contracts)]
     cache = default_cache().resolve()
     options = IngestOptions(repo_cache=repo_cache, repeats=repeats)
     results = []

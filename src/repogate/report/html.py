@@ -55,7 +55,7 @@ def _runs(report: Report) -> str:
             + _cell(f"{r.evaluator}, python {r.python}, {r.platform}, {r.created_at}")
             + _cell(r.isolation + "".join(f"; warning: {w}" for w in r.warnings))
             + _cell(f"{r.network}; {r.budgets}")
-            + _cell(f"{r.selection}; {r.agents} agents, {r.contracts} contracts, {r.epochs} epochs")
+            + _cell(r.what_ran)
         )
     return _table(
         "runs", ["run", "status", "evaluator", "isolation", "network, budgets", "selection"], rows

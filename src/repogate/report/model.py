@@ -64,6 +64,13 @@ class RunBrief(FrozenModel):
     running: int
     status: str
 
+    @property
+    def what_ran(self) -> str:
+        """``selection; 2 agents, 1 contract, 1 epoch``: counts in the singular for one."""
+        counts = ((self.agents, "agent"), (self.contracts, "contract"), (self.epochs, "epoch"))
+        said = ", ".join(f"{n} {noun}{'' if n == 1 else 's'}" for n, noun in counts)
+        return f"{self.selection}; {said}"
+
 
 class AttemptRow(FrozenModel):
     """One attempt, for the per-attempt table.

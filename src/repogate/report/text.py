@@ -41,8 +41,7 @@ def _runs(report: Report) -> Table:
                 f"{run.evaluator}, python {run.python}, {run.created_at}",
                 f"isolation {run.isolation}",
                 f"{run.network}; budgets {run.budgets}",
-                f"selection: {run.selection}; {run.agents} agents, {run.contracts} contracts, "
-                f"{run.epochs} epochs",
+                f"selection: {run.what_ran}",
                 *(f"[yellow]warning: {w}" for w in run.warnings),
             ]
         )

@@ -20,14 +20,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from repogate._model import FrozenModel
-from repogate.errors import UserInputError
+from repogate.errors import ContractError, UserInputError
 from repogate.tasks.validate import RejectionReason, Validation
 
 TASKS_FILE = "tasks.jsonl"
@@ -218,6 +218,29 @@ def _append(path: Path, line: str, mode: str = "a") -> None:
 def is_task_set(path: Path) -> bool:
     """True when ``path`` is a folder holding a ``tasks.jsonl``."""
     return path.is_dir() and (path / TASKS_FILE).is_file()
+
+
+def contract_files(paths: Iterable[Path]) -> list[tuple[Path, str]]:
+    """Return (contract file, source label) for contract files and task-set folders.
+
+    A task-set folder (one holding ``tasks.jsonl``) stands for each of its validated contracts.
+
+    Raises:
+        ContractError: a folder that is not a task set (named, with what to give instead).
+    """
+    files: list[tuple[Path, str]] = []
+    for path in paths:
+        if is_task_set(path):
+            files += [(p, str(p)) for p, _ in iter_sources(path)]
+        elif path.is_dir():
+            raise ContractError(
+                f"{path} is a folder without {TASKS_FILE}, so not a task set",
+                "give contract .toml files, or a task-set folder written by "
+                "`repogate tasks import` or `repogate tasks mine`",
+            )
+        else:
+            files.append((path, str(path)))
+    return files
 
 
 def iter_sources(path: Path) -> Iterator[tuple[Path, str]]:
