@@ -98,3 +98,26 @@ def test_run_json_has_wall_time_failing_tests_and_the_sentinel(
     }
     assert row["wall_time_s"] == shown["decision"]["soft"]["wall_time_s"]
     assert row["checks"] == shown["decision"]["checks"]
+
+
+def test_a_moved_run_folder_plans_the_same_inputs(tmp_path: Path) -> None:
+    """A copied or moved run folder of the embedded default must resume: its contracts (by
+    policy digest) and agents (by spec, hence attempt id) may not name the folder's old path,
+    or the copy is refused as "a run of other inputs" (the contracts named ``repo`` by its
+    absolute path, and the shipped scripted agents their files)."""
+    from repogate.cli_run import default_plans
+    from repogate.store import attempt_id_for
+
+    def inputs(out: Path) -> list[tuple[str, str, str]]:
+        return [
+            (
+                p.contract.policy_digest(),
+                p.agent_spec.text,
+                attempt_id_for(p.contract.id, p.agent_spec, 0),
+            )
+            for p in default_plans(out.resolve(), [])
+        ]
+
+    first = inputs(tmp_path / "first")
+    assert first == inputs(tmp_path / "elsewhere" / "moved")
+    assert not any(str(tmp_path) in text for _, text, _ in first)

@@ -7,7 +7,8 @@ A scenario is a folder ``scenarios/<name>/`` holding::
                       Optional [[variant]] tables: name, contract (a contract file in this folder).
     files/<tree>/...  the overlay trees
     contract.toml     the task contract; "{{commit:<label>}}" is replaced with that commit's SHA and
-                      "{{repo}}" with the built repository's path
+                      "{{repo}}" with the built repository's path relative to the contract
+                      (``repo``), so a run folder holding them can be moved or copied and resume
     agents/<n>.toml   scripted agents (see repogate.agents.scripted)
     reviews/, hidden/ optional folders copied beside the rendered contracts as they are (review
                       evidence, ``reviews/{agent}.json``; hidden test patches), since a contract's
@@ -32,6 +33,8 @@ from repogate.errors import UserInputError
 
 SCENARIO_ROOT = "scenarios"
 SIDE_FOLDERS = ("reviews", "hidden")
+REPO_DIR = "repo"
+"""The built repository, beside the rendered contracts."""
 
 
 class ScenarioCommit(FrozenModel):
@@ -103,10 +106,10 @@ def _overlay(src: Path, dest: Path) -> None:
                 target.chmod(0o755)
 
 
-def _render(text: str, commits: dict[str, str], repo: Path) -> str:
+def _render(text: str, commits: dict[str, str]) -> str:
     for label, sha in commits.items():
         text = text.replace("{{commit:" + label + "}}", sha)
-    return text.replace("{{repo}}", str(repo))
+    return text.replace("{{repo}}", REPO_DIR)
 
 
 def build_scenario(name: str, dest: Path) -> BuiltScenario:
@@ -121,7 +124,7 @@ def build_scenario(name: str, dest: Path) -> BuiltScenario:
     spec = ScenarioSpec.model_validate(tomllib.loads((folder / "scenario.toml").read_text()))
     if dest.exists():
         shutil.rmtree(dest)
-    repo = dest / "repo"
+    repo = dest / REPO_DIR
     git.init_repo(repo)
     commits: dict[str, str] = {}
     for commit in spec.commit:
@@ -135,7 +138,7 @@ def build_scenario(name: str, dest: Path) -> BuiltScenario:
     written = []
     for stem, file in contracts:
         out = dest / f"{stem}.toml"
-        out.write_text(_render((folder / file).read_text(), commits, repo))
+        out.write_text(_render((folder / file).read_text(), commits))
         written.append(out)
     agents_dir = dest / "agents"
     agents = []
