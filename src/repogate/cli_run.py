@@ -15,6 +15,7 @@ from typing import NamedTuple
 from rich.console import Console
 
 from repogate._files import storage_problem
+from repogate._storeschema import DB_NAME
 from repogate.agent_spec import AgentSpec, GoldSpec, NullSpec, ScriptSpec, parse_agent_spec
 from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError, UserInputError
@@ -23,7 +24,7 @@ from repogate.report.progress import RunProgress
 from repogate.report.terminal import attempts_table, print_table
 from repogate.runner import PlannedAttempt, RunOptions, check_isolation, run
 from repogate.sandbox import WEAK_FLAG
-from repogate.store import DB_NAME, AttemptRecord, Store
+from repogate.store import AttemptRecord, Store
 from repogate.tasks.scenarios import build_scenario, default_agents, scenario_names
 from repogate.tasks.taskset import contract_files
 

@@ -39,6 +39,15 @@ from repogate._chain import DECISION_FILE, StoredReceipt, attempt_problems, refu
 from repogate._files import first_problem
 from repogate._locks import write_atomic
 from repogate._rundir import RunInputs, hold, is_held
+from repogate._storeschema import (
+    DB_NAME,
+    MANIFEST_FILE,
+    READABLE_VERSIONS,
+    SCHEMA_SQL,
+    SCHEMA_VERSION,
+    connect,
+    crash_of,
+)
 from repogate.agent_spec import AgentSpec, attempt_tag
 from repogate.decision import Decision
 from repogate.errors import RunDirError
@@ -46,42 +55,7 @@ from repogate.manifest import RunManifest
 from repogate.receipt import Artifact, Crash, Receipt
 from repogate.state import CandidateState
 
-SCHEMA_VERSION = 3
-"""3: an attempt's ``crash`` is a :class:`~repogate.receipt.Crash` as JSON."""
-READABLE_VERSIONS = ("2", "3")
-"""2 kept a crash as ``Type: message`` text; it is read as a :class:`Crash`, and a resumed run
-of schema 2 becomes schema 3 (every later crash is JSON)."""
-DB_NAME = "store.sqlite"
-MANIFEST_FILE = "manifest.json"
 AttemptStatus = Literal["running", "done", "crashed"]
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS attempts (
-    attempt_id TEXT PRIMARY KEY,
-    contract_id TEXT NOT NULL,
-    agent TEXT NOT NULL,
-    epoch INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    started_at TEXT NOT NULL,
-    finished_at TEXT,
-    decision TEXT,
-    decision_sha256 TEXT,
-    crash TEXT,
-    UNIQUE (contract_id, agent, epoch)
-);
-CREATE TABLE IF NOT EXISTS receipts (
-    attempt_id TEXT NOT NULL REFERENCES attempts(attempt_id),
-    seq INTEGER NOT NULL,
-    gate TEXT NOT NULL,
-    status TEXT NOT NULL,
-    state_id TEXT NOT NULL,
-    path TEXT NOT NULL,
-    sha256 TEXT NOT NULL,
-    body TEXT NOT NULL,
-    PRIMARY KEY (attempt_id, seq)
-);
-"""
 
 
 class AttemptRecord(BaseModel):
@@ -103,16 +77,6 @@ class AttemptRecord(BaseModel):
 def attempt_id_for(contract_id: str, agent: AgentSpec, epoch: int) -> str:
     """Return a filesystem-safe attempt id: contract id, agent tag (:func:`attempt_tag`), epoch."""
     return f"{contract_id}__{attempt_tag(agent)}__e{epoch}"
-
-
-def _crash_of(text: str | None) -> Crash | None:
-    """Read a stored crash: JSON (schema 3) or ``Type: message`` text (schema 2)."""
-    if text is None:
-        return None
-    try:
-        return Crash.model_validate_json(text)
-    except ValidationError:
-        return Crash.parse(text)
 
 
 class Store:
@@ -148,8 +112,8 @@ class Store:
         wanted = inputs or RunInputs()
         run_dir.mkdir(parents=True, exist_ok=True)
         lock = hold(run_dir)
-        conn = cls._connect(run_dir / DB_NAME)
-        conn.executescript(_SCHEMA)
+        conn = connect(run_dir / DB_NAME)
+        conn.executescript(SCHEMA_SQL)
         conn.executemany(
             "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
             [("schema_version", str(SCHEMA_VERSION)), ("inputs", wanted.model_dump_json())],
@@ -186,7 +150,7 @@ class Store:
                 f"{run_dir} holds no {DB_NAME}", "give the --out folder of a repogate run"
             )
         try:
-            store = cls(run_dir, cls._connect(db))
+            store = cls(run_dir, connect(db))
         except sqlite3.DatabaseError as exc:
             raise RunDirError(
                 f"{db} is not a readable repogate store ({exc})",
@@ -205,15 +169,6 @@ class Store:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-    @staticmethod
-    def _connect(db: Path) -> sqlite3.Connection:
-        conn = sqlite3.connect(db, isolation_level=None)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA busy_timeout=5000")
-        return conn
 
     def _check_version(self) -> None:
         try:
@@ -431,7 +386,5 @@ class Store:
                 ) from None
             kept = (k for k in row.keys() if k not in ("decision", "crash"))  # noqa: SIM118 (a Row iterates values)
             fields = {key: row[key] for key in kept}
-            records.append(
-                AttemptRecord(**fields, decision=decision, crash=_crash_of(row["crash"]))
-            )
+            records.append(AttemptRecord(**fields, decision=decision, crash=crash_of(row["crash"])))
         return records
