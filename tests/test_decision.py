@@ -7,7 +7,7 @@ import pytest
 
 from repogate.cli import ExitCode, main
 from repogate.decision import Evidence, decide, hard_checks
-from repogate.receipt import Check, GateCrash, Observation, Receipt, observe
+from repogate.receipt import Check, Crash, Observation, Receipt, observe
 from repogate.state import CandidateState, patch_digest
 
 SEED_VERDICTS = {
@@ -242,4 +242,4 @@ def test_check_details_and_crash_messages_show_control_characters_escaped(
     check details and crash messages; they are kept on one visible line, escaped as Python
     escapes them, wherever they are shown (red team: a newline split a check's detail)."""
     assert Check(name="edits_permitted", status="failed", detail=raw).detail == shown
-    assert GateCrash(type="OSError", message=raw).message == shown
+    assert Crash(type="OSError", message=raw).message == shown
