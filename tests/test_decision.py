@@ -6,9 +6,10 @@ from pathlib import Path
 import pytest
 
 from repogate.cli import ExitCode, main
-from repogate.decision import Evidence, decide, hard_checks
+from repogate.decision import Decision, Evidence, decide, hard_checks
 from repogate.receipt import Check, Crash, Observation, Receipt, observe
 from repogate.state import CandidateState, patch_digest
+from repogate.vocabulary import CheckName, GateId
 
 SEED_VERDICTS = {
     "payments-sdk-retry": (True, ()),
@@ -199,17 +200,12 @@ def test_bad_evidence_is_one_line_usage_error(
     assert len(err.splitlines()) == 1
 
 
-def test_a_crashed_gate_makes_its_missing_checks_errors_not_failures() -> None:
-    """An evaluator crash (git, disk, a bug) must never be charged to the agent as a wrong patch."""
+def _decide_with_a_crash(gate: GateId, passing: tuple[CheckName, ...]) -> Decision:
+    """Decide from one receipt passing ``passing`` and ``gate`` crashed with "disk full"."""
     state = _state()
-    names = tuple(
-        n
-        for n in hard_checks("hermetic")
-        if n not in ("focused_tests_passed", "regression_tests_passed")
-    )
-    ok = _all_pass(state.state_id, names)
-    crashed = observe("V", state.state_id, lambda: (_ for _ in ()).throw(OSError("disk full")))
-    decision = decide(
+    ok = _all_pass(state.state_id, passing)
+    crashed = observe(gate, state.state_id, lambda: (_ for _ in ()).throw(OSError("disk full")))
+    return decide(
         Evidence(
             task_id="t",
             profile="hermetic",
@@ -218,6 +214,16 @@ def test_a_crashed_gate_makes_its_missing_checks_errors_not_failures() -> None:
             receipts=(ok, crashed),
         )
     )
+
+
+def test_a_crashed_gate_makes_its_missing_checks_errors_not_failures() -> None:
+    """An evaluator crash (git, disk, a bug) must never be charged to the agent as a wrong patch."""
+    names = tuple(
+        n
+        for n in hard_checks("hermetic")
+        if n not in ("focused_tests_passed", "regression_tests_passed")
+    )
+    decision = _decide_with_a_crash("V", names)
     assert decision.outcome == "error"
     assert decision.failed == ()
     assert decision.errored == ("focused_tests_passed", "regression_tests_passed")
@@ -243,3 +249,18 @@ def test_check_details_and_crash_messages_show_control_characters_escaped(
     escapes them, wherever they are shown (red team: a newline split a check's detail)."""
     assert Check(name="edits_permitted", status="failed", detail=raw).detail == shown
     assert Crash(type="OSError", message=raw).message == shown
+
+
+@pytest.mark.parametrize("gate", ["V-regression", "V-commands"])
+def test_a_crashed_gate_errors_its_check_even_when_another_gate_passed_it(gate: GateId) -> None:
+    """A regression step or oracle command that crashed never ran: its check cannot pass.
+
+    ``regression_tests_passed`` is reported by gate V and by the regression step and the extra
+    commands; a crash of one of them used to leave V's pass standing, so the attempt was
+    accepted on tests that never ran.
+    """
+    decision = _decide_with_a_crash(gate, hard_checks("hermetic"))
+    assert decision.outcome == "error"
+    assert decision.errored == ("regression_tests_passed",)
+    (check,) = [c for c in decision.checks if c.name == "regression_tests_passed"]
+    assert f"{gate} crashed: OSError: disk full" in check.detail

@@ -509,6 +509,33 @@ def test_extra_oracle_commands_hold_only_new_failures_against_the_patch(
     assert "old-lint" not in receipt.checks[0].detail
 
 
+def test_an_oracle_command_that_cannot_run_is_an_error_not_a_pass(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Extra commands that crashed were never observed: ``regression_tests_passed`` is an error.
+
+    A command line that cannot be split (an unclosed quote) crashes the commands gate. Gate R
+    used to read the commands' statuses from that receipt's details and crashed the whole attempt
+    on the missing key; the decision must instead name the crash, never accept on gate V's pass.
+    """
+    variant = contract_with(parser, "")
+    variant.write_text(
+        variant.read_text().replace(
+            "[reference]",
+            '[[oracles.commands]]\nname = "lint"\nrun = "python \'unclosed"\n\n[reference]',
+        )
+    )
+    code, rows = run_json(capsys, str(variant), "--agent", "gold", "--out", str(tmp_path / "run"))
+    assert code == ExitCode.OK
+    (row,) = rows
+    assert (row["outcome"], row["accepted"]) == ("error", False), row
+    assert row["errored"] == ["regression_tests_passed"], row
+    checks = row["checks"]
+    assert isinstance(checks, list)
+    (check,) = [c for c in checks if c["name"] == "regression_tests_passed"]
+    assert "V-commands crashed: ValueError" in check["detail"]
+
+
 @pytest.mark.parametrize(("version", "status"), [("3.12", "passed"), ("3.99", "error")])
 def test_sentinel_python_matrix(
     tmp_path: Path,

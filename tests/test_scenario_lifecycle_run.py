@@ -45,3 +45,25 @@ def test_run_gives_the_seed_verdicts(
         assert decision["failed"] == cases[(scenario, contract, agent)], decision
         assert decision["accepted"] is (not cases[(scenario, contract, agent)])
     assert built.repo.is_dir()
+
+
+@pytest.mark.slow
+def test_decision_keeps_the_review_soft_metrics_gate_a_observed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The decision's review minutes and rounds are those gate A observed, not zero.
+
+    They used to be read from a key of gate A's details that the gate never wrote, so every
+    decision reported 0 minutes and 0 rounds of review.
+    """
+    build_scenario("identical-diff", tmp_path / "built")
+    agent = f"scripted:{tmp_path / 'built' / 'agents' / 'same-diff.toml'}"
+    out = tmp_path / "run"
+    args = ["run", str(tmp_path / "built" / "contract.toml"), "--agent", agent, "--out", str(out)]
+    assert main([*args, "--json"]) == 0
+    capsys.readouterr()
+    assert main(["show", str(out), "--json"]) == 0
+    (shown,) = json.loads(capsys.readouterr().out)
+    assert shown["decision"]["accepted"] is True
+    soft = shown["decision"]["soft"]
+    assert (soft["review_minutes"], soft["review_rounds"]) == (4.0, 1)

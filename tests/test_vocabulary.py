@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import get_args
 
 from repogate.decision import LIFECYCLE_CHECKS, STAGES
-from repogate.vocabulary import CHECKS, GATES, CheckName, GateId
+from repogate.vocabulary import CHECKS, GATES, REPORTS, CheckName, GateId
 
 
 def test_every_check_name_and_gate_id_is_documented() -> None:
     assert list(CHECKS) == list(get_args(CheckName))
     assert list(GATES) == list(get_args(GateId))
     assert all(doc.observes for doc in (*CHECKS.values(), *GATES.values()))
+    assert list(REPORTS) == list(get_args(GateId))
 
 
 def test_the_lifecycle_profile_holds_every_hard_check_once() -> None:

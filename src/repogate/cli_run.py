@@ -20,6 +20,7 @@ from repogate.agent_spec import AgentSpec, GoldSpec, NullSpec, ScriptSpec, parse
 from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError, UserInputError
 from repogate.protocols import Executor
+from repogate.recorded import recorded_proposal, recorded_results
 from repogate.report.progress import RunProgress
 from repogate.report.terminal import attempts_table, print_table
 from repogate.runner import PlannedAttempt, RunOptions, check_isolation, run
@@ -92,11 +93,9 @@ def agent_outcomes(store: Store, records: Sequence[AttemptRecord]) -> dict[str, 
     """
     found = {}
     for record in records:
-        for receipt in store.receipts(record.attempt_id):
-            proposal = receipt.details.get("proposal") if receipt.gate == "propose" else None
-            if isinstance(proposal, dict):
-                status, detail = proposal.get("status"), proposal.get("detail")
-                found[record.attempt_id] = AgentOutcome(str(status), str(detail or ""))
+        proposal = recorded_proposal(store.receipts(record.attempt_id))
+        if proposal is not None:
+            found[record.attempt_id] = AgentOutcome(proposal.status, proposal.detail)
     return found
 
 
@@ -117,13 +116,7 @@ class ReceiptFacts(NamedTuple):
 def receipt_facts(store: Store, record: AttemptRecord) -> ReceiptFacts:
     """Read :class:`ReceiptFacts` from one attempt's stored receipts."""
     receipts = store.receipts(record.attempt_id)
-    runs = [r for r in receipts if r.gate == "V"]
-    results = runs[-1].details.get("results", []) if runs else []
-    failing = [
-        str(r.get("test_id"))
-        for r in results
-        if isinstance(r, dict) and not r.get("ok") and not r.get("excluded")
-    ]
+    failing = [r.test_id for r in recorded_results(receipts) if not r.ok and not r.excluded]
     sentinel = [c.model_dump() for r in receipts if r.gate == "S" for c in r.checks]
     return ReceiptFacts(failing, sentinel)
 

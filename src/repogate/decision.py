@@ -21,7 +21,7 @@ from repogate._model import FrozenModel
 from repogate.contract import Profile
 from repogate.receipt import Artifact, Check, Receipt, Status
 from repogate.state import CandidateState, sha256_hex
-from repogate.vocabulary import CheckName
+from repogate.vocabulary import REPORTS, CheckName
 
 EMPTY_DIFF_DIGEST = sha256_hex(b"")
 
@@ -205,16 +205,20 @@ def _fold(name: str, receipts: Iterable[Receipt]) -> Check:
 
     A check no receipt reports fails (no evidence is not a pass), unless a gate of the attempt
     crashed: a crashed gate reports no checks, and what it would have decided is the evaluator's
-    fault, so the missing check is an ``error`` naming the crash.
+    fault, so the missing check is an ``error`` naming the crash. A crashed gate that reports
+    ``name`` (:data:`repogate.vocabulary.REPORTS`) errors it even when another gate passed it.
     """
     receipts = tuple(receipts)
     found: list[Check] = []
     for receipt in receipts:
-        for check in receipt.checks:
-            if check.name == name:
-                found.append(
-                    check if receipt.crash is None else check.model_copy(update={"status": "error"})
-                )
+        own = [c for c in receipt.checks if c.name == name]
+        if receipt.crash is None:
+            found.extend(own)
+        elif own:  # the phase said what the crash means for the check (gate E does)
+            found.extend(c.model_copy(update={"status": "error"}) for c in own)
+        elif name in REPORTS[receipt.gate]:
+            crash = f"{receipt.gate} crashed: {receipt.crash.type}: {receipt.crash.message}"
+            found.append(Check(name=name, status="error", detail=f"not observed; {crash}"))
     if not found:
         crashes = [
             f"{r.gate} crashed: {r.crash.type}: {r.crash.message}" for r in receipts if r.crash

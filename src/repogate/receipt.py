@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, Field
 
@@ -187,8 +187,15 @@ def status_of(checks: tuple[Check, ...]) -> Status:
     return "skipped"
 
 
-def observe(gate: GateId, state_id: str, call: Callable[[], Observation]) -> Receipt:
-    """Run one gate call and turn whatever happens into a receipt.
+Seen = TypeVar("Seen", bound=Observation)
+
+
+def observed(gate: GateId, state_id: str, call: Callable[[], Seen]) -> tuple[Receipt, Seen | None]:
+    """Run one gate call, turn whatever happens into a receipt, and keep what the gate returned.
+
+    A gate may return a subclass of :class:`Observation` carrying typed fields a later phase
+    reads (the environment it built, test outcomes); the receipt keeps only the checks, details
+    and artifacts.
 
     Args:
         gate: the gate's name.
@@ -196,15 +203,16 @@ def observe(gate: GateId, state_id: str, call: Callable[[], Observation]) -> Rec
         call: the gate, its arguments already bound.
 
     Returns:
-        A receipt; a crash becomes status ``error`` with the exception type and message. Never raises
-        for an ``Exception`` raised inside ``call``.
+        The receipt, and the gate's observation (None when it crashed). A crash becomes status
+        ``error`` with the exception type and message. Never raises for an ``Exception`` raised
+        inside ``call``.
     """
     started = clock.now()
     t0 = clock.monotonic()
     try:
         seen = call()
     except Exception as exc:  # the one place a gate's crash becomes data
-        return Receipt(
+        crashed = Receipt(
             gate=gate,
             status="error",
             state_id=state_id,
@@ -212,7 +220,8 @@ def observe(gate: GateId, state_id: str, call: Callable[[], Observation]) -> Rec
             duration_s=clock.monotonic() - t0,
             crash=Crash.of(exc),
         )
-    return Receipt(
+        return crashed, None
+    receipt = Receipt(
         gate=gate,
         status=status_of(seen.checks),
         checks=seen.checks,
@@ -222,3 +231,9 @@ def observe(gate: GateId, state_id: str, call: Callable[[], Observation]) -> Rec
         artifacts=seen.artifacts,
         details=seen.details,
     )
+    return receipt, seen
+
+
+def observe(gate: GateId, state_id: str, call: Callable[[], Observation]) -> Receipt:
+    """Run one gate call and turn whatever happens into a receipt (:func:`observed`'s receipt)."""
+    return observed(gate, state_id, call)[0]

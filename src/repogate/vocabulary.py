@@ -116,3 +116,23 @@ GATES: dict[GateId, Doc] = {
     "stop": Doc("-", "checks not observed because a phase stopped the attempt (all error)"),
 }
 """Every gate id, documented."""
+
+REPORTS: dict[GateId, tuple[CheckName, ...]] = {
+    "E": ("environment_reproduced",),
+    "propose": (),
+    "I": ("edits_permitted", "oracle_untouched"),
+    "V": ("focused_tests_passed", "regression_tests_passed"),
+    "V-regression": ("regression_tests_passed",),
+    "V-commands": ("regression_tests_passed",),
+    "V-dependencies": ("dependency_policy_passed",),
+    "V-generated": ("generated_artifacts_fresh",),
+    "A": ("code_owner_approved", "review_threads_resolved"),
+    "release": ("release_receipt_present",),
+    "R": ("requirements_recovered",),
+    "S": ("post_merge_sentinel_passed",),
+    "stop": (),
+}
+"""The hard checks each gate reports. A gate that crashed observed none of them: each is an
+``error`` in the decision, whatever another gate reporting the same check saw (the regression
+step, the extra commands and gate V all report ``regression_tests_passed``). ``propose`` and
+``stop`` report checks only when they stop the attempt, and cannot crash."""

@@ -17,11 +17,11 @@ from pathlib import Path
 
 from repogate import sandbox
 from repogate._files import storage_problem
+from repogate.attempt import AttemptConfig
 from repogate.decision import Decision
 from repogate.errors import IsolationError
 from repogate.jobs import AttemptEvent, AttemptJob, Finished, ReceiptMade, Started
-from repogate.phases import PHASES
-from repogate.pipeline import AttemptConfig, run_attempt
+from repogate.pipeline import PHASES, run_attempt
 from repogate.receipt import Crash, Receipt
 from repogate.state import CandidateState
 

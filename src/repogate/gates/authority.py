@@ -36,6 +36,7 @@ from repogate.receipt import Check, Observation
 from repogate.vocabulary import CheckName
 
 __all__ = [
+    "AuthorityObservation",
     "CodeownersProblem",
     "Review",
     "ReviewEvidence",
@@ -266,6 +267,18 @@ def _threads_check(evidence: ReviewEvidence) -> Check:
     return Check(name=THREADS, status="passed", detail=f"{len(evidence.threads)} threads resolved")
 
 
+class AuthorityObservation(Observation):
+    """Gate A's observation, with the review soft metrics the decision records.
+
+    Attributes:
+        review_minutes: minutes the reviews report, summed.
+        review_rounds: distinct patch digests reviewed.
+    """
+
+    review_minutes: float = 0.0
+    review_rounds: int = 0
+
+
 def check_authority(
     codeowners_text: str | None,
     changed: Sequence[ChangedPath],
@@ -273,7 +286,7 @@ def check_authority(
     patch_digest: str,
     author: str,
     min_approvals: int,
-) -> Observation:
+) -> AuthorityObservation:
     """Decide ``code_owner_approved`` and ``review_threads_resolved`` for one candidate.
 
     Args:
@@ -288,12 +301,18 @@ def check_authority(
         Two checks. ``code_owner_approved`` errors when the base CODEOWNERS has a line GitHub
         rejects (the owners GitHub would require differ from the file as written), naming the
         line. ``details`` holds owners per path, approvals, stale approvals, CODEOWNERS problems,
-        and the soft metrics of :func:`soft_metrics`.
+        and the soft metrics of :func:`soft_metrics` (review minutes and rounds also typed).
     """
     evidence = reviews or ReviewEvidence()
     approval, details = _approval_check(
         codeowners_text, changed, evidence, patch_digest, author, min_approvals
     )
-    details.update(soft_metrics(evidence, patch_digest))
+    metrics = soft_metrics(evidence, patch_digest)
+    details.update(metrics)
     details["unresolved_threads"] = [t.concern for t in evidence.threads if not t.resolved]
-    return Observation(checks=(approval, _threads_check(evidence)), details=details)
+    return AuthorityObservation(
+        checks=(approval, _threads_check(evidence)),
+        details=details,
+        review_minutes=float(metrics["review_minutes"]),
+        review_rounds=int(metrics["review_rounds"]),
+    )

@@ -17,6 +17,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from repogate import git, sandbox
 from repogate._files import unlink_nofollow, write_bytes_nofollow
 from repogate.contract import OracleCommand, TransitionContract
@@ -36,8 +38,30 @@ from repogate.oracles.grading import (
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun, run_tests, select_files
 from repogate.oracles.reruns import Rerun, Runner, describe, flaky_ids, rerun
-from repogate.receipt import Check, Observation
+from repogate.receipt import Check, Observation, Status
 from repogate.sandbox import SandboxPolicy
+
+
+class GradedTests(Observation):
+    """What grading one tree's tests observed, with the outcomes later phases read.
+
+    Attributes:
+        outcomes: each reported test's outcome in the last trustworthy run (empty when no run
+            gave a report).
+    """
+
+    outcomes: dict[str, TestOutcome] = Field(default_factory=dict)
+
+
+class CommandResults(Observation):
+    """What the extra oracle commands observed, with each command's status.
+
+    Attributes:
+        statuses: by command name: ``passed``; ``failed`` when it newly fails on the candidate;
+            ``error`` when it timed out there.
+    """
+
+    statuses: dict[str, Status] = Field(default_factory=dict)
 
 
 def graded_tree(
@@ -229,6 +253,62 @@ def confirm_failures(
     return on_cand + rerun(expected, at_base(), "base")
 
 
+def grade_tree(
+    env: BuiltEnvironment,
+    tree: Path,
+    contract: TransitionContract,
+    reports: Path,
+    policy: SandboxPolicy,
+    *,
+    base_flaky: frozenset[str],
+    base_xfailed: frozenset[str],
+    base_tree: Callable[[], Path],
+    base_xpassed: frozenset[str] = frozenset(),
+) -> GradedTests:
+    """Grade the tests on ``tree`` as a candidate is graded: every graded run goes through here.
+
+    The graded tests run ``repeat`` times (:func:`run_repeated`), failing PASS_TO_PASS tests are
+    rerun on ``tree`` and, when they reproduce, at the base (:func:`confirm_failures`), and the
+    last run is graded (:func:`check_tests`).
+
+    Args:
+        env: the environment built at the base.
+        tree: the tree to grade, hidden tests applied (:func:`graded_tree`).
+        contract: the task (its oracles).
+        reports: folder for the JUnit reports and logs (``run<n>``, ``rerun<n>``, ``base/``).
+        policy: the sandbox the tests run in.
+        base_flaky: tests that flipped at the base: left out.
+        base_xfailed: PASS_TO_PASS tests that XFAILed at the base.
+        base_tree: returns the base's tree with hidden tests; called only when a failure
+            reproduced on ``tree``.
+        base_xpassed: PASS_TO_PASS tests ``xpassed`` at the base.
+
+    Returns:
+        The two checks, the record, and the outcomes of the last trustworthy run.
+    """
+    runs, flips = run_repeated(env, tree, contract, reports, policy)
+    oracles = contract.oracles
+    reruns = confirm_failures(
+        runs,
+        oracles.pass_to_pass,
+        set(base_flaky) | flips,
+        set(base_xfailed),
+        rerunner(env, tree, contract, reports, policy),
+        lambda: rerunner(env, base_tree(), contract, reports / "base", policy),
+        base_xpassed=base_xpassed,
+    )
+    return check_tests(
+        runs,
+        flips,
+        oracles.fail_to_pass,
+        oracles.pass_to_pass,
+        base_flaky,
+        base_xfailed=base_xfailed,
+        base_xpassed=base_xpassed,
+        reruns=reruns,
+    )
+
+
 def _test_details(
     runs: Sequence[TestRun], graded: Grading | None, flips: set[str], reruns: Sequence[Rerun] = ()
 ) -> dict[str, Any]:
@@ -261,7 +341,7 @@ def check_tests(
     base_xfailed: set[str] | frozenset[str] = frozenset(),
     base_xpassed: Collection[str] = (),
     reruns: Sequence[Rerun] = (),
-) -> Observation:
+) -> GradedTests:
     """Grade the runs: ``focused_tests_passed`` (FAIL_TO_PASS) and ``regression_tests_passed``.
 
     Called only after the base-state check ran the same tests in the same environment and got a
@@ -283,7 +363,9 @@ def check_tests(
             Check(name=n, status="failed", detail=f"the test run broke on the candidate: {reason}")
             for n in ("focused_tests_passed", "regression_tests_passed")
         )
-        return Observation(checks=checks, details=_test_details(runs, None, flips))
+        return GradedTests(
+            checks=checks, details=_test_details(runs, None, flips), outcomes=outcomes_of(runs)
+        )
     unstable = flips - set(base_flaky)
     excluded = set(base_flaky) | flips | flaky_ids(reruns)
     graded = grade(
@@ -308,7 +390,7 @@ def check_tests(
         return text
 
     focused_detail = detail("fail_to_pass") or ("" if fail_to_pass else "no FAIL_TO_PASS test")
-    return Observation(
+    return GradedTests(
         checks=(
             Check(
                 name="focused_tests_passed",
@@ -325,6 +407,7 @@ def check_tests(
             **_test_details(runs, graded, excluded, reruns),
             "unstable_on_candidate": sorted(unstable),
         },
+        outcomes=outcomes_of(runs),
     )
 
 
@@ -347,7 +430,7 @@ def check_commands(
     candidate_tree: Path,
     env: BuiltEnvironment,
     policy: SandboxPolicy,
-) -> Observation:
+) -> CommandResults:
     """Run each extra oracle command on the base and the candidate.
 
     A failure the base already had is recorded and not held against the patch; a new failure
@@ -355,7 +438,7 @@ def check_commands(
     timeout on the candidate is an ``error``.
     """
     results: list[dict[str, Any]] = []
-    statuses: dict[str, str] = {}
+    statuses: dict[str, Status] = {}
     new_failures: list[str] = []
     errors: list[str] = []
     for command in commands:
@@ -378,7 +461,7 @@ def check_commands(
             new_failures.append(f"command:{command.name} newly fails: {' | '.join(tail)}")
             statuses[command.name] = "failed"
     status = "error" if errors else "failed" if new_failures else "passed"
-    return Observation(
+    return CommandResults(
         checks=(
             Check(
                 name="regression_tests_passed",
@@ -387,4 +470,5 @@ def check_commands(
             ),
         ),
         details={"commands": results, "statuses": statuses},
+        statuses=statuses,
     )

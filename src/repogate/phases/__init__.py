@@ -1,12 +1,13 @@
-"""The phases of one attempt, in order (:data:`PHASES`); see :mod:`repogate.pipeline` for the table.
+"""The phases of one attempt; :mod:`repogate.pipeline` holds their order (``PHASES``) and table.
 
 Each phase takes the attempt's configuration and progress and returns new progress; gates are
-called through :func:`repogate.pipeline.gate`, which times them, binds them to the candidate
+called through :func:`repogate.attempt.gate`, which times them, binds them to the candidate
 state and stores their receipts as they finish.
 
 Private modules by concern: ``_workspace`` (prepare, propose), ``_environment`` (gate E),
 ``_checks`` (gates I, V and R, and the harness's merge), ``_lifecycle`` (generated artifacts,
-authority, release receipt) and ``_sentinel`` (gate S). Import the names below from
+authority, release receipt), ``_regression`` (gate V's regression step), ``_sentinel`` (gate S)
+and ``_shared`` (the attempt's folders, sandboxes and candidate identities). Import the names below from
 :mod:`repogate.phases` itself.
 """
 
@@ -17,10 +18,8 @@ from repogate.phases._environment import environment
 from repogate.phases._lifecycle import lifecycle
 from repogate.phases._sentinel import sentinel
 from repogate.phases._workspace import prepare, propose
-from repogate.pipeline import Phase
 
 __all__ = [
-    "PHASES",
     "environment",
     "integrity",
     "lifecycle",
@@ -31,16 +30,3 @@ __all__ = [
     "sentinel",
     "verification",
 ]
-
-PHASES: tuple[tuple[str, Phase], ...] = (
-    ("prepare", prepare),
-    ("environment", environment),
-    ("propose", propose),
-    ("integrity", integrity),
-    ("verification", verification),
-    ("lifecycle", lifecycle),
-    ("requirements", requirements),
-    ("merge", merge),
-    ("sentinel", sentinel),
-)
-"""The order of one attempt."""

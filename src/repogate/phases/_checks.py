@@ -2,32 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 from repogate import git
+from repogate.attempt import AttemptConfig, AttemptProgress, emit, gate, gate_seen
 from repogate.gates.dependency import check_dependency_policy
 from repogate.gates.integrity import check_integrity
 from repogate.gates.requirements import check_requirements
-from repogate.gates.verification import (
-    check_commands,
-    check_tests,
-    confirm_failures,
-    graded_tree,
-    outcomes_of,
-    rerunner,
-    run_repeated,
-)
-from repogate.oracles.junit import TestOutcome
-from repogate.oracles.reruns import Runner
+from repogate.gates.verification import GradedTests, check_commands, grade_tree, graded_tree
 from repogate.phases._regression import regressions
-from repogate.pipeline import (
-    AttemptConfig,
-    AttemptProgress,
-    emit,
-    gate,
-    landed_commit,
-    oracle_policy,
-    workspace,
-)
-from repogate.receipt import Observation, Receipt, Status, observe
+from repogate.phases._shared import landed_commit, oracle_policy, workspace
+from repogate.receipt import Receipt, Status, observed
 from repogate.sandbox import SandboxPolicy
 
 
@@ -55,11 +41,27 @@ def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     )
 
 
-def _verify_tree(cfg: AttemptConfig, progress: AttemptProgress, rev: str, label: str) -> Receipt:
+def _verify_tree(
+    cfg: AttemptConfig, progress: AttemptProgress, rev: str, label: str
+) -> tuple[Receipt, GradedTests | None]:
+    """Grade the tree of ``rev`` (hidden tests applied) in ``cfg.work / label``."""
     tree = cfg.work / label
     ws = workspace(cfg)
 
-    def run() -> Observation:
+    def base_tree() -> Path:
+        at_base = cfg.work / f"base-for-{label}"
+        graded_tree(
+            ws,
+            progress.base,
+            progress.base,
+            progress.hidden,
+            progress.hidden_paths,
+            at_base,
+            embedded=progress.embedded,
+        )
+        return at_base
+
+    def run() -> GradedTests:
         graded_tree(
             ws,
             progress.base,
@@ -69,73 +71,21 @@ def _verify_tree(cfg: AttemptConfig, progress: AttemptProgress, rev: str, label:
             tree,
             embedded=progress.embedded,
         )
-        env, policy = progress.workspace_env, oracle_policy(cfg)
-        reports = cfg.evidence / f"tests-{label}"
-        runs, flips = run_repeated(env, tree, cfg.contract, reports, policy)
-        oracles = cfg.contract.oracles
-        base_flaky, base_xfailed = _base_flaky(progress), _base_state(progress, "xfailed")
-        base_xpassed = _base_state(progress, "xpassed")
-
-        def at_base() -> Runner:
-            base_tree = cfg.work / f"base-for-{label}"
-            graded_tree(
-                ws,
-                progress.base,
-                progress.base,
-                progress.hidden,
-                progress.hidden_paths,
-                base_tree,
-                embedded=progress.embedded,
-            )
-            return rerunner(env, base_tree, cfg.contract, reports / "base", policy)
-
-        reruns = confirm_failures(
-            runs,
-            oracles.pass_to_pass,
-            base_flaky | flips,
-            base_xfailed,
-            rerunner(env, tree, cfg.contract, reports, policy),
-            at_base,
-            base_xpassed=base_xpassed,
+        seen = grade_tree(
+            progress.workspace_env,
+            tree,
+            cfg.contract,
+            cfg.evidence / f"tests-{label}",
+            oracle_policy(cfg),
+            base_flaky=progress.base_flaky,
+            base_xfailed=progress.base_xfailed,
+            base_xpassed=progress.base_xpassed,
+            base_tree=base_tree,
         )
-        seen = check_tests(
-            runs,
-            flips,
-            oracles.fail_to_pass,
-            oracles.pass_to_pass,
-            base_flaky,
-            base_xfailed=base_xfailed,
-            base_xpassed=base_xpassed,
-            reruns=reruns,
-        )
-        return seen.model_copy(
-            update={"details": {**seen.details, "tree": label, "outcomes": outcomes_of(runs)}}
-        )
+        record = {**seen.details, "tree": label, "outcomes": dict(seen.outcomes)}
+        return seen.model_copy(update={"details": record})
 
-    return observe("V", progress.candidate.state_id, run)
-
-
-def _base_flaky(progress: AttemptProgress) -> set[str]:
-    """Tests that flipped during the base-state check: excluded from every later grading too."""
-    return {
-        test
-        for receipt in progress.receipts
-        if receipt.gate == "E"
-        for test in receipt.details.get("flaky_excluded", [])
-    }
-
-
-def _base_state(progress: AttemptProgress, outcome: str) -> set[str]:
-    """PASS_TO_PASS tests with ``outcome`` (``xfailed``, ``xpassed``) at the base.
-
-    The same outcome on the candidate leaves them as they were.
-    """
-    return {
-        test
-        for receipt in progress.receipts
-        if receipt.gate == "E"
-        for test in receipt.details.get("base_state", {}).get(outcome, [])
-    }
+    return observed("V", progress.candidate.state_id, run)
 
 
 def verification(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
@@ -146,23 +96,25 @@ def verification(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgre
     whatever the tests wrote).
     """
     state = progress.candidate
-    tested = _verify_tree(cfg, progress, state.candidate_commit, "candidate")
+    tested, graded = _verify_tree(cfg, progress, state.candidate_commit, "candidate")
     progress = emit(cfg, progress, tested)
+    if graded is not None:
+        progress = replace(progress, outcomes=graded.outcomes)
     contract = cfg.contract
-    graded = [*contract.oracles.fail_to_pass, *contract.oracles.pass_to_pass]
+    graded_ids = [*contract.oracles.fail_to_pass, *contract.oracles.pass_to_pass]
     progress = regressions(
         cfg,
         progress,
         state.candidate_commit,
         cfg.work / "candidate",
-        dict(tested.details.get("outcomes", {})),
-        [*graded, *_base_flaky(progress)],
+        dict(progress.outcomes),
+        [*graded_ids, *sorted(progress.base_flaky)],
     )
     base, candidate = cfg.work / "base-clean", cfg.work / "candidate-clean"
     git.export_tree(workspace(cfg), state.base_commit, base)
     git.export_tree(workspace(cfg), state.candidate_commit, candidate)
     if contract.oracles.commands:
-        progress = gate(
+        progress, commands = gate_seen(
             cfg,
             progress,
             "V-commands",
@@ -174,6 +126,12 @@ def verification(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgre
                 oracle_policy(cfg),
             ),
         )
+        statuses: dict[str, Status] = (
+            {c.name: "error" for c in contract.oracles.commands}  # crashed: none was observed
+            if commands is None
+            else commands.statuses
+        )
+        progress = replace(progress, command_statuses=statuses)
     policy = SandboxPolicy(network=contract.environment.network, timeout_s=cfg.test_timeout_s)
     return gate(
         cfg,
@@ -187,13 +145,8 @@ def verification(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgre
 
 def requirements(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """Gate R: every criterion's linked oracles passed; the agent's claims compared."""
-    outcomes: dict[str, TestOutcome] = {}
-    checks: dict[str, Status] = {}
+    checks: dict[str, Status] = {f"command:{n}": s for n, s in progress.command_statuses.items()}
     for receipt in progress.receipts:
-        if receipt.gate == "V":
-            outcomes.update(receipt.details.get("outcomes", {}))
-        if receipt.gate == "V-commands":
-            checks.update({f"command:{n}": s for n, s in receipt.details["statuses"].items()})
         for check in receipt.checks:  # the first status that is not "passed" stands
             if checks.get(check.name) in (None, "passed"):
                 checks[check.name] = check.status
@@ -206,7 +159,7 @@ def requirements(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgre
         "R",
         lambda: check_requirements(
             cfg.contract.requirement.criteria,
-            outcomes,
+            dict(progress.outcomes),
             checks,
             claims,
         ),
@@ -218,4 +171,4 @@ def merge(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     landed = landed_commit(cfg, progress.candidate)
     if landed == progress.candidate.candidate_commit:
         return progress
-    return emit(cfg, progress, _verify_tree(cfg, progress, landed, "merged"))
+    return emit(cfg, progress, _verify_tree(cfg, progress, landed, "merged")[0])

@@ -1,11 +1,7 @@
-"""Gate E: build the environment at the base and check the base state with the hidden tests.
+"""The environment phase: build the environment at the base, then observe gate E on it.
 
-The base-state check, at the base with the hidden tests: the tests import the project from the
-checkout under test (:mod:`repogate.oracles.imports`), FAIL_TO_PASS fail and PASS_TO_PASS pass,
-and the reference (gold) patch passes both in this environment. Any of them failing makes the task
-invalid here (an evaluator ``error``), never a verdict on the agent: an environment that drifted
-since the base commit (an open requirement resolved to a later, incompatible release) shows up as a
-reference that fails, named with its failing tests and the resolved versions.
+The gate's rules and record are :mod:`repogate.gates.base_state`'s; here the trees are made and
+the tests run (the base with the hidden tests, the reference patch), and a valid result is cached.
 """
 
 from __future__ import annotations
@@ -18,41 +14,43 @@ from typing import Any
 from repogate import git
 from repogate._locks import locked, write_atomic
 from repogate._logs import keep_log
+from repogate.attempt import AttemptConfig, AttemptProgress, StopAttempt
 from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import ContractError, EnvironmentBuildError, PatchApplyError
+from repogate.gates.base_state import (
+    BaseState,
+    confirmed_verdict,
+    foreign_reason,
+    invalid,
+    read_cached,
+    reference_verdict,
+    reproduced,
+)
 from repogate.gates.verification import (
-    check_tests,
-    confirm_failures,
+    grade_tree,
     graded_tree,
     reference_tree,
     rerunner,
     run_repeated,
 )
 from repogate.oracles.base_suite import plugin_digest
-from repogate.oracles.grading import BaseCheck, base_state_check, confirm_in_reference, observe_ids
+from repogate.oracles.grading import BaseCheck, confirm_in_reference
 from repogate.oracles.imports import foreign_imports
-from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import run_tests
-from repogate.oracles.reruns import Rerun, Runner, flaky_ids, rerun
+from repogate.oracles.reruns import flaky_ids
 from repogate.patches import load_patch
-from repogate.pipeline import (
-    AttemptConfig,
-    AttemptProgress,
-    StopAttempt,
-    install_tree,
-    oracle_policy,
-    workspace,
-)
-from repogate.receipt import Check, Observation, observe
+from repogate.phases._shared import install_tree, oracle_policy, workspace
+from repogate.receipt import Check, observed
 from repogate.sandbox import SandboxPolicy
 from repogate.state import sha256_hex
 from repogate.validity import result_key, run_conditions
 
-_BASE_CHECK_RULES = "base-check-4"
+_BASE_CHECK_RULES = "base-check-5"
 """Part of the base-state key: bumped when the check's rules change (2: XFAIL fails a FAIL_TO_PASS
 test, collection errors count as failing, failures rerun before the task is called invalid; 3: the
 tests' imports checked, the reference validated; 4: graded runs load the harness's plugin, and an
-XPASS under an xfail mark the hidden tests do not declare is ``xpassed``)."""
+XPASS under an xfail mark the hidden tests do not declare is ``xpassed``; 5: the result carries its
+flaky, XFAILed and ``xpassed`` ids as typed fields)."""
 
 
 def _base_key(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment) -> str:
@@ -90,12 +88,8 @@ def _foreign(
     oracles = cfg.contract.oracles
     ids = [*oracles.fail_to_pass, *oracles.pass_to_pass]
     files = _test_files(tree, progress, ids)
-    found = foreign_imports(env, tree, files, oracles.test_command, oracle_policy(cfg))
-    return "; ".join(
-        f"the tests import {name} from {where}, outside the checkout under test (a copy "
-        "installed in the environment, not the candidate's code); install the project editable "
-        "(-e .) or from a layout the environment can redirect"
-        for name, where in sorted(found.items())
+    return foreign_reason(
+        foreign_imports(env, tree, files, oracles.test_command, oracle_policy(cfg))
     )
 
 
@@ -108,8 +102,8 @@ def _validate_reference(
     """Run the hidden tests on the reference patch; return why it fails ("" when it passes).
 
     ``base`` is the base's test tree, its flaky ids and its XFAILed and ``xpassed`` PASS_TO_PASS
-    ids. The reference
-    is graded as a candidate is (:func:`~repogate.gates.verification.check_tests`): flaky tests
+    ids. The reference is graded as a candidate is
+    (:func:`~repogate.gates.verification.grade_tree`): flaky tests
     excluded, a failure rerun and counted only when it reproduces there and not at the base.
     """
     base_tree, base_flaky, base_xfailed, base_xpassed = base
@@ -129,39 +123,18 @@ def _validate_reference(
         )
     except PatchApplyError as exc:
         return f"the reference patch does not apply at the base: {exc}", {}
-    policy, reports = oracle_policy(cfg), cfg.evidence / "tests-reference-graded"
-    runs, flips = run_repeated(env, tree, cfg.contract, reports, policy)
-    oracles = cfg.contract.oracles
-    reruns = confirm_failures(
-        runs,
-        oracles.pass_to_pass,
-        base_flaky | flips,
-        base_xfailed,
-        rerunner(env, tree, cfg.contract, reports, policy),
-        lambda: rerunner(env, base_tree, cfg.contract, reports / "base", policy),
-        base_xpassed=base_xpassed,
+    graded = grade_tree(
+        env,
+        tree,
+        cfg.contract,
+        cfg.evidence / "tests-reference-graded",
+        oracle_policy(cfg),
+        base_flaky=frozenset(base_flaky),
+        base_xfailed=frozenset(base_xfailed),
+        base_xpassed=frozenset(base_xpassed),
+        base_tree=lambda: base_tree,
     )
-    seen = check_tests(
-        runs,
-        flips,
-        oracles.fail_to_pass,
-        oracles.pass_to_pass,
-        base_flaky,
-        base_xfailed=base_xfailed,
-        base_xpassed=base_xpassed,
-        reruns=reruns,
-    )
-    details = {"reference": {c.name: c.status for c in seen.checks}}
-    bad = [c.detail for c in seen.checks if not c.passed]
-    if not bad:
-        return "", details
-    pinned = [p for p in env.packages if "==" in p]
-    more = f" and {len(pinned) - 40} more (in the receipt)" if len(pinned) > 40 else ""
-    why = (
-        f"the reference (gold) patch fails in the built environment: {'; '.join(bad)}; "
-        f"resolved versions: {', '.join(pinned[:40]) + more or 'none recorded'}"
-    )
-    return why, {**details, "reference_failures": bad}
+    return reference_verdict(graded, env)
 
 
 def base_state_file(env_cache: Path, key: str) -> Path:
@@ -184,7 +157,7 @@ def remember_base_state(env_cache: Path, key: str, runs: int, source: str) -> No
         source: who observed it, kept in the receipt's details.
     """
     verdict = BaseCheck(valid=True, not_failing=(), not_passing=(), nonexistent=(), reasons=())
-    seen = Observation(
+    seen = BaseState(
         checks=(Check(name="environment_reproduced", status="passed"),),
         details={
             "flaky_excluded": [],
@@ -192,15 +165,15 @@ def remember_base_state(env_cache: Path, key: str, runs: int, source: str) -> No
             "observed_by": source,
             "runs": runs,
         },
+        flaky=(),
+        xfailed=(),
     )
     path = base_state_file(env_cache, key)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(seen.model_dump_json())
+    path.write_text(seen.model_dump_json(exclude={"environment"}))
 
 
-def _check_base(
-    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment
-) -> Observation:
+def _check_base(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment) -> BaseState:
     checked = cfg.work / "base-hidden"
     try:
         graded_tree(
@@ -213,18 +186,23 @@ def _check_base(
             embedded=progress.embedded,
         )
     except PatchApplyError as exc:
-        return _invalid(env, f"the hidden tests do not apply at the base: {exc}")
+        return invalid(env, f"the hidden tests do not apply at the base: {exc}")
     foreign = _foreign(cfg, progress, env, checked)
     if foreign:
-        return _invalid(env, f"task invalid: {foreign}")
+        return invalid(env, f"task invalid: {foreign}")
     policy, reports = oracle_policy(cfg), cfg.evidence / "tests-base"
     runs, flips = run_repeated(env, checked, cfg.contract, reports, policy)
     details: dict[str, Any] = {"flaky_excluded": sorted(flips)}
     broken = [r for r in runs if r.status != "ok"]
     if broken:
-        return _invalid(env, f"base-state test run unusable: {broken[0].reason}", details)
-    verdict, reruns = _confirmed_verdict(
-        cfg, runs[-1].outcomes, flips, rerunner(env, checked, cfg.contract, reports, policy)
+        return invalid(env, f"base-state test run unusable: {broken[0].reason}", details, flips)
+    oracles = cfg.contract.oracles
+    verdict, reruns = confirmed_verdict(
+        runs[-1].outcomes,
+        flips,
+        oracles.fail_to_pass,
+        oracles.pass_to_pass,
+        rerunner(env, checked, cfg.contract, reports, policy),
     )
     flips |= flaky_ids(reruns)
     details = {"flaky_excluded": sorted(flips), "reruns": [r.model_dump() for r in reruns]}
@@ -232,16 +210,14 @@ def _check_base(
         verdict, details["reference_check"] = _in_reference(cfg, progress, env, verdict)
     if not verdict.valid:
         details["base_state"] = verdict.model_dump()
-        return _invalid(env, "task invalid: " + "; ".join(verdict.reasons), details)
-    base = (checked, flips, set(verdict.xfailed), set(verdict.xpassed))
+        return invalid(env, "task invalid: " + "; ".join(verdict.reasons), details, flips)
+    xfailed, xpassed = set(verdict.xfailed), set(verdict.xpassed)
+    base = (checked, flips, xfailed, xpassed)
     why, checked_reference = _validate_reference(cfg, progress, env, base)
     details = {**details, **checked_reference, "base_state": verdict.model_dump()}
     if why:
-        return _invalid(env, f"task invalid: {why}", details)
-    return Observation(
-        checks=(Check(name="environment_reproduced", status="passed"),),
-        details=details,
-    )
+        return invalid(env, f"task invalid: {why}", details, flips)
+    return reproduced(details, flips, xfailed, env, xpassed)
 
 
 def _in_reference(
@@ -286,33 +262,6 @@ def _in_reference(
     )
 
 
-def _confirmed_verdict(
-    cfg: AttemptConfig, outcomes: dict[str, TestOutcome], flips: set[str], run: Runner
-) -> tuple[BaseCheck, tuple[Rerun, ...]]:
-    """Check the base state; rerun the ids with the wrong outcome first (they may be flaky).
-
-    A PASS_TO_PASS test that does not pass, or a FAIL_TO_PASS test that does not fail, is run
-    again (:func:`repogate.oracles.reruns.rerun`); one that flips is flaky and left out, not a
-    reason to call the task invalid.
-    """
-    oracles = cfg.contract.oracles
-
-    def check(left_out: set[str]) -> BaseCheck:
-        return base_state_check(
-            outcomes,
-            [t for t in oracles.fail_to_pass if t not in left_out],
-            [t for t in oracles.pass_to_pass if t not in left_out],
-        )
-
-    verdict = check(flips)
-    wrong = [*verdict.not_failing, *verdict.not_passing]
-    if not wrong:
-        return verdict, ()
-    observed, _matched, _invalid = observe_ids(outcomes, wrong)
-    reruns = rerun(observed, run, "base")
-    return check(flips | flaky_ids(reruns)), reruns
-
-
 def _as_of(cfg: AttemptConfig, progress: AttemptProgress) -> str | None:
     """The resolution bound of the recipe: the base commit's date, or None (see the recipe)."""
     if cfg.contract.environment.resolve_as_of != "base_commit":
@@ -320,7 +269,7 @@ def _as_of(cfg: AttemptConfig, progress: AttemptProgress) -> str | None:
     return git.commit_date(workspace(cfg), progress.base)
 
 
-def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
+def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> BaseState:
     """Build the environment, then check the base state, reusing an earlier valid result.
 
     A base-state result (with the reference patch's validation) is a function of the base
@@ -339,16 +288,12 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
         log = keep_log(cfg.evidence / "logs" / "environment-build.log", exc.log or str(exc))
         raise EnvironmentBuildError(f"{exc}; log: {log}") from None
     key = _base_key(cfg, progress, env)
-    cached = cfg.env_cache.parent / "base-state" / f"{key}.json"
+    cached = base_state_file(cfg.env_cache, key)
     with locked(cached.with_suffix(".lock")):  # two workers on one task check its base once
         hit = cached.is_file()
-        seen = (
-            Observation.model_validate_json(cached.read_text())
-            if hit
-            else _check_base(cfg, progress, env)
-        )
+        seen = read_cached(cached.read_text(), env) if hit else _check_base(cfg, progress, env)
         if not hit and seen.checks[0].passed:
-            write_atomic(cached, seen.model_dump_json())
+            write_atomic(cached, seen.model_dump_json(exclude={"environment"}))
     if seen.checks[0].passed:
         detail = (
             f"{'cold' if env.cold else 'warm'} environment {env.digest[:12]}; "
@@ -368,30 +313,27 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     return seen.model_copy(update={"details": details})
 
 
-def _invalid(
-    env: BuiltEnvironment, why: str, details: dict[str, object] | None = None
-) -> Observation:
-    return Observation(
-        checks=(Check(name="environment_reproduced", status="error", detail=why),),
-        details={"environment": env.model_dump(mode="json"), **(details or {})},
-    )
-
-
 def environment(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """Gate E: build the environment at the base and check the base state with hidden tests.
 
     Raises:
         StopAttempt: the environment could not be built, or the task is invalid at its base.
     """
-    receipt = observe("E", "", lambda: _base_state(cfg, progress))
+    receipt, seen = observed("E", "", lambda: _base_state(cfg, progress))
     if receipt.crash is not None and receipt.crash.type == EnvironmentBuildError.__name__:
         why = f"environment could not be built: {receipt.crash.message}"
         receipt = receipt.model_copy(
             update={"checks": (Check(name="environment_reproduced", status="error", detail=why),)}
         )
-    built = receipt.details.get("environment")
-    env = None if built is None else BuiltEnvironment.model_validate(built)
-    progress = replace(progress, env=env, pending=(receipt,))
+    progress = replace(progress, pending=(receipt,))
+    if seen is not None:
+        progress = replace(
+            progress,
+            env=seen.environment,
+            base_flaky=frozenset(seen.flaky),
+            base_xfailed=frozenset(seen.xfailed),
+            base_xpassed=frozenset(seen.xpassed),
+        )
     if receipt.status != "passed":
         why = receipt.checks[0].detail if receipt.checks else str(receipt.crash)
         raise StopAttempt("environment", why, progress)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from repogate import git
+from repogate.attempt import AttemptConfig, AttemptProgress, gate, gate_seen
 from repogate.errors import ContractError
-from repogate.gates.authority import check_authority, load_reviews
+from repogate.gates.authority import AuthorityObservation, check_authority, load_reviews
 from repogate.gates.codeowners import CODEOWNERS_LOCATIONS
 from repogate.gates.generated import check_generated
 from repogate.gates.release import check_release_notes
-from repogate.pipeline import AttemptConfig, AttemptProgress, gate, generator_policy, workspace
+from repogate.phases._shared import generator_policy, workspace
 from repogate.receipt import Check, Observation
 
 
@@ -42,7 +44,7 @@ def _codeowners_at_base(cfg: AttemptConfig, base: str) -> tuple[str | None, str 
     return None, None
 
 
-def _authority(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
+def _authority(cfg: AttemptConfig, progress: AttemptProgress) -> AuthorityObservation:
     state = progress.candidate
     authority = cfg.contract.authority
     codeowners, _read_from = _codeowners_at_base(cfg, state.base_commit)
@@ -96,7 +98,11 @@ def lifecycle(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     progress = gate(cfg, progress, "V-generated", lambda: _freshness(cfg, progress))
     if cfg.contract.profile != "lifecycle":
         return progress
-    progress = gate(cfg, progress, "A", lambda: _authority(cfg, progress))
+    progress, review = gate_seen(cfg, progress, "A", lambda: _authority(cfg, progress))
+    if review is not None:
+        progress = replace(
+            progress, review_minutes=review.review_minutes, review_rounds=review.review_rounds
+        )
     return gate(
         cfg,
         progress,

@@ -18,6 +18,7 @@ import coverage
 
 from repogate import git
 from repogate._version import __version__
+from repogate.attempt import AttemptConfig, AttemptProgress, gate
 from repogate.errors import EnvironmentBuildError
 from repogate.gates.regression import check_regressions, narrowed
 from repogate.gates.verification import graded_tree
@@ -31,7 +32,7 @@ from repogate.oracles.base_suite import (
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun
 from repogate.oracles.selection import FileChange, select
-from repogate.pipeline import AttemptConfig, AttemptProgress, gate, oracle_policy, workspace
+from repogate.phases._shared import oracle_policy, workspace
 from repogate.receipt import Observation
 from repogate.state import sha256_hex
 from repogate.vocabulary import GateId

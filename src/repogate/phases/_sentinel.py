@@ -3,26 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from repogate import git, sandbox
+from repogate.attempt import AttemptConfig, AttemptProgress, gate_seen
 from repogate.environment import build_environment
-from repogate.gates.sentinel import SentinelInputs, check_sentinel
+from repogate.gates.sentinel import SentinelInputs, SentinelObservation, check_sentinel
 from repogate.gates.sentinel._history import TestRunner
 from repogate.gates.sentinel._survival import CommandRunner, MatrixRunner
 from repogate.gates.verification import graded_tree
 from repogate.oracles.pytest_runner import TestRun, run_isolating, run_tests
-from repogate.pipeline import (
-    AttemptConfig,
-    AttemptProgress,
-    gate,
+from repogate.phases._shared import (
     generator_policy,
     install_tree,
     landed_commit,
     oracle_policy,
     workspace,
 )
-from repogate.receipt import Observation
 from repogate.sandbox import ExecResult, SandboxPolicy
 from repogate.validity import result_key, run_conditions
 
@@ -88,7 +86,7 @@ def _command_runner(cfg: AttemptConfig, progress: AttemptProgress) -> CommandRun
     return run_command
 
 
-def _sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
+def _sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> SentinelObservation:
     state = progress.candidate
     contract = cfg.contract
     history = cfg.work / "history.git"
@@ -146,4 +144,7 @@ def sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     if cfg.contract.profile != "lifecycle" and not (window.follow_ups or window.follow_up_count):
         return progress
     (cfg.work / "sentinel").mkdir(exist_ok=True)
-    return gate(cfg, progress, "S", lambda: _sentinel(cfg, progress))
+    progress, seen = gate_seen(cfg, progress, "S", lambda: _sentinel(cfg, progress))
+    if seen is None:
+        return progress
+    return replace(progress, extra_repair_effort=seen.extra_repair_effort)

@@ -10,17 +10,13 @@ from typing import NoReturn
 
 from repogate import git
 from repogate._files import write_bytes_nofollow
+from repogate.attempt import AttemptConfig, AttemptProgress, StopAttempt, emit, gate
 from repogate.contract import Permissions
 from repogate.oracles.embedded import load_embedded
 from repogate.patches import touched_paths
-from repogate.pipeline import (
-    AttemptConfig,
-    AttemptProgress,
-    StopAttempt,
+from repogate.phases._shared import (
     agent_policy,
     candidate_state,
-    emit,
-    gate,
     hidden_patch,
     task_view,
     workspace,

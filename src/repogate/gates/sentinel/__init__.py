@@ -66,6 +66,7 @@ __all__ = [
     "CHECK",
     "FollowUp",
     "SentinelInputs",
+    "SentinelObservation",
     "StepRecord",
     "check_sentinel",
     "follow_up_commits",
@@ -354,7 +355,18 @@ def _verdict(
     return "passed", f"{replayed} follow-up(s) replayed without conflict or regression"
 
 
-def check_sentinel(ctx: SentinelInputs) -> Observation:
+class SentinelObservation(Observation):
+    """Gate S's observation, with the soft metric the decision records.
+
+    Attributes:
+        extra_repair_effort: lines of the real follow-ups that conflict semantically with the
+            candidate (changelog conflicts left out).
+    """
+
+    extra_repair_effort: int = 0
+
+
+def check_sentinel(ctx: SentinelInputs) -> SentinelObservation:
     """Observe the bounded future of the merged candidate: check ``post_merge_sentinel_passed``.
 
     Args:
@@ -433,4 +445,8 @@ def check_sentinel(ctx: SentinelInputs) -> Observation:
         "residual_unknowns": _residual(ctx, follow_ups, steps),
         "extra_repair_effort": semantic["lines"],
     }
-    return Observation(checks=(Check(name=CHECK, status=status, detail=detail),), details=details)
+    return SentinelObservation(
+        checks=(Check(name=CHECK, status=status, detail=detail),),
+        details=details,
+        extra_repair_effort=semantic["lines"],
+    )

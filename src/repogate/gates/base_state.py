@@ -1,0 +1,175 @@
+"""Gate E, the base state: is the task valid in the environment built at its base?
+
+The check ``environment_reproduced`` passes only when, at the base with the hidden tests, the
+tests import the project from the checkout under test (:mod:`repogate.oracles.imports`),
+every FAIL_TO_PASS test fails and every PASS_TO_PASS test passes (after SWE-bench's validation of
+its task instances), and the reference (gold) patch passes them in the same environment. Any of
+them failing makes the task invalid here: an evaluator ``error``, never a verdict on the agent.
+An environment that drifted since the base commit (an open requirement resolved to a later,
+incompatible release) shows up as a reference that fails, named with its failing tests and the
+resolved versions.
+
+This module holds the gate's rules and its record; building the environment is
+:mod:`repogate.environment`'s, and running the trees is the environment phase's
+(:mod:`repogate.phases`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from repogate.environment import BuiltEnvironment
+from repogate.oracles.grading import BaseCheck, base_state_check, observe_ids
+from repogate.oracles.junit import TestOutcome
+from repogate.oracles.reruns import Rerun, Runner, flaky_ids, rerun
+from repogate.receipt import Check, Observation
+
+__all__ = [
+    "BaseState",
+    "confirmed_verdict",
+    "foreign_reason",
+    "invalid",
+    "read_cached",
+    "reference_verdict",
+    "reproduced",
+]
+
+
+class BaseState(Observation):
+    """Gate E's observation, with the typed facts later phases grade by.
+
+    Attributes:
+        flaky: tests whose outcome flipped at the base (between repeated runs or in reruns),
+            sorted; left out of every later grading.
+        xfailed: PASS_TO_PASS tests that XFAILed at the base, sorted; an XFAIL on the candidate
+            leaves them as they were.
+        xpassed: PASS_TO_PASS tests ``xpassed`` at the base (an XPASS under a mark the hidden
+            tests do not declare), sorted; the same outcome on the candidate leaves them as
+            they were.
+        environment: the environment the check ran in; None only in a cached result, which is
+            stored without it (its digest is part of the cache key).
+    """
+
+    flaky: tuple[str, ...]
+    xfailed: tuple[str, ...]
+    xpassed: tuple[str, ...] = ()
+    environment: BuiltEnvironment | None = None
+
+
+def read_cached(text: str, env: BuiltEnvironment) -> BaseState:
+    """Parse a cached base-state result (JSON written from a :class:`BaseState`) for ``env``.
+
+    Raises:
+        pydantic.ValidationError: the text is not a base-state result of this version.
+    """
+    return BaseState.model_validate_json(text).model_copy(update={"environment": env})
+
+
+def reproduced(
+    details: dict[str, Any],
+    flaky: Collection[str],
+    xfailed: Collection[str],
+    env: BuiltEnvironment,
+    xpassed: Collection[str] = (),
+) -> BaseState:
+    """The base state is as the contract says: ``environment_reproduced`` passes."""
+    return BaseState(
+        checks=(Check(name="environment_reproduced", status="passed"),),
+        details=details,
+        flaky=tuple(sorted(flaky)),
+        xfailed=tuple(sorted(xfailed)),
+        xpassed=tuple(sorted(xpassed)),
+        environment=env,
+    )
+
+
+def invalid(
+    env: BuiltEnvironment,
+    why: str,
+    details: Mapping[str, object] | None = None,
+    flaky: Collection[str] = (),
+) -> BaseState:
+    """The task is invalid in ``env``: ``environment_reproduced`` is an ``error`` saying ``why``."""
+    return BaseState(
+        checks=(Check(name="environment_reproduced", status="error", detail=why),),
+        details={"environment": env.model_dump(mode="json"), **(details or {})},
+        flaky=tuple(sorted(flaky)),
+        xfailed=(),
+        environment=env,
+    )
+
+
+def foreign_reason(found: Mapping[str, str]) -> str:
+    """Say which project modules the tests import from outside the checkout ("" when none).
+
+    Args:
+        found: module name -> where it resolved (:func:`repogate.oracles.imports.foreign_imports`).
+    """
+    return "; ".join(
+        f"the tests import {name} from {where}, outside the checkout under test (a copy "
+        "installed in the environment, not the candidate's code); install the project editable "
+        "(-e .) or from a layout the environment can redirect"
+        for name, where in sorted(found.items())
+    )
+
+
+def confirmed_verdict(
+    outcomes: Mapping[str, TestOutcome],
+    flips: set[str],
+    fail_to_pass: Sequence[str],
+    pass_to_pass: Sequence[str],
+    run: Runner,
+) -> tuple[BaseCheck, tuple[Rerun, ...]]:
+    """Check the base state; rerun the ids with the wrong outcome first (they may be flaky).
+
+    A PASS_TO_PASS test that does not pass, or a FAIL_TO_PASS test that does not fail, is run
+    again (:func:`repogate.oracles.reruns.rerun`); one that flips is flaky and left out, not a
+    reason to call the task invalid.
+
+    Args:
+        outcomes: the base run's outcomes by reported id.
+        flips: ids already found flaky (they flipped between repeated runs).
+        fail_to_pass: the contract's FAIL_TO_PASS ids.
+        pass_to_pass: the contract's PASS_TO_PASS ids.
+        run: runs the base's tests again.
+
+    Returns:
+        The verdict (:func:`repogate.oracles.grading.base_state_check`) and the rerun records.
+    """
+
+    def check(left_out: set[str]) -> BaseCheck:
+        return base_state_check(
+            outcomes,
+            [t for t in fail_to_pass if t not in left_out],
+            [t for t in pass_to_pass if t not in left_out],
+        )
+
+    verdict = check(flips)
+    wrong = [*verdict.not_failing, *verdict.not_passing]
+    if not wrong:
+        return verdict, ()
+    observed, _matched, _invalid = observe_ids(outcomes, wrong)
+    reruns = rerun(observed, run, "base")
+    return check(flips | flaky_ids(reruns)), reruns
+
+
+def reference_verdict(graded: Observation, env: BuiltEnvironment) -> tuple[str, dict[str, Any]]:
+    """Say why the reference (gold) patch fails in ``env`` ("" when it passes), and the record.
+
+    Args:
+        graded: the reference graded as a candidate is
+            (:func:`repogate.gates.verification.grade_tree`).
+        env: the environment; its resolved versions are named when the reference fails.
+    """
+    details: dict[str, Any] = {"reference": {c.name: c.status for c in graded.checks}}
+    bad = [c.detail for c in graded.checks if not c.passed]
+    if not bad:
+        return "", details
+    pinned = [p for p in env.packages if "==" in p]
+    more = f" and {len(pinned) - 40} more (in the receipt)" if len(pinned) > 40 else ""
+    why = (
+        f"the reference (gold) patch fails in the built environment: {'; '.join(bad)}; "
+        f"resolved versions: {', '.join(pinned[:40]) + more or 'none recorded'}"
+    )
+    return why, {**details, "reference_failures": bad}
