@@ -230,19 +230,22 @@ def test_hidden_test_files_that_do_not_import_at_the_base_count_as_failing_there
     assert base["nonexistent"] == ["tests/test_whisper.py::test_param[D]"]
 
 
+# test_flaky fails in the first checkout of a state and passes in the fresh checkouts reruns get:
+# its outcome hangs on where it runs, not on anything the code keeps (a stand-in for a genuinely
+# random failure that a rerun can make pass; a test cannot rely on real chance).
 _FLAKY = (
-    "import pathlib\n\nfrom calc import add, neg\n\n_COUNT = pathlib.Path(__file__).with_name('runs-{name}.txt')\n\n\n"
+    "import pathlib\n\nfrom calc import add, neg\n\n"
+    "FIRST = '-rerun' not in str(pathlib.Path(__file__).resolve())\n\n\n"
     "def test_neg():\n    assert neg(2) == -2\n\n\n"
-    "def test_flaky():\n    n = int(_COUNT.read_text()) if _COUNT.exists() else 0\n"
-    "    _COUNT.write_text(str(n + 1))\n    assert not ({cond})\n"
+    "def test_flaky():\n    assert not ({cond})\n"
 )
 
 
 @pytest.mark.parametrize(
     ("where", "cond"),
     [
-        ("base", "n == 0"),  # fails on the first run in every tree: at the base-state check
-        ("candidate", "n == 0 and add(2, 3) == 5"),  # fails once, and only with the fix
+        ("base", "FIRST"),  # fails on the first run of every state: at the base-state check
+        ("candidate", "FIRST and add(2, 3) == 5"),  # fails once, and only with the fix
     ],
 )
 def test_a_failure_that_does_not_reproduce_is_flaky_not_the_agents(
@@ -290,4 +293,47 @@ def test_a_failure_that_does_not_reproduce_is_flaky_not_the_agents(
     assert [(r["state"], len(r["outcomes"]), r["flaky"]) for r in neg] == [
         ("candidate", 5, False),
         ("base", 5, False),
+    ]
+
+
+_COLD_START = CALC_FIX.replace("-a", "-a if WARM else a") + (
+    "\n\nimport pathlib\n\n_MARK = pathlib.Path(__file__).with_name('.warm')\n"
+    "WARM = _MARK.exists()\n_MARK.touch()\n"
+)
+
+
+def test_a_failure_kept_away_by_a_file_an_earlier_run_left_is_charged_not_flaky(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    cache: Path,
+) -> None:
+    """Red team (flaky-regression): the fix plus a cold-start bug (``neg`` is wrong in the first
+    process that imports the package from a checkout; a marker file in the checkout turns it off)
+    was accepted: the rerun used the tree the graded run had written, passed, and the real
+    regression was called flaky. Every rerun runs on a fresh export of the state: the failure
+    reproduces there, passes at the base, and is charged."""
+    tests = _FLAKY.format(cond="False")
+    contract = _task(
+        tmp_path,
+        {"calc/__init__.py": CALC_BASE, "tests/test_calc.py": tests},
+        {
+            "calc/__init__.py": CALC_FIX,
+            "tests/test_calc.py": tests + "\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        },
+        ["tests/test_calc.py::test_add"],
+        ["tests/test_calc.py::test_neg", "tests/test_calc.py::test_flaky"],
+        monkeypatch,
+        cache,
+    )
+    cold = _agent(tmp_path, "cold", {"calc/__init__.py": _COLD_START})
+    rows = _run(capsys, contract, tmp_path / "run", cold)
+    assert rows["cold"]["accepted"] is False, rows["cold"]
+    assert rows["cold"]["failed"] == ["regression_tests_passed"], rows["cold"]
+    details = _receipt(tmp_path / "run", 0, "V")
+    assert details["flaky_excluded"] == []
+    neg = [r for r in details["reruns"] if r["test_id"] == "tests/test_calc.py::test_neg"]
+    assert [(r["state"], r["outcomes"], r["flaky"]) for r in neg] == [
+        ("candidate", ["failed"] * 5, False),
+        ("base", ["passed"] * 5, False),
     ]

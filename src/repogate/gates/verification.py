@@ -8,11 +8,19 @@ them (:mod:`repogate.oracles.grading`). A failing PASS_TO_PASS test is run again
 and at the base before it is charged (:mod:`repogate.oracles.reruns`); a test whose outcome flips
 between runs of one state, at the base or on the candidate, is flaky: excluded from the verdict,
 with a record in the receipt and in the check's detail.
+
+Every run after a state's first, repeat or rerun, runs on a fresh export of that state
+(:func:`fresh_tree`), never on a tree earlier test code wrote: a failure that test code makes
+reappear only in a clean checkout (a "cold start" kept in a file of the tree) reproduces on every
+rerun and is charged, not excused as flaky. State outside the tree does not carry over either: each
+sandboxed run gets a fresh private ``HOME``, ``TMPDIR`` and ``/tmp``, and the environment is
+read-only (:mod:`repogate.sandbox`).
 """
 
 from __future__ import annotations
 
 import shlex
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +36,24 @@ from repogate.oracles.pytest_runner import TestRun, run_tests
 from repogate.oracles.reruns import Rerun, Runner, describe, flaky_ids, rerun
 from repogate.receipt import Check, Observation
 from repogate.sandbox import SandboxPolicy
+
+TreeMaker = Callable[[Path], None]
+"""Writes one state's test tree (candidate or base, hidden tests applied) to a new folder."""
+
+
+def fresh_tree(make: TreeMaker, tree: Path, label: str) -> Path:
+    """Write a fresh copy of ``tree``'s state with ``make``, beside it; return its path.
+
+    The copy is ``<parent>/<tree name>-<label>-<random>/<tree name>`` (same folder name as the
+    first run's, so ids and paths the tests print read the same), in a folder no run used before.
+
+    Raises:
+        GitError, PatchApplyError: as ``make`` raises them.
+    """
+    holder = Path(tempfile.mkdtemp(prefix=f"{tree.name}-{label}-", dir=tree.parent))
+    dest = holder / tree.name
+    make(dest)
+    return dest
 
 
 def graded_tree(
@@ -100,14 +126,25 @@ def _with_hidden(
 def run_repeated(
     env: BuiltEnvironment,
     tree: Path,
+    make: TreeMaker,
     contract: TransitionContract,
     report_dir: Path,
     policy: SandboxPolicy,
 ) -> tuple[list[TestRun], set[str]]:
-    """Run the graded tests ``contract.oracles.repeat`` times; return the runs and flaky ids."""
+    """Run the graded tests ``contract.oracles.repeat`` times; return the runs and flaky ids.
+
+    The first run is on ``tree`` (already written by ``make``), each later one on a fresh tree.
+    """
     ids = [*contract.oracles.fail_to_pass, *contract.oracles.pass_to_pass]
     runs = [
-        run_tests(env, tree, contract.oracles.test_command, ids, report_dir / f"run{n}", policy)
+        run_tests(
+            env,
+            tree if n == 0 else fresh_tree(make, tree, f"run{n}"),
+            contract.oracles.test_command,
+            ids,
+            report_dir / f"run{n}",
+            policy,
+        )
         for n in range(contract.oracles.repeat)
     ]
     ok = [r.outcomes for r in runs if r.status == "ok"]
@@ -117,15 +154,20 @@ def run_repeated(
 def rerunner(
     env: BuiltEnvironment,
     tree: Path,
+    make: TreeMaker,
     contract: TransitionContract,
     report_dir: Path,
     policy: SandboxPolicy,
 ) -> Runner:
-    """Return a :data:`~repogate.oracles.reruns.Runner` of ``tree``'s tests, reports in ``report_dir``."""
+    """Return a :data:`~repogate.oracles.reruns.Runner` of ``tree``'s state, reports in ``report_dir``.
+
+    Each rerun runs on a fresh tree ``make`` writes beside ``tree`` (:func:`fresh_tree`).
+    """
 
     def run(ids: Sequence[str], n: int) -> Mapping[str, TestOutcome] | None:
+        fresh = fresh_tree(make, tree, f"rerun{n}")
         ran = run_tests(
-            env, tree, contract.oracles.test_command, ids, report_dir / f"rerun{n}", policy
+            env, fresh, contract.oracles.test_command, ids, report_dir / f"rerun{n}", policy
         )
         return ran.outcomes if ran.status == "ok" else None
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from repogate import git
 from repogate.gates.dependency import check_dependency_policy
 from repogate.gates.integrity import check_integrity
 from repogate.gates.requirements import check_requirements
 from repogate.gates.verification import (
+    TreeMaker,
     check_commands,
     check_tests,
     confirm_failures,
@@ -59,41 +62,41 @@ def _verify_tree(cfg: AttemptConfig, progress: AttemptProgress, rev: str, label:
     tree = cfg.work / label
     ws = workspace(cfg)
 
+    def maker(at: str) -> TreeMaker:
+        def make(dest: Path) -> None:
+            graded_tree(
+                ws,
+                progress.base,
+                at,
+                progress.hidden,
+                progress.hidden_paths,
+                dest,
+                embedded=progress.embedded,
+            )
+
+        return make
+
     def run() -> Observation:
-        graded_tree(
-            ws,
-            progress.base,
-            rev,
-            progress.hidden,
-            progress.hidden_paths,
-            tree,
-            embedded=progress.embedded,
-        )
+        make = maker(rev)
+        make(tree)
         env, policy = progress.workspace_env, oracle_policy(cfg)
         reports = cfg.evidence / f"tests-{label}"
-        runs, flips = run_repeated(env, tree, cfg.contract, reports, policy)
+        runs, flips = run_repeated(env, tree, make, cfg.contract, reports, policy)
         oracles = cfg.contract.oracles
         base_flaky, base_xfailed = _base_flaky(progress), _base_xfailed(progress)
 
         def at_base() -> Runner:
             base_tree = cfg.work / f"base-for-{label}"
-            graded_tree(
-                ws,
-                progress.base,
-                progress.base,
-                progress.hidden,
-                progress.hidden_paths,
-                base_tree,
-                embedded=progress.embedded,
+            return rerunner(
+                env, base_tree, maker(progress.base), cfg.contract, reports / "base", policy
             )
-            return rerunner(env, base_tree, cfg.contract, reports / "base", policy)
 
         reruns = confirm_failures(
             runs,
             oracles.pass_to_pass,
             base_flaky | flips,
             base_xfailed,
-            rerunner(env, tree, cfg.contract, reports, policy),
+            rerunner(env, tree, make, cfg.contract, reports, policy),
             at_base,
         )
         seen = check_tests(

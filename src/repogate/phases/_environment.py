@@ -21,6 +21,7 @@ from repogate._logs import keep_log
 from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import ContractError, EnvironmentBuildError, PatchApplyError
 from repogate.gates.verification import (
+    TreeMaker,
     check_tests,
     confirm_failures,
     graded_tree,
@@ -113,28 +114,34 @@ def _validate_reference(
     if not patch:
         return "", {"reference": "no reference patch to validate"}
     tree = cfg.work / "reference-graded"
-    try:
+
+    def make(dest: Path) -> None:
         reference_tree(
             workspace(cfg),
             progress.base,
             patch,
             progress.hidden,
             progress.hidden_paths,
-            tree,
+            dest,
             embedded=progress.embedded,
         )
+
+    try:
+        make(tree)
     except PatchApplyError as exc:
         return f"the reference patch does not apply at the base: {exc}", {}
     policy, reports = oracle_policy(cfg), cfg.evidence / "tests-reference-graded"
-    runs, flips = run_repeated(env, tree, cfg.contract, reports, policy)
+    runs, flips = run_repeated(env, tree, make, cfg.contract, reports, policy)
     oracles = cfg.contract.oracles
     reruns = confirm_failures(
         runs,
         oracles.pass_to_pass,
         base_flaky | flips,
         base_xfailed,
-        rerunner(env, tree, cfg.contract, reports, policy),
-        lambda: rerunner(env, base_tree, cfg.contract, reports / "base", policy),
+        rerunner(env, tree, make, cfg.contract, reports, policy),
+        lambda: rerunner(
+            env, base_tree, _base_maker(cfg, progress), cfg.contract, reports / "base", policy
+        ),
     )
     seen = check_tests(
         runs,
@@ -192,33 +199,43 @@ def remember_base_state(env_cache: Path, key: str, runs: int, source: str) -> No
     path.write_text(seen.model_dump_json())
 
 
-def _check_base(
-    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment
-) -> Observation:
-    checked = cfg.work / "base-hidden"
-    try:
+def _base_maker(cfg: AttemptConfig, progress: AttemptProgress) -> TreeMaker:
+    """Return what writes the base's test tree (base plus hidden tests) to a new folder."""
+
+    def make(dest: Path) -> None:
         graded_tree(
             workspace(cfg),
             progress.base,
             progress.base,
             progress.hidden,
             progress.hidden_paths,
-            checked,
+            dest,
             embedded=progress.embedded,
         )
+
+    return make
+
+
+def _check_base(
+    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment
+) -> Observation:
+    checked = cfg.work / "base-hidden"
+    make = _base_maker(cfg, progress)
+    try:
+        make(checked)
     except PatchApplyError as exc:
         return _invalid(env, f"the hidden tests do not apply at the base: {exc}")
     foreign = _foreign(cfg, progress, env, checked)
     if foreign:
         return _invalid(env, f"task invalid: {foreign}")
     policy, reports = oracle_policy(cfg), cfg.evidence / "tests-base"
-    runs, flips = run_repeated(env, checked, cfg.contract, reports, policy)
+    runs, flips = run_repeated(env, checked, make, cfg.contract, reports, policy)
     details: dict[str, Any] = {"flaky_excluded": sorted(flips)}
     broken = [r for r in runs if r.status != "ok"]
     if broken:
         return _invalid(env, f"base-state test run unusable: {broken[0].reason}", details)
     verdict, reruns = _confirmed_verdict(
-        cfg, runs[-1].outcomes, flips, rerunner(env, checked, cfg.contract, reports, policy)
+        cfg, runs[-1].outcomes, flips, rerunner(env, checked, make, cfg.contract, reports, policy)
     )
     flips |= flaky_ids(reruns)
     details = {"flaky_excluded": sorted(flips), "reruns": [r.model_dump() for r in reruns]}
