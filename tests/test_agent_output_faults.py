@@ -19,7 +19,9 @@ from typing import Any
 import pytest
 
 from conftest import run_json
+from repogate.agents.predictions import load_predictions
 from repogate.cli import ExitCode, main
+from repogate.errors import AgentSpecError
 from repogate.store import Store
 from repogate.tasks.scenarios import BuiltScenario
 
@@ -123,3 +125,30 @@ def test_a_workspace_entry_the_harness_cannot_take_fails_edits_permitted(
         (check,) = (c for c in decision.checks if c.name == "edits_permitted")
         assert check.status == "failed", (name, check)
         assert path in check.detail and why in check.detail, (name, check.detail)
+
+
+PREDICTIONS = {
+    "bigint": '[{"instance_id": "t", "model_name_or_path": "m", "model_patch": "", "n": '
+    + "9" * 5000
+    + "}]",
+    "nested": "[" * 100000 + "]" * 100000,
+    "escape": json.dumps(
+        [{"instance_id": "t", "model_name_or_path": "m\x1b[2J", "model_patch": ""}]
+    ),
+    "surrogate": '[{"instance_id": "t", "model_name_or_path": "m", "model_patch": "\\ud800"}]',
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PREDICTIONS))
+def test_a_predictions_file_an_agent_wrote_badly_is_bad_input_never_a_crash(
+    tmp_path: Path, kind: str
+) -> None:
+    """A predictions file is an agent's output too: a number Python will not convert, nesting
+    deeper than the parser recurses, a model name that would restyle the terminal (it names the
+    agent in every table), a patch that is not Unicode text are bad input (exit 2, one line),
+    never a traceback or raw escapes on the screen."""
+    path = tmp_path / "preds.json"
+    path.write_text(PREDICTIONS[kind])
+    with pytest.raises(AgentSpecError) as caught:
+        load_predictions(path)
+    assert "\x1b" not in str(caught.value)
