@@ -296,10 +296,17 @@ def test_a_failure_that_does_not_reproduce_is_flaky_not_the_agents(
     ]
 
 
+# neg() is wrong in the first process that imports calc where the marker is not yet: in the
+# checkout, in HOME or in TMPDIR (state kept outside the tree must not carry over either).
 _COLD_START = CALC_FIX.replace("-a", "-a if WARM else a") + (
-    "\n\nimport pathlib\n\n_MARK = pathlib.Path(__file__).with_name('.warm')\n"
+    "\n\nimport os\nimport pathlib\n\n_MARK = pathlib.Path({where}) / '.calc-warm'\n"
     "WARM = _MARK.exists()\n_MARK.touch()\n"
 )
+_MARKS = {
+    "cold-tree": "os.path.dirname(__file__)",
+    "cold-home": "os.environ['HOME']",
+    "cold-tmpdir": "os.environ['TMPDIR']",
+}
 
 
 def test_a_failure_kept_away_by_a_file_an_earlier_run_left_is_charged_not_flaky(
@@ -326,14 +333,19 @@ def test_a_failure_kept_away_by_a_file_an_earlier_run_left_is_charged_not_flaky(
         monkeypatch,
         cache,
     )
-    cold = _agent(tmp_path, "cold", {"calc/__init__.py": _COLD_START})
-    rows = _run(capsys, contract, tmp_path / "run", cold)
-    assert rows["cold"]["accepted"] is False, rows["cold"]
-    assert rows["cold"]["failed"] == ["regression_tests_passed"], rows["cold"]
-    details = _receipt(tmp_path / "run", 0, "V")
-    assert details["flaky_excluded"] == []
-    neg = [r for r in details["reruns"] if r["test_id"] == "tests/test_calc.py::test_neg"]
-    assert [(r["state"], r["outcomes"], r["flaky"]) for r in neg] == [
-        ("candidate", ["failed"] * 5, False),
-        ("base", ["passed"] * 5, False),
+    agents = [
+        _agent(tmp_path, name, {"calc/__init__.py": _COLD_START.format(where=where)})
+        for name, where in _MARKS.items()
     ]
+    rows = _run(capsys, contract, tmp_path / "run", *agents)
+    order = [a.agent.rsplit("/", 1)[-1] for a in Store.open(tmp_path / "run").attempts()]
+    for name in _MARKS:
+        assert rows[name]["accepted"] is False, rows[name]
+        assert rows[name]["failed"] == ["regression_tests_passed"], rows[name]
+        details = _receipt(tmp_path / "run", order.index(f"{name}.toml"), "V")
+        assert details["flaky_excluded"] == []
+        neg = [r for r in details["reruns"] if r["test_id"] == "tests/test_calc.py::test_neg"]
+        assert [(r["state"], r["outcomes"], r["flaky"]) for r in neg] == [
+            ("candidate", ["failed"] * 5, False),
+            ("base", ["passed"] * 5, False),
+        ]

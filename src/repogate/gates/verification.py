@@ -220,6 +220,55 @@ def confirm_failures(
     return on_cand + rerun(expected, at_base(), "base")
 
 
+def grade_state(
+    env: BuiltEnvironment,
+    tree: Path,
+    makers: tuple[TreeMaker, TreeMaker],
+    contract: TransitionContract,
+    reports: Path,
+    policy: SandboxPolicy,
+    base: tuple[set[str], set[str]],
+) -> tuple[list[TestRun], Observation]:
+    """Run and grade one state's tests: repeats, reruns of failures here and at the base.
+
+    Args:
+        env: the environment to run in.
+        tree: the state's tree, already written by ``makers[0]``.
+        makers: what writes the state's tree and the base's (hidden tests applied), afresh for
+            each repeat and rerun (:func:`fresh_tree`).
+        contract: the contract (its oracles).
+        reports: the folder for the runs' reports.
+        policy: the sandbox of the tests.
+        base: the ids flaky at the base, and the PASS_TO_PASS ids that XFAILed there.
+
+    Returns:
+        The runs, and the observation of :func:`check_tests`.
+    """
+    make, base_make = makers
+    base_flaky, base_xfailed = base
+    runs, flips = run_repeated(env, tree, make, contract, reports, policy)
+    oracles = contract.oracles
+    base_tree = tree.with_name(f"base-for-{tree.name}")
+    reruns = confirm_failures(
+        runs,
+        oracles.pass_to_pass,
+        base_flaky | flips,
+        base_xfailed,
+        rerunner(env, tree, make, contract, reports, policy),
+        lambda: rerunner(env, base_tree, base_make, contract, reports / "base", policy),
+    )
+    seen = check_tests(
+        runs,
+        flips,
+        oracles.fail_to_pass,
+        oracles.pass_to_pass,
+        base_flaky,
+        base_xfailed=base_xfailed,
+        reruns=reruns,
+    )
+    return runs, seen
+
+
 def _test_details(
     runs: Sequence[TestRun], graded: Grading | None, flips: set[str], reruns: Sequence[Rerun] = ()
 ) -> dict[str, Any]:

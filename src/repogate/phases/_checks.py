@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from repogate import git
 from repogate.gates.dependency import check_dependency_policy
 from repogate.gates.integrity import check_integrity
 from repogate.gates.requirements import check_requirements
-from repogate.gates.verification import (
-    TreeMaker,
-    check_commands,
-    check_tests,
-    confirm_failures,
-    graded_tree,
-    outcomes_of,
-    rerunner,
-    run_repeated,
-)
+from repogate.gates.verification import check_commands, grade_state, outcomes_of
 from repogate.oracles.junit import TestOutcome
-from repogate.oracles.reruns import Runner
 from repogate.phases._regression import regressions
+from repogate.phases._trees import graded_maker
 from repogate.pipeline import (
     AttemptConfig,
     AttemptProgress,
@@ -60,53 +49,21 @@ def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
 
 def _verify_tree(cfg: AttemptConfig, progress: AttemptProgress, rev: str, label: str) -> Receipt:
     tree = cfg.work / label
-    ws = workspace(cfg)
-
-    def maker(at: str) -> TreeMaker:
-        def make(dest: Path) -> None:
-            graded_tree(
-                ws,
-                progress.base,
-                at,
-                progress.hidden,
-                progress.hidden_paths,
-                dest,
-                embedded=progress.embedded,
-            )
-
-        return make
 
     def run() -> Observation:
-        make = maker(rev)
+        make = graded_maker(cfg, progress, rev)
         make(tree)
         env, policy = progress.workspace_env, oracle_policy(cfg)
         reports = cfg.evidence / f"tests-{label}"
-        runs, flips = run_repeated(env, tree, make, cfg.contract, reports, policy)
-        oracles = cfg.contract.oracles
-        base_flaky, base_xfailed = _base_flaky(progress), _base_xfailed(progress)
-
-        def at_base() -> Runner:
-            base_tree = cfg.work / f"base-for-{label}"
-            return rerunner(
-                env, base_tree, maker(progress.base), cfg.contract, reports / "base", policy
-            )
-
-        reruns = confirm_failures(
-            runs,
-            oracles.pass_to_pass,
-            base_flaky | flips,
-            base_xfailed,
-            rerunner(env, tree, make, cfg.contract, reports, policy),
-            at_base,
-        )
-        seen = check_tests(
-            runs,
-            flips,
-            oracles.fail_to_pass,
-            oracles.pass_to_pass,
-            base_flaky,
-            base_xfailed=base_xfailed,
-            reruns=reruns,
+        base = graded_maker(cfg, progress, progress.base)
+        runs, seen = grade_state(
+            env,
+            tree,
+            (make, base),
+            cfg.contract,
+            reports,
+            policy,
+            (_base_flaky(progress), _base_xfailed(progress)),
         )
         return seen.model_copy(
             update={"details": {**seen.details, "tree": label, "outcomes": outcomes_of(runs)}}

@@ -20,21 +20,14 @@ from repogate._locks import locked, write_atomic
 from repogate._logs import keep_log
 from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import ContractError, EnvironmentBuildError, PatchApplyError
-from repogate.gates.verification import (
-    TreeMaker,
-    check_tests,
-    confirm_failures,
-    graded_tree,
-    reference_tree,
-    rerunner,
-    run_repeated,
-)
+from repogate.gates.verification import grade_state, reference_tree, rerunner, run_repeated
 from repogate.oracles.grading import BaseCheck, base_state_check, confirm_in_reference, observe_ids
 from repogate.oracles.imports import foreign_imports
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import run_tests
 from repogate.oracles.reruns import Rerun, Runner, flaky_ids, rerun
 from repogate.patches import load_patch
+from repogate.phases._trees import graded_maker
 from repogate.pipeline import (
     AttemptConfig,
     AttemptProgress,
@@ -101,15 +94,15 @@ def _validate_reference(
     cfg: AttemptConfig,
     progress: AttemptProgress,
     env: BuiltEnvironment,
-    base: tuple[Path, set[str], set[str]],
+    base: tuple[set[str], set[str]],
 ) -> tuple[str, dict[str, Any]]:
     """Run the hidden tests on the reference patch; return why it fails ("" when it passes).
 
-    ``base`` is the base's test tree, its flaky ids and its XFAILed PASS_TO_PASS ids. The reference
+    ``base`` is the base's flaky ids and its XFAILed PASS_TO_PASS ids. The reference
     is graded as a candidate is (:func:`~repogate.gates.verification.check_tests`): flaky tests
     excluded, a failure rerun and counted only when it reproduces there and not at the base.
     """
-    base_tree, base_flaky, base_xfailed = base
+    base_flaky, base_xfailed = base
     patch = _reference(cfg)
     if not patch:
         return "", {"reference": "no reference patch to validate"}
@@ -131,26 +124,9 @@ def _validate_reference(
     except PatchApplyError as exc:
         return f"the reference patch does not apply at the base: {exc}", {}
     policy, reports = oracle_policy(cfg), cfg.evidence / "tests-reference-graded"
-    runs, flips = run_repeated(env, tree, make, cfg.contract, reports, policy)
-    oracles = cfg.contract.oracles
-    reruns = confirm_failures(
-        runs,
-        oracles.pass_to_pass,
-        base_flaky | flips,
-        base_xfailed,
-        rerunner(env, tree, make, cfg.contract, reports, policy),
-        lambda: rerunner(
-            env, base_tree, _base_maker(cfg, progress), cfg.contract, reports / "base", policy
-        ),
-    )
-    seen = check_tests(
-        runs,
-        flips,
-        oracles.fail_to_pass,
-        oracles.pass_to_pass,
-        base_flaky,
-        base_xfailed=base_xfailed,
-        reruns=reruns,
+    base_make = graded_maker(cfg, progress, progress.base)
+    _runs, seen = grade_state(
+        env, tree, (make, base_make), cfg.contract, reports, policy, (base_flaky, base_xfailed)
     )
     details = {"reference": {c.name: c.status for c in seen.checks}}
     bad = [c.detail for c in seen.checks if not c.passed]
@@ -199,28 +175,11 @@ def remember_base_state(env_cache: Path, key: str, runs: int, source: str) -> No
     path.write_text(seen.model_dump_json())
 
 
-def _base_maker(cfg: AttemptConfig, progress: AttemptProgress) -> TreeMaker:
-    """Return what writes the base's test tree (base plus hidden tests) to a new folder."""
-
-    def make(dest: Path) -> None:
-        graded_tree(
-            workspace(cfg),
-            progress.base,
-            progress.base,
-            progress.hidden,
-            progress.hidden_paths,
-            dest,
-            embedded=progress.embedded,
-        )
-
-    return make
-
-
 def _check_base(
     cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment
 ) -> Observation:
     checked = cfg.work / "base-hidden"
-    make = _base_maker(cfg, progress)
+    make = graded_maker(cfg, progress, progress.base)
     try:
         make(checked)
     except PatchApplyError as exc:
@@ -245,7 +204,7 @@ def _check_base(
         details["base_state"] = verdict.model_dump()
         return _invalid(env, "task invalid: " + "; ".join(verdict.reasons), details)
     xfailed = set(verdict.xfailed)
-    why, checked_reference = _validate_reference(cfg, progress, env, (checked, flips, xfailed))
+    why, checked_reference = _validate_reference(cfg, progress, env, (flips, xfailed))
     details = {**details, **checked_reference, "base_state": verdict.model_dump()}
     if why:
         return _invalid(env, f"task invalid: {why}", details)

@@ -31,6 +31,7 @@ from repogate.oracles.base_suite import (
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun
 from repogate.oracles.selection import FileChange, select
+from repogate.phases._trees import graded_maker
 from repogate.pipeline import AttemptConfig, AttemptProgress, gate, oracle_policy, workspace
 from repogate.receipt import Observation
 from repogate.state import sha256_hex
@@ -147,16 +148,7 @@ def regressions(
             no_coverage_reason=suite.coverage_reason or "no coverage was recorded at the base",
         )
 
-        def make(dest: Path) -> None:
-            graded_tree(
-                workspace(cfg),
-                progress.base,
-                rev,
-                progress.hidden,
-                progress.hidden_paths,
-                dest,
-                embedded=progress.embedded,
-            )
+        make = graded_maker(cfg, progress, rev)
 
         def run(ids: Sequence[str], label: str, filtered: bool) -> TestRun:
             # never the tree the graded run (or an earlier regression run) wrote
