@@ -97,7 +97,13 @@ def _pair(
 ) -> tuple[float, float, int, int]:
     tree = work / f"cand-{label}"
     changes = _candidate(clone, base, code, tree)
-    chosen = select(changes, suite.passing, suite.coverage, _named(tree))
+    chosen = select(
+        changes,
+        suite.passing,
+        suite.coverage,
+        _named(tree),
+        lambda word: git.names_word(clone, base, word),
+    )
     whole = run_tests(env, tree, suite_command(COMMAND), None, work / f"whole-{label}", policy)
     passing = set(suite.passing)
     regressions = {

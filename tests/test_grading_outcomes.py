@@ -311,19 +311,22 @@ def test_hidden_test_files_that_do_not_import_at_the_base_count_as_failing_there
     assert base["nonexistent"] == ["tests/test_whisper.py::test_param[D]"]
 
 
+# test_flaky fails in the first checkout of a state and passes in the fresh checkouts reruns get:
+# its outcome hangs on where it runs, not on anything the code keeps (a stand-in for a genuinely
+# random failure that a rerun can make pass; a test cannot rely on real chance).
 _FLAKY = (
-    "import pathlib\n\nfrom calc import add, neg\n\n_COUNT = pathlib.Path(__file__).with_name('runs-{name}.txt')\n\n\n"
+    "import pathlib\n\nfrom calc import add, neg\n\n"
+    "FIRST = '-rerun' not in str(pathlib.Path(__file__).resolve())\n\n\n"
     "def test_neg():\n    assert neg(2) == -2\n\n\n"
-    "def test_flaky():\n    n = int(_COUNT.read_text()) if _COUNT.exists() else 0\n"
-    "    _COUNT.write_text(str(n + 1))\n    assert not ({cond})\n"
+    "def test_flaky():\n    assert not ({cond})\n"
 )
 
 
 @pytest.mark.parametrize(
     ("where", "cond"),
     [
-        ("base", "n == 0"),  # fails on the first run in every tree: at the base-state check
-        ("candidate", "n == 0 and add(2, 3) == 5"),  # fails once, and only with the fix
+        ("base", "FIRST"),  # fails on the first run of every state: at the base-state check
+        ("candidate", "FIRST and add(2, 3) == 5"),  # fails once, and only with the fix
     ],
 )
 def test_a_failure_that_does_not_reproduce_is_flaky_not_the_agents(
@@ -372,3 +375,58 @@ def test_a_failure_that_does_not_reproduce_is_flaky_not_the_agents(
         ("candidate", 5, False),
         ("base", 5, False),
     ]
+
+
+# neg() is wrong in the first process that imports calc where the marker is not yet: in the
+# checkout, in HOME or in TMPDIR (state kept outside the tree must not carry over either).
+_COLD_START = CALC_FIX.replace("-a", "-a if WARM else a") + (
+    "\n\nimport os\nimport pathlib\n\n_MARK = pathlib.Path({where}) / '.calc-warm'\n"
+    "WARM = _MARK.exists()\n_MARK.touch()\n"
+)
+_MARKS = {
+    "cold-tree": "os.path.dirname(__file__)",
+    "cold-home": "os.environ['HOME']",
+    "cold-tmpdir": "os.environ['TMPDIR']",
+}
+
+
+def test_a_failure_kept_away_by_a_file_an_earlier_run_left_is_charged_not_flaky(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    cache: Path,
+) -> None:
+    """Red team (flaky-regression): the fix plus a cold-start bug (``neg`` is wrong in the first
+    process that imports the package from a checkout; a marker file in the checkout turns it off)
+    was accepted: the rerun used the tree the graded run had written, passed, and the real
+    regression was called flaky. Every rerun runs on a fresh export of the state: the failure
+    reproduces there, passes at the base, and is charged."""
+    tests = _FLAKY.format(cond="False")
+    contract = _task(
+        tmp_path,
+        {"calc/__init__.py": CALC_BASE, "tests/test_calc.py": tests},
+        {
+            "calc/__init__.py": CALC_FIX,
+            "tests/test_calc.py": tests + "\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        },
+        ["tests/test_calc.py::test_add"],
+        ["tests/test_calc.py::test_neg", "tests/test_calc.py::test_flaky"],
+        monkeypatch,
+        cache,
+    )
+    agents = [
+        _agent(tmp_path, name, {"calc/__init__.py": _COLD_START.format(where=where)})
+        for name, where in _MARKS.items()
+    ]
+    rows = _run(capsys, contract, tmp_path / "run", *agents)
+    order = [a.agent.rsplit("/", 1)[-1] for a in Store.open(tmp_path / "run").attempts()]
+    for name in _MARKS:
+        assert rows[name]["accepted"] is False, rows[name]
+        assert rows[name]["failed"] == ["regression_tests_passed"], rows[name]
+        details = _receipt(tmp_path / "run", order.index(f"{name}.toml"), "V")
+        assert details["flaky_excluded"] == []
+        neg = [r for r in details["reruns"] if r["test_id"] == "tests/test_calc.py::test_neg"]
+        assert [(r["state"], r["outcomes"], r["flaky"]) for r in neg] == [
+            ("candidate", ["failed"] * 5, False),
+            ("base", ["passed"] * 5, False),
+        ]

@@ -51,9 +51,15 @@ COVERAGE = CoverageMap(
 )
 
 
-def _select(after: bytes, path: str = "fmt.py", status: str = "M") -> Selection:
+def _unnamed(name: str) -> bool:
+    return False
+
+
+def _select(
+    after: bytes, path: str = "fmt.py", status: str = "M", named_at_base: set[str] | None = None
+) -> Selection:
     change = FileChange(path=path, status=status, before=BASE, after=after)
-    return select([change], PASSING, COVERAGE, lambda name: False)
+    return select([change], PASSING, COVERAGE, _unnamed, (named_at_base or set()).__contains__)
 
 
 def test_a_changed_function_selects_the_tests_that_ran_it() -> None:
@@ -77,10 +83,40 @@ def test_comments_and_formatting_select_nothing() -> None:
     assert chosen.tests == ()
 
 
-def test_a_new_undecorated_helper_selects_nothing_by_itself() -> None:
+def test_a_new_name_selects_the_tests_that_ran_its_class_or_module() -> None:
+    """A new name may be reached by a name built at run time (``getattr(self, "visit_" + kind)``,
+    ``globals()["cmd_" + name]``): not inert. A new method selects the tests that ran its class,
+    a new function the tests that ran its module."""
+    chosen = _select(
+        BASE.replace(
+            b"        return LIMIT\n",
+            b"        return LIMIT\n\n    def height(self):\n        return 1\n",
+        )
+    )
+    assert not chosen.whole
+    assert chosen.tests == ("t/test_box.py::test_w",)
+    assert chosen.changed_units == ("fmt.py::Box.height (new, in class Box)",)
     chosen = _select(BASE + b"\n\ndef _helper(x):\n    return x * 2\n")
     assert not chosen.whole
-    assert chosen.tests == ()
+    assert chosen.tests == tuple(sorted(PASSING))
+    assert chosen.changed_units == ("fmt.py::_helper (new, in its module)",)
+
+
+def test_a_new_name_the_base_names_anywhere_falls_back() -> None:
+    """Red team (regression-evasion): ``show()`` found a new method with ``getattr(obj,
+    "pretty")``; selection called it inert. A new name the base tree names (an identifier, a
+    string, a configuration entry) may be looked up by it: the whole suite runs."""
+    method = BASE.replace(
+        b"        return LIMIT\n",
+        b"        return LIMIT\n\n    def pretty(self):\n        return 1\n",
+    )
+    chosen = _select(method, named_at_base={"pretty"})
+    assert chosen.whole
+    assert chosen.reasons == (
+        "fmt.py: new Box.pretty: the base names 'pretty' (it may be looked up by name: getattr, "
+        "a dispatch table, a registry, an entry point)",
+    )
+    assert _select(BASE + b"\n\ndef handler():\n    return 1\n", named_at_base={"handler"}).whole
 
 
 def test_module_level_code_falls_back_to_the_whole_suite() -> None:
@@ -115,7 +151,7 @@ def test_new_names_that_may_change_behaviour_fall_back() -> None:
 def test_a_function_run_at_import_falls_back() -> None:
     coverage = COVERAGE.model_copy(update={"untested": {"fmt.py": (1, 3, 6, 8, 13, 17)}})
     change = FileChange("fmt.py", "M", BASE, BASE.replace(b"name.upper() + ", b"name + "))
-    chosen = select([change], PASSING, coverage, lambda name: False)
+    chosen = select([change], PASSING, coverage, _unnamed, _unnamed)
     assert chosen.whole
     assert chosen.reasons == ("fmt.py::label runs outside every test (import or collection)",)
 
@@ -133,23 +169,25 @@ def test_files_the_tests_may_read_or_install_fall_back() -> None:
     }
     for (path, status), reason in cases.items():
         change = FileChange(path, status, b"x = 1\n", b"x = 2\n")
-        chosen = select([change], PASSING, COVERAGE, lambda name: False)
+        chosen = select([change], PASSING, COVERAGE, _unnamed, _unnamed)
         assert chosen.whole, path
         assert chosen.reasons == (reason,)
 
 
 def test_a_changelog_no_test_reads_is_inert_and_one_a_test_names_is_not() -> None:
     change = FileChange("CHANGES.rst", "M", b"1.0\n", b"1.1\n")
-    assert not select([change], PASSING, COVERAGE, lambda name: False).whole
-    named = select([change], PASSING, COVERAGE, lambda name: name == "CHANGES.rst")
+    assert not select([change], PASSING, COVERAGE, _unnamed, _unnamed).whole
+    named = select([change], PASSING, COVERAGE, lambda name: name == "CHANGES.rst", _unnamed)
     assert named.whole
-    collected = select([change], (*PASSING, "CHANGES.rst::CHANGES.rst"), COVERAGE, lambda n: False)
+    collected = select(
+        [change], (*PASSING, "CHANGES.rst::CHANGES.rst"), COVERAGE, _unnamed, _unnamed
+    )
     assert collected.whole  # a doctest file is a test file
 
 
 def test_no_coverage_falls_back_with_the_recorded_reason() -> None:
     change = FileChange("fmt.py", "M", BASE, BASE.replace(b" | ", b" "))
-    chosen = select([change], PASSING, None, lambda n: False, no_coverage_reason="offline")
+    chosen = select([change], PASSING, None, _unnamed, _unnamed, no_coverage_reason="offline")
     assert chosen.whole
     assert chosen.reasons == ("offline",)
 
@@ -159,7 +197,7 @@ def test_a_base_passing_test_without_coverage_is_always_selected() -> None:
     is spelled differently there) cannot be ruled out."""
     unseen = "t/test_other.py::test_x"
     change = FileChange("fmt.py", "M", BASE, BASE.replace(b"return LIMIT", b"return LIMIT + 0"))
-    chosen = select([change], (*PASSING, unseen), COVERAGE, lambda name: False)
+    chosen = select([change], (*PASSING, unseen), COVERAGE, _unnamed, _unnamed)
     assert not chosen.whole
     assert chosen.tests == ("t/test_box.py::test_w", unseen)
 
@@ -272,4 +310,4 @@ def test_the_narrowing_is_a_record_not_a_silent_default() -> None:
 
 
 def test_no_change_selects_nothing_even_without_coverage() -> None:
-    assert select([], (*PASSING, "t/test_other.py::test_x"), None, lambda n: False).tests == ()
+    assert select([], (*PASSING, "t/test_other.py::test_x"), None, _unnamed, _unnamed).tests == ()

@@ -52,19 +52,25 @@ TESTS = {
 HIDDEN = "\n\ndef test_plural():\n    assert unit('metre', plural=True) == 'metres'\n"
 
 
-def _task(root: Path, extra_oracles: str = "") -> Path:
+def _task(
+    root: Path,
+    extra_oracles: str = "",
+    base_code: str = BASE_CODE,
+    more: dict[str, str] | None = None,
+) -> Path:
     repo, base = new_repo(
         root / "repo",
         {
             "pyproject.toml": '[project]\nname = "units"\nversion = "1"\n',
-            "units/__init__.py": BASE_CODE,
+            "units/__init__.py": base_code,
             **TESTS,
+            **(more or {}),
         },
     )
     fix = commit(
         repo,
         {
-            "units/__init__.py": FIXED_CODE,
+            "units/__init__.py": base_code.replace(BASE_CODE, FIXED_CODE),
             "tests/test_unit.py": TESTS["tests/test_unit.py"] + HIDDEN,
         },
     )
@@ -180,3 +186,71 @@ def test_a_contract_may_narrow_the_regression_set_and_it_is_recorded(
         'narrowed by the contract to the declared PASS_TO_PASS (oracles.regression = "declared")'
         in check.detail
     )
+
+
+SHOWN_CODE = (
+    BASE_CODE
+    + """
+
+class Reading:
+    def __init__(self, value, name):
+        self.value = value
+        self.name = name
+
+
+def shown(reading):
+    custom = getattr(reading, "pretty", None)
+    return custom() if custom else str(reading.value) + " " + reading.name
+"""
+)
+SHOWN_TESTS = {
+    "tests/test_shown.py": (
+        "from units import Reading, shown\n\n\n"
+        "def test_shown():\n    assert shown(Reading(2, 'gram')) == '2 gram'\n"
+    )
+}
+
+
+def test_a_new_method_looked_up_by_name_is_not_inert(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team (regression-evasion): the fix plus a new method ``Reading.pretty``, which the
+    base's ``shown()`` finds with ``getattr(reading, "pretty")``, broke the base-passing
+    ``test_shown``; selection called the new method inert, ran no test and accepted the patch. A
+    new name the base tree names anywhere (here as a string) runs the whole suite; one it does
+    not name selects the tests that ran its class."""
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    contract = _task(tmp_path, base_code=SHOWN_CODE, more=SHOWN_TESTS)
+    fixed = SHOWN_CODE.replace(BASE_CODE, FIXED_CODE)
+    method = "        self.name = name\n"
+    looked_up = fixed.replace(
+        method, method + "\n    def pretty(self):\n        return f'{self.name}: {self.value}'\n"
+    )
+    unnamed = fixed.replace(method, method + "\n    def plain(self):\n        return 1\n")
+    out = tmp_path / "run"
+    code, rows = run_json(
+        capsys,
+        str(contract),
+        *("--agent", _agent(tmp_path, "looked-up", looked_up)),
+        *("--agent", _agent(tmp_path, "unnamed", unnamed)),
+        *("--out", str(out)),
+    )
+    assert code == ExitCode.OK
+    verdict = {str(r["agent"]).rsplit("/", 1)[-1]: r for r in rows}
+    assert verdict["looked-up.toml"]["failed"] == ["regression_tests_passed"], verdict
+    receipt = _regression_receipt(out, "looked-up")
+    assert receipt["selection"]["whole"] is True
+    assert receipt["selection"]["reasons"] == [
+        "units/__init__.py: new Reading.pretty: the base names 'pretty' (it may be looked up by "
+        "name: getattr, a dispatch table, a registry, an entry point)"
+    ]
+    assert receipt["failing"] == {"tests/test_shown.py::test_shown": "failed"}
+    assert verdict["unnamed.toml"]["outcome"] == "accepted", verdict
+    receipt = _regression_receipt(out, "unnamed")
+    assert receipt["selection"]["whole"] is False
+    assert receipt["selection"]["changed_units"] == [
+        "units/__init__.py::unit",
+        "units/__init__.py::Reading.plain (new, in class Reading)",
+    ]
+    # the 3 test_describe cases ran unit(); test_shown ran Reading.__init__, so its class
+    assert receipt["selected"] == 4

@@ -62,11 +62,26 @@ class ClaimedRequirement(BaseModel):
     criterion: str | None = None
 
 
-class Usage(FrozenModel):
-    """What the agent reports it spent: tokens and US dollars."""
+MAX_TOKENS = 2**53
+"""Tokens an agent may report at most (the largest count a JSON number keeps exactly)."""
+MAX_COST_USD = 1e12
+"""US dollars an agent may report at most: any sum of many reports stays finite."""
 
-    tokens: int = 0
-    cost_usd: float = 0.0
+
+class Usage(FrozenModel):
+    """What the agent reports it spent: tokens and US dollars.
+
+    Attributes:
+        tokens: tokens used, a whole number from 0 to :data:`MAX_TOKENS`.
+        cost_usd: US dollars spent, finite, from 0 to :data:`MAX_COST_USD`.
+
+    A figure outside these bounds (negative, NaN, infinite, absurd) fails validation
+    (``pydantic.ValidationError``): the report is the agent's bad output, ignored, never summed
+    into soft measures.
+    """
+
+    tokens: int = Field(default=0, ge=0, le=MAX_TOKENS)
+    cost_usd: float = Field(default=0.0, ge=0.0, le=MAX_COST_USD, allow_inf_nan=False)
 
 
 class Proposal(BaseModel):

@@ -19,12 +19,12 @@ import contextlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, RootModel, ValidationError
 
 from repogate import sandbox
-from repogate._files import PlantedLinkError, read_bytes_nofollow
+from repogate._files import PlantedLinkError, first_problem, read_bytes_nofollow
 from repogate.agent_spec import CmdSpec
 from repogate.protocols import ClaimedRequirement, Proposal, TaskView, Usage
 from repogate.sandbox import SandboxPolicy
@@ -35,46 +35,103 @@ OUTPUT_CAP_BYTES = 4 * 1024 * 1024
 
 _MAX_LINKS_LISTED = 100
 
+_M = TypeVar("_M", bound=BaseModel)
 
-def _read_json(output: Path, name: str, refused: list[str]) -> Any:
+
+def _read_json(output: Path, name: str, refused: list[str], notes: list[str]) -> Any:
+    """Return the JSON value of ``output/name``, or None when absent or unusable (with a note).
+
+    Total over what the agent may leave: a link (refused, not followed), a FIFO or folder, bytes
+    that are not UTF-8, text that is not JSON, numbers Python will not convert (over 4300 digits),
+    nesting deeper than the parser recurses, strings that are not Unicode text (lone surrogates).
+    """
     try:
         data = read_bytes_nofollow(output, name, OUTPUT_CAP_BYTES)
-        return None if data is None else json.loads(data.decode("utf-8"))
+        if data is None:
+            return None
+        value = json.loads(data.decode("utf-8"))
+        # A lone surrogate ("\ud800") parses, but no receipt could store it.
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return value
     except PlantedLinkError:
         refused.append(name)
+    except OSError as exc:
+        notes.append(f"{name} ignored: cannot be read ({exc.strerror or type(exc).__name__})")
+    except (ValueError, RecursionError) as exc:  # UnicodeError and JSONDecodeError are ValueErrors
+        why = "nested too deeply" if isinstance(exc, RecursionError) else _short(exc)
+        notes.append(f"{name} ignored: not usable JSON ({why})")
+    return None
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _model(value: Any, cls: type[_M], name: str, notes: list[str]) -> _M | None:
+    """Validate one output file's value; a value that does not fit is noted, never raised."""
+    try:
+        return cls.model_validate(value)
+    except (ValidationError, RecursionError) as exc:
+        why = first_problem(exc) if isinstance(exc, ValidationError) else "nested too deeply"
+        notes.append(f"{name} ignored: {why}")
         return None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
+
+
+class _Claims(RootModel[tuple[ClaimedRequirement, ...]]):
+    """requirements.json: a list of claims."""
+
+
+class _Meta(BaseModel):
+    """agent.json: the model and scaffold the agent reports (other keys ignored)."""
+
+    model: str = ""
+    scaffold: str = ""
 
 
 def read_agent_output(output: Path) -> dict[str, Any]:
     """Read what an agent left in its output folder: requirements, usage, model and scaffold.
 
-    Unreadable or invalid files are ignored (and so count as not given), never trusted. A file
-    that is a symbolic link is not followed: its name is listed under ``refused_links``.
+    Never raises over what the agent left: an unreadable or invalid file is ignored (it counts as
+    not given, never trusted) and named with why under ``detail``. A file that is a symbolic link
+    is not followed: its name is listed under ``refused_links``. Usage figures must be finite and
+    at least 0 (:class:`~repogate.protocols.Usage`), else ``usage.json`` is ignored.
+
+    Returns:
+        Keyword arguments for :class:`~repogate.protocols.Proposal`: ``requirements``, ``usage``,
+        ``model``, ``scaffold``, ``refused_links`` and ``detail`` (the notes), each only when found.
     """
     found: dict[str, Any] = {}
     refused: list[str] = []
-    claims = _read_json(output, "requirements.json", refused)
-    if isinstance(claims, list):
-        try:
-            found["requirements"] = tuple(ClaimedRequirement.model_validate(c) for c in claims)
-        except ValidationError:
-            found["detail"] = "requirements.json ignored: not a list of claims"
-    usage = _read_json(output, "usage.json", refused)
-    if isinstance(usage, dict):
-        with contextlib.suppress(ValidationError):
-            found["usage"] = Usage.model_validate(usage)
-    meta = _read_json(output, "agent.json", refused)
-    if isinstance(meta, dict):
-        found["model"] = str(meta.get("model", ""))
-        found["scaffold"] = str(meta.get("scaffold", ""))
+    notes: list[str] = []
+    claims = _read_json(output, "requirements.json", refused, notes)
+    if claims is not None:
+        given = _model(claims, _Claims, "requirements.json", notes)
+        if given is not None:
+            found["requirements"] = given.root
+    usage = _read_json(output, "usage.json", refused, notes)
+    if usage is not None:
+        reported = _model(usage, Usage, "usage.json", notes)
+        if reported is not None:
+            found["usage"] = reported
+    meta = _read_json(output, "agent.json", refused, notes)
+    if meta is not None:
+        said = _model(meta, _Meta, "agent.json", notes)
+        if said is not None:
+            found["model"], found["scaffold"] = said.model, said.scaffold
     # Every link it planted there is recorded, none followed.
     with contextlib.suppress(OSError), os.scandir(output) as entries:
-        refused += [e.name for e in entries if e.is_symlink() and e.name not in refused]
+        refused += [_printable(e.name) for e in entries if e.is_symlink() and e.name not in refused]
     if refused:
         found["refused_links"] = tuple(sorted(refused)[:_MAX_LINKS_LISTED])
+    if notes:
+        found["detail"] = "; ".join(notes)
     return found
+
+
+def _printable(name: str) -> str:
+    """A file name as text a receipt can store: bytes that are not UTF-8 as backslash escapes."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 class CommandAgent:
@@ -103,10 +160,11 @@ class CommandAgent:
             if result.timed_out
             else f"exit {result.returncode}"
         )
+        notes = given.pop("detail", "")
         return Proposal(
             status=status,
             exec=result,
-            detail=given.pop("detail", detail),
+            detail=f"{detail}; {notes}" if notes else detail,
             **given,
         )
 

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from repogate._files import first_problem, read_text
 from repogate.agent_spec import PredSpec
@@ -19,6 +19,7 @@ from repogate.agents.gold import apply_as_proposal
 from repogate.contract import TransitionContract
 from repogate.errors import AgentSpecError
 from repogate.protocols import Proposal, TaskView
+from repogate.receipt import visible
 from repogate.sandbox import SandboxPolicy
 
 
@@ -31,6 +32,25 @@ class Prediction(BaseModel):
     model_name_or_path: str
     model_patch: str | None
 
+    @field_validator("instance_id", "model_name_or_path")
+    @classmethod
+    def _shown_as_written(cls, value: str) -> str:
+        """Names reach tables and progress lines: no control or invisible character."""
+        if visible(value) != value:
+            raise ValueError(f"{visible(value)!r} holds control or invisible characters")
+        return value
+
+    @field_validator("model_patch")
+    @classmethod
+    def _unicode_text(cls, value: str | None) -> str | None:
+        """A patch is applied as UTF-8 bytes: a lone surrogate cannot be."""
+        if value is not None:
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError("not Unicode text (a lone surrogate)") from None
+        return value
+
 
 def _rows(path: Path) -> list[Any]:
     text = read_text(path, "predictions file", AgentSpecError, "give a .json or .jsonl file")
@@ -38,9 +58,10 @@ def _rows(path: Path) -> list[Any]:
         if path.suffix == ".jsonl":
             return [json.loads(line) for line in text.splitlines() if line.strip()]
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, a 5000-digit number, nesting
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
         raise AgentSpecError(
-            f"predictions file {path} is not JSON: {exc}", "fix the JSON"
+            f"predictions file {path} is not JSON: {why}", "fix the JSON"
         ) from None
     if isinstance(data, dict):
         return list(data.values())

@@ -8,11 +8,19 @@ them (:mod:`repogate.oracles.grading`). A failing PASS_TO_PASS test is run again
 and at the base before it is charged (:mod:`repogate.oracles.reruns`); a test whose outcome flips
 between runs of one state, at the base or on the candidate, is flaky: excluded from the verdict,
 with a record in the receipt and in the check's detail.
+
+Every run after a state's first, repeat or rerun, runs on a fresh export of that state
+(:func:`fresh_tree`), never on a tree earlier test code wrote: a failure that test code makes
+reappear only in a clean checkout (a "cold start" kept in a file of the tree) reproduces on every
+rerun and is charged, not excused as flaky. State outside the tree does not carry over either: each
+sandboxed run gets a fresh private ``HOME``, ``TMPDIR`` and ``/tmp``, and the environment is
+read-only (:mod:`repogate.sandbox`).
 """
 
 from __future__ import annotations
 
 import shlex
+import tempfile
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,6 +48,24 @@ from repogate.oracles.pytest_runner import TestRun, run_tests, select_files
 from repogate.oracles.reruns import Rerun, Runner, describe, flaky_ids, rerun
 from repogate.receipt import Check, Observation, Status
 from repogate.sandbox import SandboxPolicy
+
+TreeMaker = Callable[[Path], None]
+"""Writes one state's test tree (candidate or base, hidden tests applied) to a new folder."""
+
+
+def fresh_tree(make: TreeMaker, tree: Path, label: str) -> Path:
+    """Write a fresh copy of ``tree``'s state with ``make``, beside it; return its path.
+
+    The copy is ``<parent>/<tree name>-<label>-<random>/<tree name>`` (same folder name as the
+    first run's, so ids and paths the tests print read the same), in a folder no run used before.
+
+    Raises:
+        GitError, PatchApplyError: as ``make`` raises them.
+    """
+    holder = Path(tempfile.mkdtemp(prefix=f"{tree.name}-{label}-", dir=tree.parent))
+    dest = holder / tree.name
+    make(dest)
+    return dest
 
 
 class GradedTests(Observation):
@@ -168,14 +194,25 @@ def _graded_run(
 def run_repeated(
     env: BuiltEnvironment,
     tree: Path,
+    make: TreeMaker,
     contract: TransitionContract,
     report_dir: Path,
     policy: SandboxPolicy,
 ) -> tuple[list[TestRun], set[str]]:
-    """Run the graded tests ``contract.oracles.repeat`` times; return the runs and flaky ids."""
+    """Run the graded tests ``contract.oracles.repeat`` times; return the runs and flaky ids.
+
+    The first run is on ``tree`` (already written by ``make``), each later one on a fresh tree.
+    """
     ids = [*contract.oracles.fail_to_pass, *contract.oracles.pass_to_pass]
     runs = [
-        _graded_run(env, tree, contract, ids, report_dir / f"run{n}", policy)
+        _graded_run(
+            env,
+            tree if n == 0 else fresh_tree(make, tree, f"run{n}"),
+            contract,
+            ids,
+            report_dir / f"run{n}",
+            policy,
+        )
         for n in range(contract.oracles.repeat)
     ]
     ok = [r.outcomes for r in runs if r.status == "ok"]
@@ -185,14 +222,19 @@ def run_repeated(
 def rerunner(
     env: BuiltEnvironment,
     tree: Path,
+    make: TreeMaker,
     contract: TransitionContract,
     report_dir: Path,
     policy: SandboxPolicy,
 ) -> Runner:
-    """Return a :data:`~repogate.oracles.reruns.Runner` of ``tree``'s tests, reports in ``report_dir``."""
+    """Return a :data:`~repogate.oracles.reruns.Runner` of ``tree``'s state, reports in ``report_dir``.
+
+    Each rerun runs on a fresh tree ``make`` writes beside ``tree`` (:func:`fresh_tree`).
+    """
 
     def run(ids: Sequence[str], n: int) -> Mapping[str, TestOutcome] | None:
-        ran = _graded_run(env, tree, contract, ids, report_dir / f"rerun{n}", policy)
+        fresh = fresh_tree(make, tree, f"rerun{n}")
+        ran = _graded_run(env, fresh, contract, ids, report_dir / f"rerun{n}", policy)
         return ran.outcomes if ran.status == "ok" else None
 
     return run
@@ -260,41 +302,44 @@ def grade_tree(
     reports: Path,
     policy: SandboxPolicy,
     *,
+    makers: tuple[TreeMaker, TreeMaker],
     base_flaky: frozenset[str],
     base_xfailed: frozenset[str],
-    base_tree: Callable[[], Path],
     base_xpassed: frozenset[str] = frozenset(),
 ) -> GradedTests:
     """Grade the tests on ``tree`` as a candidate is graded: every graded run goes through here.
 
     The graded tests run ``repeat`` times (:func:`run_repeated`), failing PASS_TO_PASS tests are
-    rerun on ``tree`` and, when they reproduce, at the base (:func:`confirm_failures`), and the
-    last run is graded (:func:`check_tests`).
+    rerun and, when they reproduce, rerun at the base (:func:`confirm_failures`), and the last
+    run is graded (:func:`check_tests`). Every repeat and rerun runs on a fresh tree
+    (:func:`fresh_tree`), never one earlier test code wrote: state a test leaves in its tree
+    cannot make a reproducible failure look flaky.
 
     Args:
         env: the environment built at the base.
-        tree: the tree to grade, hidden tests applied (:func:`graded_tree`).
+        tree: the tree to grade, hidden tests applied, already written by ``makers[0]``.
         contract: the task (its oracles).
         reports: folder for the JUnit reports and logs (``run<n>``, ``rerun<n>``, ``base/``).
         policy: the sandbox the tests run in.
+        makers: what writes this state's tree and the base's (hidden tests applied) afresh.
         base_flaky: tests that flipped at the base: left out.
         base_xfailed: PASS_TO_PASS tests that XFAILed at the base.
-        base_tree: returns the base's tree with hidden tests; called only when a failure
-            reproduced on ``tree``.
         base_xpassed: PASS_TO_PASS tests ``xpassed`` at the base.
 
     Returns:
         The two checks, the record, and the outcomes of the last trustworthy run.
     """
-    runs, flips = run_repeated(env, tree, contract, reports, policy)
+    make, base_make = makers
+    runs, flips = run_repeated(env, tree, make, contract, reports, policy)
     oracles = contract.oracles
+    base_tree = tree.with_name(f"base-for-{tree.name}")
     reruns = confirm_failures(
         runs,
         oracles.pass_to_pass,
         set(base_flaky) | flips,
         set(base_xfailed),
-        rerunner(env, tree, contract, reports, policy),
-        lambda: rerunner(env, base_tree(), contract, reports / "base", policy),
+        rerunner(env, tree, make, contract, reports, policy),
+        lambda: rerunner(env, base_tree, base_make, contract, reports / "base", policy),
         base_xpassed=base_xpassed,
     )
     return check_tests(

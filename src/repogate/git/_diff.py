@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from repogate.errors import PatchApplyError
+from repogate.errors import GitError, PatchApplyError
 from repogate.git._run import _checked_rev, _exec, exec_capped, run_git, tree_of
 from repogate.git._safety import check_patch_paths, parse_numstat_paths
 
@@ -188,6 +188,22 @@ def show_file(repo: Path, rev: str, path: str) -> bytes | None:
     if not meta or os.fsdecode(name) != path.strip("/") or meta.split(b" ")[1] != b"blob":
         return None
     return run_git(["cat-file", "blob", meta.split(b" ")[2].decode()], repo)
+
+
+def names_word(repo: Path, rev: str, word: str) -> bool:
+    """Whether ``word`` occurs as a whole word in any file of commit ``rev`` (``git grep -w -F``).
+
+    Reads the commit's tree only (never a work tree), binary files included, no textconv.
+
+    Raises:
+        GitError: ``rev`` is unknown or git failed.
+    """
+    tree = tree_of(repo, rev)
+    args = ["grep", "-q", "-w", "-F", "--no-textconv", "-e", word, tree, "--"]
+    done = _exec(args, repo)
+    if done.returncode not in (0, 1):
+        raise GitError(["git", *args], done.returncode, done.stderr.decode("utf-8", "replace"))
+    return done.returncode == 0
 
 
 def status_porcelain(repo: Path) -> tuple[str, ...]:

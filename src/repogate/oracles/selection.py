@@ -8,8 +8,17 @@ so comments and formatting count for nothing):
 - a function or method whose code changed selects every test that executed a line of it at the
   base;
 - a new, undecorated function whose name the base module did not bind (nor a builtin's, nor a
-  dunder; as a method, only in a class without bases) selects nothing by itself: only changed
-  code can call it, and that code selects its own tests.
+  dunder; as a method, only in a class without bases) may still be reached by name: ``getattr``,
+  ``hasattr``, a ``__getattr__``, a dispatch table keyed by strings, a registry, ``__all__``, an
+  entry point, or a name built at run time (``getattr(self, "visit_" + kind)``). So:
+
+  - when its name occurs as a whole word anywhere in the base tree (any file: an identifier, a
+    string constant, a configuration entry), the whole suite runs;
+  - otherwise a new method selects every test that executed a line of its class at the base, and
+    a new module-level function every test that executed a line of its module.
+
+  A removed or renamed function, and any change to module- or class-level code (a new class,
+  ``__all__``, ``__init_subclass__``, a registration), falls back to the whole suite (below).
 
 Selection cannot be trusted, and the whole suite runs, when a change reaches code that no
 per-test context sees, or that the tests may read without importing. Each rule, with the path
@@ -143,6 +152,7 @@ class _Skeleton(ast.NodeTransformer):
     def __init__(self, leave_out: Collection[str] = ()) -> None:
         self.leave_out = set(leave_out)
         self.classes: list[ast.ClassDef] = []
+        self.class_lines: dict[str, range] = {}
         self.units: dict[str, _Unit] = {}
 
     def _unit(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST | None:
@@ -158,6 +168,8 @@ class _Skeleton(ast.NodeTransformer):
     visit_AsyncFunctionDef = _unit
 
     def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        qualname = ".".join([*(c.name for c in self.classes), node.name])
+        self.class_lines.setdefault(qualname, range(node.lineno, (node.end_lineno or 0) + 1))
         self.classes.append(node)
         self.generic_visit(node)
         self.classes.pop()
@@ -169,6 +181,7 @@ class _Parsed:
     skeleton: str
     units: dict[str, _Unit]
     bound: set[str]
+    class_lines: dict[str, range]
 
 
 def _parse(source: bytes, leave_out: Collection[str] = ()) -> _Parsed | None:
@@ -188,7 +201,8 @@ def _parse(source: bytes, leave_out: Collection[str] = ()) -> _Parsed | None:
         for alias in node.names
     }
     bound |= {u.node.name for u in walker.units.values()}
-    return _Parsed(ast.dump(stripped, include_attributes=False), walker.units, bound)
+    dump = ast.dump(stripped, include_attributes=False)
+    return _Parsed(dump, walker.units, bound, walker.class_lines)
 
 
 _DYNAMIC_LOOKUP = frozenset({"__getattr__", "__getattribute__", "__dir__"})
@@ -215,9 +229,20 @@ def _new_unit_is_inert(unit: _Unit, before: _Parsed) -> bool:
 class _FileVerdict:
     reason: str = ""
     units: tuple[_Unit, ...] = ()
+    scopes: tuple[tuple[str, range], ...] = ()  # (label, base lines): tests that ran one are chosen
 
 
-def _compare_python(change: FileChange, untested: Collection[int]) -> _FileVerdict:
+def _scope_of(unit: _Unit, before: _Parsed, source: bytes) -> tuple[str, range]:
+    """The base lines a new unit's tests ran: its class's (a method), else the whole module's."""
+    owner = unit.qualname.rpartition(".")[0]
+    if owner and owner in before.class_lines:
+        return f"{unit.qualname} (new, in class {owner})", before.class_lines[owner]
+    return f"{unit.qualname} (new, in its module)", range(1, source.count(b"\n") + 2)
+
+
+def _compare_python(
+    change: FileChange, untested: Collection[int], named_at_base: Callable[[str], bool]
+) -> _FileVerdict:
     """Compare a modified Python file at the definition level."""
     before = _parse(change.before or b"")
     after = _parse(change.after or b"")
@@ -227,9 +252,17 @@ def _compare_python(change: FileChange, untested: Collection[int]) -> _FileVerdi
     if removed:
         return _FileVerdict(f"{change.path}: {', '.join(removed)} removed or renamed")
     added = sorted(set(after.units) - set(before.units))
+    scopes = []
     for name in added:
-        if not _new_unit_is_inert(after.units[name], before):
+        unit = after.units[name]
+        if not _new_unit_is_inert(unit, before):
             return _FileVerdict(f"{change.path}: new {name} may change existing behaviour")
+        if named_at_base(unit.node.name):
+            return _FileVerdict(
+                f"{change.path}: new {name}: the base names {unit.node.name!r} (it may be "
+                "looked up by name: getattr, a dispatch table, a registry, an entry point)"
+            )
+        scopes.append(_scope_of(unit, before, change.before or b""))
     trimmed = _parse(change.after or b"", leave_out=added)
     if trimmed is None or trimmed.skeleton != before.skeleton:
         return _FileVerdict(f"module- or class-level code of {change.path} changed")
@@ -241,7 +274,7 @@ def _compare_python(change: FileChange, untested: Collection[int]) -> _FileVerdi
             return _FileVerdict(
                 f"{change.path}::{unit.qualname} runs outside every test (import or collection)"
             )
-    return _FileVerdict(units=tuple(changed))
+    return _FileVerdict(units=tuple(changed), scopes=tuple(scopes))
 
 
 def _inert_document(path: str, base_ids: Collection[str], named: Callable[[str], bool]) -> bool:
@@ -259,6 +292,7 @@ def select(
     base_passing: Collection[str],
     coverage: CoverageMap | None,
     named_by_python: Callable[[str], bool],
+    named_at_base: Callable[[str], bool],
     *,
     no_coverage_reason: str = "no coverage was recorded at the base",
 ) -> Selection:
@@ -271,6 +305,8 @@ def select(
         coverage: the base suite's per-test coverage, or None when none could be recorded.
         named_by_python: whether any Python file of the tree contains a given file name (a test
             may read a document it names).
+        named_at_base: whether a word (a new function's name) occurs anywhere in the base tree
+            (:func:`repogate.git.names_word`); read from the base, never a tree tests wrote.
         no_coverage_reason: the fallback reason to record when ``coverage`` is None.
 
     Returns:
@@ -286,6 +322,7 @@ def select(
     measured = coverage.files()
     reasons: list[str] = []
     units: list[tuple[str, _Unit]] = []
+    scopes: list[tuple[str, str, range]] = []
     for change in changes:
         name = change.path.rsplit("/", 1)[-1]
         if change.is_symlink or change.status != "M":
@@ -299,21 +336,26 @@ def select(
         elif change.path not in measured:
             reasons.append(f"{change.path} never ran under coverage at the base")
         else:
-            verdict = _compare_python(change, coverage.untested.get(change.path, ()))
+            untested = coverage.untested.get(change.path, ())
+            verdict = _compare_python(change, untested, named_at_base)
             if verdict.reason:
                 reasons.append(verdict.reason)
             units += [(change.path, u) for u in verdict.units]
+            scopes += [(change.path, label, lines) for label, lines in verdict.scopes]
     if reasons:
         return Selection(whole=True, reasons=tuple(reasons), tests=everything, changed_units=())
     chosen = {t for t in base_passing if t not in coverage.tests}
+    reached = [(path, set(unit.all_lines)) for path, unit in units]
+    reached += [(path, set(lines)) for path, _label, lines in scopes]
     for test, files in coverage.tests.items():
-        if test in base_passing and any(
-            set(files.get(path, ())) & set(unit.all_lines) for path, unit in units
-        ):
+        if test in base_passing and any(set(files.get(p, ())) & lines for p, lines in reached):
             chosen.add(test)
     return Selection(
         whole=False,
         reasons=(),
         tests=tuple(sorted(chosen)),
-        changed_units=tuple(f"{p}::{u.qualname}" for p, u in units),
+        changed_units=(
+            *(f"{p}::{u.qualname}" for p, u in units),
+            *(f"{p}::{label}" for p, label, _lines in scopes),
+        ),
     )

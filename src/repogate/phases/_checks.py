@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 from repogate import git
 from repogate.attempt import AttemptConfig, AttemptProgress, emit, gate, gate_seen
 from repogate.gates.dependency import check_dependency_policy
 from repogate.gates.integrity import check_integrity
 from repogate.gates.requirements import check_requirements
-from repogate.gates.verification import GradedTests, check_commands, grade_tree, graded_tree
+from repogate.gates.verification import GradedTests, check_commands, grade_tree
 from repogate.phases._regression import regressions
 from repogate.phases._shared import landed_commit, oracle_policy, workspace
+from repogate.phases._trees import graded_maker
 from repogate.receipt import Receipt, Status, observed
 from repogate.sandbox import SandboxPolicy
 
@@ -46,41 +46,20 @@ def _verify_tree(
 ) -> tuple[Receipt, GradedTests | None]:
     """Grade the tree of ``rev`` (hidden tests applied) in ``cfg.work / label``."""
     tree = cfg.work / label
-    ws = workspace(cfg)
-
-    def base_tree() -> Path:
-        at_base = cfg.work / f"base-for-{label}"
-        graded_tree(
-            ws,
-            progress.base,
-            progress.base,
-            progress.hidden,
-            progress.hidden_paths,
-            at_base,
-            embedded=progress.embedded,
-        )
-        return at_base
 
     def run() -> GradedTests:
-        graded_tree(
-            ws,
-            progress.base,
-            rev,
-            progress.hidden,
-            progress.hidden_paths,
-            tree,
-            embedded=progress.embedded,
-        )
+        make = graded_maker(cfg, progress, rev)
+        make(tree)
         seen = grade_tree(
             progress.workspace_env,
             tree,
             cfg.contract,
             cfg.evidence / f"tests-{label}",
             oracle_policy(cfg),
+            makers=(make, graded_maker(cfg, progress, progress.base)),
             base_flaky=progress.base_flaky,
             base_xfailed=progress.base_xfailed,
             base_xpassed=progress.base_xpassed,
-            base_tree=base_tree,
         )
         record = {**seen.details, "tree": label, "outcomes": dict(seen.outcomes)}
         return seen.model_copy(update={"details": record})

@@ -28,7 +28,6 @@ from repogate.gates.base_state import (
 )
 from repogate.gates.verification import (
     grade_tree,
-    graded_tree,
     reference_tree,
     rerunner,
     run_repeated,
@@ -40,6 +39,7 @@ from repogate.oracles.pytest_runner import run_tests
 from repogate.oracles.reruns import flaky_ids
 from repogate.patches import load_patch
 from repogate.phases._shared import install_tree, oracle_policy, workspace
+from repogate.phases._trees import graded_maker
 from repogate.receipt import Check, observed
 from repogate.sandbox import SandboxPolicy
 from repogate.state import sha256_hex
@@ -97,30 +97,34 @@ def _validate_reference(
     cfg: AttemptConfig,
     progress: AttemptProgress,
     env: BuiltEnvironment,
-    base: tuple[Path, set[str], set[str], set[str]],
+    base: tuple[set[str], set[str], set[str]],
 ) -> tuple[str, dict[str, Any]]:
     """Run the hidden tests on the reference patch; return why it fails ("" when it passes).
 
-    ``base`` is the base's test tree, its flaky ids and its XFAILed and ``xpassed`` PASS_TO_PASS
-    ids. The reference is graded as a candidate is
-    (:func:`~repogate.gates.verification.grade_tree`): flaky tests
-    excluded, a failure rerun and counted only when it reproduces there and not at the base.
+    ``base`` is the base's flaky ids and its XFAILed and ``xpassed`` PASS_TO_PASS ids. The
+    reference is graded as a candidate is (:func:`~repogate.gates.verification.grade_tree`):
+    flaky tests excluded, a failure rerun and counted only when it reproduces there and not at
+    the base.
     """
-    base_tree, base_flaky, base_xfailed, base_xpassed = base
+    base_flaky, base_xfailed, base_xpassed = base
     patch = _reference(cfg)
     if not patch:
         return "", {"reference": "no reference patch to validate"}
     tree = cfg.work / "reference-graded"
-    try:
+
+    def make(dest: Path) -> None:
         reference_tree(
             workspace(cfg),
             progress.base,
             patch,
             progress.hidden,
             progress.hidden_paths,
-            tree,
+            dest,
             embedded=progress.embedded,
         )
+
+    try:
+        make(tree)
     except PatchApplyError as exc:
         return f"the reference patch does not apply at the base: {exc}", {}
     graded = grade_tree(
@@ -129,10 +133,10 @@ def _validate_reference(
         cfg.contract,
         cfg.evidence / "tests-reference-graded",
         oracle_policy(cfg),
+        makers=(make, graded_maker(cfg, progress, progress.base)),
         base_flaky=frozenset(base_flaky),
         base_xfailed=frozenset(base_xfailed),
         base_xpassed=frozenset(base_xpassed),
-        base_tree=lambda: base_tree,
     )
     return reference_verdict(graded, env)
 
@@ -175,23 +179,16 @@ def remember_base_state(env_cache: Path, key: str, runs: int, source: str) -> No
 
 def _check_base(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment) -> BaseState:
     checked = cfg.work / "base-hidden"
+    make = graded_maker(cfg, progress, progress.base)
     try:
-        graded_tree(
-            workspace(cfg),
-            progress.base,
-            progress.base,
-            progress.hidden,
-            progress.hidden_paths,
-            checked,
-            embedded=progress.embedded,
-        )
+        make(checked)
     except PatchApplyError as exc:
         return invalid(env, f"the hidden tests do not apply at the base: {exc}")
     foreign = _foreign(cfg, progress, env, checked)
     if foreign:
         return invalid(env, f"task invalid: {foreign}")
     policy, reports = oracle_policy(cfg), cfg.evidence / "tests-base"
-    runs, flips = run_repeated(env, checked, cfg.contract, reports, policy)
+    runs, flips = run_repeated(env, checked, make, cfg.contract, reports, policy)
     details: dict[str, Any] = {"flaky_excluded": sorted(flips)}
     broken = [r for r in runs if r.status != "ok"]
     if broken:
@@ -202,7 +199,7 @@ def _check_base(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnviron
         flips,
         oracles.fail_to_pass,
         oracles.pass_to_pass,
-        rerunner(env, checked, cfg.contract, reports, policy),
+        rerunner(env, checked, make, cfg.contract, reports, policy),
     )
     flips |= flaky_ids(reruns)
     details = {"flaky_excluded": sorted(flips), "reruns": [r.model_dump() for r in reruns]}
@@ -212,7 +209,7 @@ def _check_base(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnviron
         details["base_state"] = verdict.model_dump()
         return invalid(env, "task invalid: " + "; ".join(verdict.reasons), details, flips)
     xfailed, xpassed = set(verdict.xfailed), set(verdict.xpassed)
-    base = (checked, flips, xfailed, xpassed)
+    base = (flips, xfailed, xpassed)
     why, checked_reference = _validate_reference(cfg, progress, env, base)
     details = {**details, **checked_reference, "base_state": verdict.model_dump()}
     if why:

@@ -21,7 +21,7 @@ from repogate._version import __version__
 from repogate.attempt import AttemptConfig, AttemptProgress, gate
 from repogate.errors import EnvironmentBuildError
 from repogate.gates.regression import check_regressions, narrowed
-from repogate.gates.verification import graded_tree
+from repogate.gates.verification import fresh_tree, graded_tree
 from repogate.oracles.base_suite import (
     BaseSuite,
     plugin_digest,
@@ -33,6 +33,7 @@ from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun
 from repogate.oracles.selection import FileChange, select
 from repogate.phases._shared import oracle_policy, workspace
+from repogate.phases._trees import graded_maker
 from repogate.receipt import Observation
 from repogate.state import sha256_hex
 from repogate.vocabulary import GateId
@@ -129,7 +130,10 @@ def regressions(
     already: dict[str, TestOutcome],
     exclude: Sequence[str],
 ) -> AttemptProgress:
-    """Emit the ``V-regression`` receipt for the tree of ``rev`` (tests already on ``tree``)."""
+    """Emit the ``V-regression`` receipt for the tree of ``rev`` (tests already ran on ``tree``).
+
+    Each regression run is on a fresh tree of ``rev`` beside ``tree``, never one test code wrote.
+    """
     if cfg.contract.oracles.regression == "declared":
         return gate(cfg, progress, GATE, narrowed)
 
@@ -141,13 +145,17 @@ def regressions(
             suite.passing,
             suite.coverage,
             _namer(tree),
+            lambda word: git.names_word(workspace(cfg), progress.base, word),
             no_coverage_reason=suite.coverage_reason or "no coverage was recorded at the base",
         )
 
+        make = graded_maker(cfg, progress, rev)
+
         def run(ids: Sequence[str], label: str, filtered: bool) -> TestRun:
+            # never the tree the graded run (or an earlier regression run) wrote
             return run_selected(
                 progress.workspace_env,
-                tree,
+                fresh_tree(make, tree, label),
                 cfg.contract.oracles.test_command,
                 ids,
                 cfg.evidence / "tests-regression" / label,

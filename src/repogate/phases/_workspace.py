@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
@@ -78,33 +79,68 @@ def _keep_output(cfg: AttemptConfig, proposal: Proposal) -> None:
             write_bytes_nofollow(cfg.evidence, f"agent.{name}.txt", text.encode())
 
 
-def _over_limits(root: Path, permissions: Permissions) -> str | None:
-    """Say how the agent's workspace passes its size or file-count limit, or None when within.
+_KINDS = {
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+}
 
-    Sizes come from ``lstat`` (apparent size: a sparse 5 GB file counts 5 GB, as copying and
-    hashing it would cost), no file is opened, links are not followed, every ``.git`` is left
-    out (the harness never takes it), and the walk stops at the first limit passed.
+
+def _shown(root: Path, path: str) -> str:
+    """A workspace path as text: bytes that are not UTF-8 as backslash escapes."""
+    return os.fsencode(os.path.relpath(path, root)).decode("utf-8", "backslashreplace")
+
+
+def _entry_problem(root: Path, entry: os.DirEntry[str], mode: int) -> str | None:
+    """Say why the harness cannot take ``entry`` (a name git cannot store, not a file), or None."""
+    try:
+        entry.name.encode("utf-8")
+    except UnicodeEncodeError:
+        return f"{_shown(root, entry.path)}: its name is not UTF-8 text"
+    kind = _KINDS.get(stat.S_IFMT(mode))
+    if kind is not None:
+        return f"{_shown(root, entry.path)} is {kind}, not a file the harness can take"
+    return None
+
+
+def _over_limits(root: Path, permissions: Permissions) -> str | None:
+    """Say how the agent's workspace passes a limit or holds what cannot be taken, or None.
+
+    Limits: the contract's size and file-count limits. Sizes come from ``lstat`` (apparent size:
+    a sparse 5 GB file counts 5 GB, as copying and hashing it would cost), no file is opened,
+    links are not followed, every ``.git`` is left out (the harness never takes it), and the walk
+    stops at the first problem. What cannot be taken: an entry that is not a file, folder or
+    symbolic link (a FIFO would block the copy), a name that is not UTF-8 (no receipt can store
+    it), a folder that cannot be listed. Each is the agent's failure, never the harness's crash.
     """
     total = count = 0
     largest, largest_size = "", 0
     folders = [root]
     while folders:
+        folder = folders.pop()
         try:
-            entries = list(os.scandir(folders.pop()))
-        except OSError:
-            continue  # unreadable: copying it fails next, as the agent's crash
+            entries = list(os.scandir(folder))
+        except OSError as exc:
+            return f"{_shown(root, str(folder))} cannot be listed ({exc.strerror})"
         for entry in entries:
             if entry.name == ".git":
                 continue
             count += 1
-            if entry.is_dir(follow_symlinks=False):
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                return f"{_shown(root, entry.path)} cannot be read ({exc.strerror})"
+            mode, size = info.st_mode, info.st_size
+            problem = _entry_problem(root, entry, mode)
+            if problem is not None:
+                return problem
+            if stat.S_ISDIR(mode):
                 folders.append(Path(entry.path))
                 size = 0
-            else:
-                size = entry.stat(follow_symlinks=False).st_size
             total += size
             if size > largest_size:
-                largest, largest_size = str(Path(entry.path).relative_to(root)), size
+                largest, largest_size = _shown(root, entry.path), size
             if count > permissions.max_workspace_files:
                 return (
                     f"the workspace holds more than {permissions.max_workspace_files:,} files and "
@@ -134,6 +170,15 @@ def _refuse(
     raise StopAttempt("propose", why, replace(progress, pending=(*progress.pending, receipt)))
 
 
+def _copy_error(exc: OSError | shutil.Error) -> str:
+    """The first reason a copy of the workspace failed, as one line of text."""
+    text = str(exc)
+    if isinstance(exc, shutil.Error) and exc.args and isinstance(exc.args[0], list):
+        source, _dest, why = exc.args[0][0]
+        text = f"{source}: {why}"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def propose(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """Let the agent work, then make the candidate commit and state (the harness, not the agent).
 
@@ -152,7 +197,10 @@ def propose(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     over = _over_limits(ws, permissions)
     if over is not None:
         _refuse(cfg, progress, proposal, over)
-    _adopt(cfg, progress.base)
+    try:
+        _adopt(cfg, progress.base)
+    except (OSError, shutil.Error) as exc:  # changed under the walk, or unreadable
+        _refuse(cfg, progress, proposal, f"the workspace cannot be taken: {_copy_error(exc)}")
     candidate = git.commit_candidate(ws, f"candidate of {cfg.agent.spec}", parent=progress.base)
     patch = git.diff_binary_capped(ws, progress.base, candidate, permissions.max_patch_bytes)
     if patch is None:
