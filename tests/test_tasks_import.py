@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,9 +16,10 @@ import tomli_w
 from _tasks_repo import ENV_MAP, build_history, diff, instance
 from repogate.cli import main
 from repogate.tasks._outcomes import resolve_ids
-from repogate.tasks.ingest import Candidate, with_timeout
-from repogate.tasks.swebench import read_instances
-from repogate.tasks.taskset import RejectedEntry, TaskSet
+from repogate.tasks.ingest import Candidate, IngestOptions, ingest, with_timeout
+from repogate.tasks.recipe import load_env_map
+from repogate.tasks.swebench import draft, read_instances
+from repogate.tasks.taskset import RejectedEntry, Selection, TaskSet
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
@@ -345,3 +347,30 @@ def test_test_timeout_reaches_every_draft_contract() -> None:
     assert out[0].contract["oracles"] == {"fail_to_pass": [], "timeout_s": 30.0}  # type: ignore[union-attr]
     assert out[1] is rejected
     assert list(with_timeout([draft], None)) == [draft]
+
+
+def test_a_candidate_that_crashes_the_harness_is_an_evaluator_error_and_the_rest_go_on(
+    world: tuple[Path, dict[str, str]], cache: Path, tmp_path: Path
+) -> None:
+    root, commits = world
+    good = _faults(root / "mirrors" / "acme+calc", commits)[0]
+    rows = [{**good, "instance_id": "acme__calc-crash"}, good]
+    path = _write_jsonl(tmp_path / "i.jsonl", rows)
+    mapping = load_env_map(root / "env.toml")
+    first, second = (draft(i, path, mapping, root / "mirrors") for i in read_instances(path))
+    assert isinstance(first, Candidate) and isinstance(second, Candidate)
+    # a patch file name the harness cannot write (its folder does not exist): an OSError inside
+    # the harness, not a fault of the task
+    crashing = replace(first, files={**first.files, "no-such-folder/reference.diff": b"x"})
+    taskset = TaskSet.create(
+        tmp_path / "set",
+        Selection(source="swebench-import", origin="i.jsonl", rule="two", repeats=1),
+    )
+    options = IngestOptions(repo_cache=root / "mirrors", cache_dir=cache, gold_check=False)
+    assert ingest([crashing, second], taskset, options) == (1, 1)
+    (rejected,) = taskset.rejected()
+    assert rejected.id == "acme__calc-crash" and rejected.reason == "evaluator_error"
+    assert rejected.detail.startswith("FileNotFoundError: ")
+    assert "no-such-folder" in rejected.detail
+    assert not taskset.contract_dir("acme__calc-crash").exists()
+    assert [t.id for t in taskset.tasks()] == ["acme__calc-good"]  # the next candidate still ran
