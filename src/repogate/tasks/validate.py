@@ -53,6 +53,7 @@ from repogate.tasks._outcomes import (
     resolve_ids,
     tests_of,
 )
+from repogate.tasks.handoff import Observed, hand_over
 
 RejectionReason = Literal[
     "instance_invalid",
@@ -115,6 +116,8 @@ class Validation(FrozenModel):
         validation_seconds: wall seconds of the whole state check, the build excluded.
         gold: the gold attempt's outcome under the hermetic checks (empty before it ran).
         gold_seconds: wall seconds of the gold attempt.
+        handed_to_gate_e: "" when validation's runs became gate E's base-state result for the
+            gold attempt (:mod:`repogate.tasks.handoff`), else why not.
     """
 
     repeats: int
@@ -131,6 +134,7 @@ class Validation(FrozenModel):
     validation_seconds: float = 0.0
     gold: str = ""
     gold_seconds: float = 0.0
+    handed_to_gate_e: str = ""
 
 
 class Rejected(Exception):
@@ -168,9 +172,14 @@ class CheckConfig:
 @dataclass(frozen=True)
 class _States:
     env: BuiltEnvironment
+    base: str
+    hidden: bytes
+    hidden_paths: tuple[str, ...]
+    reference: bytes
     base_tree: Path
     ref_tree: Path
     files: tuple[str, ...]
+    policy: SandboxPolicy
 
 
 def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _States:
@@ -202,8 +211,9 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _S
     git.export_tree(ws, base, install)
     recipe = contract.environment
     policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.build_timeout_s)
+    as_of = git.commit_date(ws, base) if recipe.resolve_as_of == "base_commit" else None
     try:
-        env = build_environment(recipe, install, cfg.env_cache, policy)
+        env = build_environment(recipe, install, cfg.env_cache, policy, as_of)
     except EnvironmentBuildError as exc:
         raise Rejected("environment_failed", str(exc)[:2000]) from None
     if not any(_is_test_file(p) for p in select_files(hidden_paths, ref_tree)):
@@ -211,7 +221,16 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _S
     oracles = contract.oracles
     wanted = [*hidden_paths, *oracles.fail_to_pass, *oracles.pass_to_pass]
     files = tuple(f for f in select_files(wanted, ref_tree) if _is_test_file(f))
-    return _States(env, base_tree, ref_tree, files)
+    # the sandbox of gate E's test runs (repogate.pipeline.oracle_policy), so its result is shared
+    tests = SandboxPolicy(
+        network=False,
+        timeout_s=contract.oracles.timeout_s,
+        writable=(),
+        writable_cwd=True,
+        hidden=(source,),
+    )
+    paths = tuple(hidden_paths)
+    return _States(env, base, hidden, paths, reference, base_tree, ref_tree, files, tests)
 
 
 def _is_test_file(path: str) -> bool:
@@ -223,14 +242,11 @@ def _is_test_file(path: str) -> bool:
 def _run(
     states: _States, tree: Path, contract: TransitionContract, cfg: CheckConfig, label: str
 ) -> list[TestRun]:
-    policy = SandboxPolicy(
-        network=False, timeout_s=contract.oracles.timeout_s, writable=(), writable_cwd=True
-    )
     runs = []
     for n in range(cfg.repeats):
         report = cfg.work / "reports" / f"{label}{n}"
         run = run_tests(
-            states.env, tree, contract.oracles.test_command, states.files, report, policy
+            states.env, tree, contract.oracles.test_command, states.files, report, states.policy
         )
         if run.status != "ok":
             reason: RejectionReason = "timeout" if run.execution.timed_out else "test_run_failed"
@@ -377,8 +393,27 @@ def check_states(contract: TransitionContract, source: Path, cfg: CheckConfig) -
         checked = partial.model_copy(
             update={"fail_to_pass": tuple(f2p), "pass_to_pass": tuple(p2p)}
         )
+    graded = contract.oracles.model_copy(
+        update={
+            "fail_to_pass": list(checked.fail_to_pass),
+            "pass_to_pass": list(checked.pass_to_pass),
+        }
+    )
+    seen = Observed(
+        states.env,
+        states.base,
+        states.hidden,
+        states.hidden_paths,
+        states.reference,
+        states.base_tree,
+        (base, ref),
+        frozenset(flips),
+        states.policy,
+    )
+    why = hand_over(contract.model_copy(update={"oracles": graded}), source, seen, cfg.env_cache)
     return checked.model_copy(
         update={
-            "validation_seconds": round(clock.monotonic() - started - states.env.build_seconds, 3)
+            "validation_seconds": round(clock.monotonic() - started - states.env.build_seconds, 3),
+            "handed_to_gate_e": why,
         }
     )
