@@ -201,14 +201,17 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _S
         git.apply_patch(ws, reference)
     except PatchApplyError as exc:
         raise Rejected("patch_does_not_apply", f"the reference patch: {exc}") from None
-    ref_commit = git.commit_candidate(ws, "reference", parent=base)
+    # trees are local copies of the workspace (repogate.git.copy_repository), the base's made
+    # before the reference is committed there, so they hold the base's history and nothing newer
+    copy = git.copy_repository
+    install = cfg.work / "install"
+    copy(ws, base, install)
     try:
-        graded_tree(ws, base, base, hidden, hidden_paths, base_tree)
-        graded_tree(ws, base, ref_commit, hidden, hidden_paths, ref_tree)
+        graded_tree(ws, base, base, hidden, hidden_paths, base_tree, export=copy)
+        ref_commit = git.commit_candidate(ws, "reference", parent=base)
+        graded_tree(ws, base, ref_commit, hidden, hidden_paths, ref_tree, export=copy)
     except PatchApplyError as exc:
         raise Rejected("patch_does_not_apply", f"the hidden test patch: {exc}") from None
-    install = cfg.work / "install"
-    git.export_tree(ws, base, install)
     recipe = contract.environment
     policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.build_timeout_s)
     as_of = git.commit_date(ws, base) if recipe.resolve_as_of == "base_commit" else None
