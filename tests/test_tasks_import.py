@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import shutil
 import subprocess
@@ -58,6 +59,11 @@ def _faults(repo: Path, c: dict[str, str]) -> list[dict[str, object]]:
         "+    assert calc.sub(5, 3) == 2",
         "+    assert calc.sub(5, 3) == 2 and __import__('socket').getaddrinfo('example.invalid', 80)",
     )
+    year = datetime.datetime.now(datetime.UTC).year  # the hidden test checks the current year
+    dated = str(good["test_patch"]).replace(
+        "+    assert calc.sub(5, 3) == 2",
+        f"+    assert calc.sub(5, 3) == 2 and __import__('datetime').date.today().year == {year}",
+    )
     return [
         {**good, "instance_id": "acme__calc-good"},
         # F2P as a Python literal string (some agents' copies), P2P as a JSON string
@@ -108,6 +114,7 @@ def _faults(repo: Path, c: dict[str, str]) -> list[dict[str, object]]:
         ),
         instance(repo, c, instance_id="bad id!"),
         instance(repo, c, instance_id="acme__calc-network", test_patch=network),
+        instance(repo, c, instance_id="acme__calc-dated", test_patch=dated),
         instance(
             repo,
             c,
@@ -193,10 +200,22 @@ def test_each_data_fault_is_a_rejection_with_its_reason(
         "acme__calc-no-tests": "no_test_change",
         "bad id!": "instance_invalid",
         "acme__calc-network": "needs_network",  # the test reaches for a name that resolves nowhere
+        "acme__calc-dated": "date_dependent",  # passes this year only: fails ten years ahead
         "acme__calc-conftest": "test_run_failed",  # pytest cannot even start: no report to trust
     }
     missing = next(r for r in taskset.rejected() if r.reason == "ids_missing")
     assert "test_nope" in missing.detail
+    dated = next(r for r in taskset.rejected() if r.reason == "date_dependent")
+    assert (
+        dated.detail
+        == "tests/test_calc.py::test_sub passes with the reference today and not 3653 days ahead"
+    )
+    # the good task's graded tests ran under the later clock too, and none moved
+    good = next(t for t in taskset.tasks() if t.id == "acme__calc-good")
+    assert (
+        good.validation.date_check
+        == "reference run 3653 days ahead (libfaketime): 0 graded test(s) moved"
+    )
 
 
 def test_rerun_validates_nothing_twice_and_redoes_an_unfinished_one(
