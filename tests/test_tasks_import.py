@@ -164,6 +164,7 @@ def test_good_instances_become_contracts_with_patch_files(
     assert contract["oracles"]["hidden_tests"] == {"file": "hidden_tests.diff"}
     assert contract["oracles"]["fail_to_pass"] == ["tests/test_calc.py::test_sub"]
     assert contract["oracles"]["pass_to_pass"] == ["tests/test_calc.py::test_add"]
+    assert contract["oracles"]["regression"] == "declared"  # SWE-bench grades its P2P only
     assert contract["requirement"]["statement"] == "calc has no subtraction"
     assert [c["source"] for c in contract["requirement"]["criteria"]] == ["issue", "compatibility"]
     assert contract["cohort"]["year"] == "2024" and contract["cohort"]["recipe"] == "env-map"
