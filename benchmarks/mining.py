@@ -10,8 +10,9 @@ In one run:
 2. For every validated task, the bare pytest runs validation needs are made directly on the same
    states, in the same venv, with no harness: N runs of (base + hidden tests) and N + 1 runs of
    (reference + hidden tests) — N to derive the ids, one for the gold attempt's verification (its
-   base state comes from validation). The trees are written with ``git archive`` beforehand and
-   not timed.
+   base state comes from validation) — and, where libfaketime is installed, one more run of the
+   reference under the clock ten years ahead (the date check, :mod:`repogate.tasks.dates`). The
+   trees are written with ``git archive`` beforehand and not timed.
 
 The ratio is repogate's validation time over those bare runs: for each validated task, one
 `repogate tasks check CONTRACT --repeats N` process (the same state checks and gold attempt that
@@ -38,6 +39,9 @@ import threading
 import time
 import tomllib
 from pathlib import Path
+
+from repogate.sandbox import SandboxPolicy
+from repogate.tasks.dates import libfaketime, shifted
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -114,7 +118,9 @@ def environment(env_cache: Path, digest: str) -> dict[str, object]:
     raise SystemExit(f"no cached environment with digest {digest}")
 
 
-def bare_run(env: dict[str, object], tree: Path, files: list[str]) -> float:
+def bare_run(
+    env: dict[str, object], tree: Path, files: list[str], extra: dict[str, str] | None = None
+) -> float:
     roots = [str(tree / str(r)) for r in env.get("import_roots", [])]  # type: ignore[attr-defined]
     variables = {
         **os.environ,
@@ -122,6 +128,7 @@ def bare_run(env: dict[str, object], tree: Path, files: list[str]) -> float:
         "PATH": f"{env['bin_dir']}:/usr/local/bin:/usr/bin:/bin",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONPATH": os.pathsep.join(roots),
+        **(extra or {}),
     }
     started = time.perf_counter()
     subprocess.run(
@@ -177,6 +184,8 @@ def main() -> None:
     mirror = mirror_of(args.repo_cache, args.url)
     ours = bare = 0.0
     scratch = Path(tempfile.mkdtemp(prefix="mining-bare-"))
+    library = libfaketime()
+    later = {} if library is None else dict(shifted(SandboxPolicy(), library).env)
     for task in tasks:
         v = task["validation"]
         commit = task["source"]["commit"]
@@ -196,6 +205,8 @@ def main() -> None:
         mine = time.perf_counter() - started
         runs = [bare_run(env, base_tree, tests) for _ in range(args.repeats)]
         runs += [bare_run(env, ref_tree, tests) for _ in range(args.repeats + 1)]
+        if library is not None:  # the date check's run, as validation makes it
+            runs.append(bare_run(env, ref_tree, tests, later))
         print(
             f"{task['id']}: repogate {mine:.1f} s, bare pytest {sum(runs):.1f} s ({len(runs)} runs)"
         )

@@ -214,6 +214,32 @@ def test_export_tree_is_clean_and_self_contained(
     assert git.status_porcelain(out) == (" M b.txt", "?? c.txt")
 
 
+def test_copy_repository_is_clean_unlinked_and_holds_what_its_source_holds(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    ws, base = workspace
+    early = tmp_path / "early"
+    git.copy_repository(ws, base, early)  # before any later commit exists in the workspace
+    (ws / "b.txt").write_text("b\n")
+    cand = git.commit_candidate(ws, "c", parent=base)
+    late = tmp_path / "late"
+    git.copy_repository(ws, cand, late)
+    assert git.rev_parse(late, "HEAD") == cand and (late / "b.txt").read_text() == "b\n"
+    assert git.rev_parse(early, "HEAD") == base and not (early / "b.txt").exists()
+    assert git.status_porcelain(early) == () == git.status_porcelain(late)
+    assert not git.has_object(early, cand)  # made before: the later commit is not in it
+    assert sh(late, "remote", check=False).stdout == ""  # no link back to the workspace
+    objects = ws / ".git" / "objects"
+    files = [f.relative_to(objects) for f in objects.rglob("*") if f.is_file()]
+    assert files and all((late / ".git" / "objects" / f).is_file() for f in files)
+    # copies, not hard links: a test writing in the copy cannot reach the workspace
+    assert all(
+        (objects / f).stat().st_ino != (late / ".git" / "objects" / f).stat().st_ino for f in files
+    )
+    with pytest.raises(GitError):
+        git.copy_repository(ws, cand, late)  # not empty
+
+
 def test_patch_that_does_not_apply(workspace: tuple[Path, str]) -> None:
     ws, _ = workspace
     patch = b"--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 99\n+x = 100\n"

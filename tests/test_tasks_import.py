@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import shutil
 import subprocess
 import sys
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,9 +17,10 @@ import tomli_w
 from _tasks_repo import ENV_MAP, build_history, diff, instance
 from repogate.cli import main
 from repogate.tasks._outcomes import resolve_ids
-from repogate.tasks.ingest import Candidate, with_timeout
-from repogate.tasks.swebench import read_instances
-from repogate.tasks.taskset import RejectedEntry, TaskSet
+from repogate.tasks.ingest import Candidate, IngestOptions, ingest, with_timeout
+from repogate.tasks.recipe import load_env_map
+from repogate.tasks.swebench import draft, read_instances
+from repogate.tasks.taskset import RejectedEntry, Selection, TaskSet
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
@@ -55,6 +58,11 @@ def _faults(repo: Path, c: dict[str, str]) -> list[dict[str, object]]:
     network = str(good["test_patch"]).replace(
         "+    assert calc.sub(5, 3) == 2",
         "+    assert calc.sub(5, 3) == 2 and __import__('socket').getaddrinfo('example.invalid', 80)",
+    )
+    year = datetime.datetime.now(datetime.UTC).year  # the hidden test checks the current year
+    dated = str(good["test_patch"]).replace(
+        "+    assert calc.sub(5, 3) == 2",
+        f"+    assert calc.sub(5, 3) == 2 and __import__('datetime').date.today().year == {year}",
     )
     return [
         {**good, "instance_id": "acme__calc-good"},
@@ -106,6 +114,7 @@ def _faults(repo: Path, c: dict[str, str]) -> list[dict[str, object]]:
         ),
         instance(repo, c, instance_id="bad id!"),
         instance(repo, c, instance_id="acme__calc-network", test_patch=network),
+        instance(repo, c, instance_id="acme__calc-dated", test_patch=dated),
         instance(
             repo,
             c,
@@ -155,6 +164,7 @@ def test_good_instances_become_contracts_with_patch_files(
     assert contract["oracles"]["hidden_tests"] == {"file": "hidden_tests.diff"}
     assert contract["oracles"]["fail_to_pass"] == ["tests/test_calc.py::test_sub"]
     assert contract["oracles"]["pass_to_pass"] == ["tests/test_calc.py::test_add"]
+    assert contract["oracles"]["regression"] == "declared"  # SWE-bench grades its P2P only
     assert contract["requirement"]["statement"] == "calc has no subtraction"
     assert [c["source"] for c in contract["requirement"]["criteria"]] == ["issue", "compatibility"]
     assert contract["cohort"]["year"] == "2024" and contract["cohort"]["recipe"] == "env-map"
@@ -191,10 +201,22 @@ def test_each_data_fault_is_a_rejection_with_its_reason(
         "acme__calc-no-tests": "no_test_change",
         "bad id!": "instance_invalid",
         "acme__calc-network": "needs_network",  # the test reaches for a name that resolves nowhere
+        "acme__calc-dated": "date_dependent",  # passes this year only: fails ten years ahead
         "acme__calc-conftest": "test_run_failed",  # pytest cannot even start: no report to trust
     }
     missing = next(r for r in taskset.rejected() if r.reason == "ids_missing")
     assert "test_nope" in missing.detail
+    dated = next(r for r in taskset.rejected() if r.reason == "date_dependent")
+    assert (
+        dated.detail
+        == "tests/test_calc.py::test_sub passes with the reference today and not 3653 days ahead"
+    )
+    # the good task's graded tests ran under the later clock too, and none moved
+    good = next(t for t in taskset.tasks() if t.id == "acme__calc-good")
+    assert (
+        good.validation.date_check
+        == "reference run 3653 days ahead (libfaketime): 0 graded test(s) moved"
+    )
 
 
 def test_rerun_validates_nothing_twice_and_redoes_an_unfinished_one(
@@ -345,3 +367,30 @@ def test_test_timeout_reaches_every_draft_contract() -> None:
     assert out[0].contract["oracles"] == {"fail_to_pass": [], "timeout_s": 30.0}  # type: ignore[union-attr]
     assert out[1] is rejected
     assert list(with_timeout([draft], None)) == [draft]
+
+
+def test_a_candidate_that_crashes_the_harness_is_an_evaluator_error_and_the_rest_go_on(
+    world: tuple[Path, dict[str, str]], cache: Path, tmp_path: Path
+) -> None:
+    root, commits = world
+    good = _faults(root / "mirrors" / "acme+calc", commits)[0]
+    rows = [{**good, "instance_id": "acme__calc-crash"}, good]
+    path = _write_jsonl(tmp_path / "i.jsonl", rows)
+    mapping = load_env_map(root / "env.toml")
+    first, second = (draft(i, path, mapping, root / "mirrors") for i in read_instances(path))
+    assert isinstance(first, Candidate) and isinstance(second, Candidate)
+    # a patch file name the harness cannot write (its folder does not exist): an OSError inside
+    # the harness, not a fault of the task
+    crashing = replace(first, files={**first.files, "no-such-folder/reference.diff": b"x"})
+    taskset = TaskSet.create(
+        tmp_path / "set",
+        Selection(source="swebench-import", origin="i.jsonl", rule="two", repeats=1),
+    )
+    options = IngestOptions(repo_cache=root / "mirrors", cache_dir=cache, gold_check=False)
+    assert ingest([crashing, second], taskset, options) == (1, 1)
+    (rejected,) = taskset.rejected()
+    assert rejected.id == "acme__calc-crash" and rejected.reason == "evaluator_error"
+    assert rejected.detail.startswith("FileNotFoundError: ")
+    assert "no-such-folder" in rejected.detail
+    assert not taskset.contract_dir("acme__calc-crash").exists()
+    assert [t.id for t in taskset.tasks()] == ["acme__calc-good"]  # the next candidate still ran

@@ -91,12 +91,20 @@ def test_fail_to_pass_and_pass_to_pass_are_derived_by_running(
     assert contract["cohort"]["packages"] == "calc.py"
     assert tasks[0].validation.repeats == 2
     assert tasks[0].validation.gold == "accepted"
-    # the gold attempt is judged as any agent's: gate E checks the base state itself
+    # validation made gate E's own checks on its runs (import probe, base-state verdict, the
+    # reference graded as a candidate): the gold attempt's gate E reads that result, under its key
+    assert tasks[0].validation.handed_to_gate_e == ""
     with Store.open(out / "validation" / tasks[0].id) as store:
         (record,) = store.attempts()
         (env_receipt,) = [r for r in store.receipts(record.attempt_id) if r.gate == "E"]
     assert env_receipt.status == "passed"
-    assert "observed_by" not in env_receipt.details
+    assert env_receipt.details["observed_by"] == "task validation (2 runs of each state)"
+    assert env_receipt.details["base_state_cached"] is True
+    assert env_receipt.details["reference"] == {
+        "focused_tests_passed": "passed",
+        "regression_tests_passed": "passed",
+    }
+    assert env_receipt.details["base_state"]["valid"] is True
 
 
 def test_each_rejection_keeps_its_reason(mined: tuple[Path, Path, dict[str, str]]) -> None:

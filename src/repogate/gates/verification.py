@@ -99,18 +99,20 @@ def graded_tree(
     dest: Path,
     *,
     embedded: Sequence[EmbeddedOracle] = (),
+    export: Callable[[Path, str, Path], None] = git.export_tree,
 ) -> None:
     """Write the tree of ``rev`` to ``dest`` with hidden-test files reset to ``base`` and applied.
 
     ``hidden_paths`` are the paths ``hidden`` touches (:func:`repogate.patches.touched_paths`).
     Graded text in editable files (``embedded``) is put back from the hidden tests' version last
-    (:mod:`repogate.oracles.embedded`).
+    (:mod:`repogate.oracles.embedded`). ``export`` writes the tree of ``rev`` (task validation
+    passes :func:`repogate.git.copy_repository`, on a workspace holding nothing newer).
 
     Raises:
         GitError: git failed.
         PatchApplyError: the hidden test patch does not apply at the base (an invalid task).
     """
-    git.export_tree(repo, rev, dest)
+    export(repo, rev, dest)
     _with_hidden(repo, base, hidden, hidden_paths, dest, embedded)
 
 

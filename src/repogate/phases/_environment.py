@@ -15,6 +15,7 @@ from repogate import git
 from repogate._locks import locked, write_atomic
 from repogate._logs import keep_log
 from repogate.attempt import AttemptConfig, AttemptProgress, StopAttempt
+from repogate.contract import Oracles
 from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import ContractError, EnvironmentBuildError, PatchApplyError
 from repogate.gates.base_state import (
@@ -33,6 +34,7 @@ from repogate.gates.verification import (
     run_repeated,
 )
 from repogate.oracles.base_suite import plugin_digest
+from repogate.oracles.embedded import EmbeddedOracle
 from repogate.oracles.grading import BaseCheck, confirm_in_reference
 from repogate.oracles.imports import foreign_imports
 from repogate.oracles.pytest_runner import run_tests
@@ -53,20 +55,49 @@ XPASS under an xfail mark the hidden tests do not declare is ``xpassed``; 5: the
 flaky, XFAILed and ``xpassed`` ids as typed fields)."""
 
 
-def _base_key(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment) -> str:
-    """Key of a base-state result: everything it is a function of (:mod:`repogate.validity`)."""
-    oracles = cfg.contract.oracles
+def base_state_key(
+    env: BuiltEnvironment,
+    oracles: Oracles,
+    base: str,
+    hidden: bytes,
+    reference: bytes,
+    embedded: Sequence[EmbeddedOracle] = (),
+) -> str:
+    """Key of a base-state result: everything it is a function of (:mod:`repogate.validity`).
+
+    Args:
+        env: the built environment.
+        oracles: the contract's oracles (graded ids, repeat, test command, timeout).
+        base: the base commit's SHA.
+        hidden: the hidden test patch.
+        reference: the reference patch (empty when none).
+        embedded: graded text inside editable files (:mod:`repogate.oracles.embedded`).
+
+    Returns:
+        sha256 hex.
+    """
     return result_key(
         run_conditions(env, oracles),
         _BASE_CHECK_RULES,
         plugin_digest(),  # graded runs load it: it decides how an XPASS reads
-        progress.base,
-        sha256_hex(progress.hidden),
+        base,
+        sha256_hex(hidden),
         list(oracles.fail_to_pass),
         list(oracles.pass_to_pass),
         oracles.repeat,
-        sha256_hex(_reference(cfg)),
-        [(e.test_id, sha256_hex(e.text)) for e in progress.embedded],
+        sha256_hex(reference),
+        [(e.test_id, sha256_hex(e.text)) for e in embedded],
+    )
+
+
+def _base_key(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment) -> str:
+    return base_state_key(
+        env,
+        cfg.contract.oracles,
+        progress.base,
+        progress.hidden,
+        _reference(cfg),
+        progress.embedded,
     )
 
 
@@ -75,8 +106,9 @@ def _reference(cfg: AttemptConfig) -> bytes:
     return b"" if source is None else load_patch(source, cfg.contract, cfg.source)
 
 
-def _test_files(tree: Path, progress: AttemptProgress, ids: Sequence[str]) -> list[Path]:
-    named = {i.split("::", 1)[0] for i in ids} | set(progress.hidden_paths)
+def probe_files(tree: Path, hidden_paths: Sequence[str], ids: Sequence[str]) -> list[Path]:
+    """The test files whose imports the import probe reads: hidden, graded, every conftest."""
+    named = {i.split("::", 1)[0] for i in ids} | set(hidden_paths)
     files = [tree / p for p in sorted(named) if p.endswith(".py")]
     return [*files, *tree.glob("**/conftest.py")]
 
@@ -87,7 +119,7 @@ def _foreign(
     """Say which project modules the tests import from outside the checkout ("" when none)."""
     oracles = cfg.contract.oracles
     ids = [*oracles.fail_to_pass, *oracles.pass_to_pass]
-    files = _test_files(tree, progress, ids)
+    files = probe_files(tree, progress.hidden_paths, ids)
     return foreign_reason(
         foreign_imports(env, tree, files, oracles.test_command, oracle_policy(cfg))
     )
@@ -146,35 +178,23 @@ def base_state_file(env_cache: Path, key: str) -> Path:
     return env_cache.parent / "base-state" / f"{key}.json"
 
 
-def remember_base_state(env_cache: Path, key: str, runs: int, source: str) -> None:
+def remember_base_state(env_cache: Path, key: str, seen: BaseState) -> None:
     """Cache a valid base-state result observed elsewhere (task validation), under ``key``.
 
-    Task validation runs the same base state (base commit plus hidden tests, same environment,
-    same sandbox) ``runs`` times and keeps a task only when every FAIL_TO_PASS test failed and
-    every PASS_TO_PASS test passed in all of them, which is the check gate E makes; the gold
-    attempt that follows then reads it here instead of running the base's tests again.
+    Task validation (:mod:`repogate.tasks.handoff`) runs the same states in the same environment
+    and sandbox and makes gate E's own checks on them (the import probe, the base-state verdict,
+    the reference graded by :func:`~repogate.gates.verification.check_tests`); the gold attempt
+    that follows then reads the result here instead of running the same tests again.
 
     Args:
         env_cache: the environment cache folder.
         key: :func:`base_state_key` of the contract as written.
-        runs: how many runs agreed.
-        source: who observed it, kept in the receipt's details.
+        seen: the passed observation, as :func:`_check_base` would return it.
     """
-    verdict = BaseCheck(valid=True, not_failing=(), not_passing=(), nonexistent=(), reasons=())
-    seen = BaseState(
-        checks=(Check(name="environment_reproduced", status="passed"),),
-        details={
-            "flaky_excluded": [],
-            "base_state": verdict.model_dump(),
-            "observed_by": source,
-            "runs": runs,
-        },
-        flaky=(),
-        xfailed=(),
-    )
     path = base_state_file(env_cache, key)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(seen.model_dump_json(exclude={"environment"}))
+    with locked(path.with_suffix(".lock")):
+        write_atomic(path, seen.model_dump_json(exclude={"environment"}))
 
 
 def _check_base(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment) -> BaseState:

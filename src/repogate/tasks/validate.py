@@ -29,22 +29,20 @@ of the reference under the real pipeline is :mod:`repogate.tasks.ingest`'s last 
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
-
-from pydantic import Field
 
 from repogate import clock, git
-from repogate._model import FrozenModel
 from repogate.contract import TransitionContract
 from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import EnvironmentBuildError, PatchApplyError, UserInputError
 from repogate.gates.verification import graded_tree
+from repogate.oracles.base_suite import graded_grant
 from repogate.oracles.grading import flaky
 from repogate.oracles.pytest_runner import TestRun, run_tests, select_files
 from repogate.patches import load_patch, touched_paths
 from repogate.sandbox import SandboxPolicy
+from repogate.tasks import dates
 from repogate.tasks._outcomes import (
     FAILING,
     PASSED,
@@ -53,99 +51,10 @@ from repogate.tasks._outcomes import (
     resolve_ids,
     tests_of,
 )
+from repogate.tasks._records import Rejected, RejectionReason, Validation
+from repogate.tasks.handoff import Observed, hand_over
 
-RejectionReason = Literal[
-    "instance_invalid",
-    "repository_missing",
-    "base_commit_missing",
-    "patch_does_not_apply",
-    "no_test_change",
-    "environment_failed",
-    "test_run_failed",
-    "timeout",
-    "no_fail_to_pass",
-    "fail_to_pass_passes_at_base",
-    "reference_fails",
-    "flaky",
-    "ids_missing",
-    "ambiguous_test_id",
-    "needs_network",
-    "reference_not_accepted",
-    "evaluator_error",
-]
-"""Why a candidate is not a task. The closed vocabulary of ``rejected.jsonl``:
-
-- ``instance_invalid``: the instance's fields do not make a valid contract (e.g. a bad id or SHA);
-- ``repository_missing``: no local mirror of the instance's repository (see ``--repo-cache``);
-- ``base_commit_missing``: the base commit is not in the mirror;
-- ``patch_does_not_apply``: the reference or the hidden test patch does not apply at the base;
-- ``no_test_change``: the change has no test part (nothing can check it) or no code part;
-- ``environment_failed``: the recipe's environment could not be built;
-- ``test_run_failed``: pytest gave no trustworthy report (internal or usage error, nothing collected);
-- ``timeout``: a test run was stopped at the contract's timeout;
-- ``no_fail_to_pass``: no test fails at the base and passes with the reference;
-- ``fail_to_pass_passes_at_base``: a declared FAIL_TO_PASS test already passes at the base;
-- ``reference_fails``: a declared FAIL_TO_PASS test does not pass with the reference;
-- ``flaky``: every FAIL_TO_PASS test flips between repeated runs of one state;
-- ``ids_missing``: a declared test id is not in the collected suite;
-- ``ambiguous_test_id``: a declared bare test name exists in more than one touched file;
-- ``needs_network``: a FAIL_TO_PASS test fails with the reference on a network error (tests run
-  without network);
-- ``reference_not_accepted``: the gold attempt is not accepted under the contract's hermetic checks;
-- ``evaluator_error``: repogate itself failed on this candidate (the message is kept).
-"""
-
-
-class Validation(FrozenModel):
-    """What validation observed for one candidate (kept in ``tasks.jsonl`` and ``rejected.jsonl``).
-
-    Attributes:
-        repeats: runs of each state (N of N must agree).
-        test_files: the test files run.
-        fail_to_pass: the FAIL_TO_PASS ids graded (declared and confirmed, or derived).
-        pass_to_pass: the PASS_TO_PASS ids graded.
-        flaky: ids whose outcome flipped between runs of one state (left out of grading).
-        dropped: declared ids left out of grading, each with why (``fails at base``, ``needs
-            network``, ``flaky``).
-        resolved: declared bare names mapped to the node ids found for them.
-        environment_digest: the environment the runs used.
-        environment_cold: True when this candidate built the environment.
-        build_seconds: wall seconds building (or finding) the environment.
-        test_seconds: wall seconds of the pytest runs themselves (as the sandbox timed them).
-        validation_seconds: wall seconds of the whole state check, the build excluded.
-        gold: the gold attempt's outcome under the hermetic checks (empty before it ran).
-        gold_seconds: wall seconds of the gold attempt.
-    """
-
-    repeats: int
-    test_files: tuple[str, ...] = ()
-    fail_to_pass: tuple[str, ...] = ()
-    pass_to_pass: tuple[str, ...] = ()
-    flaky: tuple[str, ...] = ()
-    dropped: dict[str, str] = Field(default_factory=dict)
-    resolved: dict[str, str] = Field(default_factory=dict)
-    environment_digest: str = ""
-    environment_cold: bool = False
-    build_seconds: float = 0.0
-    test_seconds: float = 0.0
-    validation_seconds: float = 0.0
-    gold: str = ""
-    gold_seconds: float = 0.0
-
-
-class Rejected(Exception):
-    """A candidate is not a task: the reason, a sentence, and what was observed so far.
-
-    Raised inside :func:`check_states` and caught by its caller; never reaches the CLI.
-    """
-
-    def __init__(
-        self, reason: RejectionReason, detail: str, validation: Validation | None = None
-    ) -> None:
-        super().__init__(f"{reason}: {detail}")
-        self.reason: RejectionReason = reason
-        self.detail = detail
-        self.validation = validation
+__all__ = ["CheckConfig", "Rejected", "RejectionReason", "Validation", "check_states"]
 
 
 @dataclass(frozen=True)
@@ -168,9 +77,14 @@ class CheckConfig:
 @dataclass(frozen=True)
 class _States:
     env: BuiltEnvironment
+    base: str
+    hidden: bytes
+    hidden_paths: tuple[str, ...]
+    reference: bytes
     base_tree: Path
     ref_tree: Path
     files: tuple[str, ...]
+    policy: SandboxPolicy
 
 
 def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _States:
@@ -192,18 +106,22 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _S
         git.apply_patch(ws, reference)
     except PatchApplyError as exc:
         raise Rejected("patch_does_not_apply", f"the reference patch: {exc}") from None
-    ref_commit = git.commit_candidate(ws, "reference", parent=base)
+    # trees are local copies of the workspace (repogate.git.copy_repository), the base's made
+    # before the reference is committed there, so they hold the base's history and nothing newer
+    copy = git.copy_repository
+    install = cfg.work / "install"
+    copy(ws, base, install)
     try:
-        graded_tree(ws, base, base, hidden, hidden_paths, base_tree)
-        graded_tree(ws, base, ref_commit, hidden, hidden_paths, ref_tree)
+        graded_tree(ws, base, base, hidden, hidden_paths, base_tree, export=copy)
+        ref_commit = git.commit_candidate(ws, "reference", parent=base)
+        graded_tree(ws, base, ref_commit, hidden, hidden_paths, ref_tree, export=copy)
     except PatchApplyError as exc:
         raise Rejected("patch_does_not_apply", f"the hidden test patch: {exc}") from None
-    install = cfg.work / "install"
-    git.export_tree(ws, base, install)
     recipe = contract.environment
     policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.build_timeout_s)
+    as_of = git.commit_date(ws, base) if recipe.resolve_as_of == "base_commit" else None
     try:
-        env = build_environment(recipe, install, cfg.env_cache, policy)
+        env = build_environment(recipe, install, cfg.env_cache, policy, as_of)
     except EnvironmentBuildError as exc:
         raise Rejected("environment_failed", str(exc)[:2000]) from None
     if not any(_is_test_file(p) for p in select_files(hidden_paths, ref_tree)):
@@ -211,7 +129,16 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _S
     oracles = contract.oracles
     wanted = [*hidden_paths, *oracles.fail_to_pass, *oracles.pass_to_pass]
     files = tuple(f for f in select_files(wanted, ref_tree) if _is_test_file(f))
-    return _States(env, base_tree, ref_tree, files)
+    # the sandbox of gate E's test runs (repogate.pipeline.oracle_policy), so its result is shared
+    tests = SandboxPolicy(
+        network=False,
+        timeout_s=contract.oracles.timeout_s,
+        writable=(),
+        writable_cwd=True,
+        hidden=(source,),
+    )
+    paths = tuple(hidden_paths)
+    return _States(env, base, hidden, paths, reference, base_tree, ref_tree, files, tests)
 
 
 def _is_test_file(path: str) -> bool:
@@ -221,17 +148,21 @@ def _is_test_file(path: str) -> bool:
 
 
 def _run(
-    states: _States, tree: Path, contract: TransitionContract, cfg: CheckConfig, label: str
+    states: _States,
+    tree: Path,
+    contract: TransitionContract,
+    cfg: CheckConfig,
+    label: str,
+    policy: SandboxPolicy | None = None,
 ) -> list[TestRun]:
-    policy = SandboxPolicy(
-        network=False, timeout_s=contract.oracles.timeout_s, writable=(), writable_cwd=True
-    )
     runs = []
     for n in range(cfg.repeats):
         report = cfg.work / "reports" / f"{label}{n}"
-        run = run_tests(
-            states.env, tree, contract.oracles.test_command, states.files, report, policy
+        # as gate E's graded runs: the harness's plugin tells whose xfail mark an XPASS has
+        command, granted, tools = graded_grant(
+            contract.oracles.test_command, states.files, report, policy or states.policy
         )
+        run = run_tests(states.env, tree, command, states.files, report, granted, tool_path=tools)
         if run.status != "ok":
             reason: RejectionReason = "timeout" if run.execution.timed_out else "test_run_failed"
             raise Rejected(reason, f"{label} run {n + 1}: {run.reason}")
@@ -331,6 +262,41 @@ def _check_declared(
     )
 
 
+def _date_check(
+    states: _States,
+    ref: list[TestRun],
+    checked: Validation,
+    contract: TransitionContract,
+    cfg: CheckConfig,
+) -> Validation:
+    """Run the reference once more under a clock years ahead; reject or drop what moved."""
+    library = dates.libfaketime()
+    if library is None:
+        why = "not run: libfaketime is not installed (apt-get install faketime)"
+        return checked.model_copy(update={"date_check": why})
+    later_policy = dates.shifted(states.policy, library)
+    once = replace(cfg, repeats=1)
+    (later,) = _run(states, states.ref_tree, contract, once, "reference-later", later_policy)
+    moved = dates.date_dependent(ref, later, [*checked.fail_to_pass, *checked.pass_to_pass])
+    ahead = f"{dates.SHIFT_DAYS} days ahead"
+    seen = checked.model_copy(
+        update={
+            "date_check": f"reference run {ahead} (libfaketime): {len(moved)} graded test(s) moved",
+            "test_seconds": round(checked.test_seconds + later.execution.duration_s, 3),
+        }
+    )
+    focused = [t for t in checked.fail_to_pass if t in moved]
+    if focused:
+        why = f"{focused[0]} passes with the reference today and not {ahead}"
+        raise Rejected("date_dependent", why, seen)
+    return seen.model_copy(
+        update={
+            "pass_to_pass": tuple(t for t in checked.pass_to_pass if t not in moved),
+            "dropped": {**checked.dropped, **dict.fromkeys(moved, "depends on today's date")},
+        }
+    )
+
+
 def check_states(contract: TransitionContract, source: Path, cfg: CheckConfig) -> Validation:
     """Check a candidate's states; derive FAIL_TO_PASS / PASS_TO_PASS when it declares none.
 
@@ -377,8 +343,28 @@ def check_states(contract: TransitionContract, source: Path, cfg: CheckConfig) -
         checked = partial.model_copy(
             update={"fail_to_pass": tuple(f2p), "pass_to_pass": tuple(p2p)}
         )
+    checked = _date_check(states, ref, checked, contract, cfg)
+    graded = contract.oracles.model_copy(
+        update={
+            "fail_to_pass": list(checked.fail_to_pass),
+            "pass_to_pass": list(checked.pass_to_pass),
+        }
+    )
+    seen = Observed(
+        states.env,
+        states.base,
+        states.hidden,
+        states.hidden_paths,
+        states.reference,
+        states.base_tree,
+        (base, ref),
+        frozenset(flips),
+        states.policy,
+    )
+    why = hand_over(contract.model_copy(update={"oracles": graded}), source, seen, cfg.env_cache)
     return checked.model_copy(
         update={
-            "validation_seconds": round(clock.monotonic() - started - states.env.build_seconds, 3)
+            "validation_seconds": round(clock.monotonic() - started - states.env.build_seconds, 3),
+            "handed_to_gate_e": why,
         }
     )

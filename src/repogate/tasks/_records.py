@@ -1,0 +1,115 @@
+"""The records of task validation: the closed rejection vocabulary, what was observed, the reason.
+
+Kept in ``tasks.jsonl`` and ``rejected.jsonl`` (:mod:`repogate.tasks.taskset`); made by
+:mod:`repogate.tasks.validate`, which re-exports them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from repogate._model import FrozenModel
+
+RejectionReason = Literal[
+    "instance_invalid",
+    "repository_missing",
+    "base_commit_missing",
+    "patch_does_not_apply",
+    "no_test_change",
+    "environment_failed",
+    "test_run_failed",
+    "timeout",
+    "no_fail_to_pass",
+    "fail_to_pass_passes_at_base",
+    "reference_fails",
+    "flaky",
+    "ids_missing",
+    "ambiguous_test_id",
+    "needs_network",
+    "date_dependent",
+    "reference_not_accepted",
+    "evaluator_error",
+]
+"""Why a candidate is not a task. The closed vocabulary of ``rejected.jsonl``:
+
+- ``instance_invalid``: the instance's fields do not make a valid contract (e.g. a bad id or SHA);
+- ``repository_missing``: no local mirror of the instance's repository (see ``--repo-cache``);
+- ``base_commit_missing``: the base commit is not in the mirror;
+- ``patch_does_not_apply``: the reference or the hidden test patch does not apply at the base;
+- ``no_test_change``: the change has no test part (nothing can check it) or no code part;
+- ``environment_failed``: the recipe's environment could not be built;
+- ``test_run_failed``: pytest gave no trustworthy report (internal or usage error, nothing collected);
+- ``timeout``: a test run was stopped at the contract's timeout;
+- ``no_fail_to_pass``: no test fails at the base and passes with the reference;
+- ``fail_to_pass_passes_at_base``: a declared FAIL_TO_PASS test already passes at the base;
+- ``reference_fails``: a declared FAIL_TO_PASS test does not pass with the reference;
+- ``flaky``: every FAIL_TO_PASS test flips between repeated runs of one state;
+- ``ids_missing``: a declared test id is not in the collected suite;
+- ``ambiguous_test_id``: a declared bare test name exists in more than one touched file;
+- ``needs_network``: a FAIL_TO_PASS test fails with the reference on a network error (tests run
+  without network);
+- ``date_dependent``: a FAIL_TO_PASS test passes with the reference today and fails under a clock
+  ten years ahead (:mod:`repogate.tasks.dates`);
+- ``reference_not_accepted``: the gold attempt is not accepted under the contract's hermetic checks;
+- ``evaluator_error``: repogate itself failed on this candidate (the message is kept).
+"""
+
+
+class Validation(FrozenModel):
+    """What validation observed for one candidate (kept in ``tasks.jsonl`` and ``rejected.jsonl``).
+
+    Attributes:
+        repeats: runs of each state (N of N must agree).
+        test_files: the test files run.
+        fail_to_pass: the FAIL_TO_PASS ids graded (declared and confirmed, or derived).
+        pass_to_pass: the PASS_TO_PASS ids graded.
+        flaky: ids whose outcome flipped between runs of one state (left out of grading).
+        dropped: declared ids left out of grading, each with why (``fails at base``, ``needs
+            network``, ``flaky``).
+        resolved: declared bare names mapped to the node ids found for them.
+        environment_digest: the environment the runs used.
+        environment_cold: True when this candidate built the environment.
+        build_seconds: wall seconds building (or finding) the environment.
+        test_seconds: wall seconds of the pytest runs themselves (as the sandbox timed them).
+        validation_seconds: wall seconds of the whole state check, the build excluded.
+        gold: the gold attempt's outcome under the hermetic checks (empty before it ran).
+        gold_seconds: wall seconds of the gold attempt.
+        date_check: what the run under a shifted clock found, or why it did not run
+            (:mod:`repogate.tasks.dates`).
+        handed_to_gate_e: "" when validation's runs became gate E's base-state result for the
+            gold attempt (:mod:`repogate.tasks.handoff`), else why not.
+    """
+
+    repeats: int
+    test_files: tuple[str, ...] = ()
+    fail_to_pass: tuple[str, ...] = ()
+    pass_to_pass: tuple[str, ...] = ()
+    flaky: tuple[str, ...] = ()
+    dropped: dict[str, str] = Field(default_factory=dict)
+    resolved: dict[str, str] = Field(default_factory=dict)
+    environment_digest: str = ""
+    environment_cold: bool = False
+    build_seconds: float = 0.0
+    test_seconds: float = 0.0
+    validation_seconds: float = 0.0
+    gold: str = ""
+    gold_seconds: float = 0.0
+    date_check: str = ""
+    handed_to_gate_e: str = ""
+
+
+class Rejected(Exception):
+    """A candidate is not a task: the reason, a sentence, and what was observed so far.
+
+    Raised inside :func:`check_states` and caught by its caller; never reaches the CLI.
+    """
+
+    def __init__(
+        self, reason: RejectionReason, detail: str, validation: Validation | None = None
+    ) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason: RejectionReason = reason
+        self.detail = detail
+        self.validation = validation
