@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from repogate import git
+from repogate.gates._imports import environment_names
 from repogate.gates.dependency import check_dependency_policy
 from repogate.gates.integrity import check_integrity
 from repogate.gates.requirements import check_requirements
@@ -51,6 +52,7 @@ def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
             state.candidate_commit,
             progress.hidden_paths,
             progress.patch,
+            environment_names(progress.workspace_env.python),
         ),
     )
 
