@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from repogate import git
 from repogate.contract import Permissions
+from repogate.gates._imports import environment_names
 from repogate.gates.integrity import check_integrity
 from repogate.receipt import Check
 
@@ -40,6 +42,7 @@ def _check(
     edits: dict[str, str | None],
     permissions: Permissions | None = None,
     hidden: tuple[str, ...] = (),
+    importable: frozenset[str] = frozenset(),
 ) -> dict[str, Check]:
     base = git.rev_parse(repo, "HEAD")
     for path, content in edits.items():
@@ -60,6 +63,7 @@ def _check(
         candidate,
         hidden,
         patch,
+        importable,
     )
     return {c.name: c for c in seen.checks}
 
@@ -225,3 +229,80 @@ def test_new_non_test_module_among_the_tests_is_oracle(repo: Path, path: str) ->
     checks = _check(repo, {path: "import pkg.mod\npkg.mod.f = lambda: 2\n"}, Permissions())
     assert checks["oracle_untouched"].status == "failed"
     assert path in checks["oracle_untouched"].detail
+
+
+@pytest.mark.parametrize(
+    "codec", ["utf-7", "UTF7", "cp037", "utf-16", "shift_jis", "no-such-codec"]
+)
+def test_a_coding_cookie_that_hides_code_is_refused(repo: Path, codec: str) -> None:
+    """With ``coding: utf-7`` a "comment" decodes to code Python runs (red team, utf7-cookie):
+    any codec that does not read ASCII as ASCII is refused, in any changed file."""
+    hidden = "+AAo-import os"  # utf-7 for a newline, then a line the diff shows as a comment
+    checks = _check(repo, {"pkg/mod.py": f"# -*- coding: {codec} -*-\n# shim {hidden}\n"})
+    assert checks["edits_permitted"].status == "failed"
+    assert f"pkg/mod.py (coding cookie {codec!r}" in checks["edits_permitted"].detail
+
+
+@pytest.mark.parametrize("codec", ["utf-8", "latin-1", "ascii", "cp1252", "iso-8859-15"])
+def test_an_ascii_preserving_coding_cookie_is_fine(repo: Path, codec: str) -> None:
+    checks = _check(repo, {"pkg/mod.py": f"#!/usr/bin/env python\n# coding={codec}\nx = 1\n"})
+    assert checks["edits_permitted"].status == "passed", checks["edits_permitted"].detail
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "pkg/mod.cpython-311-x86_64-linux-gnu.so",
+        "pkg/mod.abi3.so",
+        "pkg/_speed.so",
+        "pkg/mod.pyd",
+        "pkg/helper.dll",
+        "pkg/libhelper.dylib",
+    ],
+)
+def test_a_native_extension_module_is_refused(repo: Path, path: str) -> None:
+    """A compiled module beside ``mod.py`` is imported instead of it (red team, so-shadow)."""
+    checks = _check(repo, {path: "\x7fELF not really"})
+    assert checks["edits_permitted"].status == "failed"
+    assert f"{path} (a native extension" in checks["edits_permitted"].detail
+
+
+INSTALLED = frozenset({"iniconfig", "pluggy", "packaging", "json", "pkg"})
+
+
+@pytest.mark.parametrize(
+    ("path", "where"),
+    [
+        ("iniconfig/__init__.py", "iniconfig"),
+        ("packaging.py", "packaging.py"),
+        ("json/__init__.py", "json"),
+        ("src/pluggy/__init__.py", "src/pluggy"),
+        ("tools/json.py", "tools/json.py"),  # a folder without __init__.py: a top-level module
+        ("repogate_guard.py", "repogate_guard.py"),  # the harness's own plugin
+    ],
+)
+def test_a_new_top_level_module_shadowing_an_installed_one_is_refused(
+    repo: Path, path: str, where: str
+) -> None:
+    """``python -m pytest`` puts the checkout first on sys.path: a new top-level ``iniconfig/``
+    is imported by pytest itself instead of its dependency (red team, shadow-pytest-dependency)."""
+    checks = _check(repo, {path: "x = 1\n"}, Permissions(), importable=INSTALLED)
+    assert checks["oracle_untouched"].status == "failed"
+    assert f"{where} (a new top-level module" in checks["oracle_untouched"].detail
+
+
+@pytest.mark.parametrize("path", ["pkg/json.py", "pkg/packaging/__init__.py", "pkg/new.py"])
+def test_submodules_and_the_projects_own_package_do_not_shadow(repo: Path, path: str) -> None:
+    """``pkg/json.py`` is ``pkg.json``; ``pkg`` itself (installed editable) was there at the base."""
+    (repo / "pkg" / "__init__.py").write_text("")
+    git.commit_all(repo, "package")
+    checks = _check(repo, {path: "x = 1\n"}, importable=INSTALLED)
+    assert checks["oracle_untouched"].status == "passed", checks["oracle_untouched"].detail
+    assert checks["edits_permitted"].status == "passed"
+
+
+def test_environment_names_lists_installed_and_standard_modules() -> None:
+    """Read from a real venv (this one): pytest's dependencies and the stdlib are listed."""
+    names = environment_names(Path(sys.executable))
+    assert {"iniconfig", "pluggy", "_pytest", "pytest", "json", "sys", "importlib"} <= names
+    assert "repogate_not_a_module" not in names

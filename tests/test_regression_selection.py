@@ -311,3 +311,17 @@ def test_the_narrowing_is_a_record_not_a_silent_default() -> None:
 
 def test_no_change_selects_nothing_even_without_coverage() -> None:
     assert select([], (*PASSING, "t/test_other.py::test_x"), None, _unnamed, _unnamed).tests == ()
+
+
+def test_a_tampered_regression_run_fails_harness_untampered_and_grades_nothing() -> None:
+    """The guard saw library code change pytest during the regression run: no outcome of it is
+    trusted, and the change is named under ``harness_untampered``."""
+    change = "_pytest.python.Function.runtest was replaced by code from pkg/mod.py"
+    tampered = _run({}, "the test runner was changed during the run").model_copy(
+        update={"tampering": (change,)}
+    )
+    seen = check_regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, _Replay(tampered))
+    checks = {c.name: c for c in seen.checks}
+    assert checks["regression_tests_passed"].status == "failed"
+    assert checks["harness_untampered"].status == "failed"
+    assert change in checks["harness_untampered"].detail

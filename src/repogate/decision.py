@@ -35,6 +35,7 @@ HERMETIC_CHECKS: tuple[CheckName, ...] = (
     *IDENTITY_CHECKS,
     "edits_permitted",
     "oracle_untouched",
+    "harness_untampered",
     "requirements_recovered",
     "environment_reproduced",
     "focused_tests_passed",

@@ -18,6 +18,7 @@ CheckName = Literal[
     "patch_digest_verified",
     "edits_permitted",
     "oracle_untouched",
+    "harness_untampered",
     "requirements_recovered",
     "environment_reproduced",
     "focused_tests_passed",
@@ -68,6 +69,12 @@ CHECKS: dict[CheckName, Doc] = {
     "edits_permitted": Doc("I", "every changed path is editable and none is forbidden"),
     "oracle_untouched": Doc(
         "I", "no edit to the tests, their configuration or the test runner's reach"
+    ),
+    "harness_untampered": Doc(
+        "I",
+        "the harness's guard inside each test session saw no change by the candidate's code to"
+        " pytest's test-running machinery or its hook implementations (observed at gate V; an"
+        " in-process check that raises the bar, not a boundary)",
     ),
     "requirements_recovered": Doc(
         "R", "every criterion, stated or implicit, is met by its linked oracles"

@@ -12,7 +12,12 @@ Checks:
   ``pytest11`` entry points), CI files, and the files the hidden tests touch. Patches have passed
   graders by such edits (SWE-bench issues #631 and #393). A *new* test file is allowed: an agent
   adding its own focused test is good practice, and the grader runs only the files that hold the
-  graded ids, with the hidden tests' files reset to the base.
+  graded ids, with the hidden tests' files reset to the base. A new top-level module or package
+  named like one importable from the environment or its standard library (``iniconfig/``
+  shadowing pytest's own dependency) is refused here too (:mod:`repogate.gates._imports`).
+
+``edits_permitted`` also refuses what runs instead of the source a reviewer reads: bytecode,
+native extension modules and libraries, and coding cookies whose codec hides code (``utf-7``).
 """
 
 from __future__ import annotations
@@ -21,11 +26,12 @@ import configparser
 import posixpath
 import re
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from repogate.contract import Permissions
 from repogate.gates._globs import matches_any
+from repogate.gates._imports import native_modules, shadowing, unsafe_cookies
 from repogate.git import ChangedPath
 from repogate.patches import added_lines
 from repogate.receipt import Check, Observation
@@ -184,15 +190,38 @@ def check_integrity(
     candidate: str,
     hidden_paths: Sequence[str] = (),
     patch: bytes = b"",
+    importable: Collection[str] = (),
 ) -> Observation:
     """Return the ``edits_permitted`` and ``oracle_untouched`` checks for one candidate.
 
     A change to the oracle, or code that reaches into the test runner, is rejected whatever the
     test run says: its results cannot be trusted.
+
+    Args:
+        changed: the patch's changed paths.
+        permissions: the contract's editable and forbidden globs.
+        read: reads a file at a revision.
+        base: the base commit.
+        candidate: the candidate commit.
+        hidden_paths: paths the hidden test patch touches.
+        patch: the patch (binary diff), for its added lines.
+        importable: top-level module names importable from the environment and its standard
+            library (:func:`repogate.gates._imports.environment_names`); a new top-level module
+            of the patch named like one of them is an oracle edit.
     """
-    stray = forbidden_edits(changed, permissions)
+    stray = sorted(
+        {
+            *forbidden_edits(changed, permissions),
+            *native_modules(changed),
+            *unsafe_cookies(changed, read, candidate),
+        }
+    )
     oracle = sorted(
-        {*oracle_edits(changed, read, base, candidate, hidden_paths), *runner_tampering(patch)}
+        {
+            *oracle_edits(changed, read, base, candidate, hidden_paths),
+            *runner_tampering(patch),
+            *shadowing(changed, read, base, candidate, importable),
+        }
     )
     return Observation(
         checks=(

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
 
+from repogate.gates.verification import untampered_check
 from repogate.oracles.base_suite import BaseSuite
 from repogate.oracles.junit import TestOutcome, match_ids
 from repogate.oracles.pytest_runner import TestRun
@@ -123,8 +124,9 @@ def check_regressions(
     )
     if broken:
         why = f"the regression run broke on the candidate: {broken[0].reason}"
+        tampered = [untampered_check(runs)] if any(r.tampering for r in runs) else []
         return Observation(
-            checks=(Check(name=CHECK, status="failed", detail=why),), details=details
+            checks=(Check(name=CHECK, status="failed", detail=why), *tampered), details=details
         )
     if failing:
         bad = [f"{t} ({seen[t]})" for t in failing]

@@ -402,7 +402,12 @@ def check_tests(
     (``flips``), and those the reruns found flaky (``reruns``, see :func:`confirm_failures`).
     A test flipping only on the candidate is flaky too: a failure is charged only when it
     reproduces (issue 9, after SWE-bench charging every flaky failure to the patch).
+
+    ``harness_untampered`` fails when the harness's guard saw the candidate's code change
+    pytest's test-running machinery in any run (:mod:`repogate.oracles.guard`); such a run has
+    no trusted outcome, so both test checks fail with it.
     """
+    untampered = untampered_check(runs)
     broken = [r for r in runs if r.status != "ok"]
     if broken or not runs:
         reason = broken[0].reason if broken else "no test run"
@@ -411,7 +416,9 @@ def check_tests(
             for n in ("focused_tests_passed", "regression_tests_passed")
         )
         return GradedTests(
-            checks=checks, details=_test_details(runs, None, flips), outcomes=outcomes_of(runs)
+            checks=(*checks, untampered),
+            details=_test_details(runs, None, flips),
+            outcomes=outcomes_of(runs),
         )
     unstable = flips - set(base_flaky)
     excluded = set(base_flaky) | flips | flaky_ids(reruns)
@@ -449,12 +456,23 @@ def check_tests(
                 status="passed" if graded.regression_ok else "failed",
                 detail="; ".join(x for x in (detail("pass_to_pass"), describe(reruns)) if x),
             ),
+            untampered,
         ),
         details={
             **_test_details(runs, graded, excluded, reruns),
             "unstable_on_candidate": sorted(unstable),
         },
         outcomes=outcomes_of(runs),
+    )
+
+
+def untampered_check(runs: Sequence[TestRun]) -> Check:
+    """Return ``harness_untampered`` for ``runs``: failed naming what the guard saw changed."""
+    seen = list(dict.fromkeys(c for r in runs for c in r.tampering))
+    return Check(
+        name="harness_untampered",
+        status="failed" if seen else "passed",
+        detail="the candidate's code changed the test runner: " + "; ".join(seen) if seen else "",
     )
 
 

@@ -9,6 +9,9 @@ a shell would split it, but run without one) with these arguments appended:
 - ``-o junit_family=xunit1 --junitxml=<report_dir>/junit.xml``: the structured report, in a
   harness-owned folder outside the checkout. Outcomes come only from that file, so text a patch
   prints (``PASSED``) changes nothing;
+- ``-p repogate_guard``: the harness's guard (:mod:`repogate.oracles.guard`), which notices the
+  candidate's code changing pytest's test-running machinery; a run it saw changed is ``error``
+  with no outcomes and names the change in ``tampering``;
 - ``--continue-on-collection-errors``: a file that fails to import (a hidden test importing a name
   only the fix adds, a plugin the environment lacks) is reported as an ``error`` under its path,
   and every other file still runs; without it pytest stops the whole session there;
@@ -43,6 +46,7 @@ from repogate._logs import cause_line, keep_log
 from repogate._model import FrozenModel
 from repogate._toolchain import SYSTEM_PATH
 from repogate.environment import BuiltEnvironment, activate
+from repogate.oracles import guard as guard_plugin
 from repogate.oracles._channel import ReportChannel
 from repogate.oracles.junit import (
     MAX_REPORT_BYTES,
@@ -93,6 +97,8 @@ class TestRun(BaseModel):
         report_path: the report file (None when none was written).
         report_sha256: sha256 (hex) of the report's bytes, taken right after the run.
         execution: the command's exit code, time and output tails.
+        tampering: what the harness's guard saw the candidate's code change in pytest's
+            test-running machinery (empty when nothing); a run with any is ``error``.
     """
 
     __test__ = False
@@ -107,6 +113,7 @@ class TestRun(BaseModel):
     report_path: Path | None
     report_sha256: str | None
     execution: ExecSummary
+    tampering: tuple[str, ...] = ()
 
 
 def select_files(test_ids: Sequence[str], workdir: Path) -> list[str]:
@@ -178,6 +185,7 @@ def _command(test_command: str, report: Path, files: Sequence[str], workdir: Pat
         raise ValueError("it is empty")
     if "no:cacheprovider" not in argv:
         argv += ["-p", "no:cacheprovider"]
+    argv += ["-p", guard_plugin.MODULE]
     argv += [f"--rootdir={workdir}", "-c", str(own_config(workdir) or os.devnull)]
     if "--continue-on-collection-errors" not in argv:
         argv.append("--continue-on-collection-errors")
@@ -263,6 +271,7 @@ def run_tests(
     report.unlink(missing_ok=True)
     hypothesis = report_dir / "hypothesis"  # the one folder of report_dir the tests may write
     hypothesis.mkdir(exist_ok=True)
+    guard = guard_plugin.prepare(report_dir)
     files = select_files(test_ids, workdir) if test_ids else []
     try:
         argv = _command(test_command, report_dir / "junit.fifo", files, workdir)
@@ -272,19 +281,19 @@ def run_tests(
         **policy.env,
         **_variables(env, workdir),
         "HYPOTHESIS_STORAGE_DIRECTORY": str(report_dir / "hypothesis"),
+        **guard.env(),
     }
-    if tool_path is not None:
-        roots = [p for p in granted.get("PYTHONPATH", "").split(os.pathsep) if p]
-        granted["PYTHONPATH"] = os.pathsep.join([*roots, str(tool_path)])
+    roots = [p for p in granted.get("PYTHONPATH", "").split(os.pathsep) if p]
+    tools = (tool_path,) if tool_path is not None else ()
+    granted["PYTHONPATH"] = os.pathsep.join([*roots, *map(str, tools), str(guard.plugin_dir)])
     if test_ids and not files:
         reason = f"none of the {len(test_ids)} selected test ids names a file in the checkout"
         return _error_run(argv, reason, policy)
-    writable = (workdir, *(policy.writable or ()), hypothesis)
+    writable = (workdir, *(policy.writable or ()), hypothesis, guard.out_dir)
     with ReportChannel(report_dir, MAX_REPORT_BYTES) as channel:
         argv = _command(test_command, channel.path, files, workdir)
-        tools = (tool_path,) if tool_path is not None else ()
-        # A FIFO is written through a read-only bind; the harness's tool folder is read-only too.
-        readable = (*policy.readable, channel.path, *tools)
+        # A FIFO is written through a read-only bind; the harness's tool folders are read-only too.
+        readable = (*policy.readable, channel.path, *tools, guard.plugin_dir)
         grant = policy.model_copy(
             update={"env": granted, "writable": writable, "readable": readable}
         )
@@ -295,6 +304,9 @@ def run_tests(
     reason, outcomes, digest = _read(result, data, report, workdir, policy.timeout_s)
     if not reason and written > MAX_REPORT_BYTES:
         reason = f"the report is larger than {MAX_REPORT_BYTES} bytes"
+    tampering = guard_plugin.findings(guard, bool(data))
+    if tampering:  # the session's outcomes are never trusted
+        reason, outcomes = f"the test runner was changed during the run: {'; '.join(tampering)}", {}
     log = keep_log(
         report_dir / OUTPUT_NAME,
         f"$ {shlex.join(argv)}\n## stdout\n{result.stdout}\n## stderr\n{result.stderr}",
@@ -311,6 +323,7 @@ def run_tests(
         report_path=report if data else None,
         report_sha256=digest,
         execution=_summary(result),
+        tampering=tampering,
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from repogate import git
 from repogate.attempt import AttemptConfig, AttemptProgress, emit, gate, gate_seen
+from repogate.gates._imports import environment_names
 from repogate.gates.dependency import check_dependency_policy
 from repogate.gates.integrity import check_integrity
 from repogate.gates.requirements import check_requirements
@@ -37,6 +38,7 @@ def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
             state.candidate_commit,
             progress.hidden_paths,
             progress.patch,
+            environment_names(progress.workspace_env.python),
         ),
     )
 

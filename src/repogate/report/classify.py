@@ -22,6 +22,7 @@ from repogate.vocabulary import CheckName
 INTEGRITY: tuple[CheckName, ...] = (
     "edits_permitted",
     "oracle_untouched",
+    "harness_untampered",
     "evidence_bound_to_patch",
     "patch_digest_verified",
 )

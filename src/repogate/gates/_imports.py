@@ -1,0 +1,225 @@
+"""What a patch adds to Python's import system: files that run before, or instead of, its source.
+
+Three kinds of added file change what the test process runs without the change showing as source
+a reviewer (or gate I's added-line check) can read:
+
+- a *coding cookie* (PEP 263, ``# -*- coding: NAME -*-`` on line 1 or 2) naming a codec that
+  does not read ASCII as ASCII: with ``utf-7``, ``+AAo-`` inside a "comment" decodes to a
+  newline and the text after it runs as code; an EBCDIC or multi-byte codec turns what the diff
+  shows into other text. Allowed: UTF-8 and single-byte codecs that map every ASCII byte to
+  itself (``latin-1``, ``cp1252``, ...);
+- a *native extension module* or other importable binary (``.so``, ``.pyd``, ``.dll``,
+  ``.dylib``, any name ending with one of :data:`importlib.machinery.EXTENSION_SUFFIXES`):
+  Python's import prefers an extension module over the ``.py`` beside it, and its code is a
+  binary no check reads;
+- a new *top-level module or package* whose name is importable from the environment (pytest's
+  own dependencies such as ``iniconfig``, ``pluggy``, ``packaging``, anything installed in the
+  venv), from the standard library of the environment's Python (``sys.stdlib_module_names``), or
+  a harness plugin's name: ``python -m pytest`` puts the checkout first on ``sys.path``, so such a
+  file is imported *instead* of the real module, before any test or harness plugin runs.
+
+A file's top-level name is found as pytest's ``prepend`` import mode finds it: the topmost folder
+of the chain of folders holding ``__init__.py`` above it, or the file's own stem when its folder
+has none.
+"""
+
+from __future__ import annotations
+
+import codecs
+import importlib.machinery
+import os
+import posixpath
+import re
+import subprocess
+from collections.abc import Callable, Collection, Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+from repogate.git import ChangedPath
+
+ReadFile = Callable[[str, str], bytes | None]
+"""(revision, path) -> file bytes at that revision, or None when absent."""
+
+# PEP 263's regular expression, on bytes; only lines 1 and 2 carry a cookie.
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
+_NATIVE_SUFFIXES = tuple(
+    sorted({".so", ".pyd", ".dll", ".dylib", *importlib.machinery.EXTENSION_SUFFIXES})
+)
+HARNESS_MODULES = frozenset({"repogate_guard", "repogate_regress"})
+"""Top-level names of the harness's own pytest plugins (loaded by name with ``-p``)."""
+_MODULE_SUFFIXES = (".py", ".pyw", *_NATIVE_SUFFIXES)
+_ENV_TIMEOUT_S = 60
+
+
+@lru_cache(maxsize=256)
+def codec_is_safe(name: str) -> bool:
+    """Return True when a source file in codec ``name`` reads as its bytes show.
+
+    True for UTF-8 and for single-byte codecs that decode every ASCII byte to itself; False for
+    codecs such as ``utf-7``, ``utf-16``, ``cp037`` or ``shift_jis``, and for unknown names.
+    """
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        return False
+    if info.name in ("utf-8", "utf-8-sig"):
+        return True
+    ascii_bytes = bytes(range(128))
+    try:
+        same = all(bytes([b]).decode(info.name) == chr(b) for b in ascii_bytes)
+        single = len(bytes(range(256)).decode(info.name, errors="replace")) == 256
+    except (UnicodeError, ValueError, TypeError):
+        return False
+    return same and single and ascii_bytes.decode(info.name) == ascii_bytes.decode("ascii")
+
+
+def coding_cookie(data: bytes) -> str | None:
+    """Return the codec a file's PEP 263 cookie names (lines 1 and 2), or None when it has none."""
+    head = b"\n".join(data.splitlines()[:2])
+    found = _COOKIE.search(head)
+    return found.group(1).decode("ascii") if found else None
+
+
+def unsafe_cookies(changed: Sequence[ChangedPath], read: ReadFile, candidate: str) -> list[str]:
+    """Return changed files whose coding cookie names a codec that hides code, each with why.
+
+    Every file is read, not only ``.py``: ``compile()`` honours a cookie in any bytes it gets.
+    """
+    found = []
+    for change in changed:
+        if change.status == "D" or change.is_symlink:
+            continue
+        data = read(candidate, change.path)
+        name = coding_cookie(data[:4096]) if data else None
+        if name is not None and not codec_is_safe(name):
+            found.append(
+                f"{change.path} (coding cookie {name!r}: Python would read other text than the"
+                " diff shows; only UTF-8 and ASCII-preserving single-byte codecs are allowed)"
+            )
+    return found
+
+
+def native_modules(changed: Sequence[ChangedPath]) -> list[str]:
+    """Return added or changed native extension modules and libraries, each with why."""
+    return [
+        f"{c.path} (a native extension or library: Python imports it ahead of the source)"
+        for c in changed
+        if c.status != "D" and posixpath.basename(c.path).endswith(_NATIVE_SUFFIXES)
+    ]
+
+
+def top_level_name(path: str, has_init: Callable[[str], bool]) -> tuple[str, str] | None:
+    """Return (top-level import name, its path) of the module file ``path``, or None.
+
+    Args:
+        path: a file path relative to the checkout (``/`` separators).
+        has_init: whether a folder (``""`` for the top) holds an ``__init__.py``.
+
+    Returns:
+        None when ``path`` is no importable module file (``foo.txt``, ``a-b.py``).
+    """
+    name = posixpath.basename(path)
+    if not name.endswith(_MODULE_SUFFIXES):
+        return None
+    stem = name.split(".", 1)[0]
+    folder = posixpath.dirname(path)
+    top, top_path = stem, path
+    while folder and has_init(folder):
+        top, top_path = posixpath.basename(folder), folder
+        folder = posixpath.dirname(folder)
+    if stem == "__init__" and top == "__init__":
+        return None
+    return (top, top_path) if top.isidentifier() else None
+
+
+def shadowing(
+    changed: Sequence[ChangedPath],
+    read: ReadFile,
+    base: str,
+    candidate: str,
+    importable: Collection[str],
+) -> list[str]:
+    """Return added top-level modules/packages named like something importable, each with why.
+
+    Args:
+        changed: the patch's changed paths.
+        read: reads a file at a revision.
+        base: the base commit (a top-level name already there was not added by the patch).
+        candidate: the candidate commit.
+        importable: top-level names importable from the environment and its standard library
+            (:func:`environment_names`); :data:`HARNESS_MODULES` are always added.
+    """
+    names = set(importable) | HARNESS_MODULES
+
+    def has_init(folder: str) -> bool:
+        return read(candidate, f"{folder}/__init__.py") is not None
+
+    found: set[str] = set()
+    for change in changed:
+        if change.status == "D":
+            continue
+        top = top_level_name(change.path, has_init)
+        if top is None or top[0] not in names:
+            continue
+        name, where = top
+        existed = where != change.path and read(base, f"{where}/__init__.py") is not None
+        if change.status != "A" and where == change.path:
+            existed = True  # an existing top-level module, edited: not added by the patch
+        if not existed:
+            found.add(
+                f"{where} (a new top-level module {name!r} shadowing the installed or standard"
+                " one: the checkout comes first on sys.path)"
+            )
+    return sorted(found)
+
+
+_ENV_SCRIPT = (
+    "import sys, sysconfig\n"
+    "print('\\n'.join(sorted(set(sys.stdlib_module_names) | set(sys.builtin_module_names))))\n"
+    "print('--')\n"
+    "print('\\n'.join(sorted({sysconfig.get_paths()[k] for k in ('purelib', 'platlib')})))\n"
+)
+
+
+def _listing_names(entries: Iterable[str]) -> set[str]:
+    names = set()
+    for entry in entries:
+        if entry.endswith((".dist-info", ".egg-info", ".pth")) or entry == "__pycache__":
+            continue
+        stem = entry.split(".", 1)[0] if "." in entry else entry
+        if stem.isidentifier():
+            names.add(stem)
+    return names
+
+
+def environment_names(python: Path) -> frozenset[str]:
+    """Return the top-level names importable from a venv: its site-packages and stdlib.
+
+    The venv's interpreter runs with ``-I -S`` (no ``site``, so no ``.pth`` file of the venv
+    runs, and no environment variable or current folder is read) and prints its standard
+    library's names and its site-packages folders; the harness lists those folders itself.
+
+    Args:
+        python: the venv's interpreter.
+
+    Raises:
+        OSError: the interpreter could not be run or failed.
+    """
+    done = subprocess.run(
+        [str(python), "-I", "-S", "-c", _ENV_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=_ENV_TIMEOUT_S,
+        check=False,
+        env={"PATH": os.defpath},
+    )
+    if done.returncode != 0:
+        raise OSError(f"{python} could not list its modules: {done.stderr.strip()[-300:]}")
+    stdlib, _, folders = done.stdout.partition("--\n")
+    names = {line for line in stdlib.splitlines() if line}
+    for folder in folders.splitlines():
+        try:
+            names |= _listing_names(p.name for p in Path(folder).iterdir())
+        except OSError:
+            continue
+    return frozenset(names)

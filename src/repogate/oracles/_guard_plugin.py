@@ -1,0 +1,262 @@
+"""repogate's guard: notices the candidate's code changing pytest's test-running machinery.
+
+Copied by the harness as ``repogate_guard.py`` into a harness-owned folder on PYTHONPATH and
+loaded into every graded pytest session with ``-p repogate_guard``; repogate itself never
+imports it. With ``REPOGATE_GUARD_DIR`` set it writes ``guard-<pid>.json`` there: when it was
+loaded, whether it saw the session finish, and every change it found. Without it, it does
+nothing.
+
+At load (``-p`` plugins load after pytest's own plugins and before any conftest or test file)
+it records every function and class of ``pytest``, ``_pytest.*`` and ``pluggy.*``, and the
+functions of those classes (``Function.runtest``, ``TestReport.from_item_and_call``,
+``CallInfo.from_call``, junitxml's ``LogXML`` ...). After each test, cheaply, and at session
+finish, fully, it compares them, and reads the implementations registered for the hooks that
+run a test and report it (``pytest_pyfunc_call``, ``pytest_runtest_*``,
+``pytest_report_teststatus``, ...). A change or a hook implementation is accepted only when its
+code lies outside the checkout (pytest, an installed plugin, the harness) or in a
+``conftest.py`` (gate I refuses every edit to those: they are the base's or the hidden tests'
+own); anything else (``pytest.Function.runtest = lambda self: None`` in library code) is
+recorded, and the harness then trusts none of the session's outcomes.
+
+It runs inside the process the candidate's code runs in: that code can find and defeat it. It
+raises the bar; it is no boundary. It must run on every pytest the target may pin, so it uses
+only old, stable hooks and tolerates missing names.
+"""
+
+# ruff: noqa: PTH105, PTH109, PTH118, PTH123, PTH206
+# (os.path and open(): the guard imports as little as it can into the session it watches)
+from __future__ import annotations
+
+import json
+import os
+import sys
+import types
+from typing import Any
+
+_OUT = os.environ.get("REPOGATE_GUARD_DIR")
+_ROOT = os.path.realpath(os.getcwd())
+_PREFIXES = ("pytest", "_pytest", "pluggy")
+_HOOKS = (
+    "pytest_pyfunc_call",
+    "pytest_runtest_protocol",
+    "pytest_runtest_setup",
+    "pytest_runtest_call",
+    "pytest_runtest_teardown",
+    "pytest_runtest_makereport",
+    "pytest_runtest_logreport",
+    "pytest_report_teststatus",
+    "pytest_runtestloop",
+    "pytest_sessionfinish",
+    "pytest_terminal_summary",
+)
+# Checked after every test (identity only); the whole record is compared at session finish.
+_HOT = (
+    ("_pytest.python", "Function", "runtest"),
+    ("_pytest.python", "Function", "setup"),
+    ("_pytest.python", None, "pytest_pyfunc_call"),
+    ("_pytest.runner", None, "runtestprotocol"),
+    ("_pytest.runner", None, "call_and_report"),
+    ("_pytest.runner", None, "call_runtest_hook"),
+    ("_pytest.runner", None, "pytest_runtest_makereport"),
+    ("_pytest.runner", "CallInfo", "from_call"),
+    ("_pytest.reports", "TestReport", "from_item_and_call"),
+    ("_pytest.reports", "TestReport", "__init__"),
+    ("_pytest.junitxml", "LogXML", "pytest_runtest_logreport"),
+    ("_pytest.junitxml", "LogXML", "pytest_sessionfinish"),
+)
+
+_DESCRIPTORS = (classmethod, staticmethod, property)
+_ORACLE_FOLDERS = {"tests", "test", "testing"}
+
+_found: list[str] = []
+_finished = False
+
+
+def _watched() -> dict[str, types.ModuleType]:
+    return {
+        name: module
+        for name, module in list(sys.modules.items())
+        if isinstance(module, types.ModuleType) and name.split(".", 1)[0] in _PREFIXES
+    }
+
+
+def _snapshot() -> dict[str, Any]:
+    """Every function and class of the watched modules, and the functions of their classes."""
+    seen: dict[str, Any] = {}
+    for name, module in _watched().items():
+        for attr, value in list(vars(module).items()):
+            if callable(value) and not attr.startswith("__"):
+                seen[f"{name}.{attr}"] = value
+                if isinstance(value, type) and value.__module__ == name:
+                    for member, inner in list(vars(value).items()):
+                        if callable(inner) or isinstance(inner, _DESCRIPTORS):
+                            seen[f"{name}.{attr}.{member}"] = inner
+    return seen
+
+
+def _code(value: Any) -> types.CodeType | None:
+    for candidate in (value, getattr(value, "__func__", None), getattr(value, "fget", None)):
+        code = getattr(candidate, "__code__", None)
+        if isinstance(code, types.CodeType):
+            return code
+    return None
+
+
+def _origin(value: Any) -> str | None:
+    """The file a value's code comes from, or None when it cannot be told."""
+    code = _code(value)
+    if code is not None:
+        return code.co_filename
+    module = sys.modules.get(getattr(value, "__module__", None) or "")
+    return getattr(module, "__file__", None)
+
+
+def _oracle_file(relative: str) -> bool:
+    """True for a checkout file gate I lets no patch add or edit (the base's or hidden tests').
+
+    That is a conftest.py, or a file other than a test module in a tests/test/testing folder.
+    """
+    parts = relative.split(os.sep)
+    name = parts[-1]
+    if name == "conftest.py":
+        return True
+    test_module = name.startswith("test_") or name.endswith("_test.py")
+    return not test_module and bool(_ORACLE_FOLDERS.intersection(parts[:-1]))
+
+
+def _trusted(value: Any) -> bool:
+    """True when ``value``'s code lies outside the checkout, or in an oracle file of it."""
+    where = _origin(value)
+    if not where or where.startswith("<"):
+        return False
+    real = os.path.realpath(where)
+    if not real.startswith(_ROOT + os.sep):
+        return True
+    return _oracle_file(os.path.relpath(real, _ROOT))
+
+
+def _planted(value: Any) -> bool:
+    """True when ``value``'s code is known to come from the checkout's library code."""
+    where = _origin(value)
+    return bool(where) and not _trusted(value) and not str(where).startswith("<")
+
+
+def _where(value: Any) -> str:
+    where = _origin(value) or "an unknown place"
+    real = os.path.realpath(where) if not where.startswith("<") else where
+    return os.path.relpath(real, _ROOT) if real.startswith(_ROOT + os.sep) else where
+
+
+def _note(message: str) -> None:
+    if message not in _found:
+        _found.append(message)
+
+
+def _changed(key: str, now: Any, before: Any) -> bool:
+    """A new object, or the same function with other code (``f.__code__ = ...``)."""
+    return now is not before or _code(now) is not _CODES.get(key)
+
+
+def _compare(before: dict[str, Any]) -> None:
+    now, modules = _snapshot(), list(_watched())
+    for key, value in before.items():
+        if key not in now:
+            _note(f"{key} was removed")
+        elif _changed(key, now[key], value) and not _trusted(now[key]):
+            _note(f"{key} was replaced by code from {_where(now[key])}")
+    for key, value in now.items():
+        if key in before:
+            continue
+        # A module pytest imported since load brings generated code (dataclass and namedtuple
+        # methods come from "<string>"): there, only code known to be the checkout's counts.
+        owner = max((m for m in modules if key.startswith(f"{m}.")), key=len, default="")
+        fresh = owner not in _LOADED
+        if _planted(value) if fresh else not _trusted(value):
+            _note(f"{key} was added by code from {_where(value)}")
+
+
+def _hot() -> tuple[Any, ...]:
+    values = []
+    for module, cls, attr in _HOT:
+        owner: Any = sys.modules.get(module)
+        if owner is not None and cls is not None:
+            owner = vars(owner).get(cls)
+        values.append(vars(owner).get(attr) if owner is not None else None)
+        values.append(_code(values[-1]))
+    return tuple(values)
+
+
+def _check_hooks(config: Any) -> None:
+    manager = config.pluginmanager
+    inner = getattr(manager, "_inner_hookexec", None)
+    if inner is not None and not _trusted(inner):
+        _note(f"pluggy's hook runner was replaced by code from {_where(inner)}")
+    for name in _HOOKS:
+        caller = getattr(manager.hook, name, None)
+        if caller is None:
+            continue
+        execute = getattr(caller, "_hookexec", None)
+        if execute is not None and not _trusted(execute):
+            _note(f"{name}'s hook runner was replaced by code from {_where(execute)}")
+        for impl in caller.get_hookimpls():
+            if not _trusted(impl.function):
+                _note(f"{name} implemented by code from {_where(impl.function)}")
+
+
+def _write() -> None:
+    if not _OUT:
+        return
+    record = {
+        "schema_version": 1,
+        "module": os.path.realpath(__file__),
+        "finished": _finished,
+        "changes": _found,
+    }
+    target = os.path.join(_OUT, f"guard-{os.getpid()}.json")
+    temporary = f"{target}.tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(record, handle)
+    os.replace(temporary, target)
+
+
+_BEFORE = _snapshot()
+_LOADED = frozenset(_watched())
+_CODES = {_key: _code(_value) for _key, _value in _BEFORE.items()}
+_HOT_BEFORE = _hot()
+for _key, _value in _BEFORE.items():  # changed before this plugin loaded (a shadowed import)
+    if _planted(_value):
+        _note(f"{_key} comes from {_where(_value)}")
+_write()
+
+
+def pytest_runtest_logreport(report: Any) -> None:
+    """After each test's teardown, see whether the hot functions are still pytest's own."""
+    if report.when == "teardown" and _hot() != _HOT_BEFORE:
+        _compare(_BEFORE)
+
+
+def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
+    """Keep the record on disk current (a process that leaves early leaves what was seen)."""
+    if _found:
+        _write()
+
+
+def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
+    """Compare everything, and the hook implementations, at the end of the session."""
+    _compare(_BEFORE)
+    _check_hooks(session.config)
+    for item in getattr(session, "items", ()):
+        runtest = vars(type(item)).get("runtest", getattr(type(item), "runtest", None))
+        if "runtest" in vars(item) or not _trusted(runtest):
+            planted = vars(item).get("runtest", runtest)
+            _note(f"{item.nodeid}: its runtest comes from {_where(planted)}")
+            break
+
+
+def pytest_unconfigure(config: Any) -> None:
+    """Check once more after every other plugin finished, and write the record."""
+    global _finished
+    _compare(_BEFORE)
+    _check_hooks(config)
+    _finished = True
+    _write()

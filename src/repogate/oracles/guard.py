@@ -1,0 +1,121 @@
+"""The harness's side of the guard plugin: load it into a test session, read what it saw.
+
+Every test run (:func:`repogate.oracles.pytest_runner.run_tests`) loads
+:mod:`repogate.oracles._guard_plugin`, copied as ``repogate_guard.py`` into a harness-owned,
+read-only folder on PYTHONPATH, with ``-p repogate_guard``. It writes one record per pytest
+process into a folder of the run's evidence the sandbox may write. A run is *tampered* when a
+record names a change to pytest's test-running machinery, when a record was written by another
+file than the harness's copy (a shadowing module), or when the run produced a report but no
+record says the session finished (the guard was unregistered or the process left early). The
+outcomes of a tampered run are never trusted (the run is an ``error`` with no outcomes), and
+gate V fails ``harness_untampered`` naming the change.
+
+The guard runs in the process the candidate's code runs in: it raises the bar for changing the
+verdict from library code; it is no security boundary (see ``docs/security.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_nofollow
+
+MODULE = "repogate_guard"
+"""The guard's module name, as ``-p`` loads it."""
+_SOURCE = Path(__file__).with_name("_guard_plugin.py")
+_RECORD = re.compile(r"guard-\d+\.json")
+_MAX_RECORD_BYTES = 256 * 1024
+_MAX_RECORDS = 64
+MAX_CHANGES = 20
+"""Changes kept per run (the rest are counted)."""
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The guard's folders for one run.
+
+    Attributes:
+        plugin_dir: holds ``repogate_guard.py`` (read-only in the sandbox, on PYTHONPATH).
+        out_dir: where the guard writes its records (writable in the sandbox).
+    """
+
+    plugin_dir: Path
+    out_dir: Path
+
+    @property
+    def module_path(self) -> Path:
+        """The guard's file, as the records must name it."""
+        return self.plugin_dir / f"{MODULE}.py"
+
+    def env(self) -> dict[str, str]:
+        """The variable that switches the guard on."""
+        return {"REPOGATE_GUARD_DIR": str(self.out_dir)}
+
+
+def prepare(report_dir: Path) -> Guard:
+    """Write the guard into ``report_dir/guard-plugin`` and empty ``report_dir/guard``.
+
+    Args:
+        report_dir: the run's harness-owned report folder (outside the checkout).
+    """
+    guard = Guard(report_dir / "guard-plugin", report_dir / "guard")
+    write_bytes_nofollow(
+        report_dir, f"guard-plugin/{MODULE}.py", _SOURCE.read_bytes(), make_parents=True
+    )
+    shutil.rmtree(guard.out_dir, ignore_errors=True)
+    guard.out_dir.mkdir()
+    return guard
+
+
+def _records(guard: Guard) -> tuple[list[dict[str, object]], list[str]]:
+    records: list[dict[str, object]] = []
+    problems: list[str] = []
+    try:
+        names = sorted(e.name for e in os.scandir(guard.out_dir) if _RECORD.fullmatch(e.name))
+    except OSError as exc:
+        return [], [f"the guard's folder cannot be read ({exc.strerror})"]
+    for name in names[:_MAX_RECORDS]:
+        try:
+            data = read_bytes_nofollow(guard.out_dir, name, _MAX_RECORD_BYTES)
+            record = json.loads(data or b"null")
+        except (OSError, PlantedLinkError, ValueError):
+            problems.append(f"the guard's record {name} cannot be read")
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+        else:
+            problems.append(f"the guard's record {name} is not a record")
+    return records, problems
+
+
+def findings(guard: Guard, reported: bool) -> tuple[str, ...]:
+    """Return what the guard saw changed in the run, empty when nothing was.
+
+    Args:
+        guard: the run's guard folders.
+        reported: the run wrote a test report (so its session must have finished).
+    """
+    records, found = _records(guard)
+    expected = os.path.realpath(guard.module_path)
+    for record in records:
+        if record.get("module") != expected:
+            found.append(
+                f"the guard record was written by {record.get('module')!r}, not the harness's guard"
+            )
+        changes = record.get("changes")
+        if isinstance(changes, list):
+            found += [str(c) for c in changes]
+    finished = any(r.get("finished") is True and r.get("module") == expected for r in records)
+    if reported and not finished:
+        found.append(
+            "the harness's guard saw no session finish (unregistered, shadowed, or the process left early)"
+        )
+    unique = list(dict.fromkeys(found))
+    if len(unique) > MAX_CHANGES:
+        unique = [*unique[:MAX_CHANGES], f"and {len(unique) - MAX_CHANGES} more"]
+    return tuple(unique)

@@ -1,0 +1,176 @@
+"""The guard inside each test session: library code changing pytest's machinery voids the run.
+
+Each case is a small checkout run by the real runner (real pytest in a subprocess, JUnit report)
+with a test that fails on the candidate's code: a candidate that turns that failure into a pass
+by changing pytest from library code must get no trusted outcome (red team, pytest-public-api).
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from repogate.gates.verification import check_tests
+from repogate.oracles.pytest_runner import run_tests
+from repogate.sandbox import SandboxPolicy
+
+PYTHON = Path(sys.executable)
+COMMAND = "python -m pytest -p no:cacheprovider"
+POLICY = SandboxPolicy(timeout_s=120)
+FAILING_TEST = "from pkg import f\n\ndef test_f():\n    assert f() == 2\n"
+LIBRARY = "def f():\n    return 1\n"
+
+# The red team's exact variant, then other ways to the same end from library code.
+PUBLIC_API = """
+try:
+    import pytest as _p
+    _p.Function.runtest = lambda self: None
+except ImportError:
+    pass
+"""
+REPORT_FACTORY = """
+import importlib
+_r = importlib.import_module("_py" + "test.reports")
+_orig = getattr(_r, "Test" + "Report").from_item_and_call.__func__
+def _forge(cls, item, call):
+    report = _orig(cls, item, call)
+    report.outcome = "passed"
+    report.longrepr = None
+    return report
+setattr(getattr(_r, "Test" + "Report"), "from_item_and" + "_call", classmethod(_forge))
+"""
+HOOK_FROM_LIBRARY = """
+import gc
+class _Quiet:
+    def pytest_pyfunc_call(self, pyfuncitem):
+        return True
+for _o in gc.get_objects():
+    if type(_o).__name__ == "PytestPluginManager":
+        _o.register(_Quiet(), "quiet")
+        break
+"""
+CODE_SWAP = """
+import pytest as _p
+_p.Function.runtest.__code__ = (lambda self: None).__code__
+"""
+SHADOW_INICONFIG = """
+import os, sys
+_here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_saved = sys.path[:]
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
+del sys.modules[__name__]
+import iniconfig as _real
+sys.path[:] = _saved
+sys.modules[__name__] = _real
+globals().update(_real.__dict__)
+
+def _later(event, args):
+    mod = sys.modules.get("py" "test")
+    fn = getattr(mod, "Function", None)
+    if event == "import" and fn is not None and not getattr(fn, "_quiet", False):
+        fn.runtest = lambda self: None
+        fn._quiet = True
+
+sys.addaudithook(_later)
+"""
+
+
+def _checkout(root: Path, files: dict[str, str]) -> Path:
+    base = {"pkg/__init__.py": "from pkg.mod import f\n", "pkg/mod.py": LIBRARY}
+    for rel, text in {**base, "tests/test_f.py": FAILING_TEST, **files}.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("files", "named"),
+    [
+        ({"pkg/mod.py": LIBRARY + PUBLIC_API}, "_pytest.python.Function.runtest"),
+        ({"pkg/mod.py": LIBRARY + REPORT_FACTORY}, "TestReport.from_item_and_call"),
+        ({"pkg/mod.py": LIBRARY + HOOK_FROM_LIBRARY}, "pytest_pyfunc_call implemented"),
+        ({"pkg/mod.py": LIBRARY + CODE_SWAP}, "_pytest.python.Function.runtest"),
+        ({"iniconfig/__init__.py": SHADOW_INICONFIG}, "_pytest.python.Function.runtest"),
+    ],
+    ids=["public-api", "report-factory", "hook-from-library", "code-swap", "shadow-iniconfig"],
+)
+def test_library_code_changing_pytest_voids_the_run(
+    tmp_path: Path, files: dict[str, str], named: str
+) -> None:
+    work = _checkout(tmp_path / "work", files)
+    run = run_tests(PYTHON, work, COMMAND, ["tests/test_f.py::test_f"], tmp_path / "r", POLICY)
+    assert run.status == "error"
+    assert run.outcomes == {}
+    assert any(named in change for change in run.tampering), run.tampering
+    assert "the test runner was changed during the run" in run.reason
+    seen = {c.name: c for c in check_tests([run], set(), ["tests/test_f.py::test_f"], []).checks}
+    assert seen["harness_untampered"].status == "failed"
+    assert named in seen["harness_untampered"].detail
+    assert seen["focused_tests_passed"].status == "failed"
+
+
+HIDDEN_CONFTEST = """
+import pytest
+
+def pytest_runtest_setup(item):
+    item.config._seen = True
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    yield
+
+def pytest_report_teststatus(report, config):
+    return None
+
+def pytest_pyfunc_call(pyfuncitem):
+    return None
+"""
+
+
+def test_an_honest_run_with_hooks_in_the_hidden_conftest_is_trusted(tmp_path: Path) -> None:
+    """Hooks the hidden tests' own conftest.py registers are the oracle's: not tampering; the
+    failing test stays failed and the passing one passed."""
+    work = _checkout(
+        tmp_path / "work",
+        {
+            "tests/conftest.py": HIDDEN_CONFTEST,
+            "tests/test_g.py": "def test_g(monkeypatch):\n    monkeypatch.setenv('X', '1')\n",
+        },
+    )
+    ids = ["tests/test_f.py::test_f", "tests/test_g.py::test_g"]
+    run = run_tests(PYTHON, work, COMMAND, ids, tmp_path / "r", POLICY)
+    assert run.status == "ok", run.reason
+    assert run.tampering == ()
+    assert run.outcomes == {
+        "tests/test_f.py::test_f": "failed",
+        "tests/test_g.py::test_g": "passed",
+    }
+    seen = {c.name: c for c in check_tests([run], set(), ids[:1], ids[1:]).checks}
+    assert seen["harness_untampered"].status == "passed"
+    assert seen["focused_tests_passed"].status == "failed"
+
+
+def test_an_honest_fix_is_trusted_and_passes(tmp_path: Path) -> None:
+    work = _checkout(tmp_path / "work", {"pkg/mod.py": "def f():\n    return 2\n"})
+    run = run_tests(PYTHON, work, COMMAND, ["tests/test_f.py::test_f"], tmp_path / "r", POLICY)
+    assert run.status == "ok", run.reason
+    assert run.outcomes == {"tests/test_f.py::test_f": "passed"}
+    assert run.tampering == ()
+
+
+def test_a_guard_that_never_saw_the_session_finish_voids_the_run(tmp_path: Path) -> None:
+    """Library code that unregisters the guard leaves no finished record: not trusted."""
+    unregister = (
+        "import gc\nfor _o in gc.get_objects():\n"
+        "    if type(_o).__name__ == 'PytestPluginManager':\n"
+        "        _o.unregister(name='repogate_guard')\n"
+        "        break\n"
+    )
+    work = _checkout(tmp_path / "work", {"pkg/mod.py": "def f():\n    return 2\n" + unregister})
+    run = run_tests(PYTHON, work, COMMAND, ["tests/test_f.py::test_f"], tmp_path / "r", POLICY)
+    assert run.status == "error"
+    assert any("saw no session finish" in change for change in run.tampering), run.tampering
