@@ -44,6 +44,7 @@ from repogate._model import FrozenModel
 from repogate._toolchain import SYSTEM_PATH
 from repogate.environment import BuiltEnvironment, activate
 from repogate.oracles._channel import ReportChannel
+from repogate.oracles.imports import shadowing
 from repogate.oracles.junit import (
     MAX_REPORT_BYTES,
     ReportError,
@@ -247,7 +248,9 @@ def run_tests(
         policy: the sandbox policy (timeout, output cap, network, extra env); the environment's
             variables are added to its ``env``.
         tool_path: a harness-owned folder appended to PYTHONPATH (the regression run's plugin
-            and coverage, :mod:`repogate.oracles.base_suite`), after the checkout's roots.
+            and coverage, :mod:`repogate.oracles.base_suite`), after the checkout's roots (the
+            environment's own coverage keeps its place); a checkout holding a top-level module
+            of a name it provides is refused (``error``): it would be loaded in its place.
 
     Returns:
         The run as data; ``status="error"`` with a reason when no trustworthy outcome exists.
@@ -274,6 +277,14 @@ def run_tests(
         "HYPOTHESIS_STORAGE_DIRECTORY": str(report_dir / "hypothesis"),
     }
     if tool_path is not None:
+        clash = shadowing(workdir, tool_path)
+        if clash:
+            reason = (
+                f"the checkout holds top-level module(s) {', '.join(map(repr, clash))} named like "
+                "the harness's own test tools (its pytest plugin, coverage), which would be loaded "
+                "in their place; rename them"
+            )
+            return _error_run(argv, reason, policy)
         roots = [p for p in granted.get("PYTHONPATH", "").split(os.pathsep) if p]
         granted["PYTHONPATH"] = os.pathsep.join([*roots, str(tool_path)])
     if test_ids and not files:
