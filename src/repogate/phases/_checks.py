@@ -174,7 +174,8 @@ def verification(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgre
                 oracle_policy(cfg),
             ),
         )
-    policy = SandboxPolicy(network=contract.environment.network, timeout_s=cfg.test_timeout_s)
+    # the manager runs on the candidate's files: the agent's network grant, never the base install's
+    policy = SandboxPolicy(network=contract.permissions.network, timeout_s=cfg.test_timeout_s)
     return gate(
         cfg,
         progress,
