@@ -16,6 +16,7 @@ from _lifecycle_git import commit, git, new_repo, write
 from repogate import git as rgit
 from repogate.contract import Generator
 from repogate.gates.generated import check_generated
+from repogate.receipt import Check
 from repogate.sandbox import SandboxPolicy
 
 BASE = {"pkg/__init__.py": "", "pkg/core.py": "A = 1\nB = 2\nC = 3\n", "tools/gen.py": "pass\n"}
@@ -27,6 +28,20 @@ def python_bin(tmp_path: Path) -> Path:
     folder.mkdir()
     (folder / "python").symlink_to(sys.executable)
     return folder / "python"
+
+
+def _regenerate(
+    tmp_path: Path, python_bin: Path, gen: str, extra: dict[str, str] | None = None
+) -> Check:
+    """Commit ``gen`` as the generator (plus ``extra`` files) and run the freshness check."""
+    repo, base = new_repo(tmp_path / "repo", {**BASE, **(extra or {})})
+    head = commit(repo, {"tools/gen.py": gen})
+    checkout = tmp_path / "checkout"
+    rgit.export_tree(repo, head, checkout)
+    generator = Generator(name="g", command="python tools/gen.py", outputs=("pkg/**",))
+    changed = rgit.changed_paths(repo, base, head)
+    policy = SandboxPolicy(timeout_s=60)
+    return check_generated(checkout, (generator,), changed, policy, python_bin).checks[0]
 
 
 def _candidate(tmp_path: Path, files: dict[str, str]) -> tuple[Path, str, str]:
@@ -42,9 +57,9 @@ def test_generator_cannot_make_the_harness_git_run_a_filter_driver(
     tmp_path: Path, python_bin: Path
 ) -> None:
     """Untrusted code must not make the harness run a command: a generator (candidate code) writes a
-    filter driver into the checkout's .git/config (and empties its info/attributes), the candidate's
-    .gitattributes names it, and the
-    harness's own status after regeneration must neither run it nor lose the change it made."""
+    filter driver into the checkout's .git/config (and empties its info/attributes), the tree's
+    .gitattributes names it, and the harness's own status after regeneration must neither run it
+    nor lose the change it made."""
     marker = tmp_path / "PWNED"
     gen = (
         "import pathlib\n"
@@ -53,21 +68,10 @@ def test_generator_cannot_make_the_harness_git_run_a_filter_driver(
         f'    f.write(\'[filter "x"]\\n\\tclean = "touch {marker}; cat"\\n\')\n'
         "pathlib.Path('pkg/core.py').write_text('A = 1\\nB = 2\\nC = 4\\n')\n"
     )
-    repo, base = new_repo(tmp_path / "repo", BASE)
-    head = commit(repo, {".gitattributes": "* filter=x\n", "tools/gen.py": gen})
-    checkout = tmp_path / "checkout"
-    rgit.export_tree(repo, head, checkout)
-    generator = Generator(name="g", command="python tools/gen.py", outputs=("pkg/**",))
-    seen = check_generated(
-        checkout,
-        (generator,),
-        rgit.changed_paths(repo, base, head),
-        SandboxPolicy(timeout_s=60),
-        python_bin,
-    )
+    check = _regenerate(tmp_path, python_bin, gen, {".gitattributes": "* filter=x\n"})
     assert not marker.exists(), "the harness's git ran the candidate's filter driver"
-    assert seen.checks[0].status == "failed", seen.checks[0].detail
-    assert seen.checks[0].detail == "regeneration changed pkg/core.py"
+    assert check.status == "failed", check.detail
+    assert check.detail == "regeneration changed pkg/core.py"
 
 
 def test_generator_replacing_dot_git_cannot_hide_its_change(
@@ -82,18 +86,10 @@ def test_generator_replacing_dot_git_cannot_hide_its_change(
         f"pathlib.Path('.git').write_text('gitdir: {other}/.git\\n')\n"
         "pathlib.Path('pkg/new.py').write_text('X = 1\\n')\n"
     )
-    repo, base = new_repo(tmp_path / "repo", BASE)
-    head = commit(repo, {"tools/gen.py": gen})
     new_repo(other, {"unrelated": "x"})
-    checkout = tmp_path / "checkout"
-    rgit.export_tree(repo, head, checkout)
-    generator = Generator(name="g", command="python tools/gen.py", outputs=("pkg/**",))
-    seen = check_generated(
-        checkout, (generator,), rgit.changed_paths(repo, base, head), SandboxPolicy(timeout_s=60),
-        python_bin,
-    )  # fmt: skip
-    assert seen.checks[0].status == "failed", seen.checks[0].detail
-    assert seen.checks[0].detail == "regeneration changed pkg/new.py"
+    check = _regenerate(tmp_path, python_bin, gen)
+    assert check.status == "failed", check.detail
+    assert check.detail == "regeneration changed pkg/new.py"
 
 
 def test_merge_union_attribute_cannot_hide_a_conflict(tmp_path: Path) -> None:
@@ -161,14 +157,19 @@ def test_generator_cannot_hide_new_files_behind_its_own_gitignore(
         "pathlib.Path('pkg/out/.gitignore').write_text('*\\n')\n"
         "pathlib.Path('pkg/out/x.py').write_text('X = 1\\n')\n"
     )
-    repo, base = new_repo(tmp_path / "repo", BASE)
-    head = commit(repo, {"tools/gen.py": gen})
-    checkout = tmp_path / "checkout"
-    rgit.export_tree(repo, head, checkout)
-    generator = Generator(name="g", command="python tools/gen.py", outputs=("pkg/**",))
-    seen = check_generated(
-        checkout, (generator,), rgit.changed_paths(repo, base, head), SandboxPolicy(timeout_s=60),
-        python_bin,
-    )  # fmt: skip
-    assert seen.checks[0].status == "failed", seen.checks[0].detail
-    assert seen.checks[0].detail == "regeneration changed pkg/out/.gitignore"
+    check = _regenerate(tmp_path, python_bin, gen)
+    assert check.status == "failed", check.detail
+    assert check.detail == "regeneration changed pkg/out/.gitignore"
+
+
+def test_a_tool_cache_the_project_ignores_is_not_a_change(tmp_path: Path, python_bin: Path) -> None:
+    """A generator that leaves ``.pytest_cache`` (its own ``.gitignore`` says ``*``) in a project
+    whose ``.gitignore`` already ignores that folder changed nothing the project tracks."""
+    gen = (
+        "import pathlib\n"
+        "pathlib.Path('.pytest_cache').mkdir()\n"
+        "pathlib.Path('.pytest_cache/.gitignore').write_text('*\\n')\n"
+        "pathlib.Path('.pytest_cache/v').write_text('1\\n')\n"
+    )
+    check = _regenerate(tmp_path, python_bin, gen, {".gitignore": ".pytest_cache/\n"})
+    assert check.status == "passed", check.detail

@@ -32,20 +32,39 @@ class Seal:
     work_tree: Path
     git_dir: Path
 
-    def _git(self, args: list[str], *, ok: tuple[int, ...] = (0,)) -> bytes:
+    def _git(
+        self, args: list[str], *, ok: tuple[int, ...] = (0,), input: bytes | None = None
+    ) -> bytes:
         env = {"GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.work_tree)}
-        done = _exec(args, self.git_dir, env=env)
+        done = _exec(args, self.git_dir, input, env)
         if done.returncode not in ok:
             raise _failure(args, done)
         return done.stdout
+
+    def _self_ignored(self) -> list[str]:
+        """Untracked ``.gitignore`` files ignored by their own patterns (no other file's)."""
+        listing = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard"]
+        names = [p for p in self._git(listing).split(b"\0") if p.endswith(b".gitignore")]
+        names = [p for p in names if PurePosixPath(os.fsdecode(p)).name == ".gitignore"]
+        if not names:
+            return []
+        data = b"".join(p + b"\0" for p in names)
+        args = ["check-ignore", "-v", "-z", "--stdin", "--no-index"]
+        fields = self._git(args, ok=(0, 1), input=data).split(b"\0")
+        return [
+            os.fsdecode(path)
+            for source, _, _, path in zip(*(fields[i::4] for i in range(4)), strict=False)
+            if path and source == path
+        ]
 
     def status(self) -> tuple[str, ...]:
         """Return ``git status --porcelain=v1``-shaped entries for the work tree, sorted.
 
         ``" M path"``, ``" D path"``, ``" T path"`` for tracked files changed, deleted or turned
         into another kind; ``"?? path"`` for untracked files (``.gitignore`` respected, as
-        ``git status`` does); ``"!! path"`` for a new ``.gitignore`` that ignores itself (it would
-        hide what it ignores). An empty tuple means the tree is as sealed.
+        ``git status`` does); ``"!! path"`` for a new ``.gitignore`` ignored by its own patterns
+        and no other file's (it would hide what it ignores; a tool cache the project already
+        ignores, ``.pytest_cache/.gitignore``, is not reported). An empty tuple means the tree is as sealed.
 
         Raises:
             GitError: git failed.
@@ -59,12 +78,7 @@ class Seal:
         ]
         others = ["ls-files", "-z", "--others", "--exclude-standard"]
         entries += [f"?? {os.fsdecode(p)}" for p in self._git(others).split(b"\0") if p]
-        ignored = self._git([*others, "--ignored"]).split(b"\0")
-        entries += [
-            f"!! {os.fsdecode(p)}"
-            for p in ignored
-            if p and PurePosixPath(os.fsdecode(p)).name == ".gitignore"
-        ]
+        entries += [f"!! {path}" for path in self._self_ignored()]
         return tuple(sorted(entries, key=lambda e: e[3:]))
 
 
