@@ -173,3 +173,14 @@ def test_a_tool_cache_the_project_ignores_is_not_a_change(tmp_path: Path, python
     )
     check = _regenerate(tmp_path, python_bin, gen, {".gitignore": ".pytest_cache/\n"})
     assert check.status == "passed", check.detail
+
+
+def test_a_fifo_left_by_a_generator_is_a_change_never_a_hang(
+    tmp_path: Path, python_bin: Path
+) -> None:
+    """The harness's status of a tree a generator dirtied opens no FIFO: one planted in place of a
+    tracked file is a change, a new one is not read (git lists regular files and links only)."""
+    gen = "import os\nos.remove('pkg/core.py')\nos.mkfifo('pkg/core.py')\nos.mkfifo('pkg/zz.py')\n"
+    check = _regenerate(tmp_path, python_bin, gen)
+    assert check.status == "failed", check.detail
+    assert check.detail == "regeneration changed pkg/core.py"
