@@ -19,7 +19,7 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -169,6 +169,33 @@ def read_bytes_nofollow(
             return data[:cap]
         raise OSError(errno.EFBIG, f"{folder / relative} is larger than {cap} bytes")
     return data
+
+
+def read_tree_files(tree: Path, suffix: str) -> Iterator[tuple[str, bytes]]:
+    """Yield ``(relative path, bytes)`` for each regular file named ``*suffix`` below ``tree``.
+
+    For trees test-time code may have dirtied: folders are walked without following links
+    (folders whose name starts with ``.`` are skipped), and each file is read with
+    :func:`read_bytes_nofollow` (``O_NOFOLLOW | O_NONBLOCK``, regular files only), so a planted
+    link is never followed and a planted FIFO or device never blocks the harness: both are skipped,
+    as is a file that vanished or cannot be read.
+
+    Args:
+        tree: the folder to walk (opened by path).
+        suffix: the file name ending to read, e.g. ``".py"``.
+    """
+    for folder, dirs, files in os.walk(tree):  # os.walk does not follow links by default
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if not name.endswith(suffix):
+                continue
+            relative = str(Path(folder, name).relative_to(tree))
+            try:
+                data = read_bytes_nofollow(tree, relative)
+            except OSError:  # a link, FIFO, device or folder planted there; or unreadable
+                continue
+            if data is not None:
+                yield relative, data
 
 
 def write_bytes_nofollow(

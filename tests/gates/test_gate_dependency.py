@@ -280,3 +280,64 @@ def test_hand_edited_version_pin_is_not_passed(tmp_path: Path) -> None:
     assert tampered != lock_text
     check, _ = _check(tmp_path, base, {"uv.lock": tampered}, policy=ONLINE)
     assert check.status == "failed", check.detail
+
+
+BACKEND = """import socket
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=5).sendall(b"reached")
+except OSError:
+    pass
+raise RuntimeError("BACKEND-EXECUTED")
+"""
+DYNAMIC = """[project]
+name = "demo"
+dynamic = ["version"]
+requires-python = ">=3.11"
+
+[build-system]
+requires = []
+build-backend = "bk"
+backend-path = ["."]
+"""
+
+
+@pytest.mark.parametrize(
+    ("manifest", "why"),
+    [
+        (DYNAMIC, "dynamic metadata (version)"),
+        (
+            _pyproject()
+            + '\n[build-system]\nrequires = []\nbuild-backend = "bk"\nbackend-path = ["."]\n',
+            "in-tree build backend",
+        ),
+        (_pyproject() + '\n[tool.uv.sources]\nlib = { path = "lib" }\n', "local package source"),
+    ],
+)
+def test_candidate_build_backend_is_never_run_even_with_the_network(
+    tmp_path: Path, manifest: str, why: str
+) -> None:
+    """Threat (red team 4): the lockfile check made uv build the candidate's project, running its
+    in-tree build backend with the base install's network grant. The candidate's backend must never
+    run: not even a loopback listener on this machine hears from it, whatever the grant."""
+    import socket
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        listener.settimeout(0.5)
+        port = listener.getsockname()[1]
+        base = _locked(tmp_path)
+        cand = {
+            "pyproject.toml": manifest,
+            "uv.lock": 'version = 1\nrequires-python = ">=3.11"\n',
+            "bk.py": BACKEND.format(port=port),
+            "lib/pyproject.toml": DYNAMIC.replace("demo", "lib"),
+            "lib/bk.py": BACKEND.format(port=port),
+        }
+        check, details = _check(tmp_path, base, cand, policy=ONLINE)
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    assert "BACKEND-EXECUTED" not in check.detail
+    assert "commands" not in details["projects"][0]
+    assert check.status == "error"
+    assert why in check.detail

@@ -14,8 +14,12 @@ When the patch touches a manifest or a lockfile, for each project touched (see
    declares and the base did not must be on the list.
 
 A manager that is not installed, or an index that cannot be reached (read from the manager's
-stderr), leaves the lockfile unverified: ``error``, never ``passed``. Without a network grant uv
-runs ``--offline`` (its cache only). A definite failure (the lockfile disagrees, the replay
+stderr), leaves the lockfile unverified: ``error``, never ``passed``. The manager runs on the
+candidate's files in the sandbox with the agent's network grant (``permissions.network``), never
+the base install's; without it uv runs ``--offline`` (its cache only). The manager never builds
+the candidate's project: a manifest whose metadata only a build gives (``dynamic`` fields, an
+in-tree backend, local package sources, ``setup.py``) leaves the lockfile unverified (``error``)
+before any command runs, since the build backend is candidate code. A definite failure (the lockfile disagrees, the replay
 differs, a dependency outside the allowlist) fails the check even if another project errored.
 
 Limits: a replay resolves new dependencies against today's index, so a lockfile written before a
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import posixpath
 import shlex
 import shutil
 import tempfile
@@ -72,6 +77,51 @@ def _uv_cache_grant() -> dict[str, str]:
         xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         cache = str(Path(xdg) / "uv")
     return {"UV_CACHE_DIR": cache, "UV_PYTHON_DOWNLOADS": "never"}
+
+
+def _builds_candidate(tree: Path, project: Project) -> str | None:
+    """Say why the manager would build (run) the candidate's own code for metadata; None if not.
+
+    uv (0.13 tried: ``--offline``, ``--no-build``, ``--no-build-package`` do not stop it) runs a
+    project's build backend whenever its metadata is not static: a ``[project]`` table that is
+    missing or lists ``dynamic`` fields, a backend loaded from the tree (``backend-path``), or a
+    package taken from a local path (``[tool.uv.sources]`` ``path``, workspace members). That
+    backend is candidate code, so the harness never lets the manager reach that point.
+    pip-compile on a ``pyproject.toml``/``setup.py``/``setup.cfg`` builds the project the same way.
+    """
+    if project.manager == "poetry":  # poetry check --lock / poetry lock read [tool.poetry] only
+        return None
+    name = posixpath.basename(project.manifest)
+    if name in ("setup.py", "setup.cfg"):
+        return f"{project.manifest} is only read by building the project"
+    if name != "pyproject.toml":
+        text = (read_bytes_nofollow(tree, project.manifest) or b"").decode("utf-8", "replace")
+        local = [
+            w
+            for w in text.split()
+            if w in ("-e", "--editable") or w.startswith((".", "/", "file:"))
+        ]
+        return f"{project.manifest} names a local package ({local[0]})" if local else None
+    try:
+        data = tomllib.loads((read_bytes_nofollow(tree, project.manifest) or b"").decode())
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return f"{project.manifest} cannot be read ({exc})"
+    table = data.get("project")
+    uv = data.get("tool", {}).get("uv", {}) if isinstance(data.get("tool"), dict) else {}
+    sources = uv.get("sources", {}) if isinstance(uv, dict) else {}
+    if not isinstance(table, dict):
+        return f"{project.manifest} has no [project] table: no static metadata"
+    if table.get("dynamic"):
+        return f"{project.manifest} declares dynamic metadata ({', '.join(map(str, table['dynamic']))})"
+    if "backend-path" in data.get("build-system", {}):
+        return f"{project.manifest} loads an in-tree build backend (build-system.backend-path)"
+    if isinstance(uv, dict) and "workspace" in uv:
+        return f"{project.manifest} declares a uv workspace, whose members are built"
+    if isinstance(sources, dict) and any(
+        isinstance(v, dict) and ("path" in v or "workspace" in v) for v in sources.values()
+    ):
+        return f"{project.manifest} takes a local package source ([tool.uv.sources]), built by uv"
+    return None
 
 
 def _uv_versions(text: str | None) -> dict[str, str]:
@@ -187,6 +237,17 @@ def _verify(
     if shutil.which(program, path=system_path(policy.env)) is None:
         out.fail(
             "error", f"lock manager {project.manager} is not installed ({program} not on PATH)"
+        )
+        return out
+    try:
+        builds = _builds_candidate(candidate, project)
+    except OSError as exc:
+        builds = f"{project.manifest} is not a regular file ({exc.strerror})"
+    if builds is not None:
+        out.fail(
+            "error",
+            f"{project.lockfile} unverified: {builds}; checking it would run the candidate's build "
+            "backend, which the harness never does",
         )
         return out
     grant = granted(policy, network=policy.network, extra=_uv_cache_grant())

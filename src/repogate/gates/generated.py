@@ -2,9 +2,12 @@
 
 A contract declares generators: a command, the authoritative ``inputs`` and the derived ``outputs``
 (globs). In a clean checkout of the candidate tree each generator runs in the sandbox (network
-only when that generator is granted it; ``python`` is the environment's interpreter), then
-``git status --porcelain`` must be empty: modified *and* untracked files both count
-(``git diff --exit-code`` would miss new files). A patch that edits a derived output without any
+only when that generator is granted it; ``python`` is the environment's interpreter), then the
+status of the tree must be empty: modified *and* untracked files both count (``git diff
+--exit-code`` would miss new files). The status is read with a git directory the harness sealed
+before the generators ran (:func:`repogate.git.sealed`): a generator is candidate code and may
+rewrite the checkout's ``.git`` (a filter driver, attributes, a ``.git`` file pointing elsewhere),
+none of which the harness's git then reads. A patch that edits a derived output without any
 of its inputs is named as such: the next regeneration would overwrite the edit.
 
 A generator that fails or times out leaves freshness unverified: ``error``, never ``passed``. With
@@ -160,14 +163,16 @@ def check_generated(
             )
             return _observation("error", detail, details)
         return _observation("passed", "no generator declared; no generated file edited", details)
-    before = git.status_porcelain(checkout)
-    if before:
-        detail = f"checkout is not clean before regeneration: {', '.join(before[:10])}"
-        return _observation("error", detail, details)
-    details["generators"], failures = _run_generators(checkout, generators, policy, python_bin)
-    if failures:
-        return _observation("error", "cannot verify freshness: " + "; ".join(failures), details)
-    entries = git.status_porcelain(checkout)
+    with git.sealed(checkout) as seal:  # the generators may rewrite the checkout's .git
+        before = seal.status()
+        if before:
+            detail = f"checkout is not clean before regeneration: {', '.join(before[:10])}"
+            return _observation("error", detail, details)
+        details["generators"], failures = _run_generators(checkout, generators, policy, python_bin)
+        if failures:
+            detail = "cannot verify freshness: " + "; ".join(failures)
+            return _observation("error", detail, details)
+        entries = seal.status()
     paths = sorted({entry[3:] for entry in entries})
     details["regenerated"] = list(entries)
     if not paths:

@@ -10,12 +10,16 @@ Each call runs with no system or global configuration (``GIT_CONFIG_NOSYSTEM``,
 that override any repository configuration: hooks off (``core.hooksPath=/dev/null``), no fsmonitor,
 no signing, no automatic gc, fixed diff prefixes and algorithm, whitespace-exact ``git apply``.
 Repository configuration an agent could write (filter drivers, textconv commands) is refused by
-:func:`commit_candidate` before the harness runs git there (see ``repogate.git._safety``).
+:func:`commit_candidate` before the harness runs git there (see ``repogate.git._safety``). Every
+git directory the harness makes gets ``info/attributes`` = :data:`NEUTRAL_ATTRIBUTES`, which
+outranks the tree's ``.gitattributes``: no filter, union merge, binary diff or content rewrite
+from the tree. A tree that untrusted code writes after export is read through :func:`sealed`.
 
 Nothing outside this package calls git. Its private modules: ``_run`` (environment, pinned
 settings, revisions), ``_workspace`` (workspaces, exports, candidate commits, history copies),
 ``_diff`` (diffs, patches, files, status, attributes), ``_trees`` (tree and commit objects),
-``_merge`` (merge and replay), ``_apply`` (SWE-bench's ladder for predictions: git apply, then
+``_merge`` (merge and replay), ``_seal`` (status of a tree untrusted code writes, read with a
+harness-owned git directory), ``_apply`` (SWE-bench's ladder for predictions: git apply, then
 GNU patch with fuzz), ``_safety`` and ``_source`` (pure checks and lookups, no git).
 Import the names below from :mod:`repogate.git` itself.
 """
@@ -47,12 +51,14 @@ from repogate.git._run import (
     HARNESS_DATE,
     HARNESS_EMAIL,
     HARNESS_NAME,
+    NEUTRAL_ATTRIBUTES,
     has_object,
     is_ancestor,
     rev_parse,
     run_git,
     tree_of,
 )
+from repogate.git._seal import Seal, sealed
 from repogate.git._source import REPO_CACHE_ENV, repo_url_parts, resolve_source
 from repogate.git._trees import (
     checkout_tree,
@@ -84,6 +90,7 @@ __all__ = [
     "HARNESS_EMAIL",
     "HARNESS_NAME",
     "LADDER",
+    "NEUTRAL_ATTRIBUTES",
     "REPO_CACHE_ENV",
     "ApplyStep",
     "ChangedPath",
@@ -91,6 +98,7 @@ __all__ = [
     "MergeResult",
     "PatchApplication",
     "ReplayStep",
+    "Seal",
     "apply_ladder",
     "apply_patch",
     "changed_paths",
@@ -124,6 +132,7 @@ __all__ = [
     "resolve_source",
     "rev_parse",
     "run_git",
+    "sealed",
     "show_file",
     "status_porcelain",
     "tree_from_dir",

@@ -29,6 +29,17 @@ _PINNED_CONFIG = (
     "apply.ignoreWhitespace=no", "apply.whitespace=nowarn",
 )
 # fmt: on
+
+# Written to ``info/attributes`` of every git directory the harness makes. That file outranks every
+# ``.gitattributes`` of the tree, and ``!attr`` makes an attribute unspecified, so whatever the tree
+# (the candidate, or code its tests ran) declares, the harness's git runs no filter driver, merges
+# and diffs as text (no ``merge=union``, no ``-diff``/``binary``), and rewrites no content (no
+# ``text``/``eol``/``ident``/``working-tree-encoding``). git 2.39 has no ``--attr-source``.
+# https://git-scm.com/docs/gitattributes#_description (precedence of the attribute files)
+NEUTRAL_ATTRIBUTES = (
+    "* !filter !diff !merge !text !eol !crlf !ident !working-tree-encoding"
+    " !conflict-marker-size !whitespace\n"
+)
 _IDENTITY = {
     f"GIT_{role}_{field}": value
     for role in ("AUTHOR", "COMMITTER")
@@ -50,6 +61,19 @@ def _env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     }
     env.update(extra or {})
     return env
+
+
+def neutralise_attributes(git_dir: Path) -> None:
+    """Write :data:`NEUTRAL_ATTRIBUTES` as ``GIT_DIR/info/attributes`` (a link there is replaced).
+
+    Raises:
+        OSError: ``git_dir`` cannot be written.
+    """
+    info = git_dir / "info"
+    info.mkdir(exist_ok=True)
+    target = info / "attributes"
+    target.unlink(missing_ok=True)
+    target.write_text(NEUTRAL_ATTRIBUTES)
 
 
 def _cmd(args: Sequence[str]) -> list[str]:

@@ -11,6 +11,7 @@ from repogate.git._run import (
     _exec,
     _private_index,
     _run_env,
+    neutralise_attributes,
     rev_parse,
     run_git,
 )
@@ -39,6 +40,7 @@ def _fetch_commit(source: Path, sha: str, dest: Path) -> None:
         raise GitError(["git", "init", str(dest)], -1, f"destination {dest} is not empty")
     dest.mkdir(parents=True, exist_ok=True)
     run_git(["init", "-q", "-b", "main", str(dest)], dest)
+    neutralise_attributes(dest / ".git")
     run_git(
         [
             "-c",
@@ -239,6 +241,7 @@ def harness_repo(source: Path, dest: Path) -> None:
         raise GitError(["git", "init", str(dest)], -1, f"{source} has no objects folder")
     dest.mkdir(parents=True, exist_ok=True)
     run_git(["init", "-q", "--bare", "."], dest)
+    neutralise_attributes(dest)
     (dest / "objects" / "info" / "alternates").write_text(f"{objects.resolve()}\n")
 
 

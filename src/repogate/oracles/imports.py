@@ -89,6 +89,32 @@ def checkout_modules(checkout: Path) -> set[str]:
     return {n for n in names if n.isidentifier()}
 
 
+def shadowing(checkout: Path, tools: Path) -> list[str]:
+    """Return the top-level modules of the harness's ``tools`` folder that ``checkout`` also holds.
+
+    The harness's pytest plugin and what it imports (``coverage``) are loaded by name, and
+    ``python -m pytest`` puts the working folder first on ``sys.path``: a candidate (or code its
+    tests ran) holding a module of one of those names would be loaded in its place.
+
+    Args:
+        checkout: the tree the tests run on (read for folder and file names only).
+        tools: the harness's tool folder (a module is a ``name.py`` or a package folder there).
+
+    Returns:
+        The clashing names, sorted; a tree that cannot be listed counts every tool as clashing.
+    """
+    names = {
+        p.stem if p.suffix == ".py" else p.name
+        for p in tools.iterdir()
+        if (p.suffix == ".py" and p.is_file()) or (p / "__init__.py").is_file()
+    }
+    try:
+        held = checkout_modules(checkout)
+    except OSError:
+        return sorted(names)
+    return sorted(names & held)
+
+
 def _cwd_on_path(test_command: str) -> bool:
     try:
         words = shlex.split(test_command)

@@ -48,6 +48,7 @@ from repogate._toolchain import SYSTEM_PATH
 from repogate.environment import BuiltEnvironment, activate
 from repogate.oracles import guard as guard_plugin
 from repogate.oracles._channel import ReportChannel
+from repogate.oracles.imports import shadowing
 from repogate.oracles.junit import (
     MAX_REPORT_BYTES,
     ReportError,
@@ -255,7 +256,9 @@ def run_tests(
         policy: the sandbox policy (timeout, output cap, network, extra env); the environment's
             variables are added to its ``env``.
         tool_path: a harness-owned folder appended to PYTHONPATH (the regression run's plugin
-            and coverage, :mod:`repogate.oracles.base_suite`), after the checkout's roots.
+            and coverage, :mod:`repogate.oracles.base_suite`), after the checkout's roots (the
+            environment's own coverage keeps its place); a checkout holding a top-level module
+            of a name it provides is refused (``error``): it would be loaded in its place.
 
     Returns:
         The run as data; ``status="error"`` with a reason when no trustworthy outcome exists.
@@ -283,8 +286,17 @@ def run_tests(
         "HYPOTHESIS_STORAGE_DIRECTORY": str(report_dir / "hypothesis"),
         **guard.env(),
     }
-    roots = [p for p in granted.get("PYTHONPATH", "").split(os.pathsep) if p]
     tools = (tool_path,) if tool_path is not None else ()
+    for folder in (*tools, guard.plugin_dir):
+        clash = shadowing(workdir, folder)
+        if clash:
+            reason = (
+                f"the checkout holds top-level module(s) {', '.join(map(repr, clash))} named like "
+                "the harness's own test tools (its pytest plugins, coverage), which would be loaded "
+                "in their place; rename them"
+            )
+            return _error_run(argv, reason, policy)
+    roots = [p for p in granted.get("PYTHONPATH", "").split(os.pathsep) if p]
     granted["PYTHONPATH"] = os.pathsep.join([*roots, *map(str, tools), str(guard.plugin_dir)])
     if test_ids and not files:
         reason = f"none of the {len(test_ids)} selected test ids names a file in the checkout"

@@ -113,7 +113,8 @@ def verification(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgre
             else commands.statuses
         )
         progress = replace(progress, command_statuses=statuses)
-    policy = SandboxPolicy(network=contract.environment.network, timeout_s=cfg.test_timeout_s)
+    # the manager runs on the candidate's files: the agent's network grant, never the base install's
+    policy = SandboxPolicy(network=contract.permissions.network, timeout_s=cfg.test_timeout_s)
     return gate(
         cfg,
         progress,

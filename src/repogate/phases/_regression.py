@@ -17,6 +17,7 @@ from pathlib import Path
 import coverage
 
 from repogate import git
+from repogate._files import read_tree_files
 from repogate._version import __version__
 from repogate.attempt import AttemptConfig, AttemptProgress, gate
 from repogate.errors import EnvironmentBuildError
@@ -110,13 +111,8 @@ def _changes(cfg: AttemptConfig, progress: AttemptProgress, rev: str) -> list[Fi
 def _namer(tree: Path) -> Callable[[str], bool]:
     @cache
     def sources() -> bytes:
-        chunks: list[bytes] = []
-        for folder, dirs, files in os.walk(tree):  # os.walk does not follow links by default
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
-            for name in files:
-                path = Path(folder, name)
-                if name.endswith(".py") and not path.is_symlink():
-                    chunks.append(path.read_bytes())
+        # test-time code ran in the tree: no link followed, no FIFO opened
+        chunks = [data for _, data in read_tree_files(tree, ".py")]
         return b"\n".join(chunks)
 
     return lambda name: name.encode() in sources()
