@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_workers import assert_whole
 
 from conftest import run_json
 from repogate.cli import ExitCode
 from repogate.store import Store
 from repogate.tasks.scenarios import BuiltScenario
-from test_workers import assert_whole
 
 pytestmark = pytest.mark.slow
 

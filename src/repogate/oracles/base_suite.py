@@ -28,10 +28,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import coverage
-from pydantic import BaseModel, ConfigDict
 
 from repogate import sandbox
 from repogate._files import write_bytes_nofollow
+from repogate._model import FrozenModel
 from repogate._toolchain import SYSTEM_PATH, tool, trust, uv_bin
 from repogate.environment import BuiltEnvironment
 from repogate.oracles.pytest_runner import TestRun, run_tests
@@ -42,7 +42,7 @@ _PLUGIN_SOURCE = Path(__file__).with_name("_pytest_plugin.py")
 _COVERAGE_DATA = "coverage.sqlite"
 
 
-class BaseSuite(BaseModel):
+class BaseSuite(FrozenModel):
     """The base's whole-suite record.
 
     Attributes:
@@ -56,8 +56,6 @@ class BaseSuite(BaseModel):
         coverage: per-test coverage, or None (``coverage_reason`` says why).
         coverage_reason: why there is no coverage (empty when there is).
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: int = 1
     status: str

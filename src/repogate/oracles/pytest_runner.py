@@ -38,8 +38,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from repogate import sandbox
 from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_nofollow
 from repogate._logs import cause_line, keep_log
@@ -86,7 +84,7 @@ class ExecSummary(FrozenModel):
     isolation: sandbox.Isolation
 
 
-class TestRun(BaseModel):
+class TestRun(FrozenModel):
     """One run of the test command, as data.
 
     Attributes:
@@ -103,7 +101,6 @@ class TestRun(BaseModel):
     """
 
     __test__ = False
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: Literal[1] = 1
     status: Literal["ok", "error"]

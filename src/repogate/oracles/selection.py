@@ -49,7 +49,7 @@ import fnmatch
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
+from repogate._model import FrozenModel
 
 _ALWAYS_WHOLE = frozenset({"conftest.py", "setup.py", "sitecustomize.py", "usercustomize.py"})
 _INERT_DOCUMENTS = (
@@ -83,7 +83,7 @@ class FileChange:
     is_symlink: bool = False
 
 
-class CoverageMap(BaseModel):
+class CoverageMap(FrozenModel):
     """Per-test coverage of the base suite: which lines of which file each test executed.
 
     Attributes:
@@ -91,8 +91,6 @@ class CoverageMap(BaseModel):
         untested: checkout-relative file -> lines executed outside every test's context (import,
             collection, session fixtures set up before the first test).
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     tests: dict[str, dict[str, tuple[int, ...]]]
     untested: dict[str, tuple[int, ...]]
@@ -102,7 +100,7 @@ class CoverageMap(BaseModel):
         return {f for lines in self.tests.values() for f in lines} | set(self.untested)
 
 
-class Selection(BaseModel):
+class Selection(FrozenModel):
     """The tests to run on a candidate, or the whole suite and why.
 
     Attributes:
@@ -111,8 +109,6 @@ class Selection(BaseModel):
         tests: the base-passing ids to run (every one of them when ``whole``), sorted.
         changed_units: the changed functions that drove the selection, as ``path::qualname``.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     whole: bool
     reasons: tuple[str, ...]
