@@ -103,3 +103,24 @@ def test_gate_informativeness_tells_a_telling_gate_from_a_silent_one(tmp_path: P
     owner = rows["code_owner_approved"]
     assert not owner.informative and owner.note == "never failed among them"
     assert "post_merge_sentinel_passed" not in rows
+
+
+def test_a_check_an_older_evaluator_did_not_know_leaves_its_attempts_in_the_gate_table(
+    tmp_path: Path,
+) -> None:
+    """A run decided before a hard check existed (here ``harness_untampered``) has decisions
+    without it: they still passed every check their evaluator had, so they stay in each other
+    gate's population (the real click run's table had an empty population for every gate)."""
+    attempts: dict[tuple[str, str], Decision] = {}
+    for i in range(10):
+        task = f"t{i}"
+        stale = i < 4
+        made = _decision(
+            task, {"generated_artifacts_fresh"} if stale else set(), "failed" if stale else "passed"
+        )
+        older = tuple(c for c in made.checks if c.name != "harness_untampered")
+        attempts[task, "base"] = made.model_copy(update={"checks": older})
+    report = _report(tmp_path / "run", attempts)
+    rows = {g.gate: g for g in report.gates if g.cohort == "api"}
+    assert rows["generated_artifacts_fresh"].population == 10
+    assert rows["generated_artifacts_fresh"].when_failed.n == 4

@@ -128,11 +128,13 @@ def autonomy(grouped: Mapping[str, Sequence[Fact]], baseline: str) -> tuple[Auto
 
 def _gate_row(cohort: str, gate: str, facts: Sequence[Fact]) -> GateInformation:
     others = [c for c in HERMETIC_CHECKS if c != gate]
+    # a check missing from a decision was not in its evaluator's profile (an older version): the
+    # attempt passed every check it was held to, so it stays in the population
     population = [
         f
         for f in facts
         if f.checks.get(gate) in ("passed", "failed")
-        and all(f.checks.get(c) == "passed" for c in others)
+        and all(f.checks.get(c, "passed") == "passed" for c in others)
     ]
     failed = [f for f in population if f.checks[gate] == "failed"]
     passed = [f for f in population if f.checks[gate] == "passed"]
