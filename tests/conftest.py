@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,12 @@ from repogate import sandbox
 from repogate.cli import main
 from repogate.store import AttemptRecord, Store
 from repogate.tasks.scenarios import BuiltScenario, build_scenario
+
+# A suite started in the background by a shell without job control inherits SIGINT ignored, and
+# so would every `repogate` process the tests start: the Ctrl-C tests would see the run finish
+# (exit 0) instead of stopping. Python's own handler here makes children start with the default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 

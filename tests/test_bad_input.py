@@ -205,3 +205,29 @@ def test_a_bad_agent_on_the_embedded_default_writes_nothing(
     assert code == ExitCode.USAGE, err
     _one_line_error(err)
     assert (sorted(out.iterdir()) == []) if existing else not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("leave", "said"),
+    [
+        ({"store.sqlite": b"garbage, not a database\n"}, "is not a readable repogate store"),
+        ({"store.sqlite": b""}, "is not a readable repogate store"),
+        ({"notes.txt": b"mine\n"}, "holds files and no repogate run"),
+    ],
+)
+def test_an_out_folder_that_is_not_a_run_is_refused_and_left_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], leave: dict[str, bytes], said: str
+) -> None:
+    """A corrupt store (new user: a traceback and exit 1, read by scripts as "not accepted") and a
+    folder of someone else's files (adopted silently) are refused before anything is written."""
+    out = tmp_path / "run"
+    out.mkdir()
+    for name, data in leave.items():
+        (out / name).write_bytes(data)
+    code = main(["run", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE, err
+    _one_line_error(err)
+    assert said in err
+    assert sorted(p.name for p in out.iterdir()) == sorted(leave)
+    assert all((out / n).read_bytes() == d for n, d in leave.items())

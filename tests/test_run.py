@@ -422,15 +422,14 @@ FLAKY_PATCH = """diff --git a/tests/test_flaky.py b/tests/test_flaky.py
 new file mode 100644
 --- /dev/null
 +++ b/tests/test_flaky.py
-@@ -0,0 +1,8 @@
+@@ -0,0 +1,7 @@
 +from pathlib import Path
 +
 +
 +def test_flips_between_runs():
-+    counter = Path(__file__).with_name("runs.txt")
-+    runs = int(counter.read_text()) if counter.exists() else 0
-+    counter.write_text(str(runs + 1))
-+    assert runs % 2 == 0
++    # passes in a state's first tree, fails in the fresh trees repeats get ("<tree>-run<n>-...")
++    holder = Path(__file__).resolve().parents[2].name
++    assert "-run" not in holder
 """
 
 
@@ -679,10 +678,9 @@ def test_a_test_that_flips_only_on_the_candidate_is_flaky_with_a_record(
     flaky_init = (
         "import pathlib\n"
         "from confparse.parser import ConfigError, parse, DEFAULTS\n"
-        "_count = pathlib.Path(__file__).with_name('count.txt')\n"
-        "_n = int(_count.read_text()) if _count.exists() else 0\n"
-        "_count.write_text(str(_n + 1))\n"
-        "if _n % 2:\n    DEFAULTS['mode'] = 'broken'\n"
+        "# broken in the fresh trees a state's repeats get (<tree>-run<n>-...), not in reruns'\n"
+        "if '-run' in pathlib.Path(__file__).resolve().parents[2].name:\n"
+        "    DEFAULTS['mode'] = 'broken'\n"
     )
     agent = tmp_path / "unstable.toml"
     agent.write_text(

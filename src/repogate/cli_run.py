@@ -159,9 +159,42 @@ def check_out_folder(out: Path) -> None:
         if path.exists() or path.is_symlink():
             if path.is_dir():
                 _check_writable(out, path)
+                if path == out:
+                    _check_is_a_run(out)
                 return
             where = "is a file" if path == out else f"is below the file {path}"
             raise RunDirError(f"--out {out} {where}", "give a folder")
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file (https://www.sqlite.org/fileformat.html)."""
+_LEFT_BEFORE_THE_STORE = frozenset({"scenarios", ".lock"})
+"""What a run folder may hold before its store exists: the embedded default's built scenarios."""
+
+
+def _check_is_a_run(out: Path) -> None:
+    """Refuse an existing ``out`` that is neither a readable run nor empty (nothing is adopted).
+
+    Raises:
+        RunDirError: its store is not a readable repogate store (of a version this one reads),
+            or it holds other files and no store.
+    """
+    names = {p.name for p in out.iterdir()}
+    if DB_NAME in names:
+        with (out / DB_NAME).open("rb") as db:
+            header = db.read(len(_SQLITE_HEADER))
+        if header != _SQLITE_HEADER:  # never opened as a database: SQLite would write beside it
+            raise RunDirError(
+                f"{out / DB_NAME} is not a readable repogate store (not an SQLite database)",
+                "give the --out folder of a repogate run, or rerun into a new folder",
+            )
+        with Store.open(out):  # raises RunDirError naming what is wrong with the store
+            return
+    if names - _LEFT_BEFORE_THE_STORE:
+        raise RunDirError(
+            f"--out {out} holds files and no repogate run ({', '.join(sorted(names)[:3])}...)",
+            "give a new or empty folder, or the --out folder of a run to resume or extend it",
+        )
 
 
 def _check_writable(out: Path, folder: Path) -> None:

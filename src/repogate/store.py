@@ -112,12 +112,19 @@ class Store:
         wanted = inputs or RunInputs()
         run_dir.mkdir(parents=True, exist_ok=True)
         lock = hold(run_dir)
-        conn = connect(run_dir / DB_NAME)
-        conn.executescript(SCHEMA_SQL)
-        conn.executemany(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
-            [("schema_version", str(SCHEMA_VERSION)), ("inputs", wanted.model_dump_json())],
-        )
+        try:
+            conn = connect(run_dir / DB_NAME)
+            conn.executescript(SCHEMA_SQL)
+            conn.executemany(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                [("schema_version", str(SCHEMA_VERSION)), ("inputs", wanted.model_dump_json())],
+            )
+        except sqlite3.DatabaseError as exc:
+            lock.close()
+            raise RunDirError(
+                f"{run_dir / DB_NAME} is not a readable repogate store ({exc})",
+                "give the --out folder of a repogate run, or rerun into a new folder",
+            ) from None
         store = cls(run_dir, conn, lock)
         try:
             store._check_version()

@@ -103,6 +103,7 @@ def test_fail_to_pass_and_pass_to_pass_are_derived_by_running(
     assert env_receipt.details["reference"] == {
         "focused_tests_passed": "passed",
         "regression_tests_passed": "passed",
+        "harness_untampered": "passed",
     }
     assert env_receipt.details["base_state"]["valid"] is True
 
