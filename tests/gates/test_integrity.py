@@ -306,3 +306,16 @@ def test_environment_names_lists_installed_and_standard_modules() -> None:
     names = environment_names(Path(sys.executable))
     assert {"iniconfig", "pluggy", "_pytest", "pytest", "json", "sys", "importlib"} <= names
     assert "repogate_not_a_module" not in names
+
+
+@pytest.mark.parametrize("version", ["3.7", "3.9"])
+def test_environment_names_on_a_python_without_stdlib_module_names(version: str) -> None:
+    """``sys.stdlib_module_names`` is new in Python 3.10: on marshmallow-1745's Python 3.9 gate I
+    crashed (``edits_permitted`` an error for gold). Older interpreters list their standard
+    library's folders instead."""
+    found = sorted(Path.home().glob(f".pyenv/versions/{version}.*/bin/python{version}"))
+    if not found:
+        pytest.skip(f"no CPython {version} under ~/.pyenv on this machine")
+    names = environment_names(found[-1])
+    assert {"os", "json", "sys", "collections", "math", "email"} <= names
+    assert "site-packages" not in names

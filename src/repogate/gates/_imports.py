@@ -14,7 +14,8 @@ a reviewer (or gate I's added-line check) can read:
   binary no check reads;
 - a new *top-level module or package* whose name is importable from the environment (pytest's
   own dependencies such as ``iniconfig``, ``pluggy``, ``packaging``, anything installed in the
-  venv), from the standard library of the environment's Python (``sys.stdlib_module_names``), or
+  venv), from the standard library of the environment's Python (``sys.stdlib_module_names``; before
+  Python 3.10, the names in its standard library's folders), or
   a harness plugin's name: ``python -m pytest`` puts the checkout first on ``sys.path``, so such a
   file is imported *instead* of the real module, before any test or harness plugin runs.
 
@@ -174,10 +175,17 @@ def shadowing(
 
 
 _ENV_SCRIPT = (
-    "import sys, sysconfig\n"
-    "print('\\n'.join(sorted(set(sys.stdlib_module_names) | set(sys.builtin_module_names))))\n"
+    "import os, sys, sysconfig\n"
+    "names = set(getattr(sys, 'stdlib_module_names', ())) | set(sys.builtin_module_names)\n"
+    "paths = sysconfig.get_paths()\n"
+    "if not hasattr(sys, 'stdlib_module_names'):  # Python < 3.10: list the stdlib's folders\n"
+    "    for key in ('stdlib', 'platstdlib'):\n"
+    "        for folder in (paths[key], os.path.join(paths[key], 'lib-dynload')):\n"
+    "            entries = os.listdir(folder) if os.path.isdir(folder) else []\n"
+    "            names.update(e.split('.', 1)[0] for e in entries if e != 'site-packages')\n"
+    "print('\\n'.join(sorted(n for n in names if n.isidentifier())))\n"
     "print('--')\n"
-    "print('\\n'.join(sorted({sysconfig.get_paths()[k] for k in ('purelib', 'platlib')})))\n"
+    "print('\\n'.join(sorted({paths[k] for k in ('purelib', 'platlib')})))\n"
 )
 
 
