@@ -200,8 +200,13 @@ def _listing_names(entries: Iterable[str]) -> set[str]:
     return names
 
 
+@lru_cache(maxsize=32)
 def environment_names(python: Path) -> frozenset[str]:
     """Return the top-level names importable from a venv: its site-packages and stdlib.
+
+    Read once per interpreter path and process: a built environment is never changed after its
+    build (untrusted code sees it read-only), and its path holds its digest, so every attempt on
+    it shares one answer instead of one subprocess and folder listing each.
 
     The venv's interpreter runs with ``-I -S`` (no ``site``, so no ``.pth`` file of the venv
     runs, and no environment variable or current folder is read) and prints its standard
