@@ -226,12 +226,16 @@ def contract_files(paths: Iterable[Path]) -> list[tuple[Path, str]]:
     A task-set folder (one holding ``tasks.jsonl``) stands for each of its validated contracts.
 
     Raises:
-        ContractError: a folder that is not a task set (named, with what to give instead).
+        ContractError: a folder that is not a task set, or a task set that holds no validated
+            task (every candidate rejected, or none finished): named, with what to give instead.
     """
     files: list[tuple[Path, str]] = []
     for path in paths:
         if is_task_set(path):
-            files += [(p, str(p)) for p, _ in iter_sources(path)]
+            found = [(p, str(p)) for p, _ in iter_sources(path)]
+            if not found:
+                raise _no_task(TaskSet(path))
+            files += found
         elif path.is_dir():
             raise ContractError(
                 f"{path} is a folder without {TASKS_FILE}, so not a task set",
@@ -241,6 +245,23 @@ def contract_files(paths: Iterable[Path]) -> list[tuple[Path, str]]:
         else:
             files.append((path, str(path)))
     return files
+
+
+def _no_task(taskset: TaskSet) -> ContractError:
+    """The error for a task set that stands for no task: what it holds, and where to look."""
+    tally = taskset.tally()
+    rejected = sum(tally.values()) - tally["validated"]
+    if not rejected:
+        return ContractError(
+            f"{taskset.root} holds no validated task (no candidate finished)",
+            "rerun the `repogate tasks import` or `repogate tasks mine` command that made it "
+            "to resume it, or give another task set",
+        )
+    reasons = ", ".join(f"{k} {v}" for k, v in sorted(tally.items()) if k != "validated")
+    return ContractError(
+        f"{taskset.root} holds no validated task ({rejected} rejected: {reasons})",
+        f"see {taskset.root / REJECTED_FILE} for why, and give a task set with validated tasks",
+    )
 
 
 def iter_sources(path: Path) -> Iterator[tuple[Path, str]]:

@@ -1,0 +1,73 @@
+"""A task-set folder given to ``run`` or ``tasks check`` that holds no validated task.
+
+Threat closed (new-user finding, issue 11 follow-up): ``repogate run DIR`` on a task set whose
+``tasks.jsonl`` lists nothing (every candidate rejected, or an import still under way) ran
+nothing and exited 0, as if a benchmark had passed; ``tasks check DIR`` called it sound. A named
+input that stands for no task is bad input: one line, exit 2, nothing written.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from repogate.cli import ExitCode, main
+from repogate.tasks.taskset import RejectedEntry, Selection, TaskSet
+
+
+def _empty_set(root: Path, rejected: int) -> Path:
+    """A task set whose candidates were all rejected (``rejected`` of them; 0: none finished)."""
+    taskset = TaskSet.create(
+        root, Selection(source="mined", origin="repo", rule="first 2", repeats=1)
+    )
+    for n in range(rejected):
+        taskset.add_rejected(
+            RejectedEntry(id=f"c{n}", source={}, reason="no_fail_to_pass", detail="none failed")
+        )
+    return root
+
+
+@pytest.mark.parametrize("rejected", [0, 2])
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_a_task_set_without_validated_tasks_is_refused_writing_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], rejected: int, command: str
+) -> None:
+    taskset = _empty_set(tmp_path / "set", rejected)
+    out = tmp_path / "run"
+    argv = ["run", str(taskset), "--out", str(out)] if command == "run" else ["tasks", "check"]
+    argv += [str(taskset)] if command == "check" else []
+    assert main(argv) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "; " in err, err
+    assert f"{taskset} holds no validated task" in err, err
+    assert (f"{rejected} rejected" in err) if rejected else ("no candidate finished" in err), err
+    assert not out.exists()
+
+
+def test_an_empty_task_set_beside_a_contract_is_refused_too(
+    tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Named beside good contracts, an empty task set is still a mistake the user must hear of."""
+    taskset = _empty_set(tmp_path / "set", 1)
+    contract = root / "examples" / "real" / "click-3211.toml"
+    out = tmp_path / "run"
+    assert main(["run", str(contract), str(taskset), "--out", str(out)]) == ExitCode.USAGE
+    assert "holds no validated task" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_refused_from_the_real_command(tmp_path: Path) -> None:
+    taskset = _empty_set(tmp_path / "set", 1)
+    out = tmp_path / "run"
+    done = subprocess.run(
+        [sys.executable, "-m", "repogate.cli", "run", str(taskset), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == ExitCode.USAGE, done.stderr
+    assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
+    assert done.stdout == "" and not out.exists()
