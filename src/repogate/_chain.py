@@ -84,9 +84,11 @@ def _receipt_problems(folder: Path, decision: Decision, rows: list[StoredReceipt
 def _row_matches_file(row: StoredReceipt, path: Path) -> bool:
     try:
         predicate = json.loads(path.read_text(encoding="utf-8"))["predicate"]
+        if not isinstance(predicate, dict):  # valid JSON of another shape is a changed file
+            return False
         predicate.pop("state", None)
         return Receipt.model_validate(predicate) == Receipt.model_validate_json(row.body)
-    except (OSError, ValueError, KeyError, TypeError, ValidationError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, ValidationError):
         return False
 
 

@@ -3,7 +3,8 @@
 Each loader (contract, evidence, reviews, predictions, scripted agents) reads a file and validates
 it with pydantic; :func:`read_text` and :func:`first_problem` turn the two foreign failures
 (``OSError``, ``ValidationError``) into the message our errors carry, so every loader says it the
-same way.
+same way; :func:`read_json_object` does it for a JSON file, which must hold an object (a list,
+string or number is named as such, never read as an object with every key missing).
 
 Files in a folder untrusted code could touch (the agent's workspace and output folder, test trees)
 are read and written with :func:`read_bytes_nofollow` and :func:`write_bytes_nofollow` only: a
@@ -16,11 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import secrets
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -45,6 +48,43 @@ def read_text(path: Path, what: str, error: Callable[[str, str], UserInputError]
         why = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         why = "it is a folder, not a file" if isinstance(exc, IsADirectoryError) else why
         raise error(f"{what} {path} cannot be read ({why})", fix) from None
+
+
+_JSON_TYPES = {list: "a list", str: "a string", int: "a number", float: "a number"}
+_JSON_TYPES.update({bool: "a boolean", type(None): "null"})
+
+
+def read_json_object(
+    path: Path, what: str, error: Callable[[str, str], UserInputError], fix: str
+) -> dict[str, Any]:
+    """Return the JSON object (a dict) that ``path`` holds.
+
+    Any other outcome is one message naming the file: unreadable, not JSON, JSON Python cannot
+    load (nested too deeply, an integer longer than ``sys.get_int_max_str_digits()``), or a valid
+    JSON value that is not an object (``expected a JSON object, got a list``).
+
+    Args:
+        path: the file.
+        what: how the message names it, e.g. ``"evidence file"``.
+        error: the error class to raise (a :class:`UserInputError`).
+        fix: how to fix it (for a wrong type, after ``give an object {...}``).
+
+    Raises:
+        UserInputError: of class ``error``.
+    """
+    text = read_text(path, what, error, fix)
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise error(
+            f"{what} {path} is not JSON this repogate loads: nested too deeply", fix
+        ) from None
+    except ValueError as exc:  # JSONDecodeError, and an integer past Python's digit limit
+        raise error(f"{what} {path} is not JSON: {str(exc)[:200]}", fix) from None
+    if not isinstance(data, dict):
+        got = _JSON_TYPES.get(type(data), type(data).__name__)
+        raise error(f"{what} {path}: expected a JSON object {{...}}, got {got}", fix)
+    return data
 
 
 def first_problem(exc: ValidationError) -> str:

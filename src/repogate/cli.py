@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 from pydantic import ValidationError
 
-from repogate._files import first_problem, read_text
+from repogate._files import first_problem, read_json_object
 from repogate._version import __version__
 from repogate.contract import contract_schema
 from repogate.decision import Decision, Evidence, decide
@@ -65,14 +65,16 @@ def load_evidence(path: Path) -> Evidence:
     """Read an evidence JSON file.
 
     Raises:
-        EvidenceError: missing file, not JSON, wrong schema version, or not valid evidence.
+        EvidenceError: missing file, not JSON, not a JSON object, wrong schema version, or not
+            valid evidence.
     """
-    text = read_text(path, "evidence file", EvidenceError, "give an evidence .json file")
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EvidenceError(f"evidence file {path} is not JSON: {exc}", "fix the JSON") from None
-    version = raw.get("schema_version") if isinstance(raw, dict) else None
+    raw = read_json_object(
+        path,
+        "evidence file",
+        EvidenceError,
+        "give one evidence object; `repogate schema evidence` prints its shape",
+    )
+    version = raw.get("schema_version")
     if version != 1:
         raise EvidenceError(
             f"evidence file {path} has schema_version {version!r}",

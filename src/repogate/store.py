@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from repogate import clock
 from repogate._chain import DECISION_FILE, StoredReceipt, attempt_problems, refuse_changed
-from repogate._files import first_problem
+from repogate._files import first_problem, read_json_object
 from repogate._locks import write_atomic
 from repogate._rundir import RunInputs, hold, is_held
 from repogate._storeschema import (
@@ -224,17 +224,19 @@ class Store:
         """Return the run manifest, validated, or None when none was written.
 
         Raises:
-            RunDirError: ``manifest.json`` is not JSON or not a manifest this repogate reads.
+            RunDirError: ``manifest.json`` is not JSON, not a JSON object, or not a manifest
+                this repogate reads.
         """
         path = self.run_dir / MANIFEST_FILE
         if not path.is_file():
             return None
+        fix = "use the repogate version that wrote it, or rerun into a new --out folder"
+        data = read_json_object(path, "run manifest", RunDirError, fix)
         try:
-            return RunManifest.model_validate_json(path.read_bytes())
+            return RunManifest.model_validate(data)
         except ValidationError as exc:
             raise RunDirError(
-                f"{path} is not a run manifest this repogate reads ({first_problem(exc)})",
-                "use the repogate version that wrote it, or rerun into a new --out folder",
+                f"{path} is not a run manifest this repogate reads ({first_problem(exc)})", fix
             ) from None
 
     def attempt_dir(self, attempt_id: str) -> Path:

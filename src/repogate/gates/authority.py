@@ -20,14 +20,13 @@ Review rounds, concerns, minutes and changes after review are reported as soft m
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import AwareDatetime, Field, ValidationError
 
-from repogate._files import first_problem, read_text
+from repogate._files import first_problem, read_json_object
 from repogate._model import FrozenModel
 from repogate.errors import EvidenceError
 from repogate.gates.codeowners import CodeownersProblem, Owners, validate_codeowners
@@ -105,8 +104,9 @@ def reviews_schema() -> dict[str, Any]:
 
 
 def _substitute(data: Any, candidate_digest: str | None) -> Any:
-    if isinstance(data, dict) and candidate_digest is not None:
-        for review in data.get("reviews", ()):
+    reviews = data.get("reviews") if isinstance(data, dict) else None
+    if isinstance(reviews, list) and candidate_digest is not None:
+        for review in reviews:
             if isinstance(review, dict) and review.get("patch_digest") == CANDIDATE_PLACEHOLDER:
                 review["patch_digest"] = candidate_digest
     return data
@@ -124,15 +124,11 @@ def load_reviews(path: Path, candidate_digest: str | None = None) -> ReviewEvide
         The evidence.
 
     Raises:
-        EvidenceError: the file is missing, is not JSON, or does not match the schema; the one-line
-            message names the file and the first bad key.
+        EvidenceError: the file is missing, is not JSON, is not a JSON object, or does not match
+            the schema; the one-line message names the file and the first bad key.
     """
     fix = "fix it; `repogate schema reviews` prints the schema"
-    text = read_text(path, "review file", EvidenceError, fix)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EvidenceError(f"review file {path} is not JSON: {exc}", fix) from None
+    data = read_json_object(path, "review file", EvidenceError, fix)
     try:
         return ReviewEvidence.model_validate(_substitute(data, candidate_digest))
     except ValidationError as exc:
