@@ -154,10 +154,17 @@ def test_report_refuses_a_run_whose_evidence_changed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A report must not count a verdict whose evidence chain is broken (new-user finding: it
-    printed the tampered run's acceptance with exit 0)."""
+    printed the tampered run's acceptance with exit 0). It exits 3, as ``show`` does on the same
+    folder (the documented code for changed evidence; it had exit 2, bad input)."""
     run_dir, _, second = _run_dir(tmp_path)
     receipt = sorted((run_dir / "attempts" / second / "receipts").iterdir())[0]
     receipt.write_text(receipt.read_text().replace('"failed"', '"passed"'))
-    assert main(["report", str(run_dir)]) == ExitCode.USAGE
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and second in err and err.count("\n") == 1
+    for argv in (
+        ["report", str(run_dir)],
+        ["report", str(run_dir), "--json"],
+        ["show", str(run_dir)],
+    ):
+        capsys.readouterr()
+        assert main(argv) == ExitCode.INTERNAL, argv
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and second in err and err.count("\n") == 1, err

@@ -1,24 +1,29 @@
 """The run store's SQLite layout: its tables, its schema versions, and how a row reads back.
 
 Schema versions: 2 kept an attempt's crash as ``Type: message`` text; 3 keeps it as a
-:class:`~repogate.receipt.Crash` in JSON. A schema-2 store is read (its crash strings parsed into
-a :class:`Crash`) and becomes schema 3 when a run resumes it; any other version is refused.
+:class:`~repogate.receipt.Crash` in JSON; 4 adds the run's **run id** to ``meta``, made once when
+the store is created (a random uuid4, never a clock reading), so a copy of the folder is known as
+the same run. A schema-2 or -3 store is read (crash strings parsed into a :class:`Crash`, its run
+id derived from its first finished attempt by :func:`derived_run_id`) and becomes schema 4, with
+that same derived id, when a run resumes it; any other version is refused.
 """
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
+import uuid
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from repogate.receipt import Crash
 
-SCHEMA_VERSION = 3
-"""3: an attempt's ``crash`` is a :class:`~repogate.receipt.Crash` as JSON."""
-READABLE_VERSIONS = ("2", "3")
-"""2 kept a crash as ``Type: message`` text; it is read as a :class:`Crash`, and a resumed run
-of schema 2 becomes schema 3 (every later crash is JSON)."""
+SCHEMA_VERSION = 4
+"""4: ``meta`` holds ``run_id``; 3: an attempt's ``crash`` is a :class:`Crash` as JSON."""
+READABLE_VERSIONS = ("2", "3", "4")
+"""2 kept a crash as ``Type: message`` text (read as a :class:`Crash`); 2 and 3 have no run id
+(derived when read, written when a run resumes them, which makes them schema 4)."""
 DB_NAME = "store.sqlite"
 MANIFEST_FILE = "manifest.json"
 
@@ -69,3 +74,40 @@ def crash_of(text: str | None) -> Crash | None:
         return Crash.model_validate_json(text)
     except ValidationError:
         return Crash.parse(text)
+
+
+def new_run_id() -> str:
+    """A new run id: a random uuid4 as 32 hex digits (unique without reading the clock)."""
+    return uuid.uuid4().hex
+
+
+def derived_run_id(conn: sqlite3.Connection) -> str | None:
+    """The run id of a store written before schema 4, or None when no attempt of it finished.
+
+    Derived (sha256, 32 hex digits) from the first finished attempt's id and start and finish
+    times: a finished attempt is never redone, so the original folder and every copy of it
+    derive the same id, and two runs made apart (at other times) derive different ones.
+    """
+    row = conn.execute(
+        "SELECT attempt_id, started_at, finished_at FROM attempts WHERE status='done'"
+        " ORDER BY started_at, attempt_id LIMIT 1"
+    ).fetchone()
+    if row is None:
+        return None
+    text = "\n".join((row["attempt_id"], row["started_at"], row["finished_at"] or ""))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def run_id_of(conn: sqlite3.Connection, run_dir: Path) -> str:
+    """The run id of the store ``conn`` (in ``run_dir``): 32 hex digits.
+
+    Made when the run was created (schema 4), so it stays on resume and a copy of the folder
+    carries it; a report counts the attempts of folders with one id once. A store written before
+    run ids has the id :func:`derived_run_id` gives, or, with no attempt finished, one derived
+    from the folder's path.
+    """
+    row = conn.execute("SELECT value FROM meta WHERE key='run_id'").fetchone()
+    if row is not None:
+        return str(row["value"])
+    derived = derived_run_id(conn)
+    return derived or hashlib.sha256(str(run_dir.resolve()).encode()).hexdigest()[:32]

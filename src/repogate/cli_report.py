@@ -27,9 +27,14 @@ def execute(
 ) -> ExitCode:
     """Report on ``run_dirs``; return ``OK``.
 
+    Folders holding the same run (a copy, or one folder given twice) are reported as one run,
+    each attempt counted once, with a note on standard error naming them.
+
     Raises:
         UserInputError: a run directory is missing, not a repogate run or empty; the cohort key,
             the baseline, the agent or the format is unknown; the HTML file cannot be written.
+        ChangedEvidenceError: an attempt's evidence changed since it was stored (exit 3, as
+            ``show`` gives).
     """
     if fmt is not None and fmt not in FORMATS:
         raise UserInputError(f"unknown --format {fmt!r}", f"choose one of: {', '.join(FORMATS)}")
@@ -41,6 +46,13 @@ def execute(
     if html is not None and html.is_dir():
         raise UserInputError(f"--html {html} is a folder", "give a file name, e.g. report.html")
     runs = load_runs(run_dirs)
+    for run in runs:
+        for copy in run.copies:
+            print(
+                f"note: {copy} holds the same run as {run.path} (run id {run.run_id}): "
+                "each attempt is counted once",
+                file=sys.stderr,
+            )
     if fmt == "swebench":
         print(json.dumps(swebench_report(runs, agent), indent=4))
         return ExitCode.OK

@@ -9,6 +9,8 @@ The hierarchy, drawn once::
     │   ├── RunDirError            a run directory that does not exist or is not a repogate run
     │   ├── AgentSpecError         an ``--agent`` value that names no agent, or a bad predictions file
     │   └── IsolationError         untrusted code would run without file-system isolation, not allowed
+    ├── ChangedEvidenceError       a run's stored evidence changed since the harness wrote it
+    │                              (``show`` and ``report`` exit 3: the run, not the input, is wrong)
     ├── GitError                   a git command failed (command, exit code and stderr kept)
     ├── EnvironmentBuildError      an environment could not be built: the environment's fault, not the agent's
     ├── PatchApplyError            a patch does not apply to the state it was meant for
@@ -76,6 +78,23 @@ class AgentSpecError(UserInputError):
 
 class IsolationError(UserInputError):
     """Bubblewrap is not usable here and weak isolation was not allowed: nothing untrusted runs."""
+
+
+class ChangedEvidenceError(RepogateError):
+    """A finished attempt's evidence changed since it was stored: its verdict is not trusted.
+
+    A receipt, ``decision.json`` or a store row differs from what the harness wrote. ``show``
+    and ``report`` exit 3 (:attr:`ExitCode.INTERNAL`) on it: the run, not the input, is wrong.
+
+    Args:
+        what: which run and attempts, and what changed.
+        fix: what to do instead.
+    """
+
+    def __init__(self, what: str, fix: str) -> None:
+        super().__init__(f"{what}; {fix}")
+        self.what = what
+        self.fix = fix
 
 
 class GitError(RepogateError):

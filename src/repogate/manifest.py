@@ -42,6 +42,7 @@ class ContractEntry(BaseModel):
 class RunManifest(BaseModel):
     """The manifest of one run (schema_version 1).
 
+    ``run_id`` came later as an optional field, so a manifest written before it reads as None.
     ``weak_isolation_allowed_by`` names who let untrusted code run without bubblewrap (the
     ``--allow-weak-isolation`` flag, or the embedded default's own scenarios); None under
     bubblewrap. ``warnings`` then says what that isolation leaves open.
@@ -50,8 +51,12 @@ class RunManifest(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     schema_version: Literal[1] = 1
+    run_id: str | None = None
+    """The run's id (:attr:`repogate.store.Store.run_id`), the same on resume and in a copy;
+    None in manifests written before run ids."""
     evaluator: str = f"repogate {__version__}"
     created_at: datetime = Field(default_factory=clock.now)
+    """When the run was first created (UTC); a resume or an extension keeps it."""
     python: str = sys.version.split()[0]
     platform: str = platform.platform()
     agents: tuple[dict[str, Any], ...]

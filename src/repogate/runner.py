@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from repogate import git, sandbox
+from repogate import clock, git, sandbox
 from repogate._rundir import RunInputs
 from repogate.agent_spec import AgentSpec, fingerprint
 from repogate.agents import make_agent
@@ -164,6 +164,8 @@ def _manifest(
         r.plan.contract.id: contract_entry(r.plan.contract, r.plan.contract_source) for r in ready
     }
     return RunManifest(
+        run_id=store.run_id,
+        created_at=before.created_at if before is not None else clock.now(),
         agents=tuple(seen.values()),
         contracts=tuple(contracts.values()),
         selection=options.selection,

@@ -2,7 +2,8 @@
 
 Layout of a run directory::
 
-    RUN_DIR/store.sqlite                  index of runs, attempts and receipts (WAL mode)
+    RUN_DIR/store.sqlite                  index of runs, attempts and receipts (WAL mode); its
+                                          meta table holds the run id and the inputs
     RUN_DIR/manifest.json                 the run manifest, written before the first attempt
     RUN_DIR/attempts/<attempt_id>/        evidence of one attempt
         receipts/<nn>-<gate>.intoto.json  each receipt as an in-toto Statement v1
@@ -47,6 +48,9 @@ from repogate._storeschema import (
     SCHEMA_VERSION,
     connect,
     crash_of,
+    derived_run_id,
+    new_run_id,
+    run_id_of,
 )
 from repogate.agent_spec import AgentSpec, attempt_tag
 from repogate.decision import Decision
@@ -134,6 +138,11 @@ class Store:
         except BaseException:
             store.close()
             raise
+        # a new store gets a new run id; an older one (schema 2, 3) keeps the id it was read by
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('run_id', ?)",
+            (derived_run_id(conn) or new_run_id(),),
+        )
         conn.executemany(
             "UPDATE meta SET value=? WHERE key=?",
             [(store.inputs.model_dump_json(), "inputs"), (str(SCHEMA_VERSION), "schema_version")],
@@ -191,6 +200,11 @@ class Store:
                 f"this repogate reads {' and '.join(READABLE_VERSIONS)}",
                 "use the repogate version that wrote it, or rerun into a new folder",
             )
+
+    @property
+    def run_id(self) -> str:
+        """The run's id (:func:`~repogate._storeschema.run_id_of`): kept on resume and by a copy."""
+        return run_id_of(self._conn, self.run_dir)
 
     def being_written(self) -> bool:
         """Return True while a run process holds this run directory's lock (it is running)."""

@@ -158,7 +158,6 @@ def test_bad_inputs_are_one_line_errors(
     err = _one_line_error(capsys, str(run_dir), "--baseline", "nobody")
     assert "unknown baseline agent 'nobody'" in err and "gold, null, fix-and-notes" in err
     assert "unknown --format" in _one_line_error(capsys, str(run_dir), "--format", "csv")
-    assert "given twice" in _one_line_error(capsys, str(run_dir), str(run_dir))
     assert "--agent chooses" in _one_line_error(capsys, str(run_dir), "--agent", "gold")
 
 

@@ -2,7 +2,8 @@
 
 A report reads only what a run wrote: ``store.sqlite`` (attempts and decisions) and
 ``manifest.json`` (cohort tags, isolation, budgets). Several run directories are read as one set
-of attempts, each keeping the run it came from.
+of attempts, each keeping the run it came from. Folders holding the same run (one run id: a copy
+of a run, or one folder given twice) are one run, each attempt counted once (see :class:`Run`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from pathlib import Path
 from repogate._rundir import is_held
 from repogate.agent_spec import agent_labels
 from repogate.decision import Decision
-from repogate.errors import RunDirError, UserInputError
+from repogate.errors import ChangedEvidenceError, RunDirError, UserInputError
 from repogate.manifest import RunManifest
 from repogate.receipt import Crash
-from repogate.store import Store
+from repogate.store import AttemptRecord, Store
 
 UNSET = "(unset)"
 
@@ -57,13 +58,19 @@ class Run:
     """One run directory: its manifest (None if it has none), its attempts, whether it is written to.
 
     Attributes:
-        writing: another process holds the run directory's lock (a run in progress).
+        writing: a process holds the run directory's lock (a run in progress).
+        run_id: the run's id (:attr:`repogate.store.Store.run_id`).
+        copies: other folders given that hold the same run (its id): a copy, or ``path`` given
+            again. Their attempts are merged into ``attempts``, each attempt id once (a
+            finished copy of it preferred, else the first given), never counted twice.
     """
 
     path: Path
     manifest: RunManifest | None
     attempts: tuple[Attempt, ...]
     writing: bool
+    run_id: str = ""
+    copies: tuple[Path, ...] = ()
 
     @property
     def planned(self) -> int | None:
@@ -82,41 +89,50 @@ class Run:
         return not self.writing and self.done >= planned
 
 
-def load_runs(run_dirs: list[Path]) -> list[Run]:
-    """Read every run directory.
+@dataclass(frozen=True)
+class _Folder:
+    """One run directory as read, before folders holding the same run are merged."""
+
+    path: Path
+    run_id: str
+    manifest: RunManifest | None
+    records: tuple[AttemptRecord, ...]
+    writing: bool
+
+
+def _read(run_dir: Path) -> _Folder:
+    """Read one run directory, refusing it when any attempt's evidence chain is broken.
 
     Raises:
-        RunDirError: a directory does not exist or is not a repogate run, an attempt's evidence
-            changed since it was stored (the store's digest chain), or no run holds a finished
-            attempt.
+        RunDirError: it does not exist or is not a repogate run.
+        ChangedEvidenceError: an attempt's evidence changed since it was stored.
     """
-    if not run_dirs:
-        raise RunDirError("no run directory given", "give the --out folder of a repogate run")
-    seen: set[Path] = set()
-    for run_dir in run_dirs:
-        if run_dir.resolve() in seen:
-            raise RunDirError(
-                f"run directory {run_dir} is given twice", "give each run directory once"
-            )
-        seen.add(run_dir.resolve())
-    raw = []
-    for run_dir in run_dirs:
-        with Store.open(run_dir) as store:
-            changed = store.changed_evidence()
-            raw.append((run_dir, store.manifest(), store.attempts(), is_held(run_dir)))
-        if changed:  # a report never counts a verdict whose evidence chain is broken
-            raise RunDirError(
-                f"run {run_dir}: the evidence of {len(changed)} attempt(s) changed since it was "
-                f"stored ({', '.join(sorted(changed))})",
-                "`repogate show` names what changed; rerun those attempts into a new --out folder",
-            )
-    names = agent_labels(r.agent for _, _, records, _ in raw for r in records)
-    runs = []
-    for run_dir, manifest, records, writing in raw:
-        cohorts = {c.id: c.cohort for c in manifest.contracts} if manifest else {}
-        attempts = tuple(
-            Attempt(
-                run=run_dir,
+    with Store.open(run_dir) as store:
+        changed = store.changed_evidence()
+        folder = _Folder(
+            run_dir, store.run_id, store.manifest(), tuple(store.attempts()), is_held(run_dir)
+        )
+    if changed:  # a report never counts a verdict whose evidence chain is broken
+        raise ChangedEvidenceError(
+            f"run {run_dir}: the evidence of {len(changed)} attempt(s) changed since it was "
+            f"stored ({', '.join(sorted(changed))})",
+            "`repogate show` names what changed; rerun those attempts into a new --out folder",
+        )
+    return folder
+
+
+def _merged(folders: list[_Folder], names: dict[str, str]) -> Run:
+    """One run from the folders holding it (the first given, then its copies)."""
+    first = folders[0]
+    cohorts = {c.id: c.cohort for c in first.manifest.contracts} if first.manifest else {}
+    chosen: dict[str, Attempt] = {}
+    for folder in folders:
+        for r in folder.records:
+            kept = chosen.get(r.attempt_id)
+            if kept is not None and (kept.status == "done" or r.status != "done"):
+                continue
+            chosen[r.attempt_id] = Attempt(
+                run=folder.path,
                 attempt_id=r.attempt_id,
                 contract=r.contract_id,
                 agent=names[r.agent],
@@ -127,9 +143,33 @@ def load_runs(run_dirs: list[Path]) -> list[Run]:
                 crash=r.crash,
                 cohort=cohorts.get(r.contract_id, {}),
             )
-            for r in records
-        )
-        runs.append(Run(run_dir, manifest, attempts, writing))
+    return Run(
+        first.path,
+        first.manifest,
+        tuple(chosen.values()),
+        any(f.writing for f in folders),
+        first.run_id,
+        tuple(f.path for f in folders[1:]),
+    )
+
+
+def load_runs(run_dirs: list[Path]) -> list[Run]:
+    """Read every run directory; folders holding the same run (run id) are read as one run.
+
+    Raises:
+        RunDirError: a directory does not exist or is not a repogate run, or no run holds a
+            finished attempt.
+        ChangedEvidenceError: an attempt's evidence changed since it was stored (the store's
+            digest chain).
+    """
+    if not run_dirs:
+        raise RunDirError("no run directory given", "give the --out folder of a repogate run")
+    folders = [_read(run_dir) for run_dir in run_dirs]
+    names = agent_labels(r.agent for f in folders for r in f.records)
+    by_id: dict[str, list[_Folder]] = {}
+    for folder in folders:
+        by_id.setdefault(folder.run_id, []).append(folder)
+    runs = [_merged(same, names) for same in by_id.values()]
     if not any(run.done for run in runs):
         begun = sum(len(run.attempts) for run in runs)
         what = f"{begun} begun, none finished" if begun else "no attempt"
