@@ -1,17 +1,32 @@
-"""End to end: ``repogate run`` on the lifecycle scenarios gives the verdicts the seed describes."""
+"""End to end: ``repogate run`` on the built-in scenarios gives the verdicts the seed describes,
+and the README's verdict table says what these runs give."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
+from conftest import ROOT
 from repogate.cli import main
 from repogate.tasks.scenarios import build_scenario
+from repogate.vocabulary import CheckName
 
 # (scenario, rendered contract, agent) -> the hard checks that fail; empty means accepted.
 EXPECTED = {
+    ("parser", "contract", "null"): [
+        "patch_is_a_new_state",
+        "requirements_recovered",
+        "focused_tests_passed",
+    ],
+    ("parser", "contract", "edits-tests"): [
+        "edits_permitted",
+        "oracle_untouched",
+        "regression_tests_passed",
+    ],
     ("payments", "contract", "constant-only"): [
         "generated_artifacts_fresh",
         "code_owner_approved",
@@ -19,6 +34,11 @@ EXPECTED = {
         "release_receipt_present",
     ],
     ("payments", "contract", "full"): [],
+    ("payments", "compat", "full"): [  # it predates the compatibility criterion R3
+        "requirements_recovered",
+        "focused_tests_passed",
+        "post_merge_sentinel_passed",  # the follow-up's test of R3 fails on the merged state
+    ],
     ("payments", "compat", "compat-stale"): ["code_owner_approved"],
     ("payments", "compat", "compat"): [],
     ("identical-diff", "contract", "same-diff"): [],
@@ -30,7 +50,7 @@ EXPECTED = {
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("scenario", ["payments", "identical-diff"])
+@pytest.mark.parametrize("scenario", ["parser", "payments", "identical-diff"])
 def test_run_gives_the_seed_verdicts(
     scenario: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -38,7 +58,8 @@ def test_run_gives_the_seed_verdicts(
     cases = {k: v for k, v in EXPECTED.items() if k[0] == scenario}
     for _, contract, agent in cases:
         args = ["run", str(tmp_path / "built" / f"{contract}.toml"), "--json"]
-        args += ["--agent", f"scripted:{tmp_path / 'built' / 'agents' / f'{agent}.toml'}"]
+        spec = f"scripted:{tmp_path / 'built' / 'agents' / f'{agent}.toml'}"
+        args += ["--agent", agent if agent in ("gold", "null") else spec]
         assert main([*args, "--out", str(tmp_path / f"run-{contract}-{agent}")]) == 0
         (decision,) = json.loads(capsys.readouterr().out)
         assert decision["errored"] == [], decision
@@ -67,3 +88,49 @@ def test_decision_keeps_the_review_soft_metrics_gate_a_observed(
     assert shown["decision"]["accepted"] is True
     soft = shown["decision"]["soft"]
     assert (soft["review_minutes"], soft["review_rounds"]) == (4.0, 1)
+
+
+# The README table's scenario cells (by how they begin) and the contract each row ran.
+README_ROWS = {
+    "parser": ("parser", "contract"),
+    "payments (lifecycle": ("payments", "contract"),
+    "payments, compatibility round": ("payments", "compat"),
+    "identical diff, where the edited file is authoritative": ("identical-diff", "contract"),
+    "identical diff, where it is derived": ("identical-diff", "derived"),
+    "frozen": ("frozen", "contract"),
+}
+
+
+def _readme_verdicts() -> list[tuple[str, str, str, str, set[str]]]:
+    """(scenario, contract, agent, verdict, checks named in its why cell) per README table row."""
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("| scenario | agent | verdict | why |", 1)[1].split("\n\n", 1)[0]
+    names = set(get_args(CheckName))
+    rows, where = [], ("", "")
+    for line in table.splitlines()[2:]:
+        scenario, agents, verdict, why = (cell.strip() for cell in line.strip("|").split("|"))
+        if scenario:
+            found = [v for k, v in README_ROWS.items() if scenario.startswith(k)]
+            assert len(found) == 1, f"README scenario cell {scenario!r}: add it to README_ROWS"
+            where = found[0]
+        named = set(re.findall(r"`(\w+)`", why)) & names
+        rows += [(*where, agent, verdict, named) for agent in agents.split(", ")]
+    return rows
+
+
+def test_the_readme_verdict_table_says_what_the_runs_give() -> None:
+    """Every rejected row of the README's table names exactly the checks that fail in the run
+    above (``repogate show`` prints the same), and every row this module runs says its verdict.
+
+    New-user finding: two why cells left out ``post_merge_sentinel_passed``."""
+    rows = _readme_verdicts()
+    assert len(rows) >= 12, rows
+    for scenario, contract, agent, verdict, named in rows:
+        expected = EXPECTED.get((scenario, contract, agent))
+        if verdict.startswith("rejected"):
+            assert expected, f"README row {scenario}/{contract}/{agent} is not run in this module"
+        if expected is not None:
+            assert named == set(expected), (scenario, contract, agent, sorted(named))
+            assert verdict.startswith("rejected" if expected else "accepted"), (contract, agent)
+    covered = {(s, c, a) for s, c, a, _, _ in rows}
+    assert set(EXPECTED) <= covered, set(EXPECTED) - covered
