@@ -14,15 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from repogate.agent_spec import GoldSpec
 from repogate.cli import ExitCode, main
-from repogate.decision import Evidence, decide
 from repogate.errors import EvidenceError
 from repogate.gates.authority import load_reviews
-from repogate.state import CandidateState
-from repogate.store import Store
-
-STATE = CandidateState(base_commit="a" * 40, candidate_commit="b" * 40, patch_digest="c" * 64)
+from test_store_chain import _run_dir as finished_run
 
 WRONG_TYPES = {
     "[]": "got a list",
@@ -60,24 +55,9 @@ def test_decide_names_what_is_wrong_with_the_evidence_file(
 
 
 def _run(tmp_path: Path) -> tuple[Path, str]:
-    """A run with one finished attempt and one receipt; return (run dir, attempt id)."""
-    from repogate.receipt import Check, Observation, observe
-
-    with Store.create(tmp_path / "run") as store:
-        record = store.begin_attempt("t", GoldSpec(), 0)
-        receipt = observe(
-            "I", STATE.state_id, lambda: Observation(checks=(Check(name="edits_permitted"),))
-        )
-        store.add_receipt(record.attempt_id, receipt, STATE)
-        evidence = Evidence(
-            task_id="t",
-            profile="hermetic",
-            state=STATE,
-            submitted_patch_digest="c" * 64,
-            receipts=tuple(store.receipts(record.attempt_id)),
-        )
-        store.finish_attempt(record.attempt_id, decide(evidence))
-    return tmp_path / "run", record.attempt_id
+    """A run with two finished attempts (two receipts each); return (run dir, the second's id)."""
+    run_dir, _, second = finished_run(tmp_path / "run")
+    return run_dir, second
 
 
 @pytest.mark.parametrize(("text", "said"), [*WRONG_TYPES.items(), *UNLOADABLE.items()])
@@ -98,7 +78,7 @@ def test_show_calls_a_receipt_of_the_wrong_shape_changed(
 ) -> None:
     """A receipt rewritten to valid JSON of another shape is changed evidence, never a crash."""
     run_dir, attempt = _run(tmp_path)
-    (receipt,) = (run_dir / "attempts" / attempt / "receipts").iterdir()
+    receipt = sorted((run_dir / "attempts" / attempt / "receipts").iterdir())[0]
     receipt.write_text('{"predicate": ' + predicate + "}")
     capsys.readouterr()
     assert main(["show", str(run_dir)]) == ExitCode.INTERNAL
