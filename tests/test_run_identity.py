@@ -12,10 +12,11 @@ import json
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from repogate.agent_spec import GoldSpec, NullSpec
+from repogate.agent_spec import AgentSpec, GoldSpec, NullSpec
 from repogate.cli import ExitCode, load_evidence, main
 from repogate.decision import decide
 from repogate.manifest import RunManifest
@@ -24,7 +25,7 @@ from repogate.store import Store
 from repogate.tasks.scenarios import BuiltScenario
 
 
-def _finished(run_dir: Path, root: Path, agents: tuple[object, ...] = (GoldSpec(),)) -> None:
+def _finished(run_dir: Path, root: Path, agents: tuple[AgentSpec, ...] = (GoldSpec(),)) -> None:
     """Begin and finish one attempt per agent on task ``t1`` in the run at ``run_dir``."""
     decision = decide(load_evidence(root / "examples" / "evidence" / "pure-parser-function.json"))
     iso = Isolation(kind="bwrap", network_off=True)
@@ -39,7 +40,7 @@ def _finished(run_dir: Path, root: Path, agents: tuple[object, ...] = (GoldSpec(
             )
         )
         for agent in agents:
-            record = store.begin_attempt("t1", agent, 0)  # type: ignore[arg-type]
+            record = store.begin_attempt("t1", agent, 0)
             store.finish_attempt(record.attempt_id, decision)
 
 
@@ -90,11 +91,12 @@ def test_an_older_run_folder_has_an_id_its_copy_shares_and_resume_keeps(
     assert (meta["schema_version"], meta["run_id"]) == ("4", derived)
 
 
-def _report(capsys: pytest.CaptureFixture[str], *runs: Path) -> tuple[dict[str, object], str]:
+def _report(capsys: pytest.CaptureFixture[str], *runs: Path) -> tuple[dict[str, Any], str]:
     capsys.readouterr()
     assert main(["report", *map(str, runs), "--json"]) == ExitCode.OK
     captured = capsys.readouterr()
-    return json.loads(captured.out), captured.err
+    report: dict[str, Any] = json.loads(captured.out)
+    return report, captured.err
 
 
 @pytest.mark.parametrize("schema", [4, 3])
@@ -109,8 +111,8 @@ def test_report_counts_each_attempt_of_a_copied_run_once(
     for given in ((tmp_path / "run", tmp_path / "copy"), (tmp_path / "run", tmp_path / "run")):
         report, err = _report(capsys, *given)
         assert report["acceptance"] == alone["acceptance"]
-        assert len(report["attempts"]) == 2  # type: ignore[arg-type]
-        assert [r["path"] for r in report["runs"]] == [str(tmp_path / "run")]  # type: ignore[index]
+        assert len(report["attempts"]) == 2
+        assert [r["path"] for r in report["runs"]] == [str(tmp_path / "run")]
         assert err.startswith(f"note: {given[1]} holds the same run as {given[0]} (run id "), err
         assert "each attempt is counted once" in err and err.count("\n") == 1, err
 
@@ -129,7 +131,7 @@ def test_a_copy_extended_with_an_agent_adds_only_its_new_attempts(
         store.finish_attempt(record.attempt_id, decision)
     report, _ = _report(capsys, tmp_path / "run", tmp_path / "copy")
     rows = report["attempts"]
-    assert sorted(a["agent"] for a in rows) == ["gold", "null"]  # type: ignore[union-attr]
+    assert sorted(a["agent"] for a in rows) == ["gold", "null"]
 
 
 def test_two_runs_of_the_same_inputs_are_two_runs(
@@ -139,7 +141,7 @@ def test_two_runs_of_the_same_inputs_are_two_runs(
     _finished(tmp_path / "a", root)
     _finished(tmp_path / "b", root)
     report, err = _report(capsys, tmp_path / "a", tmp_path / "b")
-    assert len(report["attempts"]) == 2 and "note:" not in err  # type: ignore[arg-type]
+    assert len(report["attempts"]) == 2 and "note:" not in err
 
 
 @pytest.mark.slow
