@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -100,6 +101,17 @@ def _tamper_receipt_row(run_dir: Path, attempt: str) -> None:
         )
 
 
+def _row_of_another_shape(column: str) -> Callable[[Path, str], None]:
+    """Rewrite a store row's JSON to a list: valid JSON, not a decision or a receipt."""
+    table = "attempts" if column == "decision" else "receipts"
+
+    def tamper(run_dir: Path, attempt: str) -> None:
+        with sqlite3.connect(run_dir / "store.sqlite") as conn:
+            conn.execute(f"UPDATE {table} SET {column}='[]' WHERE attempt_id=?", (attempt,))  # noqa: S608
+
+    return tamper
+
+
 def _delete_receipt(run_dir: Path, attempt: str) -> None:
     next((run_dir / "attempts" / attempt / "receipts").glob("*-E.intoto.json")).unlink()
 
@@ -110,6 +122,9 @@ TAMPERS = {
     "decision row": (_tamper_row, "store row"),
     "receipt row": (_tamper_receipt_row, "store row"),
     "receipt deleted": (_delete_receipt, "receipts/00-E.intoto.json"),
+    # valid JSON of another shape in a row: it was a usage error (exit 2) or a traceback
+    "decision row a list": (_row_of_another_shape("decision"), "store row of the decision"),
+    "receipt row a list": (_row_of_another_shape("body"), "store row of receipts/00-E"),
 }
 
 
@@ -150,15 +165,15 @@ def test_resume_refuses_a_tampered_run(tmp_path: Path, kind: str) -> None:
         assert store.changed_evidence().keys() == {second}
 
 
+@pytest.mark.parametrize("kind", sorted(TAMPERS))
 def test_report_refuses_a_run_whose_evidence_changed(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
 ) -> None:
     """A report must not count a verdict whose evidence chain is broken (new-user finding: it
     printed the tampered run's acceptance with exit 0). It exits 3, as ``show`` does on the same
     folder (the documented code for changed evidence; it had exit 2, bad input)."""
     run_dir, _, second = _run_dir(tmp_path)
-    receipt = sorted((run_dir / "attempts" / second / "receipts").iterdir())[0]
-    receipt.write_text(receipt.read_text().replace('"failed"', '"passed"'))
+    TAMPERS[kind][0](run_dir, second)
     for argv in (
         ["report", str(run_dir)],
         ["report", str(run_dir), "--json"],

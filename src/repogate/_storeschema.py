@@ -14,8 +14,9 @@ import hashlib
 import sqlite3
 import uuid
 from pathlib import Path
+from typing import TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from repogate.receipt import Crash
 
@@ -64,6 +65,23 @@ def connect(db: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA busy_timeout=5000")
     return conn
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def row_model(model: type[_M], text: str | None) -> _M | None:
+    """A row's JSON ``text`` read as ``model``; None when it is None or does not validate.
+
+    A row that does not validate changed since the harness stored it; the digest chain
+    (:mod:`repogate._chain`) names it, so readers show no verdict of it rather than crash.
+    """
+    if text is None:
+        return None
+    try:
+        return model.model_validate_json(text)
+    except ValidationError:
+        return None
 
 
 def crash_of(text: str | None) -> Crash | None:

@@ -50,6 +50,7 @@ from repogate._storeschema import (
     crash_of,
     derived_run_id,
     new_run_id,
+    row_model,
     run_id_of,
 )
 from repogate.agent_spec import AgentSpec, attempt_tag
@@ -381,11 +382,15 @@ class Store:
         return self._select("ORDER BY rowid", ())
 
     def receipts(self, attempt_id: str) -> list[Receipt]:
-        """Return an attempt's receipts in the order they were written."""
+        """Return an attempt's receipts in the order they were written.
+
+        A row that no longer reads as a receipt (changed since it was stored) is left out:
+        :meth:`changed_evidence` names it, and ``show`` and ``report`` trust no verdict of it.
+        """
         rows = self._conn.execute(
             "SELECT body FROM receipts WHERE attempt_id=? ORDER BY seq", (attempt_id,)
         ).fetchall()
-        return [Receipt.model_validate_json(row["body"]) for row in rows]
+        return [r for r in (row_model(Receipt, row["body"]) for row in rows) if r is not None]
 
     def _select(self, where: str, params: tuple[Any, ...]) -> list[AttemptRecord]:
         cols = "attempt_id, contract_id, agent, epoch, status, started_at, finished_at, decision, crash"
@@ -398,15 +403,9 @@ class Store:
             ) from None
         records = []
         for row in rows:
-            try:
-                text = row["decision"]
-                decision = None if text is None else Decision.model_validate_json(text)
-            except ValidationError as exc:
-                raise RunDirError(
-                    f"attempt {row['attempt_id']} in {self.run_dir} has an unreadable decision"
-                    f" ({exc.errors()[0]['msg']})",
-                    "rerun that attempt with `repogate run --out` on the same folder",
-                ) from None
+            # a decision row that no longer reads as one changed since it was stored: the
+            # record has none, and changed_evidence() names the attempt (show, report, resume)
+            decision = row_model(Decision, row["decision"])
             kept = (k for k in row.keys() if k not in ("decision", "crash"))  # noqa: SIM118 (a Row iterates values)
             fields = {key: row[key] for key in kept}
             records.append(AttemptRecord(**fields, decision=decision, crash=crash_of(row["crash"])))
