@@ -50,8 +50,15 @@ def read_text(path: Path, what: str, error: Callable[[str, str], UserInputError]
         raise error(f"{what} {path} cannot be read ({why})", fix) from None
 
 
-_JSON_TYPES = {list: "a list", str: "a string", int: "a number", float: "a number"}
-_JSON_TYPES.update({bool: "a boolean", type(None): "null"})
+_JSON_TYPES: dict[type, str] = {
+    list: "a list",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "a boolean",
+    type(None): "null",
+}
+"""How a message names a JSON value that is not an object, by the Python type it loads as."""
 
 
 def read_json_object(
@@ -67,7 +74,7 @@ def read_json_object(
         path: the file.
         what: how the message names it, e.g. ``"evidence file"``.
         error: the error class to raise (a :class:`UserInputError`).
-        fix: how to fix it (for a wrong type, after ``give an object {...}``).
+        fix: how to fix it.
 
     Raises:
         UserInputError: of class ``error``.
