@@ -240,6 +240,47 @@ def test_copy_repository_is_clean_unlinked_and_holds_what_its_source_holds(
         git.copy_repository(ws, cand, late)  # not empty
 
 
+def test_export_from_history_holds_its_commit_history_and_nothing_newer(
+    history: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """Trees made from the kept base history hold what export_tree's hold: rev's history only."""
+    repo, shas = history
+    sh(repo, "tag", "old", shas[0])
+    ws = tmp_path / "ws"
+    base = git.prepare_workspace(repo, shas[0], ws)
+    kept = tmp_path / "base.git"
+    git.keep_history(ws, kept)
+    (ws / "b.txt").write_text("b\n")
+    cand = git.commit_candidate(ws, "c", parent=base)
+    git.fetch_commit(ws, repo, shas[2])  # later history arrives in the workspace (a merge target)
+    for rev, files in ((base, {"a.py"}), (cand, {"a.py", "b.txt"})):
+        out = tmp_path / f"tree-{rev[:8]}"
+        git.export_from_history(kept, ws, rev, out)
+        reference = tmp_path / f"ref-{rev[:8]}"
+        git.export_tree(ws, rev, reference)
+        assert git.rev_parse(out, "HEAD") == rev
+        assert {p.name for p in out.iterdir() if p.name != ".git"} == files
+        assert git.status_porcelain(out) == ()
+        listed = ("log", "--all", "--format=%H")
+        assert sh(out, *listed).stdout == sh(reference, *listed).stdout
+        assert sh(out, "tag").stdout.split() == ["old"] == sh(reference, "tag").stdout.split()
+        assert not git.has_object(out, shas[1]) and not git.has_object(out, shas[2])
+        assert sh(out, "remote").stdout == "" and sh(out, "for-each-ref").stdout.count("\n") == 2
+        assert not (out / ".git" / "FETCH_HEAD").exists()
+        assert (out / ".git" / "info" / "attributes").read_text() == git.NEUTRAL_ATTRIBUTES
+    later = tmp_path / "later"  # a descendant with newer history: it arrives, as it should
+    git.export_from_history(kept, ws, shas[2], later)
+    assert git.rev_parse(later, "HEAD") == shas[2] and git.has_object(later, shas[1])
+    # a commit not descending from the kept base: made by export_tree, never from the copy
+    orphan = git.commit_tree(ws, git.tree_of(ws, cand), [], "orphan")
+    alone = tmp_path / "alone"
+    git.export_from_history(kept, ws, orphan, alone)
+    assert sh(alone, "log", "--all", "--format=%H").stdout.split() == [orphan]
+    assert not git.has_object(alone, base)
+    with pytest.raises(GitError):
+        git.keep_history(ws, kept)  # exists: never written twice
+
+
 def test_patch_that_does_not_apply(workspace: tuple[Path, str]) -> None:
     ws, _ = workspace
     patch = b"--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 99\n+x = 100\n"

@@ -40,7 +40,7 @@ def _check_applies_at_base(patch: bytes, contract: TransitionContract, repo: Pat
     """Refuse, before the run, a reference patch that does not apply at the base commit.
 
     Applied as the gold agent applies it (:func:`repogate.git.apply_ladder`, which also refuses
-    a path outside the repository) to a clean export of the base: a broken contract is the
+    a path outside the repository) to a plain checkout of the base's files: a broken contract is the
     author's error, never a gold attempt reported as rejected.
 
     Raises:
@@ -48,7 +48,8 @@ def _check_applies_at_base(patch: bytes, contract: TransitionContract, repo: Pat
     """
     with tempfile.TemporaryDirectory(prefix="repogate-reference-") as tmp:
         base = Path(tmp) / "base"
-        git.export_tree(repo, contract.base_commit, base)
+        git.init_repo(base)  # the base's files in a repository of their own: no history needed
+        git.checkout_tree(repo, contract.base_commit, base)
         try:
             git.apply_ladder(base, patch)
         except PatchApplyError as exc:

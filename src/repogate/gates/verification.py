@@ -50,6 +50,8 @@ from repogate.receipt import Check, Observation, Status
 from repogate.sandbox import SandboxPolicy
 
 TreeMaker = Callable[[Path], None]
+Exporter = Callable[[Path, str, Path], None]
+"""Writes commit ``rev`` of a repository to a new folder: ``(repo, rev, dest)``."""
 """Writes one state's test tree (candidate or base, hidden tests applied) to a new folder."""
 
 
@@ -99,7 +101,7 @@ def graded_tree(
     dest: Path,
     *,
     embedded: Sequence[EmbeddedOracle] = (),
-    export: Callable[[Path, str, Path], None] = git.export_tree,
+    export: Exporter = git.export_tree,
 ) -> None:
     """Write the tree of ``rev`` to ``dest`` with hidden-test files reset to ``base`` and applied.
 
@@ -125,6 +127,7 @@ def reference_tree(
     dest: Path,
     *,
     embedded: Sequence[EmbeddedOracle] = (),
+    export: Exporter = git.export_tree,
 ) -> None:
     """Write the base plus the ``reference`` patch to ``dest``, made as in :func:`graded_tree`.
 
@@ -132,7 +135,7 @@ def reference_tree(
         GitError: git failed.
         PatchApplyError: the reference or the hidden test patch does not apply.
     """
-    git.export_tree(repo, base, dest)
+    export(repo, base, dest)
     git.apply_patch(dest, reference)
     _with_hidden(repo, base, hidden, hidden_paths, dest, embedded)
 

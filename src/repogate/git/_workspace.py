@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from repogate.errors import GitError, PatchApplyError, UserInputError
@@ -11,6 +12,8 @@ from repogate.git._run import (
     _exec,
     _private_index,
     _run_env,
+    has_object,
+    is_ancestor,
     neutralise_attributes,
     rev_parse,
     run_git,
@@ -86,9 +89,13 @@ def _carry_tags(source: Path, sha: str, dest: Path) -> None:
         _fetch(dest, source, refs)
 
 
-def _fetch(dest: Path, source: Path, refspecs: list[str]) -> None:
-    """Fetch ``refspecs`` from ``source`` into ``dest``: no tags, no FETCH_HEAD, any SHA wanted."""
+def _fetch(dest: Path, source: Path, refspecs: list[str], *, update_head: bool = False) -> None:
+    """Fetch ``refspecs`` from ``source`` into ``dest``: no tags, no FETCH_HEAD, any SHA wanted.
+
+    ``update_head`` lets a refspec move the branch HEAD names (in a repository not checked out).
+    """
     args = ["fetch", "-q", "--no-tags", "--no-write-fetch-head", f"--upload-pack={_UPLOAD_PACK}"]
+    args += ["--update-head-ok"] if update_head else []
     run_git([*args, str(source), *refspecs], dest)
 
 
@@ -130,6 +137,67 @@ def export_tree(repo: Path, rev: str, dest: Path) -> None:
         GitError: ``rev`` is not a commit of ``repo``, ``dest`` is not empty, or git failed.
     """
     _fetch_commit(repo, rev_parse(repo, f"{_checked_rev(rev)}^{{commit}}"), dest)
+
+
+def keep_history(workspace: Path, dest: Path) -> None:
+    """Keep a bare copy of a fresh workspace's objects and tags at ``dest``: the base's history.
+
+    Made right after :func:`prepare_workspace`, before anything else runs in the workspace, so
+    ``dest`` holds the base commit, its ancestors and their carried tags and nothing newer.
+    :func:`export_from_history` then makes each test tree from it by copying, instead of
+    computing a pack of the whole history again (:func:`export_tree`). The copy is written
+    beside ``dest`` and renamed into place, so a ``dest`` that exists is whole.
+
+    Raises:
+        GitError: ``dest`` exists, or git failed.
+    """
+    dest = dest.resolve()
+    if dest.exists():
+        raise GitError(["git", "clone", str(dest)], -1, f"destination {dest} exists")
+    partial = dest.with_name(f"{dest.name}.partial")
+    if partial.exists():
+        shutil.rmtree(partial)
+    clone = ["clone", "-q", "--bare", "--local", "--no-hardlinks", str(workspace), str(partial)]
+    run_git(clone, workspace)
+    run_git(["remote", "remove", "origin"], partial)
+    neutralise_attributes(partial)
+    partial.rename(dest)
+
+
+def export_from_history(history: Path, repo: Path, rev: str, dest: Path) -> None:
+    """Export commit ``rev`` of ``repo`` to ``dest`` as :func:`export_tree` does, from ``history``.
+
+    ``history`` is a :func:`keep_history` copy of the base's history. ``dest`` gets a copy of it
+    (its packs, no hard links) plus a fetch from ``repo`` of only what ``rev`` adds to it (the
+    candidate's or the reference's commit, a merge's target history), then ``rev`` checked out on
+    branch ``main`` with its tags carried. The result holds the same history as
+    :func:`export_tree` gives: ``rev`` and its ancestors. When ``history``'s base is not an
+    ancestor of ``rev`` (so its objects are not all ``rev``'s), :func:`export_tree` is used.
+    About as cheap as a copy of the pack files: a fetch of the whole history costs seconds on
+    a project with years of it, a minute on sympy.
+
+    Raises:
+        GitError: ``rev`` is not a commit of ``repo``, ``dest`` is not empty, or git failed.
+    """
+    sha = rev_parse(repo, f"{_checked_rev(rev)}^{{commit}}")
+    base = rev_parse(history, "main^{commit}")
+    if not has_object(repo, base) or not is_ancestor(repo, base, sha):
+        export_tree(repo, sha, dest)
+        return
+    dest = dest.resolve()
+    if dest.exists() and any(dest.iterdir()):
+        raise GitError(["git", "clone", str(dest)], -1, f"destination {dest} is not empty")
+    dest.mkdir(parents=True, exist_ok=True)
+    clone = ["clone", "-q", "--local", "--no-hardlinks", "--no-checkout", str(history), str(dest)]
+    run_git(clone, dest)
+    run_git(["remote", "remove", "origin"], dest)
+    neutralise_attributes(dest / ".git")
+    if sha != base:
+        _fetch(dest, repo, [f"{sha}:refs/heads/main"], update_head=True)
+        _carry_tags(repo, sha, dest)
+    run_git(["reset", "-q", "--hard", "main"], dest)
+    for leftover in ("FETCH_HEAD", "ORIG_HEAD"):
+        (dest / ".git" / leftover).unlink(missing_ok=True)
 
 
 def copy_repository(repo: Path, rev: str, dest: Path) -> None:

@@ -70,6 +70,7 @@ _ORACLE_FOLDERS = {"tests", "test", "testing"}
 
 _found: list[str] = []
 _finished = False
+_FILES: dict[str, bool] = {}
 
 
 def _watched() -> dict[str, types.ModuleType]:
@@ -95,8 +96,12 @@ def _snapshot() -> dict[str, Any]:
 
 
 def _code(value: Any) -> types.CodeType | None:
-    for candidate in (value, getattr(value, "__func__", None), getattr(value, "fget", None)):
-        code = getattr(candidate, "__code__", None)
+    """The code of a function, a method's function or a property's getter; None for others."""
+    code = getattr(value, "__code__", None)
+    if isinstance(code, types.CodeType):
+        return code
+    for attr in ("__func__", "fget"):
+        code = getattr(getattr(value, attr, None), "__code__", None)
         if isinstance(code, types.CodeType):
             return code
     return None
@@ -129,10 +134,21 @@ def _trusted(value: Any) -> bool:
     where = _origin(value)
     if not where or where.startswith("<"):
         return False
-    real = os.path.realpath(where)
-    if not real.startswith(_ROOT + os.sep):
-        return True
-    return _oracle_file(os.path.relpath(real, _ROOT))
+    return _trusted_file(where)
+
+
+def _trusted_file(where: str) -> bool:
+    """True when file ``where`` lies outside the checkout, or is an oracle file of it.
+
+    Answered once per file name (thousands of values share a hundred files): the first answer
+    stands, so a link changed afterwards in the checkout cannot turn a file's answer around.
+    """
+    known = _FILES.get(where)
+    if known is None:
+        real = os.path.realpath(where)
+        outside = not real.startswith(_ROOT + os.sep)
+        known = _FILES[where] = outside or _oracle_file(os.path.relpath(real, _ROOT))
+    return known
 
 
 def _planted(value: Any) -> bool:

@@ -13,7 +13,7 @@ from repogate.gates.requirements import check_requirements
 from repogate.gates.verification import GradedTests, check_commands, grade_tree
 from repogate.phases._regression import regressions
 from repogate.phases._shared import landed_commit, oracle_policy, workspace
-from repogate.phases._trees import graded_maker
+from repogate.phases._trees import export, graded_maker
 from repogate.receipt import Receipt, Status, observed
 from repogate.sandbox import SandboxPolicy
 
@@ -92,8 +92,8 @@ def verification(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgre
         [*graded_ids, *sorted(progress.base_flaky)],
     )
     base, candidate = cfg.work / "base-clean", cfg.work / "candidate-clean"
-    git.export_tree(workspace(cfg), state.base_commit, base)
-    git.export_tree(workspace(cfg), state.candidate_commit, candidate)
+    export(cfg, state.base_commit, base)
+    export(cfg, state.candidate_commit, candidate)
     if contract.oracles.commands:
         progress, commands = gate_seen(
             cfg,

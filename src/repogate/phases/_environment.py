@@ -41,7 +41,7 @@ from repogate.oracles.pytest_runner import run_tests
 from repogate.oracles.reruns import flaky_ids
 from repogate.patches import load_patch
 from repogate.phases._shared import install_tree, oracle_policy, workspace
-from repogate.phases._trees import graded_maker
+from repogate.phases._trees import export, exporter, graded_maker
 from repogate.receipt import Check, observed
 from repogate.sandbox import SandboxPolicy
 from repogate.state import sha256_hex
@@ -153,6 +153,7 @@ def _validate_reference(
             progress.hidden_paths,
             dest,
             embedded=progress.embedded,
+            export=exporter(cfg),
         )
 
     try:
@@ -259,6 +260,7 @@ def _in_reference(
             progress.hidden_paths,
             tree,
             embedded=progress.embedded,
+            export=exporter(cfg),
         )
     except (PatchApplyError, ContractError) as exc:
         return verdict, f"the reference does not apply, ids not confirmed: {exc}"
@@ -296,7 +298,7 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> BaseState:
     Concurrent workers wanting one result wait on a file lock beside it while the first computes it.
     """
     base_tree = install_tree(cfg)
-    git.export_tree(workspace(cfg), progress.base, base_tree)
+    export(cfg, progress.base, base_tree)
     recipe = cfg.contract.environment
     policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.test_timeout_s)
     try:

@@ -13,6 +13,7 @@ from repogate.gates.codeowners import CODEOWNERS_LOCATIONS
 from repogate.gates.generated import check_generated
 from repogate.gates.release import check_release_notes
 from repogate.phases._shared import generator_policy, workspace
+from repogate.phases._trees import export
 from repogate.receipt import Check, Observation
 
 
@@ -74,7 +75,7 @@ def _freshness(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     generators = cfg.contract.oracles.generators
     if generators:
         at_base = cfg.work / "regenerate-base"
-        git.export_tree(workspace(cfg), progress.candidate.base_commit, at_base)
+        export(cfg, progress.candidate.base_commit, at_base)
         base = check_generated(
             at_base, generators, (), generator_policy(cfg, env, at_base), env.bin_dir
         )
@@ -85,7 +86,7 @@ def _freshness(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
                 details={"base": base.details},
             )
     regen = cfg.work / "regenerate"
-    git.export_tree(workspace(cfg), progress.candidate.candidate_commit, regen)
+    export(cfg, progress.candidate.candidate_commit, regen)
     return check_generated(
         regen, generators, progress.changed, generator_policy(cfg, env, regen), env.bin_dir
     )

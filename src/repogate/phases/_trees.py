@@ -1,19 +1,47 @@
-"""The attempt's test trees: one state (a commit, the hidden tests applied), written afresh."""
+"""The attempt's test trees: one state (a commit, the hidden tests applied), written afresh.
+
+Every tree is a copy of the base's history kept when the workspace was made
+(:func:`repogate.git.keep_history`) plus what its commit adds, fetched from the harness's
+workspace (:func:`repogate.git.export_from_history`): the history a tree holds is its commit's,
+as with :func:`repogate.git.export_tree`, without packing years of history again per tree.
+"""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
+from repogate import git
 from repogate.attempt import AttemptConfig, AttemptProgress
-from repogate.gates.verification import TreeMaker, graded_tree
+from repogate.gates.verification import Exporter, TreeMaker, graded_tree
 from repogate.phases._shared import workspace
+
+
+def base_history(cfg: AttemptConfig) -> Path:
+    """The attempt's bare copy of the base's history (made by :func:`keep_base_history`)."""
+    return cfg.work / "base-history.git"
+
+
+def keep_base_history(cfg: AttemptConfig) -> None:
+    """Keep the fresh workspace's history, before anything runs in it (:func:`git.keep_history`)."""
+    git.keep_history(workspace(cfg), base_history(cfg))
+
+
+def exporter(cfg: AttemptConfig) -> Exporter:
+    """Return what exports a commit of ``repo`` to a new folder from the base's history copy."""
+    return partial(git.export_from_history, base_history(cfg))
+
+
+def export(cfg: AttemptConfig, rev: str, dest: Path) -> None:
+    """Write commit ``rev`` of the workspace to ``dest`` as a clean repository (see the module)."""
+    exporter(cfg)(workspace(cfg), rev, dest)
 
 
 def graded_maker(cfg: AttemptConfig, progress: AttemptProgress, rev: str) -> TreeMaker:
     """Return what writes ``rev``'s graded tree (:func:`graded_tree`) to a new folder.
 
-    Each call exports the commit from the harness's workspace again: a fresh tree no test code
-    wrote, for a first run, a repeat or a rerun (:func:`repogate.gates.verification.fresh_tree`).
+    Each call exports the commit again: a fresh tree no test code wrote, for a first run, a
+    repeat or a rerun (:func:`repogate.gates.verification.fresh_tree`).
     """
 
     def make(dest: Path) -> None:
@@ -25,6 +53,7 @@ def graded_maker(cfg: AttemptConfig, progress: AttemptProgress, rev: str) -> Tre
             progress.hidden_paths,
             dest,
             embedded=progress.embedded,
+            export=exporter(cfg),
         )
 
     return make

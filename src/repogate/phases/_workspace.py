@@ -22,6 +22,7 @@ from repogate.phases._shared import (
     task_view,
     workspace,
 )
+from repogate.phases._trees import base_history, keep_base_history
 from repogate.protocols import Proposal
 from repogate.receipt import Check, Observation, observe
 
@@ -30,9 +31,12 @@ def prepare(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """Make the agent's workspace at the base (nothing newer) and read the oracle.
 
     That is the hidden test patch, and the hidden tests' version of graded text inside files the
-    agent may edit (:mod:`repogate.oracles.embedded`).
+    agent may edit (:mod:`repogate.oracles.embedded`). The fresh workspace's history is kept
+    (:func:`repogate.phases._trees.keep_base_history`) before anything runs in it: every later
+    tree of the attempt is made from that copy.
     """
     base = git.prepare_workspace(cfg.source, cfg.contract.base_commit, workspace(cfg))
+    keep_base_history(cfg)
     hidden = hidden_patch(cfg)
     paths = touched_paths(hidden)
 
@@ -49,12 +53,14 @@ def _adopt(cfg: AttemptConfig, base: str) -> None:
     The agent's workspace is moved aside and a new repository is made at the base from the
     harness's source; the agent's files (every ``.git`` left out) are copied over it. Whatever the
     agent did to its own ``.git`` (configuration that runs commands, rewritten refs, commits of its
-    own) never reaches the harness's git: what it proposes is the files it leaves.
+    own) never reaches the harness's git: what it proposes is the files it leaves. The new
+    repository is a copy of the base's history kept before the agent ran.
     """
     ws = workspace(cfg)
     left = cfg.work / "agent-left"
     ws.rename(left)
-    git.prepare_workspace(cfg.source, base, ws)
+    history = base_history(cfg)
+    git.export_from_history(history, history, base, ws)
     for entry in ws.iterdir():
         if entry.name == ".git":
             continue
