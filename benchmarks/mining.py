@@ -219,7 +219,7 @@ def main() -> None:
         touched = sum(runs)
         # the gold attempt's regression run: the base-passing tests its selection chose, run on
         # the reference (gate V's regression_tests_passed, a hermetic check), once
-        selected = regression_ids(out / "validation" / task["id"])
+        selected = regression_ids(cache / "check-runs" / task["id"])
         if selected:
             runs.append(bare_run(env, ref_tree, selected))
         print(

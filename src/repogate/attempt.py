@@ -53,6 +53,7 @@ class AttemptConfig:
         evidence: the attempt's evidence folder in the run store.
         env_cache: the shared environment cache.
         history_cache: the sentinel's cache of real-history test results.
+        git_cache: copies of base histories (:func:`repogate.git.cached_history`).
         store: where the receipts go as they are made: the run store, or a worker's channel
             to the head that writes them there.
         attempt_id: the attempt's id in the store.
@@ -68,6 +69,7 @@ class AttemptConfig:
     evidence: Path
     env_cache: Path
     history_cache: Path
+    git_cache: Path
     store: EvidenceSink
     attempt_id: str
     test_timeout_s: float = 1800.0

@@ -161,7 +161,7 @@ def check_cmd(
     for contract in loaded:
         source = git.resolve_source(contract.repo, contract.base_dir, repo_cache)
         work = cache / "check-work" / contract.id
-        cfg = CheckConfig(work=work, env_cache=cache / "envs", repeats=repeats)
+        cfg = CheckConfig.in_cache(cache, work, repeats)
         try:
             checked = check_states(contract, source, cfg)
             assert contract.source_file is not None

@@ -43,6 +43,7 @@ class AttemptJob:
         evidence: the attempt's evidence folder in the run directory.
         env_cache: the shared environment cache.
         history_cache: the sentinel's cache of real-history results.
+        git_cache: copies of base histories (:func:`repogate.git.cached_history`).
         isolation: the isolation in force, as every decision records it.
         isolation_kind: the sandbox kind the head found and recorded in the run manifest
             (``bwrap``, ``unshare``, ``none``); a worker that cannot give the same refuses the
@@ -61,6 +62,7 @@ class AttemptJob:
     evidence: Path
     env_cache: Path
     history_cache: Path
+    git_cache: Path
     isolation: str
     isolation_kind: str
     weak_isolation: str | None

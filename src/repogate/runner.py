@@ -267,6 +267,7 @@ def _begin(
                     evidence=store.attempt_dir(record.attempt_id),
                     env_cache=cache / "envs",
                     history_cache=cache / "history",
+                    git_cache=cache / "git",
                     isolation=isolation,
                     isolation_kind=kind,
                     weak_isolation=options.weak_isolation,

@@ -325,6 +325,7 @@ def test_a_worker_that_cannot_isolate_as_the_head_recorded_refuses_the_attempt(
         evidence=tmp_path / "run" / "attempts" / "a",
         env_cache=tmp_path / "cache" / "envs",
         history_cache=tmp_path / "cache" / "history",
+        git_cache=tmp_path / "cache" / "git",
         isolation="bwrap --unshare-net --unshare-pid",
         isolation_kind="a-sandbox-this-machine-lacks",
         weak_isolation=None,

@@ -85,6 +85,38 @@ def test_workspace_holds_nothing_after_base(
         assert git.status_porcelain(ws) == ()
 
 
+def test_cached_workspace_holds_what_a_fetched_one_holds(
+    history: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """A workspace copied from the base-history cache is the fetched workspace, made once."""
+    repo, shas = history
+    sh(repo, "tag", "early", shas[0])
+    cache = tmp_path / "cache"
+    fetched, copied, again = tmp_path / "fetched", tmp_path / "copied", tmp_path / "again"
+    assert git.prepare_workspace(repo, shas[0], fetched) == shas[0]
+    assert git.prepare_workspace(repo, shas[0][:8], copied, cache=cache) == shas[0]
+    (entry,) = cache.glob("*.git")
+    made = entry.stat().st_mtime_ns
+    git.prepare_workspace(repo, shas[0], again, cache=cache)
+    assert list(cache.glob("*.git")) == [entry] and entry.stat().st_mtime_ns == made
+    for ws in (copied, again):
+        for listed in (("log", "--all", "--format=%H"), ("tag",), ("for-each-ref",)):
+            assert sh(ws, *listed).stdout == sh(fetched, *listed).stdout
+        assert set(sh(ws, "reflog", "--all", "--format=%H").stdout.split()) == {shas[0]}
+        assert not git.has_object(ws, shas[1]) and not git.has_object(ws, shas[2])
+        assert sh(ws, "remote").stdout == "" and git.status_porcelain(ws) == ()
+        assert not (ws / ".git" / "FETCH_HEAD").exists()
+        assert (ws / ".git" / "info" / "attributes").read_text() == git.NEUTRAL_ATTRIBUTES
+    (copied / "a.py").write_text("written by an agent\n")  # a copy: the cache is untouched
+    assert sh(entry, "show", "main:a.py").stdout == "x = 0\n"
+    # a tag added to the mirror on an ancestor later: another entry, carrying it
+    sh(repo, "tag", "later-on-base", shas[0])
+    tagged = tmp_path / "tagged"
+    git.prepare_workspace(repo, shas[0], tagged, cache=cache)
+    assert len(list(cache.glob("*.git"))) == 2
+    assert sh(tagged, "tag").stdout.split() == ["early", "later-on-base"]
+
+
 def test_base_missing_is_user_error(history: tuple[Path, list[str]], tmp_path: Path) -> None:
     repo, _ = history
     with pytest.raises(UserInputError, match="deadbeef") as info:

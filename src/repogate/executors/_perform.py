@@ -97,6 +97,7 @@ def perform(job: AttemptJob, emit: Emit) -> None:
             evidence=job.evidence,
             env_cache=job.env_cache,
             history_cache=job.history_cache,
+            git_cache=job.git_cache,
             store=channel,
             attempt_id=job.attempt_id,
             isolation=job.isolation,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
+from repogate._locks import locked
 from repogate.errors import GitError, PatchApplyError, UserInputError
 from repogate.git._run import (
     _IDENTITY,
@@ -70,23 +72,63 @@ def _carry_tags(source: Path, sha: str, dest: Path) -> None:
 
     Projects versioned from tags (setuptools-scm, hatch-vcs: ``git describe --tags``) build as
     ``0.1.devN`` without them, and a dependency pinned to the project's own version range then
-    fails to resolve. Only tags whose commit is ``sha`` or an ancestor come (``--merged``), and of
-    annotated tags only those made no later than ``sha``'s committer date: a release tagged
-    afterwards would tell of the future. Tags arrive as they are (annotated ones as tag objects),
-    so ``git describe`` picks the same tag as in the source.
+    fails to resolve. Tags arrive as they are (annotated ones as tag objects), so
+    ``git describe`` picks the same tag as in the source. Which tags: :func:`_carried_tags`.
     """
-    fmt = "%(refname)%00%(objecttype)%00%(*objecttype)%00%(taggerdate:unix)"
+    refs = [f"{ref}:{ref}" for ref, _ in _carried_tags(source, sha)]
+    if refs:
+        _fetch(dest, source, refs)
+
+
+def _carried_tags(source: Path, sha: str) -> list[tuple[str, str]]:
+    """``(tag ref, object id)`` of ``source``'s tags that a copy of ``sha``'s history carries.
+
+    Only tags whose commit is ``sha`` or an ancestor (``--merged``), and of annotated tags only
+    those made no later than ``sha``'s committer date: a release tagged afterwards would tell of
+    the future.
+    """
+    fmt = "%(refname)%00%(objectname)%00%(objecttype)%00%(*objecttype)%00%(taggerdate:unix)"
     out = run_git(["for-each-ref", f"--merged={sha}", f"--format={fmt}", "refs/tags"], source)
     when = int(run_git(["log", "-1", "--format=%ct", sha], source).decode().strip() or 0)
-    refs = []
+    tags = []
     for row in out.decode("utf-8", "replace").splitlines():
-        ref, kind, peeled_kind, tagged_at = row.split("\0")
+        ref, oid, kind, peeled_kind, tagged_at = row.split("\0")
         if kind == "commit" or (
             kind == "tag" and peeled_kind == "commit" and int(tagged_at or 0) <= when
         ):
-            refs.append(f"{ref}:{ref}")
-    if refs:
-        _fetch(dest, source, refs)
+            tags.append((ref, oid))
+    return tags
+
+
+def cached_history(source: Path, sha: str, cache: Path) -> Path:
+    """Return a bare repository in ``cache`` holding commit ``sha``'s history, made once.
+
+    It holds what :func:`prepare_workspace` fetches (``sha``, its ancestors and the tags
+    :func:`_carried_tags` names) and nothing else, under a name that digests exactly that (the
+    commit and the carried tags with their object ids): a commit's ancestry is fixed by its id,
+    and a tag added to the mirror later gives a new name. The first caller fetches it under a
+    file lock (concurrent workers wait, then reuse it); the entry is renamed into place whole.
+    Only the harness writes the cache; every workspace and tree is a copy, never a link.
+
+    Raises:
+        GitError: git failed.
+    """
+    tags = "".join(f"{ref} {oid}\n" for ref, oid in sorted(_carried_tags(source, sha)))
+    key = hashlib.sha256(f"{sha}\n{tags}".encode()).hexdigest()[:32]
+    entry = cache / f"{key}.git"
+    with locked(cache / f"{key}.lock"):
+        if (entry / "HEAD").is_file():
+            return entry
+        partial = cache / f"{key}.partial"
+        if partial.exists():
+            shutil.rmtree(partial)
+        partial.mkdir(parents=True)
+        run_git(["init", "-q", "--bare", "-b", "main", "."], partial)
+        neutralise_attributes(partial)
+        _fetch(partial, source, [f"{sha}:refs/heads/main"])
+        _carry_tags(source, sha, partial)
+        partial.rename(entry)
+    return entry
 
 
 def _fetch(dest: Path, source: Path, refspecs: list[str], *, update_head: bool = False) -> None:
@@ -99,7 +141,7 @@ def _fetch(dest: Path, source: Path, refspecs: list[str], *, update_head: bool =
     run_git([*args, str(source), *refspecs], dest)
 
 
-def prepare_workspace(source: Path, base: str, dest: Path) -> str:
+def prepare_workspace(source: Path, base: str, dest: Path, *, cache: Path | None = None) -> str:
     """Make ``dest`` a fresh repository at ``base`` holding nothing newer than it.
 
     Only the base commit and its ancestors arrive: no later commit, ref, tag, reflog entry or
@@ -108,10 +150,15 @@ def prepare_workspace(source: Path, base: str, dest: Path) -> str:
     base's date, do arrive, so a project versioned from tags builds with its real version. Done with ``git init`` and a protocol-v2 fetch of
     the one SHA (``uploadpack.allowAnySHA1InWant``); the base is checked out on branch ``main``.
 
+    With ``cache``, the history is fetched once into it (:func:`cached_history`) and each
+    workspace is a copy of that: on a project with years of history a fetch costs seconds (a
+    minute on sympy), a copy a fraction of one.
+
     Args:
         source: a local repository, bare or not (see :func:`resolve_source`).
         base: the base commit: full or short SHA, or any revision ``source`` resolves.
         dest: an absent or empty folder.
+        cache: a harness-owned folder of base histories, or None to fetch from ``source``.
 
     Returns:
         The base commit's full 40-hex SHA.
@@ -121,7 +168,11 @@ def prepare_workspace(source: Path, base: str, dest: Path) -> str:
         GitError: ``dest`` is not empty, or git failed.
     """
     sha = _resolve_in_source(source, base)
-    _fetch_commit(source, sha, dest)
+    if cache is None:
+        _fetch_commit(source, sha, dest)
+    else:
+        history = cached_history(source, sha, cache)
+        export_from_history(history, history, sha, dest)
     return sha
 
 

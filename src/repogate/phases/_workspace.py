@@ -35,7 +35,9 @@ def prepare(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     (:func:`repogate.phases._trees.keep_base_history`) before anything runs in it: every later
     tree of the attempt is made from that copy.
     """
-    base = git.prepare_workspace(cfg.source, cfg.contract.base_commit, workspace(cfg))
+    base = git.prepare_workspace(
+        cfg.source, cfg.contract.base_commit, workspace(cfg), cache=cfg.git_cache
+    )
     keep_base_history(cfg)
     hidden = hidden_patch(cfg)
     paths = touched_paths(hidden)

@@ -201,7 +201,7 @@ def _validate(
         return _reject(candidate, folder, Rejected("repository_missing", exc.what))
     cache = (options.cache_dir or default_cache()).resolve()
     work = taskset.root / "work" / candidate.id
-    cfg = CheckConfig(work=work, env_cache=cache / "envs", repeats=options.repeats)
+    cfg = CheckConfig.in_cache(cache, work, options.repeats)
     try:
         checked = check_states(draft, source, cfg)
     except Rejected as rejected:

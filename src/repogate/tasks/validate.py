@@ -66,12 +66,23 @@ class CheckConfig:
         env_cache: the shared environment cache (``$REPOGATE_CACHE/envs``).
         repeats: runs of each state.
         build_timeout_s: budget of one install command, in seconds.
+        git_cache: copies of base histories (:func:`repogate.git.cached_history`), or None to
+            fetch the base's history from the source.
     """
 
     work: Path
     env_cache: Path
     repeats: int = 1
     build_timeout_s: float = 1800.0
+    git_cache: Path | None = None
+
+    @classmethod
+    def in_cache(cls, cache: Path, work: Path, repeats: int) -> CheckConfig:
+        """The configuration under cache root ``cache`` (``$REPOGATE_CACHE``).
+
+        Its environments and base histories are the cache's; ``work`` is the scratch folder.
+        """
+        return cls(work=work, env_cache=cache / "envs", repeats=repeats, git_cache=cache / "git")
 
 
 @dataclass(frozen=True)
@@ -90,7 +101,7 @@ class _States:
 def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _States:
     ws = cfg.work / "repo"
     try:
-        base = git.prepare_workspace(source, contract.base_commit, ws)
+        base = git.prepare_workspace(source, contract.base_commit, ws, cache=cfg.git_cache)
     except UserInputError as exc:
         raise Rejected("base_commit_missing", exc.what) from None
     if contract.oracles.hidden_tests is None or contract.reference is None:
