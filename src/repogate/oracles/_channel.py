@@ -5,6 +5,12 @@ A report on disk can be rewritten afterwards by that code (an ``atexit`` hook th
 failures). Through a FIFO the harness takes the bytes as they are written: a second document
 written before or after pytest's own makes the report unreadable, and a FIFO replaced by a file
 leaves the harness with no report at all; both are refused, never read as a pass.
+
+The reader thread alone reads and closes the FIFO's reading end, and the head waits for it to end
+on an event, never on an interrupted ``Thread.join``: on Python 3.11 a join that Ctrl-C interrupts
+marks the thread stopped while it still runs (CPython gh-90882), so a second join would return at
+once and the descriptor be closed under a thread still reading it (it then read whatever took that
+number next).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ class ReportChannel:
         self._chunks: list[bytes] = []
         self._size = 0
         self._stop = threading.Event()
+        self._ended = threading.Event()
         self._reader = -1
         self._writer = -1
         self._thread: threading.Thread | None = None
@@ -63,22 +70,33 @@ class ReportChannel:
         return True
 
     def _drain(self) -> None:
-        while not self._stop.is_set():
-            ready, _, _ = select.select([self._reader], [], [], _POLL_S)
-            if ready and not self._take():
-                return
+        try:
+            while not self._stop.is_set():
+                ready, _, _ = select.select([self._reader], [], [], _POLL_S)
+                if ready and not self._take():
+                    return
+            while self._take():  # what was written before the stop
+                ready, _, _ = select.select([self._reader], [], [], 0)
+                if not ready:
+                    break
+        finally:
+            os.close(self._reader)
+            self._ended.set()
+
+    def _finish(self) -> None:
+        """Stop the reader and wait until it has closed its end (safe to call again)."""
+        self._stop.set()
+        if self._thread is None:
+            if self._reader >= 0:
+                os.close(self._reader)
+        else:
+            self._ended.wait()
+            self._thread.join()
+        self._reader = -1
 
     def collect(self) -> tuple[bytes, int]:
         """Stop reading and return (the report bytes, the total size written)."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-        os.close(self._writer)
-        self._writer = -1
-        while self._take():
-            ready, _, _ = select.select([self._reader], [], [], 0)
-            if not ready:
-                break
+        self._finish()
         return b"".join(self._chunks), self._size
 
     def __exit__(
@@ -87,10 +105,8 @@ class ReportChannel:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-        for fd in (self._reader, self._writer):
-            if fd >= 0:
-                os.close(fd)
+        self._finish()
+        if self._writer >= 0:
+            os.close(self._writer)
+            self._writer = -1
         self.path.unlink(missing_ok=True)
