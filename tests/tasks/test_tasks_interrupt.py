@@ -1,0 +1,86 @@
+"""Ctrl-C during task validation is never the candidate's fault: nothing is recorded for it.
+
+``repogate tasks mine`` runs as a terminal runs it, in its own process group, and gets SIGINT
+to the whole group (git children included, as a terminal sends it) at three moments: while the
+first candidate's states run, while its gold attempt runs, and while a later candidate's gold
+attempt runs. Each time: exit 130 with one line, nothing appended for the interrupted candidate,
+every finished one kept; the last rerun validates what was left and nothing twice. ``tasks
+check`` is stopped in its gold attempt the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from _tasks_repo import ENV_MAP, build_history
+from repogate.cli import INTERRUPTED_MESSAGE
+from repogate.errors import ExitCode
+from repogate.tasks.taskset import TaskSet
+
+pytestmark = pytest.mark.slow
+
+CLI = [sys.executable, "-m", "repogate.cli"]
+
+
+def _interrupt_when(cmd: list[str], folder: Path, pattern: str) -> str:
+    """Start ``cmd``; once ``folder`` holds a match of ``pattern``, Ctrl-C it; return stderr."""
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    deadline = time.monotonic() + 600
+    seen = None
+    while seen is None and proc.poll() is None and time.monotonic() < deadline:
+        seen = next(folder.glob(pattern), None)
+        time.sleep(0.005)
+    assert seen is not None, f"{pattern} never appeared: {proc.communicate()}"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == ExitCode.INTERRUPTED, err
+    assert err.strip().splitlines() == [INTERRUPTED_MESSAGE], err  # one line, no traceback
+    return err
+
+
+def _recorded(out: Path) -> tuple[list[str], list[str]]:
+    taskset = TaskSet.open(out)
+    return [t.id for t in taskset.tasks()], [r.id for r in taskset.rejected()]
+
+
+def test_ctrl_c_while_candidates_validate_records_nothing_for_them(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    commits = build_history(tmp_path / "calc")
+    ids = {k: f"calc-{commits[k][:10]}" for k in ("sub", "negative", "mul", "div")}
+    env_map = tmp_path / "env.toml"
+    env_map.write_text(ENV_MAP.format(name="calc"))
+    out = tmp_path / "set"
+    cmd = [*CLI, "tasks", "mine", str(tmp_path / "calc"), "--range", f"{commits['base']}..main"]
+    cmd += ["--out", str(out), "--env-map", str(env_map)]
+    sub, div = ids["sub"], ids["div"]
+
+    _interrupt_when(cmd, out, f"work/{sub}/reports/*")  # the state runs
+    assert _recorded(out) == ([], [])
+    _interrupt_when(cmd, out, f"validation/{sub}/attempts/*/receipts/*")  # its gold attempt
+    assert _recorded(out) == ([], [])
+    # div's gold attempt (not accepted once it finishes: it edits the CI oracle)
+    _interrupt_when(cmd, out, f"validation/{div}/attempts/*/receipts/*")
+    assert _recorded(out) == ([sub], [ids["negative"], ids["mul"]])
+    assert not (out / "rejected.jsonl").read_text().count(div)
+
+    again = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=600)
+    assert again.returncode == ExitCode.OK, again.stderr
+    printed = [line for line in again.stdout.splitlines() if not line.startswith("task set")]
+    assert printed == [f"{div}: reference_not_accepted"]  # the rest is kept, not redone
+    assert _recorded(out) == ([sub], [ids["negative"], ids["mul"], div])
+    assert not (out / "contracts" / div).exists()
+
+    check = [*CLI, "tasks", "check", str(out)]
+    _interrupt_when(check, cache / "check-runs", f"{sub}/attempts/*/receipts/*")
+    assert not (cache / "check-runs" / sub).exists() and not (cache / "check-work" / sub).exists()
