@@ -161,3 +161,27 @@ def test_the_manifest_names_the_run_and_keeps_its_creation_time_on_resume(
     assert resumed["created_at"] == first["created_at"]
     assert resumed["run_id"] == first["run_id"] == _run_id(out)
     capsys.readouterr()
+
+
+def test_copies_of_a_run_that_decided_an_attempt_apart_are_refused(
+    tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team: an unfinished run copied, then each folder resumed, decided one attempt two ways;
+    ``report`` counted whichever folder came first (accepted one way round, rejected the other)."""
+    evidence = root / "examples" / "evidence"
+    _finished(tmp_path / "run", root)
+    with Store.create(tmp_path / "run") as store:
+        open_id = store.begin_attempt("t1", NullSpec(), 0).attempt_id  # interrupted here
+    shutil.copytree(tmp_path / "run", tmp_path / "copy")
+    accepted = decide(load_evidence(evidence / "pure-parser-function.json"))
+    rejected = decide(load_evidence(evidence / "payments-sdk-retry-stale.json"))
+    assert accepted.accepted and not rejected.accepted
+    for folder, decision in ((tmp_path / "run", accepted), (tmp_path / "copy", rejected)):
+        with Store.create(folder) as store:
+            store.finish_attempt(open_id, decision)
+    for given in ((tmp_path / "run", tmp_path / "copy"), (tmp_path / "copy", tmp_path / "run")):
+        capsys.readouterr()
+        assert main(["report", *map(str, given)]) == ExitCode.USAGE
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1, err
+        assert f"decided attempt {open_id} differently" in err, err

@@ -122,13 +122,31 @@ def _read(run_dir: Path) -> _Folder:
 
 
 def _merged(folders: list[_Folder], names: dict[str, str]) -> Run:
-    """One run from the folders holding it (the first given, then its copies)."""
+    """One run from the folders holding it (the first given, then its copies).
+
+    An attempt finished in several of them must have one decision: copies that went on apart
+    (an unfinished run copied, then each resumed) and decided it differently are refused, since
+    which one counts would depend on the order they were given.
+
+    Raises:
+        RunDirError: two folders decided one attempt differently.
+    """
     first = folders[0]
     cohorts = {c.id: c.cohort for c in first.manifest.contracts} if first.manifest else {}
     chosen: dict[str, Attempt] = {}
     for folder in folders:
         for r in folder.records:
             kept = chosen.get(r.attempt_id)
+            if (
+                kept is not None
+                and kept.status == r.status == "done"
+                and kept.decision != r.decision
+            ):
+                raise RunDirError(
+                    f"{kept.run} and {folder.path} hold the same run (run id {first.run_id}) but "
+                    f"decided attempt {r.attempt_id} differently: they went on apart after a copy",
+                    "report one of them, or rerun that attempt into a new --out folder",
+                )
             if kept is not None and (kept.status == "done" or r.status != "done"):
                 continue
             chosen[r.attempt_id] = Attempt(
