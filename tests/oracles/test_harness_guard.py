@@ -77,6 +77,31 @@ def _later(event, args):
 sys.addaudithook(_later)
 """
 
+# Clean records written first, under names that sort before the guard's own (red team).
+RECORD_FLOOD = """
+import json, os, sys
+_dir = os.environ.get("REPOGATE_GUARD_DIR")
+_guard = sys.modules.get("repogate_guard")
+if _dir and _guard is not None:
+    _clean = {"schema_version": 1, "module": os.path.realpath(_guard.__file__), "finished": True,
+              "changes": []}
+    for _n in range(80):
+        with open(os.path.join(_dir, "guard-%05d.json" % _n), "w") as _f:
+            json.dump(_clean, _f)
+import pytest as _p
+_p.Function.runtest = lambda self: None
+"""
+# The change made by a module the library writes into the sandbox's own temporary folder and
+# imports from there: its code lies outside the checkout, yet no installed package holds it.
+FROM_TMPDIR = """
+import importlib, os, sys, tempfile
+_dir = tempfile.mkdtemp()
+with open(os.path.join(_dir, "helper_" + "mod.py"), "w") as _f:
+    _f.write("import pytest\\npytest.Function.runtest = lambda self: None\\n")
+sys.path.insert(0, _dir)
+importlib.import_module("helper_" + "mod")
+"""
+
 
 def _checkout(root: Path, files: dict[str, str]) -> Path:
     base = {"pkg/__init__.py": "from pkg.mod import f\n", "pkg/mod.py": LIBRARY}
@@ -95,8 +120,18 @@ def _checkout(root: Path, files: dict[str, str]) -> Path:
         ({"pkg/mod.py": LIBRARY + HOOK_FROM_LIBRARY}, "pytest_pyfunc_call implemented"),
         ({"pkg/mod.py": LIBRARY + CODE_SWAP}, "_pytest.python.Function.runtest"),
         ({"iniconfig/__init__.py": SHADOW_INICONFIG}, "_pytest.python.Function.runtest"),
+        ({"pkg/mod.py": LIBRARY + RECORD_FLOOD}, "guard records"),
+        ({"pkg/mod.py": LIBRARY + FROM_TMPDIR}, "_pytest.python.Function.runtest"),
     ],
-    ids=["public-api", "report-factory", "hook-from-library", "code-swap", "shadow-iniconfig"],
+    ids=[
+        "public-api",
+        "report-factory",
+        "hook-from-library",
+        "code-swap",
+        "shadow-iniconfig",
+        "record-flood",
+        "from-tmpdir",
+    ],
 )
 def test_library_code_changing_pytest_voids_the_run(
     tmp_path: Path, files: dict[str, str], named: str

@@ -13,8 +13,9 @@ functions of those classes (``Function.runtest``, ``TestReport.from_item_and_cal
 finish, fully, it compares them, and reads the implementations registered for the hooks that
 run a test and report it (``pytest_pyfunc_call``, ``pytest_runtest_*``,
 ``pytest_report_teststatus``, ...). A change or a hook implementation is accepted only when its
-code lies outside the checkout (pytest, an installed plugin, the harness) or in a
-``conftest.py`` (gate I refuses every edit to those: they are the base's or the hidden tests'
+code lies in a folder the interpreter was given before the session's code ran (the standard
+library, the environment's packages, the harness's plugin folders: :func:`_installed`; not a
+folder the code makes or adds later, such as its temporary folder) or in a ``conftest.py`` (gate I refuses every edit to those: they are the base's or the hidden tests'
 own); anything else (``pytest.Function.runtest = lambda self: None`` in library code) is
 recorded, and the harness then trusts none of the session's outcomes.
 
@@ -23,7 +24,7 @@ raises the bar; it is no boundary. It must run on every pytest the target may pi
 only old, stable hooks and tolerates missing names.
 """
 
-# ruff: noqa: PTH105, PTH109, PTH118, PTH123, PTH206
+# ruff: noqa: PTH105, PTH109, PTH112, PTH118, PTH123, PTH206
 # (os.path and open(): the guard imports as little as it can into the session it watches)
 from __future__ import annotations
 
@@ -130,7 +131,7 @@ def _oracle_file(relative: str) -> bool:
 
 
 def _trusted(value: Any) -> bool:
-    """True when ``value``'s code lies outside the checkout, or in an oracle file of it."""
+    """True when ``value``'s code is installed code (:func:`_installed`) or an oracle file."""
     where = _origin(value)
     if not where or where.startswith("<"):
         return False
@@ -138,7 +139,7 @@ def _trusted(value: Any) -> bool:
 
 
 def _trusted_file(where: str) -> bool:
-    """True when file ``where`` lies outside the checkout, or is an oracle file of it.
+    """True when file ``where`` lies in an installed folder, or is an oracle file of the checkout.
 
     Answered once per file name (thousands of values share a hundred files): the first answer
     stands, so a link changed afterwards in the checkout cannot turn a file's answer around.
@@ -146,9 +147,34 @@ def _trusted_file(where: str) -> bool:
     known = _FILES.get(where)
     if known is None:
         real = os.path.realpath(where)
-        outside = not real.startswith(_ROOT + os.sep)
-        known = _FILES[where] = outside or _oracle_file(os.path.relpath(real, _ROOT))
+        if real.startswith(_ROOT + os.sep):
+            known = _oracle_file(os.path.relpath(real, _ROOT))
+        else:
+            known = any(real.startswith(root + os.sep) for root in _INSTALLED)
+        _FILES[where] = known
     return known
+
+
+def _installed() -> tuple[str, ...]:
+    """Folders code may come from and be trusted: the interpreter's and the import path's.
+
+    That is ``sys.prefix`` and its base (the standard library, the environment's packages) and
+    every folder on ``sys.path`` when the guard loads (the harness's plugin folders among them),
+    the checkout's left out. A folder the session's code adds later (its own temporary folder,
+    its private HOME) is not one: code from there is the candidate's.
+    """
+    folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *sys.path}
+    found = []
+    for folder in folders:
+        real = os.path.realpath(folder) if folder else ""
+        if (
+            real
+            and os.path.isdir(real)
+            and real != "/"
+            and not (real + os.sep).startswith(_ROOT + os.sep)
+        ):
+            found.append(real)
+    return tuple(found)
 
 
 def _planted(value: Any) -> bool:
@@ -235,6 +261,7 @@ def _write() -> None:
     os.replace(temporary, target)
 
 
+_INSTALLED = _installed()
 _BEFORE = _snapshot()
 _LOADED = frozenset(_watched())
 _CODES = {_key: _code(_value) for _key, _value in _BEFORE.items()}

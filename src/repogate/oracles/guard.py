@@ -5,8 +5,9 @@ Every test run (:func:`repogate.oracles.pytest_runner.run_tests`) loads
 read-only folder on PYTHONPATH, with ``-p repogate_guard``. It writes one record per pytest
 process into a folder of the run's evidence the sandbox may write. A run is *tampered* when a
 record names a change to pytest's test-running machinery, when a record was written by another
-file than the harness's copy (a shadowing module), or when the run produced a report but no
-record says the session finished (the guard was unregistered or the process left early). The
+file than the harness's copy (a shadowing module), when the folder holds more records than
+test sessions write (a flood that would push the real one out of reach), or when the run
+produced a report but no record says the session finished (the guard was unregistered or the process left early). The
 outcomes of a tampered run are never trusted (the run is an ``error`` with no outcomes), and
 gate V fails ``harness_untampered`` naming the change.
 
@@ -79,6 +80,11 @@ def _records(guard: Guard) -> tuple[list[dict[str, object]], list[str]]:
         names = sorted(e.name for e in os.scandir(guard.out_dir) if _RECORD.fullmatch(e.name))
     except OSError as exc:
         return [], [f"the guard's folder cannot be read ({exc.strerror})"]
+    if len(names) > _MAX_RECORDS:  # a flood could push the session's own record out of reach
+        problems.append(
+            f"the guard's folder holds {len(names)} guard records, more than the test sessions "
+            f"of one run write ({_MAX_RECORDS} at most): something else wrote there"
+        )
     for name in names[:_MAX_RECORDS]:
         try:
             data = read_bytes_nofollow(guard.out_dir, name, _MAX_RECORD_BYTES)
