@@ -85,6 +85,17 @@ def test_workspace_holds_nothing_after_base(
         assert git.status_porcelain(ws) == ()
 
 
+def _assert_holds_what(copy: Path, fetched: Path, absent: list[str]) -> None:
+    """``copy`` holds the commits, tags and refs ``fetched`` holds and none of ``absent``; it is
+    clean, has no link back to where it came from, and carries the harness's neutral attributes."""
+    for listed in (("log", "--all", "--format=%H"), ("tag",), ("for-each-ref",)):
+        assert sh(copy, *listed).stdout == sh(fetched, *listed).stdout
+    assert not any(git.has_object(copy, sha) for sha in absent)
+    assert sh(copy, "remote").stdout == "" and git.status_porcelain(copy) == ()
+    assert not (copy / ".git" / "FETCH_HEAD").exists()
+    assert (copy / ".git" / "info" / "attributes").read_text() == git.NEUTRAL_ATTRIBUTES
+
+
 def test_cached_workspace_holds_what_a_fetched_one_holds(
     history: tuple[Path, list[str]], tmp_path: Path
 ) -> None:
@@ -100,13 +111,8 @@ def test_cached_workspace_holds_what_a_fetched_one_holds(
     git.prepare_workspace(repo, shas[0], again, cache=cache)
     assert list(cache.glob("*.git")) == [entry] and entry.stat().st_mtime_ns == made
     for ws in (copied, again):
-        for listed in (("log", "--all", "--format=%H"), ("tag",), ("for-each-ref",)):
-            assert sh(ws, *listed).stdout == sh(fetched, *listed).stdout
+        _assert_holds_what(ws, fetched, absent=shas[1:])
         assert set(sh(ws, "reflog", "--all", "--format=%H").stdout.split()) == {shas[0]}
-        assert not git.has_object(ws, shas[1]) and not git.has_object(ws, shas[2])
-        assert sh(ws, "remote").stdout == "" and git.status_porcelain(ws) == ()
-        assert not (ws / ".git" / "FETCH_HEAD").exists()
-        assert (ws / ".git" / "info" / "attributes").read_text() == git.NEUTRAL_ATTRIBUTES
     (copied / "a.py").write_text("written by an agent\n")  # a copy: the cache is untouched
     assert sh(entry, "show", "main:a.py").stdout == "x = 0\n"
     # a tag added to the mirror on an ancestor later: another entry, carrying it
@@ -261,6 +267,7 @@ def test_copy_repository_is_clean_unlinked_and_holds_what_its_source_holds(
     assert git.status_porcelain(early) == () == git.status_porcelain(late)
     assert not git.has_object(early, cand)  # made before: the later commit is not in it
     assert sh(late, "remote", check=False).stdout == ""  # no link back to the workspace
+    assert (late / ".git" / "info" / "attributes").read_text() == git.NEUTRAL_ATTRIBUTES
     objects = ws / ".git" / "objects"
     files = [f.relative_to(objects) for f in objects.rglob("*") if f.is_file()]
     assert files and all((late / ".git" / "objects" / f).is_file() for f in files)
@@ -292,14 +299,8 @@ def test_export_from_history_holds_its_commit_history_and_nothing_newer(
         git.export_tree(ws, rev, reference)
         assert git.rev_parse(out, "HEAD") == rev
         assert {p.name for p in out.iterdir() if p.name != ".git"} == files
-        assert git.status_porcelain(out) == ()
-        listed = ("log", "--all", "--format=%H")
-        assert sh(out, *listed).stdout == sh(reference, *listed).stdout
-        assert sh(out, "tag").stdout.split() == ["old"] == sh(reference, "tag").stdout.split()
-        assert not git.has_object(out, shas[1]) and not git.has_object(out, shas[2])
-        assert sh(out, "remote").stdout == "" and sh(out, "for-each-ref").stdout.count("\n") == 2
-        assert not (out / ".git" / "FETCH_HEAD").exists()
-        assert (out / ".git" / "info" / "attributes").read_text() == git.NEUTRAL_ATTRIBUTES
+        assert sh(out, "tag").stdout.split() == ["old"]
+        _assert_holds_what(out, reference, absent=shas[1:])
     later = tmp_path / "later"  # a descendant with newer history: it arrives, as it should
     git.export_from_history(kept, ws, shas[2], later)
     assert git.rev_parse(later, "HEAD") == shas[2] and git.has_object(later, shas[1])

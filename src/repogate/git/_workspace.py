@@ -113,7 +113,8 @@ def cached_history(source: Path, sha: str, cache: Path) -> Path:
     Raises:
         GitError: git failed.
     """
-    tags = "".join(f"{ref} {oid}\n" for ref, oid in sorted(_carried_tags(source, sha)))
+    carried = sorted(_carried_tags(source, sha))
+    tags = "".join(f"{ref} {oid}\n" for ref, oid in carried)
     key = hashlib.sha256(f"{sha}\n{tags}".encode()).hexdigest()[:32]
     entry = cache / f"{key}.git"
     with locked(cache / f"{key}.lock"):
@@ -125,8 +126,7 @@ def cached_history(source: Path, sha: str, cache: Path) -> Path:
         partial.mkdir(parents=True)
         run_git(["init", "-q", "--bare", "-b", "main", "."], partial)
         neutralise_attributes(partial)
-        _fetch(partial, source, [f"{sha}:refs/heads/main"])
-        _carry_tags(source, sha, partial)
+        _fetch(partial, source, [f"{sha}:refs/heads/main", *(f"{r}:{r}" for r, _ in carried)])
         partial.rename(entry)
     return entry
 
@@ -232,17 +232,10 @@ def export_from_history(history: Path, repo: Path, rev: str, dest: Path) -> None
     """
     sha = rev_parse(repo, f"{_checked_rev(rev)}^{{commit}}")
     base = rev_parse(history, "main^{commit}")
-    if not has_object(repo, base) or not is_ancestor(repo, base, sha):
+    if sha != base and not (has_object(repo, base) and is_ancestor(repo, base, sha)):
         export_tree(repo, sha, dest)
         return
-    dest = dest.resolve()
-    if dest.exists() and any(dest.iterdir()):
-        raise GitError(["git", "clone", str(dest)], -1, f"destination {dest} is not empty")
-    dest.mkdir(parents=True, exist_ok=True)
-    clone = ["clone", "-q", "--local", "--no-hardlinks", "--no-checkout", str(history), str(dest)]
-    run_git(clone, dest)
-    run_git(["remote", "remove", "origin"], dest)
-    neutralise_attributes(dest / ".git")
+    _local_clone(history, dest)
     if sha != base:
         _fetch(dest, repo, [f"{sha}:refs/heads/main"], update_head=True)
         _carry_tags(repo, sha, dest)
@@ -265,6 +258,19 @@ def copy_repository(repo: Path, rev: str, dest: Path) -> None:
         GitError: ``rev`` is not a commit of ``repo``, ``dest`` is not empty, or git failed.
     """
     sha = rev_parse(repo, f"{_checked_rev(rev)}^{{commit}}")
+    _local_clone(repo, dest)
+    run_git(["checkout", "-q", "-B", "main", sha], dest)
+
+
+def _local_clone(repo: Path, dest: Path) -> None:
+    """Clone ``repo`` into the empty folder ``dest`` by copying its packs, with nothing checked out.
+
+    No hard links (a test writing in ``dest`` cannot reach ``repo``), no link back (the remote is
+    removed) and neutral attributes, as in every repository the harness makes.
+
+    Raises:
+        GitError: ``dest`` is not empty, or git failed.
+    """
     dest = dest.resolve()
     if dest.exists() and any(dest.iterdir()):
         raise GitError(["git", "clone", str(dest)], -1, f"destination {dest} is not empty")
@@ -272,7 +278,7 @@ def copy_repository(repo: Path, rev: str, dest: Path) -> None:
     clone = ["clone", "-q", "--local", "--no-hardlinks", "--no-checkout", str(repo), str(dest)]
     run_git(clone, dest)
     run_git(["remote", "remove", "origin"], dest)
-    run_git(["checkout", "-q", "-B", "main", sha], dest)
+    neutralise_attributes(dest / ".git")
 
 
 def commit_candidate(workspace: Path, message: str, *, parent: str | None = None) -> str:

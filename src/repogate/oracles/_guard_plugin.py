@@ -160,7 +160,8 @@ def _installed() -> tuple[str, ...]:
 
     That is ``sys.prefix`` and its base (the standard library, the environment's packages) and
     every folder on ``sys.path`` when the guard loads (the harness's plugin folders among them),
-    the checkout's left out. A folder the session's code adds later (its own temporary folder,
+    but never the checkout, a folder in it or a folder holding it (whose other folders the
+    session may write). A folder the session's code adds later (its own temporary folder,
     its private HOME) is not one: code from there is the candidate's.
     """
     folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *sys.path}
@@ -172,6 +173,7 @@ def _installed() -> tuple[str, ...]:
             and os.path.isdir(real)
             and real != "/"
             and not (real + os.sep).startswith(_ROOT + os.sep)
+            and not (_ROOT + os.sep).startswith(real + os.sep)
         ):
             found.append(real)
     return tuple(found)
