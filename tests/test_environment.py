@@ -161,3 +161,25 @@ def test_unsplittable_install_command_is_an_environment_error(tmp_path: Path) ->
     recipe = EnvironmentRecipe(python="3.11", install=("pip install 'oops",))
     with pytest.raises(EnvironmentBuildError, match="cannot be split"):
         build_environment(recipe, base, tmp_path / "cache", POLICY)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "env SETUPTOOLS_SCM_PRETEND_VERSION=9999.0 uv pip install pytest",
+        "sh -c 'uv pip install pytest'",
+    ],
+)
+def test_an_install_command_reaching_uv_through_a_launcher_builds(
+    tmp_path: Path, cache: Path, command: str
+) -> None:
+    """uv reached through a launcher word (``env VAR=1 uv ...``, ``sh -c``) must run in the sandbox.
+
+    Mining derives ``env SETUPTOOLS_SCM_PRETEND_VERSION=... uv pip install`` for projects
+    versioned from tags; the harness's uv is on PATH as a link, and only a program named first
+    had its runtime mounted, so every such candidate was rejected as ``environment_failed``
+    ("env: 'uv': No such file or directory") wherever uv is not installed under /usr.
+    """
+    recipe = EnvironmentRecipe(python="3.11", install=(command,))
+    env = build_environment(recipe, _project(tmp_path / "p", 2), cache, POLICY)
+    assert any(p.startswith("pytest==") for p in env.packages)

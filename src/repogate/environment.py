@@ -276,7 +276,12 @@ def _install_env(
 
 def _run_install(job: _Job, venv: Path) -> None:
     env = _install_env(venv, job.cache_dir, job.policy.env, job)
-    granted = job.policy.model_copy(update={"network": job.recipe.network, "env": env})
+    # uv is on PATH as a link to the harness's own (_install_env); its target is readable, so a
+    # command reaching it through a launcher (``env VAR=1 uv ...``, ``sh -c``) finds it too: the
+    # sandbox mounts the runtime of the program named first only
+    readable = (*job.policy.readable, Path(uv_bin()).resolve())
+    update = {"network": job.recipe.network, "env": env, "readable": readable}
+    granted = job.policy.model_copy(update=update)
     for command in job.recipe.install:
         result = sandbox.run(_words(command), job.workdir, granted)
         if not result.ok:
