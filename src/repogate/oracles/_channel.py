@@ -11,6 +11,9 @@ on an event, never on an interrupted ``Thread.join``: on Python 3.11 a join that
 marks the thread stopped while it still runs (CPython gh-90882), so a second join would return at
 once and the descriptor be closed under a thread still reading it (it then read whatever took that
 number next).
+
+The head wakes the reader through a pipe of its own when the command has ended, so collecting a
+report costs no poll interval (it cost half of ``_POLL_S`` per test run on average, ~50 ms).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class ReportChannel:
         self._ended = threading.Event()
         self._reader = -1
         self._writer = -1
+        self._wake = (-1, -1)
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> ReportChannel:
@@ -53,6 +57,7 @@ class ReportChannel:
         self._reader = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
         # Our own writer keeps the FIFO open, so "no writer yet" is never read as the end.
         self._writer = os.open(self.path, os.O_WRONLY)
+        self._wake = os.pipe()
         self._thread = threading.Thread(target=self._drain, name="report-channel", daemon=True)
         self._thread.start()
         return self
@@ -72,8 +77,8 @@ class ReportChannel:
     def _drain(self) -> None:
         try:
             while not self._stop.is_set():
-                ready, _, _ = select.select([self._reader], [], [], _POLL_S)
-                if ready and not self._take():
+                ready, _, _ = select.select([self._reader, self._wake[0]], [], [], _POLL_S)
+                if self._reader in ready and not self._take():
                     return
             while self._take():  # what was written before the stop
                 ready, _, _ = select.select([self._reader], [], [], 0)
@@ -81,6 +86,7 @@ class ReportChannel:
                     break
         finally:
             os.close(self._reader)
+            os.close(self._wake[0])
             self._ended.set()
 
     def _finish(self) -> None:
@@ -90,6 +96,8 @@ class ReportChannel:
             if self._reader >= 0:
                 os.close(self._reader)
         else:
+            if not self._ended.is_set():  # the reader's select returns now
+                os.write(self._wake[1], b"x")
             self._ended.wait()
             self._thread.join()
         self._reader = -1
@@ -109,4 +117,7 @@ class ReportChannel:
         if self._writer >= 0:
             os.close(self._writer)
             self._writer = -1
+        if self._wake[1] >= 0:
+            os.close(self._wake[1])
+            self._wake = (-1, -1)
         self.path.unlink(missing_ok=True)
