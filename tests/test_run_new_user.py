@@ -60,8 +60,9 @@ def test_agent_status_is_shown_beside_the_verdict(
 
 def test_ctrl_c_says_how_to_resume(parser: BuiltScenario, tmp_path: Path) -> None:
     """Ctrl-C prints one line on how to resume and exits 130; `show` calls the attempt left
-    unfinished interrupted, not running."""
-    argv = ["run", str(parser.contracts[0]), "--agent", "cmd:sleep 30", "--out", "run"]
+    unfinished interrupted, not running, and the one that never started not started."""
+    argv = ["run", str(parser.contracts[0]), "--agent", "cmd:sleep 30", "--agent", "null"]
+    argv += ["--out", "run"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "repogate.cli", *argv],
         cwd=tmp_path,
@@ -86,3 +87,5 @@ def test_ctrl_c_says_how_to_resume(parser: BuiltScenario, tmp_path: Path) -> Non
     )
     assert shown.returncode == 0, shown.stderr
     assert "interrupted" in shown.stdout and "running" not in shown.stdout
+    rows = [line for line in shown.stdout.splitlines() if line[:1].isdigit()]
+    assert len(rows) == 2 and " interrupted " in rows[0] and " not started " in rows[1], rows

@@ -32,6 +32,7 @@ def test_receipts_survive_a_killed_attempt_and_resume_redoes_it(tmp_path: Path) 
         done = store.begin_attempt("t", GOLD, 0)
         store.finish_attempt(done.attempt_id, _decision())  # type: ignore[arg-type]
         half = store.begin_attempt("t", NULL, 0)
+        store.start_attempt(half.attempt_id)  # as the run does when its worker starts it
         receipt = observe(
             "E",
             STATE.state_id,
@@ -52,7 +53,7 @@ def _resumed(reopened: Store, path: Path, half: str) -> None:
     again = reopened.begin_attempt("t", GOLD, 0)
     assert again.status == "done"  # finished work is kept, not redone
     redo = reopened.begin_attempt("t", NULL, 0)
-    assert redo.status == "running"
+    assert redo.status == "planned"  # begun anew, waiting for a worker
     assert reopened.receipts(redo.attempt_id) == []
     assert len(reopened.attempts()) == 2
 
@@ -117,7 +118,7 @@ def test_a_crashed_attempt_is_redone_from_scratch_on_resume(tmp_path: Path) -> N
         store.add_receipt(first.attempt_id, receipt, STATE)
         store.finish_attempt(first.attempt_id, None, crash=Crash(type="GitError", message="boom"))
         again = store.begin_attempt("t", GOLD, 0)
-        assert again.status == "running"
+        assert again.status == "planned"
         assert store.receipts(again.attempt_id) == []
 
 
@@ -128,7 +129,7 @@ def test_store_is_a_context_manager_that_releases_the_run_directory(tmp_path: Pa
         with pytest.raises(RunDirError, match="another repogate run"):
             Store.create(tmp_path)
     with Store.create(tmp_path) as again, Store.open(tmp_path) as reader:
-        assert [a.status for a in reader.attempts()] == ["running"]
+        assert [a.status for a in reader.attempts()] == ["planned"]
         assert again.being_written()
 
 

@@ -15,14 +15,27 @@ import typer
 from pydantic import ValidationError
 
 from repogate._files import first_problem, read_json_object
+from repogate._interrupted import (
+    CHECK_INTERRUPTED_MESSAGE,
+    INTERRUPTED_MESSAGE,
+    TASKS_INTERRUPTED_MESSAGE,
+    interrupted_message,
+)
 from repogate._version import __version__
 from repogate.contract import contract_schema
 from repogate.decision import Decision, Evidence, decide
 from repogate.errors import EvidenceError, ExitCode, RepogateError, UserInputError
-from repogate.report.terminal import attempts_table, decision_table, print_table
+from repogate.report.terminal import attempts_table, decision_table, print_table, shown_status
 from repogate.store import AttemptRecord, Store
 
-__all__ = ["ExitCode", "app", "main"]
+__all__ = [
+    "CHECK_INTERRUPTED_MESSAGE",
+    "INTERRUPTED_MESSAGE",
+    "TASKS_INTERRUPTED_MESSAGE",
+    "ExitCode",
+    "app",
+    "main",
+]
 
 app = typer.Typer(
     name="repogate",
@@ -42,7 +55,6 @@ def _register_tasks() -> None:
 _register_tasks()
 
 SCHEMAS = ("contract", "evidence", "decision", "reviews")
-INTERRUPTED_MESSAGE = "interrupted: finished attempts are kept; rerun the same command to resume"
 
 
 def _schema_of(name: str) -> dict[str, Any]:
@@ -213,8 +225,9 @@ def show_cmd(
 ) -> None:
     """Print a run's attempts (one line each), or one attempt's checks, receipts and evidence.
 
-    Each finished attempt's evidence is checked. An unfinished attempt shows as ``running`` while
-    a run holds the folder's lock, else as ``interrupted``. An attempt whose evidence changed since
+    Each finished attempt's evidence is checked. An attempt begun and not started yet shows as
+    ``not started``; one started and unfinished as ``running`` while a run holds the folder's
+    lock, else as ``interrupted``. An attempt whose evidence changed since
     it was stored (a receipt, ``decision.json`` or its store row) shows no verdict, is named on
     standard error, and the command exits 3.
     """
@@ -280,7 +293,7 @@ def _show_one(run_dir: Path, record: AttemptRecord, agent_status: str, receipts:
     typer.echo(
         f"attempt {record.attempt_id}: {record.agent} on {record.contract_id}, epoch {record.epoch}"
     )
-    typer.echo(f"agent status: {agent_status}; attempt status: {record.status}")
+    typer.echo(f"agent status: {agent_status}; attempt status: {shown_status(record.status)}")
     if record.crash:
         typer.echo(f"crash: {record.crash}")
     if record.decision is not None:
@@ -316,7 +329,8 @@ def _usage_line(exc: typer.TyperException) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (an :class:`ExitCode` value).
 
-    Ctrl-C prints one line on how to resume and gives :attr:`ExitCode.INTERRUPTED`, however
+    Ctrl-C prints one line on what is kept and how to resume (by command:
+    :func:`repogate._interrupted.interrupted_message`) and gives :attr:`ExitCode.INTERRUPTED`, however
     typer reports it: as ``KeyboardInterrupt``, as ``typer.Abort`` (click), or, as typer 0.29
     does, by returning 130 itself.
     """
@@ -336,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         typer.echo(f"error: {_usage_line(exc)}", err=True)
         return ExitCode.USAGE
     if result == ExitCode.INTERRUPTED:  # no command of ours returns it: only Ctrl-C does
-        typer.echo(INTERRUPTED_MESSAGE, err=True)
+        typer.echo(interrupted_message(sys.argv[1:] if argv is None else argv), err=True)
     return int(result) if isinstance(result, int) else ExitCode.OK
 
 

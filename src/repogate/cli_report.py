@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from repogate._folders import file_in_the_way
 from repogate.errors import ExitCode, UserInputError
 from repogate.report.aggregate import build_report
 from repogate.report.json import to_json
@@ -43,8 +44,8 @@ def execute(
             "--agent chooses the agent of --format swebench",
             "add --format swebench, or drop --agent (the report covers every agent)",
         )
-    if html is not None and html.is_dir():
-        raise UserInputError(f"--html {html} is a folder", "give a file name, e.g. report.html")
+    if html is not None:
+        _check_html(html)
     runs = load_runs(run_dirs)
     for run in runs:
         for copy in run.copies:
@@ -72,3 +73,19 @@ def execute(
     elif html is None:
         print_report(report)
     return ExitCode.OK
+
+
+def _check_html(html: Path) -> None:
+    """Refuse an ``--html`` path that is a folder or lies below a file, before anything is read.
+
+    Raises:
+        UserInputError: naming the folder, or the file in the way.
+    """
+    if html.is_dir():
+        raise UserInputError(f"--html {html} is a folder", "give a file name, e.g. report.html")
+    in_the_way = file_in_the_way(html.parent)
+    if in_the_way is not None:
+        raise UserInputError(
+            f"--html {html} is below the file {in_the_way}",
+            "give a file name in a folder (missing folders are created), e.g. report.html",
+        )

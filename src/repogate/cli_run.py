@@ -15,6 +15,7 @@ from typing import NamedTuple
 from rich.console import Console
 
 from repogate._files import storage_problem
+from repogate._folders import not_a_folder
 from repogate._storeschema import DB_NAME
 from repogate.agent_spec import AgentSpec, GoldSpec, NullSpec, ScriptSpec, parse_agent_spec
 from repogate.contract import load_contract
@@ -155,15 +156,14 @@ def check_out_folder(out: Path) -> None:
     Raises:
         RunDirError: naming the file.
     """
-    for path in (out, *out.parents):
-        if path.exists() or path.is_symlink():
-            if path.is_dir():
-                _check_writable(out, path)
-                if path == out:
-                    _check_is_a_run(out)
-                return
-            where = "is a file" if path == out else f"is below the file {path}"
-            raise RunDirError(f"--out {out} {where}", "give a folder")
+    where = not_a_folder(out)
+    if where is not None:
+        raise RunDirError(f"--out {out} {where}", "give a folder")
+    folder = next((p for p in (out, *out.parents) if p.is_dir()), None)
+    if folder is not None:
+        _check_writable(out, folder)
+        if folder == out:
+            _check_is_a_run(out)
 
 
 _SQLITE_HEADER = b"SQLite format 3\x00"

@@ -9,14 +9,16 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from repogate import git
-from repogate.contract import load_contract
+from repogate._folders import remove_if_empty
+from repogate.contract import TransitionContract, load_contract
 from repogate.errors import ExitCode, GitError, UserInputError
 from repogate.runner import default_cache
+from repogate.tasks.ingest import IngestOptions
 
 app = typer.Typer(
     name="tasks",
@@ -76,6 +78,13 @@ def import_cmd(
     loaded = swebench.read_instances(instances)
     mapping = load_env_map(env_map)
     wanted = {i.strip() for i in ids.split(",") if i.strip()} if ids else None
+    unknown = sorted((wanted or set()) - {i.instance_id for i in loaded})
+    if unknown:
+        raise UserInputError(
+            f"--ids names {len(unknown)} instance{'s' if len(unknown) > 1 else ''} that "
+            f"{'are' if len(unknown) > 1 else 'is'} not in {instances} ({', '.join(unknown)})",
+            "give ids of its instances (their instance_id)",
+        )
     rule = f"instances of {instances.name}" + (f" with ids {sorted(wanted)}" if wanted else "")
     rule += f", test timeout {test_timeout:g} s" if test_timeout else ""
     taskset = TaskSet.create(
@@ -127,6 +136,12 @@ def mine_cmd(
             f"--range {span!r} names a revision that is not in {repo}",
             "give two revisions of that repository (SHAs, tags or branches), e.g. v1.0..main",
         ) from None
+    if not chosen:  # an empty task set would be refused by `run` and `tasks check` alike
+        raise UserInputError(
+            f"--range {span!r} of {repo} holds no first-parent commit changing code and tests"
+            + (f" touching {list(globs)}" if globs else ""),
+            "give a wider --range (or other --paths)",
+        )
     rule = (
         f"first-parent commits of {span} changing code and tests"
         + (f", touching {list(globs)}" if globs else "")
@@ -149,44 +164,48 @@ def check_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
 ) -> None:
     """Validate contracts (declared ids confirmed by running); exit 0 when all are sound, 1 if not."""
-    from repogate.tasks.ingest import IngestOptions, gold_after
     from repogate.tasks.taskset import contract_files
-    from repogate.tasks.validate import CheckConfig, Rejected, check_states
 
     # every contract is read before anything runs
     loaded = [load_contract(p) for p, _ in contract_files(contracts)]
     cache = default_cache().resolve()
     options = IngestOptions(repo_cache=repo_cache, repeats=repeats)
-    results = []
-    for contract in loaded:
-        source = git.resolve_source(contract.repo, contract.base_dir, repo_cache)
-        work = cache / "check-work" / contract.id
-        cfg = CheckConfig.in_cache(cache, work, repeats)
-        try:
-            checked = check_states(contract, source, cfg)
-            assert contract.source_file is not None
-            run_dir = cache / "check-runs" / contract.id
-            checked = gold_after(contract.source_file, source, checked, run_dir, options)
-            if checked.gold != "accepted":
-                raise Rejected("reference_not_accepted", checked.gold, checked)
-            row = {"id": contract.id, "valid": True, "validation": checked.model_dump(mode="json")}
-        except Rejected as rejected:
-            row = {
-                "id": contract.id,
-                "valid": False,
-                "reason": rejected.reason,
-                "detail": rejected.detail,
-            }
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.rmtree(cache / "check-runs" / contract.id, ignore_errors=True)
-        results.append(row)
-        if not as_json:
-            typer.echo(
-                f"{contract.id}: "
-                + ("valid" if row["valid"] else f"{row['reason']}: {row['detail']}")
-            )
+    try:
+        results = [_check_one(contract, cache, options, as_json) for contract in loaded]
+    finally:  # each contract removes its own folders in them
+        remove_if_empty(cache / "check-work", cache / "check-runs")
     if as_json:
         typer.echo(json.dumps(results, indent=2))
     valid = all(r["valid"] for r in results)
     raise typer.Exit(ExitCode.OK if valid else ExitCode.NOT_ACCEPTED)
+
+
+def _check_one(
+    contract: TransitionContract, cache: Path, options: IngestOptions, as_json: bool
+) -> dict[str, Any]:
+    """Check one contract's states and gold attempt; print its line (unless JSON); return its row."""
+    from repogate.tasks.ingest import gold_after
+    from repogate.tasks.validate import CheckConfig, Rejected, check_states
+
+    source = git.resolve_source(contract.repo, contract.base_dir, options.repo_cache)
+    work = cache / "check-work" / contract.id
+    run_dir = cache / "check-runs" / contract.id
+    row: dict[str, Any]
+    try:
+        checked = check_states(contract, source, CheckConfig.in_cache(cache, work, options.repeats))
+        assert contract.source_file is not None
+        checked = gold_after(contract.source_file, source, checked, run_dir, options)
+        if checked.gold != "accepted":
+            raise Rejected("reference_not_accepted", checked.gold, checked)
+        row = {"id": contract.id, "valid": True, "validation": checked.model_dump(mode="json")}
+    except Rejected as rejected:
+        row = {"id": contract.id, "valid": False, "reason": rejected.reason}
+        row["detail"] = rejected.detail
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(run_dir, ignore_errors=True)
+    if not as_json:
+        typer.echo(
+            f"{contract.id}: " + ("valid" if row["valid"] else f"{row['reason']}: {row['detail']}")
+        )
+    return row

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repogate import clock, git, sandbox
+from repogate._folders import remove_if_empty
 from repogate._rundir import RunInputs
 from repogate.agent_spec import AgentSpec, fingerprint
 from repogate.agents import make_agent
@@ -217,6 +218,7 @@ def run(
 
         def record(event: AttemptEvent) -> None:
             if isinstance(event, Started):
+                store.start_attempt(event.attempt_id)
                 if progress:
                     progress(labels[event.attempt_id], None)
             elif isinstance(event, ReceiptMade):
@@ -226,8 +228,11 @@ def run(
                 if progress:
                     progress(labels[event.attempt_id], store.get(event.attempt_id))
 
-        with sandbox.allowing_weak_isolation(options.weak_isolation):
-            executor.run(jobs, record)
+        try:
+            with sandbox.allowing_weak_isolation(options.weak_isolation):
+                executor.run(jobs, record)
+        finally:
+            remove_if_empty(options.out / "work")  # each attempt removes its own scratch folder
         return store.attempts()
 
 

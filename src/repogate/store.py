@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from repogate import clock
 from repogate._chain import DECISION_FILE, StoredReceipt, attempt_problems, refuse_changed
 from repogate._files import first_problem, read_json_object
+from repogate._folders import not_a_folder
 from repogate._locks import write_atomic
 from repogate._rundir import RunInputs, hold, is_held
 from repogate._storeschema import (
@@ -60,7 +61,10 @@ from repogate.manifest import RunManifest
 from repogate.receipt import Artifact, Crash, Receipt
 from repogate.state import CandidateState
 
-AttemptStatus = Literal["running", "done", "crashed"]
+AttemptStatus = Literal["planned", "running", "done", "crashed"]
+"""``planned`` begun in the store, waiting its turn; ``running`` a worker started it; ``done``
+decided; ``crashed`` the evaluator failed on it. Planned and running are unfinished."""
+UNFINISHED: tuple[AttemptStatus, ...] = ("planned", "running")
 
 
 class AttemptRecord(BaseModel):
@@ -77,6 +81,11 @@ class AttemptRecord(BaseModel):
     finished_at: str | None = None
     decision: Decision | None = None
     crash: Crash | None = None
+
+    @property
+    def finished(self) -> bool:
+        """True once the attempt is decided or crashed (not planned, not running)."""
+        return self.status not in UNFINISHED
 
 
 def attempt_id_for(contract_id: str, agent: AgentSpec, epoch: int) -> str:
@@ -159,8 +168,9 @@ class Store:
         """
         db = run_dir / DB_NAME
         if not run_dir.is_dir():
+            why = not_a_folder(run_dir) or "does not exist"
             raise RunDirError(
-                f"run directory {run_dir} does not exist", "give the --out folder of a repogate run"
+                f"run directory {run_dir} {why}", "give the --out folder of a repogate run"
             )
         if not db.is_file():
             raise RunDirError(
@@ -259,11 +269,12 @@ class Store:
         return self.run_dir / "attempts" / attempt_id
 
     def begin_attempt(self, contract_id: str, agent: AgentSpec, epoch: int) -> AttemptRecord:
-        """Start an attempt, or return the finished record when it is already done (resume).
+        """Plan an attempt (``planned``), or return the finished record when it is done (resume).
 
-        An attempt left ``running`` by a killed process, or ``crashed`` (the evaluator's fault), is
+        An attempt left unfinished by a killed process, or ``crashed`` (the evaluator's fault), is
         discarded with its evidence and begun anew, so a resumed run neither loses nor duplicates
-        attempts nor mixes the receipts of two tries.
+        attempts nor mixes the receipts of two tries. :meth:`start_attempt` marks it ``running``
+        when a worker starts it.
         """
         attempt_id = attempt_id_for(contract_id, agent, epoch)
         existing = self.get(attempt_id)
@@ -275,7 +286,7 @@ class Store:
             tx.execute("DELETE FROM attempts WHERE attempt_id=?", (attempt_id,))
             tx.execute(
                 "INSERT INTO attempts (attempt_id, contract_id, agent, epoch, status, started_at)"
-                " VALUES (?, ?, ?, ?, 'running', ?)",
+                " VALUES (?, ?, ?, ?, 'planned', ?)",
                 (attempt_id, contract_id, agent.text, epoch, clock.now().isoformat()),
             )
         if folder.exists():
@@ -284,6 +295,15 @@ class Store:
         record = self.get(attempt_id)
         assert record is not None
         return record
+
+    def start_attempt(self, attempt_id: str) -> None:
+        """Mark a planned attempt ``running`` (a worker started it), at the time it started."""
+        with self._tx() as tx:
+            tx.execute(
+                "UPDATE attempts SET status='running', started_at=? WHERE attempt_id=?"
+                " AND status='planned'",
+                (clock.now().isoformat(), attempt_id),
+            )
 
     def add_receipt(self, attempt_id: str, receipt: Receipt, state: CandidateState) -> Path:
         """Write ``receipt`` as an in-toto statement file and index it; return the file's path."""

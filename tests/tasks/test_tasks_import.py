@@ -281,6 +281,25 @@ def test_instance_file_errors_name_the_line(
     assert not (tmp_path / "o").exists()  # nothing is written for a bad file
 
 
+def test_ids_naming_no_instance_of_the_file_are_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--ids`` that match nothing wrote an empty task set (exit 0), which ``run`` and ``tasks
+    check`` then refused; an id the file does not hold is a typo the user must hear of."""
+    listing = tmp_path / "one.jsonl"
+    listing.write_text(
+        '{"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "",'
+        ' "test_patch": "", "FAIL_TO_PASS": [], "PASS_TO_PASS": []}\n'
+    )
+    out = tmp_path / "o"
+    assert main(["tasks", "import", str(listing), "--ids", "a,b,c", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --ids names 2 instances that are not in {listing} (b, c); give ids of its"
+        " instances (their instance_id)\n"
+    )
+    assert not out.exists()
+
+
 def test_ids_arrive_as_lists_json_strings_and_python_literals(tmp_path: Path) -> None:
     row = {"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "p", "test_patch": "t"}
     path = _write_jsonl(

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from _tasks_repo import ENV_MAP, build_history
-from repogate.cli import INTERRUPTED_MESSAGE
+from repogate.cli import CHECK_INTERRUPTED_MESSAGE, TASKS_INTERRUPTED_MESSAGE
 from repogate.errors import ExitCode
 from repogate.tasks.taskset import TaskSet
 
@@ -29,7 +29,9 @@ pytestmark = pytest.mark.slow
 CLI = [sys.executable, "-m", "repogate.cli"]
 
 
-def _interrupt_when(cmd: list[str], folder: Path, pattern: str) -> str:
+def _interrupt_when(
+    cmd: list[str], folder: Path, pattern: str, said: str = TASKS_INTERRUPTED_MESSAGE
+) -> str:
     """Start ``cmd``; once ``folder`` holds a match of ``pattern``, Ctrl-C it; return stderr."""
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
@@ -43,7 +45,7 @@ def _interrupt_when(cmd: list[str], folder: Path, pattern: str) -> str:
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == ExitCode.INTERRUPTED, err
-    assert err.strip().splitlines() == [INTERRUPTED_MESSAGE], err  # one line, no traceback
+    assert err.strip().splitlines() == [said], err  # one line, no traceback
     return err
 
 
@@ -82,5 +84,43 @@ def test_ctrl_c_while_candidates_validate_records_nothing_for_them(
     assert not (out / "contracts" / div).exists()
 
     check = [*CLI, "tasks", "check", str(out)]
-    _interrupt_when(check, cache / "check-runs", f"{sub}/attempts/*/receipts/*")
+    _interrupt_when(
+        check, cache / "check-runs", f"{sub}/attempts/*/receipts/*", CHECK_INTERRUPTED_MESSAGE
+    )
     assert not (cache / "check-runs" / sub).exists() and not (cache / "check-work" / sub).exists()
+
+
+def test_ctrl_c_while_tasks_import_starts_or_reads_its_instances_is_one_line(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C before any candidate is validated (the command's own start-up, reading the
+    instances) printed a traceback. The instance file is a FIFO no one writes, so the command
+    waits in its reading phase; the early signals land while it starts. A signal before Python
+    set its own handler kills it silently (nothing of repogate ran); any later one must give one
+    line and exit 130, with nothing written."""
+    fifo = tmp_path / "instances.jsonl"
+    os.mkfifo(fifo)
+    script = Path(sys.executable).with_name("repogate")  # the console script a user runs
+    out = tmp_path / "set"
+    outcomes = []
+    for delay in (0.02, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 2.0):
+        proc = subprocess.Popen(
+            [str(script), "tasks", "import", str(fifo), "--out", str(out)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        if proc.returncode == -signal.SIGINT:
+            assert err == "", err
+        else:
+            assert (proc.returncode, err) == (
+                ExitCode.INTERRUPTED,
+                TASKS_INTERRUPTED_MESSAGE + "\n",
+            )
+        outcomes.append(proc.returncode)
+    assert outcomes[-1] == ExitCode.INTERRUPTED  # the reading phase itself was reached
+    assert not out.exists()

@@ -124,6 +124,20 @@ def test_each_rejection_keeps_its_reason(mined: tuple[Path, Path, dict[str, str]
     assert not (out / "contracts" / div.id).exists()  # a rejected candidate leaves no contract
 
 
+def test_no_empty_work_folder_is_left_behind(mined: tuple[Path, Path, dict[str, str]]) -> None:
+    """Each candidate's scratch folder was removed and ``work/`` left empty in the task set (and
+    in each gold attempt's run folder under ``validation/``)."""
+    _repo, out, _commits = mined
+    assert sorted(p.name for p in out.iterdir()) == [
+        "contracts",
+        "rejected.jsonl",
+        "tasks.jsonl",
+        "taskset.json",
+        "validation",
+    ]
+    assert [p for p in out.glob("validation/*/work")] == []
+
+
 def test_rerun_resumes_without_validating_again(
     mined: tuple[Path, Path, dict[str, str]],
     cache: Path,
@@ -170,6 +184,7 @@ def test_run_on_the_task_set_accepts_gold_and_rejects_null(
     assert code == 0
     verdicts = {(r["agent"], r["accepted"]) for r in rows}
     assert verdicts == {("gold", True), ("null", False)}
+    assert sorted(p.name for p in (tmp_path / "run").iterdir() if p.is_dir()) == ["attempts"]
 
 
 def test_check_confirms_a_mined_contract(
@@ -183,6 +198,7 @@ def test_check_confirms_a_mined_contract(
     assert main(["tasks", "check", str(out), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["valid"] for r in rows] == [True]
+    assert not (cache / "check-work").exists() and not (cache / "check-runs").exists()
     assert rows[0]["validation"]["fail_to_pass"] == ["tests/test_calc.py::test_sub"]
 
 

@@ -8,6 +8,7 @@ input that stands for no task is bad input: one line, exit 2, nothing written.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -71,3 +72,75 @@ def test_refused_from_the_real_command(tmp_path: Path) -> None:
     assert done.returncode == ExitCode.USAGE, done.stderr
     assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
     assert done.stdout == "" and not out.exists()
+
+
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_a_shipped_manifest_without_its_contracts_says_how_to_rebuild_them(
+    tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """``examples/tasks/*`` hold ``tasks.jsonl`` and no contracts: the message was "contract
+    .../contract.toml cannot be read (No such file or directory); give the path of a .toml
+    contract", though the user named a folder and the contracts are made by a command."""
+    shipped = root / "examples" / "tasks" / "imported-acr-sg"
+    taskset = tmp_path / "acr-sg"
+    shutil.copytree(shipped, taskset)
+    out = tmp_path / "run"
+    argv = ["run", str(taskset), "--out", str(out)] if command == "run" else ["tasks", "check"]
+    argv += [str(taskset)] if command == "check" else []
+    assert main(argv) == ExitCode.USAGE
+    first = taskset / "contracts" / "pallets__flask-4045" / "contract.toml"
+    assert capsys.readouterr().err == (
+        f"error: {taskset} lists 2 validated tasks whose contracts are not in it ({first}, ...):"
+        " a task-set manifest without its contracts; make them with the `repogate tasks import`"
+        f" command that made it (its selection is in {taskset / 'taskset.json'}) and a new --out,"
+        " then give that folder\n"
+    )
+    assert not out.exists()
+
+
+def test_a_task_set_whose_selection_chose_no_candidate_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A task set made before mining refused an empty selection: rerunning it "to resume" (what
+    the message said) can never help; the message names its selection and what to change."""
+    taskset = TaskSet.create(
+        tmp_path / "set",
+        Selection(
+            source="mined",
+            origin="repo",
+            rule="first-parent commits of v1..v2 changing code and tests: 0 candidates",
+            repeats=1,
+        ),
+    )
+    assert main(["tasks", "check", str(taskset.root)]) == ExitCode.USAGE
+    assert capsys.readouterr().err == (
+        f"error: {taskset.root} holds no validated task: no candidate finished (its selection:"
+        " first-parent commits of v1..v2 changing code and tests: 0 candidates); if the"
+        " `repogate tasks mine` command that made it was stopped, rerun it to resume; if its"
+        " selection chose no candidate, mine another selection into a new --out\n"
+    )
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+def test_mining_a_range_without_a_candidate_is_refused_before_writing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It wrote an empty task set and exited 0; ``run``/``check`` on it then failed."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    for n in range(2):
+        (repo / "README").write_text(f"{n}\n")
+        _git(repo, "add", ".")
+        _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", f"c{n}")
+    out = tmp_path / "set"
+    argv = ["tasks", "mine", str(repo), "--range", "main~1..main", "--out", str(out)]
+    assert main(argv) == ExitCode.USAGE
+    assert capsys.readouterr().err == (
+        f"error: --range 'main~1..main' of {repo} holds no first-parent commit changing code"
+        " and tests; give a wider --range (or other --paths)\n"
+    )
+    assert not out.exists()

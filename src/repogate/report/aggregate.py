@@ -34,6 +34,7 @@ from repogate.report.model import (
     Stage,
 )
 from repogate.report.stats import acceptance, median, pass_at_k, pass_hat_k, wilson
+from repogate.store import UNFINISHED
 
 
 def _by_agent(facts: Iterable[Fact]) -> dict[str, list[Fact]]:
@@ -195,7 +196,7 @@ def run_brief(run: Run) -> RunBrief:
         f"tokens {'/'.join(map(str, tokens)) or 'unlimited'}"
     )
     granted = sum(c.agent_network for c in contracts)
-    running = sum(a.status == "running" for a in run.attempts)
+    running = sum(a.status in UNFINISHED for a in run.attempts)
     status = "complete"
     if not run.complete:
         status = "partial (in progress)" if run.writing else "partial (interrupted)"

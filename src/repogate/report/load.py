@@ -17,7 +17,7 @@ from repogate.decision import Decision
 from repogate.errors import ChangedEvidenceError, RunDirError, UserInputError
 from repogate.manifest import RunManifest
 from repogate.receipt import Crash
-from repogate.store import AttemptRecord, Store
+from repogate.store import UNFINISHED, AttemptRecord, Store
 
 UNSET = "(unset)"
 
@@ -30,7 +30,7 @@ class Attempt:
         run: the run directory it was read from.
         attempt_id: its id in that run's store; ``evidence`` its folder relative to ``run``.
         contract: the contract (task) id; ``agent`` the agent's short name; ``spec`` its full spec.
-        status: ``done``, ``crashed`` or ``running``.
+        status: ``done``, ``crashed``, ``running`` or ``planned`` (not started yet).
         decision: the decision, when one was made.
         crash: what the attempt raised, for a crashed attempt.
         cohort: the contract's cohort tags.
@@ -80,7 +80,7 @@ class Run:
     @property
     def done(self) -> int:
         """Finished attempts: decided or crashed."""
-        return sum(a.status != "running" for a in self.attempts)
+        return sum(a.status not in UNFINISHED for a in self.attempts)
 
     @property
     def complete(self) -> bool:

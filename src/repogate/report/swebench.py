@@ -21,6 +21,7 @@ from typing import Any
 from repogate.errors import UserInputError
 from repogate.report.classify import resolved
 from repogate.report.load import Attempt, Run
+from repogate.store import UNFINISHED
 
 SCHEMA_VERSION = 2
 
@@ -61,7 +62,7 @@ def swebench_report(runs: list[Run], agent: str | None) -> dict[str, Any]:
     }
     for instance in instances:
         attempt = mine.get(instance)
-        if attempt is None or attempt.status == "running":
+        if attempt is None or attempt.status in UNFINISHED:
             ids["incomplete"].add(instance)
         elif _empty(attempt):
             ids["empty_patch"].add(instance)

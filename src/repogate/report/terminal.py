@@ -68,7 +68,8 @@ def attempts_table(
         agent_status: the agent's own status by attempt id (``done``, ``stopped``, ``crashed``);
             any other than ``done`` leads the why column, e.g. ``(agent stopped)``.
         interrupted: show an attempt still marked ``running`` as ``interrupted``: for a run read
-            back when no process holds the run directory (``repogate show``).
+            back when no process holds the run directory (``repogate show``). A ``planned``
+            attempt (begun in the store, not started) shows as ``not started`` either way.
         changed: what changed in an attempt's evidence since it was stored, by attempt id; such
             an attempt shows ``evidence changed`` and no verdict (neither copy is trusted).
     """
@@ -101,7 +102,7 @@ def attempts_table(
                 "",
             )
         elif decision is None:
-            status = "interrupted" if interrupted and record.status == "running" else record.status
+            status = shown_status(record.status, interrupted=interrupted)
             verdict = "[yellow]crashed" if status == "crashed" else f"[dim]{status}"
             row = (verdict, agent_note + escape(str(record.crash or "")), "", "")
         else:
@@ -120,6 +121,17 @@ def attempts_table(
             *row,
         )
     return table
+
+
+def shown_status(status: str, *, interrupted: bool = False) -> str:
+    """How ``show`` words an attempt's store status.
+
+    ``planned`` (begun in the store, waiting its turn) is ``not started``; ``running`` is
+    ``interrupted`` when ``interrupted`` is set (no run holds the folder).
+    """
+    if status == "planned":
+        return "not started"
+    return "interrupted" if interrupted and status == "running" else status
 
 
 def _why(decision: Decision) -> str:

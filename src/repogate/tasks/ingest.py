@@ -28,6 +28,7 @@ from typing import Any
 import tomli_w
 
 from repogate import clock, git
+from repogate._folders import remove_if_empty
 from repogate.agent_spec import GoldSpec
 from repogate.contract import Sentinel, TransitionContract, load_contract
 from repogate.errors import ContractError, UserInputError
@@ -250,6 +251,22 @@ def ingest(
     """
     done = taskset.finished()
     counts = [0, 0]
+    try:
+        _ingest_each(candidates, taskset, options, report, done, counts)
+    finally:
+        remove_if_empty(taskset.root / "work")  # each candidate removes its own scratch folder
+    return counts[0], counts[1]
+
+
+def _ingest_each(
+    candidates: Iterable[Candidate | RejectedEntry],
+    taskset: TaskSet,
+    options: IngestOptions,
+    report: Report | None,
+    done: set[str],
+    counts: list[int],
+) -> None:
+    """:func:`ingest`'s loop: validate and record each unfinished candidate, counting them."""
     for item in candidates:
         if item.id in done:
             continue
@@ -271,4 +288,3 @@ def ingest(
             counts[1] += 1
         if report:
             report(item.id, "validated" if isinstance(entry, TaskEntry) else entry.reason)
-    return counts[0], counts[1]

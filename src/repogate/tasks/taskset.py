@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from repogate._folders import not_a_folder
 from repogate._model import FrozenModel
 from repogate.errors import ContractError, UserInputError
 from repogate.tasks.validate import RejectionReason, Validation
@@ -122,10 +123,11 @@ class TaskSet:
         """Open ``root`` for a new or resumed task set with ``selection``.
 
         Raises:
-            UserInputError: ``root`` is a file, or holds a task set made with another selection.
+            UserInputError: ``root`` is a file or lies below one, or holds a task set made with another selection.
         """
-        if root.exists() and not root.is_dir():
-            raise UserInputError(f"--out {root} is a file", "give a folder")
+        where = not_a_folder(root)
+        if where is not None:
+            raise UserInputError(f"--out {root} {where}", "give a folder")
         root.mkdir(parents=True, exist_ok=True)
         path = root / SELECTION_FILE
         if path.is_file():
@@ -226,8 +228,9 @@ def contract_files(paths: Iterable[Path]) -> list[tuple[Path, str]]:
     A task-set folder (one holding ``tasks.jsonl``) stands for each of its validated contracts.
 
     Raises:
-        ContractError: a folder that is not a task set, or a task set that holds no validated
-            task (every candidate rejected, or none finished): named, with what to give instead.
+        ContractError: a folder that is not a task set, a task set that holds no validated
+            task (every candidate rejected, or none finished), or one whose validated tasks'
+            contracts are not in it (a shipped manifest): named, with what to give instead.
     """
     files: list[tuple[Path, str]] = []
     for path in paths:
@@ -235,6 +238,9 @@ def contract_files(paths: Iterable[Path]) -> list[tuple[Path, str]]:
             found = [(p, str(p)) for p, _ in iter_sources(path)]
             if not found:
                 raise _no_task(TaskSet(path))
+            absent = [p for p, _ in found if not p.exists()]
+            if absent:
+                raise _no_contracts(TaskSet(path), absent)
             files += found
         elif path.is_dir():
             raise ContractError(
@@ -247,20 +253,51 @@ def contract_files(paths: Iterable[Path]) -> list[tuple[Path, str]]:
     return files
 
 
+_MADE_BY = {"mined": "repogate tasks mine", "swebench-import": "repogate tasks import"}
+
+
+def _made_by(taskset: TaskSet) -> str:
+    """The command that made ``taskset``, from its selection (either, when it has none)."""
+    selection = taskset.selection()
+    made = _MADE_BY.get(selection.source) if selection is not None else None
+    return f"`{made}`" if made else "`repogate tasks import` or `repogate tasks mine`"
+
+
 def _no_task(taskset: TaskSet) -> ContractError:
     """The error for a task set that stands for no task: what it holds, and where to look."""
     tally = taskset.tally()
     rejected = sum(tally.values()) - tally["validated"]
     if not rejected:
+        selection = taskset.selection()
+        rule = f" (its selection: {selection.rule})" if selection is not None else ""
+        verb = "mine" if selection is not None and selection.source == "mined" else "import"
         return ContractError(
-            f"{taskset.root} holds no validated task (no candidate finished)",
-            "rerun the `repogate tasks import` or `repogate tasks mine` command that made it "
-            "to resume it, or give another task set",
+            f"{taskset.root} holds no validated task: no candidate finished{rule}",
+            f"if the {_made_by(taskset)} command that made it was stopped, rerun it to resume; "
+            f"if its selection chose no candidate, {verb} another selection into a new --out",
         )
     reasons = ", ".join(f"{k} {v}" for k, v in sorted(tally.items()) if k != "validated")
     return ContractError(
         f"{taskset.root} holds no validated task ({rejected} rejected: {reasons})",
         f"see {taskset.root / REJECTED_FILE} for why, and give a task set with validated tasks",
+    )
+
+
+def _no_contracts(taskset: TaskSet, absent: list[Path]) -> ContractError:
+    """The error for a task set listing validated tasks whose contract files are not in it.
+
+    ``examples/tasks/*`` are such manifests: ``tasks.jsonl`` without the contracts, which the
+    command that made the task set writes (resuming the same folder would skip them, finished).
+    """
+    more = ", ..." if len(absent) > 1 else ""
+    many = (
+        f"{len(absent)} validated tasks whose contracts are" if more else "a task whose contract is"
+    )
+    return ContractError(
+        f"{taskset.root} lists {many} not in it ({absent[0]}{more}): a task-set manifest "
+        "without its contracts",
+        f"make them with the {_made_by(taskset)} command that made it (its selection is in "
+        f"{taskset.root / SELECTION_FILE}) and a new --out, then give that folder",
     )
 
 

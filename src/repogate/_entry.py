@@ -1,0 +1,30 @@
+"""The ``repogate`` console script: Ctrl-C while repogate itself loads is one line, exit 130.
+
+:func:`repogate.cli.main` turns Ctrl-C into one line once it runs; loading the command line's
+modules takes a good part of a second before that, during which Ctrl-C raised a traceback.
+The package's ``__init__`` loads its public names lazily, so only this module and
+:mod:`repogate._interrupted` are loaded before the guard is up.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from repogate._interrupted import interrupted_message
+
+INTERRUPTED = 130
+""":attr:`repogate.errors.ExitCode.INTERRUPTED`, named here without loading the package."""
+
+
+def main() -> int:
+    """Load the command line and run it; Ctrl-C while it loads prints one line and gives 130."""
+    try:
+        from repogate.cli import main as cli_main
+    except KeyboardInterrupt:
+        sys.stderr.write(interrupted_message(sys.argv[1:]) + "\n")
+        return INTERRUPTED
+    return cli_main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
