@@ -21,7 +21,7 @@ from repogate import git
 from repogate._editable import detach
 from repogate.contract import Lockfile
 from repogate.errors import EnvironmentBuildError
-from repogate.gates import verification
+from repogate.gates import graded_trees
 from repogate.gates.dependency import check_dependency_policy
 from repogate.patches import touched_paths
 from repogate.sandbox import SandboxPolicy
@@ -133,7 +133,7 @@ def test_hidden_tests_are_written_into_the_candidate_tree_not_through_its_links(
     (repo / "tests").symlink_to(outside)
     candidate = commit(repo, {}, "candidate: tests is a link")
     dest = tmp_path / "tree"
-    verification.graded_tree(repo, base, candidate, hidden, touched_paths(hidden), dest)
+    graded_trees.graded_tree(repo, base, candidate, hidden, touched_paths(hidden), dest)
     assert (outside / "test_hidden.py").read_text() == "the user's file"
     assert not (dest / "tests").is_symlink()
     assert (dest / "tests" / "test_hidden.py").read_text().startswith("def test_hidden")

@@ -11,7 +11,7 @@ the narrowing is recorded in this receipt and shown in the check's detail.
 A selected test that does not pass on the candidate is run twice more; one pass in those reruns
 marks it flaky, excluded from the verdict with a record. A failure that reproduces fails
 ``regression_tests_passed``. Every run is on a fresh tree of the candidate, never one that earlier
-test code wrote (:func:`repogate.gates.verification.fresh_tree`), so a failure kept away by a file
+test code wrote (:func:`repogate.gates.graded_trees.fresh_tree`), so a failure kept away by a file
 an earlier run left in the checkout is not called flaky.
 """
 

@@ -1,39 +1,35 @@
-"""Gate V, verification: the graded tests and the contract's extra oracle commands.
+"""Gate V, verification: running and grading the graded tests of one state.
 
-Tests run on a harness-made tree: the candidate (or the merged tree) with every file the hidden
-tests touch reset to the base and the hidden test patch applied, so no edit of the agent's to
-those files survives into grading. Results come only from the JUnit report the harness reads
-from a folder outside that tree. FAIL_TO_PASS and PASS_TO_PASS are graded as SWE-bench grades
-them (:mod:`repogate.oracles.grading`). A failing PASS_TO_PASS test is run again on the candidate
-and at the base before it is charged (:mod:`repogate.oracles.reruns`); a test whose outcome flips
-between runs of one state, at the base or on the candidate, is flaky: excluded from the verdict,
-with a record in the receipt and in the check's detail.
+Tests run on a harness-made tree (:mod:`repogate.gates.graded_trees`): the candidate (or the merged
+tree) with every file the hidden tests touch reset to the base and the hidden test patch applied, so
+no edit of the agent's to those files survives into grading. Results come only from the JUnit report
+the harness reads from a folder outside that tree. FAIL_TO_PASS and PASS_TO_PASS are graded as
+SWE-bench grades them (:mod:`repogate.oracles.grading`). A failing PASS_TO_PASS test is run again on
+the candidate and at the base before it is charged (:mod:`repogate.oracles.reruns`); a test whose
+outcome flips between runs of one state, at the base or on the candidate, is flaky: excluded from
+the verdict, with a record in the receipt and in the check's detail.
 
 Every run after a state's first, repeat or rerun, runs on a fresh export of that state
-(:func:`fresh_tree`), never on a tree earlier test code wrote: a failure that test code makes
-reappear only in a clean checkout (a "cold start" kept in a file of the tree) reproduces on every
-rerun and is charged, not excused as flaky. State outside the tree does not carry over either: each
-sandboxed run gets a fresh private ``HOME``, ``TMPDIR`` and ``/tmp``, and the environment is
-read-only (:mod:`repogate.sandbox`).
+(:func:`~repogate.gates.graded_trees.fresh_tree`), never on a tree earlier test code wrote: a
+failure that test code makes reappear only in a clean checkout (a "cold start" kept in a file of the
+tree) reproduces on every rerun and is charged, not excused as flaky. State outside the tree does
+not carry over either: each sandboxed run gets a fresh private ``HOME``, ``TMPDIR`` and ``/tmp``,
+and the environment is read-only (:mod:`repogate.sandbox`). The contract's extra oracle commands are
+checked by :mod:`repogate.gates.oracle_commands`.
 """
 
 from __future__ import annotations
 
-import shlex
-import tempfile
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
-from repogate import git, sandbox
-from repogate._files import unlink_nofollow, write_bytes_nofollow
-from repogate.contract import OracleCommand, TransitionContract
-from repogate.environment import BuiltEnvironment, activate
-from repogate.gates._globs import matches_any
+from repogate.contract import TransitionContract
+from repogate.environment import BuiltEnvironment
+from repogate.gates.graded_trees import TreeMaker, fresh_tree, hidden_test_files
 from repogate.oracles.base_suite import graded_grant
-from repogate.oracles.embedded import EmbeddedOracle, restore
 from repogate.oracles.grading import (
     Grading,
     Observed,
@@ -44,30 +40,10 @@ from repogate.oracles.grading import (
     passes,
 )
 from repogate.oracles.junit import TestOutcome
-from repogate.oracles.pytest_runner import TestRun, run_tests, select_files
+from repogate.oracles.pytest_runner import TestRun, run_tests
 from repogate.oracles.reruns import Rerun, Runner, describe, flaky_ids, rerun
-from repogate.receipt import Check, Observation, Status
+from repogate.receipt import Check, Observation
 from repogate.sandbox import SandboxPolicy
-
-TreeMaker = Callable[[Path], None]
-Exporter = Callable[[Path, str, Path], None]
-"""Writes commit ``rev`` of a repository to a new folder: ``(repo, rev, dest)``."""
-"""Writes one state's test tree (candidate or base, hidden tests applied) to a new folder."""
-
-
-def fresh_tree(make: TreeMaker, tree: Path, label: str) -> Path:
-    """Write a fresh copy of ``tree``'s state with ``make``, beside it; return its path.
-
-    The copy is ``<parent>/<tree name>-<label>-<random>/<tree name>`` (same folder name as the
-    first run's, so ids and paths the tests print read the same), in a folder no run used before.
-
-    Raises:
-        GitError, PatchApplyError: as ``make`` raises them.
-    """
-    holder = Path(tempfile.mkdtemp(prefix=f"{tree.name}-{label}-", dir=tree.parent))
-    dest = holder / tree.name
-    make(dest)
-    return dest
 
 
 class GradedTests(Observation):
@@ -79,105 +55,6 @@ class GradedTests(Observation):
     """
 
     outcomes: dict[str, TestOutcome] = Field(default_factory=dict)
-
-
-class CommandResults(Observation):
-    """What the extra oracle commands observed, with each command's status.
-
-    Attributes:
-        statuses: by command name: ``passed``; ``failed`` when it newly fails on the candidate;
-            ``error`` when it timed out there.
-    """
-
-    statuses: dict[str, Status] = Field(default_factory=dict)
-
-
-def graded_tree(
-    repo: Path,
-    base: str,
-    rev: str,
-    hidden: bytes,
-    hidden_paths: Sequence[str],
-    dest: Path,
-    *,
-    embedded: Sequence[EmbeddedOracle] = (),
-    export: Exporter = git.export_tree,
-) -> None:
-    """Write the tree of ``rev`` to ``dest`` with hidden-test files reset to ``base`` and applied.
-
-    ``hidden_paths`` are the paths ``hidden`` touches (:func:`repogate.patches.touched_paths`).
-    Graded text in editable files (``embedded``) is put back from the hidden tests' version last
-    (:mod:`repogate.oracles.embedded`). ``export`` writes the tree of ``rev`` (task validation
-    passes :func:`repogate.git.copy_repository`, on a workspace holding nothing newer).
-
-    Raises:
-        GitError: git failed.
-        PatchApplyError: the hidden test patch does not apply at the base (an invalid task).
-    """
-    export(repo, rev, dest)
-    _with_hidden(repo, base, hidden, hidden_paths, dest, embedded)
-
-
-def reference_tree(
-    repo: Path,
-    base: str,
-    reference: bytes,
-    hidden: bytes,
-    hidden_paths: Sequence[str],
-    dest: Path,
-    *,
-    embedded: Sequence[EmbeddedOracle] = (),
-    export: Exporter = git.export_tree,
-) -> None:
-    """Write the base plus the ``reference`` patch to ``dest``, made as in :func:`graded_tree`.
-
-    Raises:
-        GitError: git failed.
-        PatchApplyError: the reference or the hidden test patch does not apply.
-    """
-    export(repo, base, dest)
-    git.apply_patch(dest, reference)
-    _with_hidden(repo, base, hidden, hidden_paths, dest, embedded)
-
-
-def _with_hidden(
-    repo: Path,
-    base: str,
-    hidden: bytes,
-    hidden_paths: Sequence[str],
-    dest: Path,
-    embedded: Sequence[EmbeddedOracle],
-) -> None:
-    """Reset the hidden tests' files to ``base``, apply them, put back graded text in ``dest``."""
-    for path in hidden_paths:
-        # The tree is the candidate's: a link it holds on a hidden test's way is replaced (as
-        # a folder on the way) or removed, never written through.
-        at_base = git.show_file(repo, base, path)
-        if at_base is None:
-            write_bytes_nofollow(dest, path, b"", make_parents=True)
-            unlink_nofollow(dest, path)
-        else:
-            write_bytes_nofollow(dest, path, at_base, make_parents=True)
-    git.apply_patch(dest, hidden)
-    restore(dest, embedded)
-
-
-def hidden_test_files(contract: TransitionContract, tree: Path, ids: Sequence[str]) -> list[str]:
-    """Return the files of ``ids`` in ``tree`` that are hidden test files.
-
-    With ``hidden_tests = { commit, paths, exclude }`` these are the files its globs select; with
-    a hidden test patch file, or no hidden tests (the graded tests are the repository's own, kept
-    from the agent by the integrity gate), every file of the graded ids.
-    """
-    files = select_files(ids, tree)
-    hidden = contract.oracles.hidden_tests
-    if hidden is None or hidden.commit is None:
-        return files
-    return [
-        f
-        for f in files
-        if (not hidden.paths or matches_any(f, hidden.paths)) and not matches_any(f, hidden.exclude)
-    ]
 
 
 def _graded_run(
@@ -483,60 +360,3 @@ def outcomes_of(runs: Sequence[TestRun]) -> dict[str, TestOutcome]:
     """Return the last trustworthy run's outcomes, or an empty mapping."""
     ok = [r for r in runs if r.status == "ok"]
     return dict(ok[-1].outcomes) if ok else {}
-
-
-def _run_command(
-    command: OracleCommand, tree: Path, env: BuiltEnvironment, policy: SandboxPolicy
-) -> sandbox.ExecResult:
-    granted = {**policy.env, **activate(env, tree)}
-    return sandbox.run(shlex.split(command.run), tree, policy.model_copy(update={"env": granted}))
-
-
-def check_commands(
-    commands: Sequence[OracleCommand],
-    base_tree: Path,
-    candidate_tree: Path,
-    env: BuiltEnvironment,
-    policy: SandboxPolicy,
-) -> CommandResults:
-    """Run each extra oracle command on the base and the candidate.
-
-    A failure the base already had is recorded and not held against the patch; a new failure
-    fails ``regression_tests_passed`` naming the command and its output. A command stopped at its
-    timeout on the candidate is an ``error``.
-    """
-    results: list[dict[str, Any]] = []
-    statuses: dict[str, Status] = {}
-    new_failures: list[str] = []
-    errors: list[str] = []
-    for command in commands:
-        at_base = _run_command(command, base_tree, env, policy)
-        at_candidate = _run_command(command, candidate_tree, env, policy)
-        results.append(
-            {
-                "name": command.name,
-                "base_returncode": at_base.returncode,
-                "candidate_returncode": at_candidate.returncode,
-                "candidate_output": (at_candidate.stdout + at_candidate.stderr)[-2000:],
-            }
-        )
-        statuses[command.name] = "passed"
-        if at_candidate.timed_out:
-            errors.append(f"command:{command.name} timed out")
-            statuses[command.name] = "error"
-        elif not at_candidate.ok and at_base.ok:
-            tail = (at_candidate.stdout + at_candidate.stderr).strip().splitlines()[-3:]
-            new_failures.append(f"command:{command.name} newly fails: {' | '.join(tail)}")
-            statuses[command.name] = "failed"
-    status = "error" if errors else "failed" if new_failures else "passed"
-    return CommandResults(
-        checks=(
-            Check(
-                name="regression_tests_passed",
-                status=status,
-                detail="; ".join(errors + new_failures),
-            ),
-        ),
-        details={"commands": results, "statuses": statuses},
-        statuses=statuses,
-    )

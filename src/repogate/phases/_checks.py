@@ -9,8 +9,9 @@ from repogate.attempt import AttemptConfig, AttemptProgress, emit, gate, gate_se
 from repogate.gates._imports import environment_names
 from repogate.gates.dependency import check_dependency_policy
 from repogate.gates.integrity import check_integrity
+from repogate.gates.oracle_commands import check_commands
 from repogate.gates.requirements import check_requirements
-from repogate.gates.verification import GradedTests, check_commands, grade_tree
+from repogate.gates.verification import GradedTests, grade_tree
 from repogate.phases._regression import regressions
 from repogate.phases._shared import landed_commit, oracle_policy, workspace
 from repogate.phases._trees import export, graded_maker

@@ -27,12 +27,8 @@ from repogate.gates.base_state import (
     reference_verdict,
     reproduced,
 )
-from repogate.gates.verification import (
-    grade_tree,
-    reference_tree,
-    rerunner,
-    run_repeated,
-)
+from repogate.gates.graded_trees import reference_tree
+from repogate.gates.verification import grade_tree, rerunner, run_repeated
 from repogate.oracles.base_suite import plugin_digest
 from repogate.oracles.embedded import EmbeddedOracle
 from repogate.oracles.grading import BaseCheck, confirm_in_reference

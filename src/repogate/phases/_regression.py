@@ -21,8 +21,8 @@ from repogate._files import read_tree_files
 from repogate._version import __version__
 from repogate.attempt import AttemptConfig, AttemptProgress, gate
 from repogate.errors import EnvironmentBuildError
+from repogate.gates.graded_trees import fresh_tree, graded_tree
 from repogate.gates.regression import check_regressions, narrowed
-from repogate.gates.verification import fresh_tree, graded_tree
 from repogate.oracles.base_suite import (
     BaseSuite,
     plugin_digest,

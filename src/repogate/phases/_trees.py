@@ -13,7 +13,7 @@ from pathlib import Path
 
 from repogate import git
 from repogate.attempt import AttemptConfig, AttemptProgress
-from repogate.gates.verification import Exporter, TreeMaker, graded_tree
+from repogate.gates.graded_trees import Exporter, TreeMaker, graded_tree
 from repogate.phases._shared import workspace
 
 
@@ -41,7 +41,7 @@ def graded_maker(cfg: AttemptConfig, progress: AttemptProgress, rev: str) -> Tre
     """Return what writes ``rev``'s graded tree (:func:`graded_tree`) to a new folder.
 
     Each call exports the commit again: a fresh tree no test code wrote, for a first run, a
-    repeat or a rerun (:func:`repogate.gates.verification.fresh_tree`).
+    repeat or a rerun (:func:`repogate.gates.graded_trees.fresh_tree`).
     """
 
     def make(dest: Path) -> None:

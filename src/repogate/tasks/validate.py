@@ -36,7 +36,7 @@ from repogate import clock, git
 from repogate.contract import TransitionContract
 from repogate.environment import BuiltEnvironment, build_environment
 from repogate.errors import EnvironmentBuildError, PatchApplyError, UserInputError
-from repogate.gates.verification import graded_tree
+from repogate.gates.graded_trees import graded_tree
 from repogate.oracles.base_suite import graded_grant
 from repogate.oracles.grading import flaky
 from repogate.oracles.pytest_runner import TestRun, run_tests, select_files

@@ -24,7 +24,8 @@ change, did not establish the intended successor state. The sentinel observes a 
 The check ``post_merge_sentinel_passed`` fails on a semantic conflict, a regression, lost intent
 or a matrix failure; otherwise it errors when anything could not be decided (a step's history not
 collectable, a generator failing, a missing interpreter, an empty window); otherwise it passes.
-The soft metric ``extra_repair_effort`` is the number of semantically conflicted lines.
+The soft metric ``extra_repair_effort`` is the number of semantically conflicted lines (both
+read off the steps by :mod:`repogate.gates.sentinel._verdict`).
 """
 
 from __future__ import annotations
@@ -34,10 +35,9 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from repogate import git
-from repogate._model import FrozenModel
 from repogate.contract import Generator, Sentinel
 from repogate.gates.sentinel._follow_ups import FollowUp, follow_up_commits
 from repogate.gates.sentinel._history import (
@@ -48,17 +48,23 @@ from repogate.gates.sentinel._history import (
     run_in_tree,
     uncollected,
 )
-from repogate.gates.sentinel._replay import ConflictFile, conflict_files, resolve_changelog
+from repogate.gates.sentinel._replay import (
+    StepRecord,
+    StepStatus,
+    TestsOutcome,
+    conflict_files,
+    resolve_changelog,
+)
 from repogate.gates.sentinel._survival import (
     CommandRunner,
-    MatrixEntry,
     MatrixRunner,
     Regeneration,
     matrix_on_tree,
     regeneration_survival,
     sandboxed_command,
 )
-from repogate.receipt import Check, Observation, Status
+from repogate.gates.sentinel._verdict import repair_effort, residual_unknowns, verdict
+from repogate.receipt import Check, Observation
 from repogate.vocabulary import CheckName
 
 CHECK: CheckName = "post_merge_sentinel_passed"
@@ -72,51 +78,6 @@ __all__ = [
     "follow_up_commits",
     "replay_window",
 ]
-
-ReplayOutcome = Literal["clean", "resolved", "conflict", "empty", "blocked"]
-StepStatus = Literal["clean", "resolved", "conflict", "empty", "blocked", "error", "regressed"]
-TestsOutcome = Literal["passed", "regressed", "error", "none"]
-
-
-class StepRecord(FrozenModel):
-    """What replaying one follow-up did.
-
-    Attributes:
-        sha: the follow-up commit.
-        parent: the parent its change was taken against.
-        subject: its subject line.
-        replay: how the change applied (see the module docstring).
-        status: the step as a whole: ``replay``, except that a replayed step none of whose
-            selected files could be collected in history is ``error`` and one with regressions
-            is ``regressed``.
-        conflicts: conflicted files, changelog and semantic.
-        tree: the state after the step (None when blocked or conflicted).
-        tests: the test files selected.
-        uncollectable: selected files that failed to collect in history (a plugin or package the
-            environment lacks): left out of the step, counted per file, named in ``detail``.
-        tests_outcome: ``passed``, ``regressed``, ``error`` (no selected file collectable in
-            history) or
-            ``none`` (nothing selected, or not run).
-        history_cached: True when the history's results came from the cache.
-        history_passed: how many tests passed at the follow-up in real history.
-        regressions: ids that passed in history and did not pass here.
-        detail: one sentence for people.
-    """
-
-    sha: str
-    parent: str
-    subject: str
-    replay: ReplayOutcome
-    status: StepStatus
-    conflicts: tuple[ConflictFile, ...] = ()
-    tree: str | None = None
-    tests: tuple[str, ...] = ()
-    uncollectable: tuple[str, ...] = ()
-    tests_outcome: TestsOutcome = "none"
-    history_cached: bool = False
-    history_passed: int = 0
-    regressions: tuple[str, ...] = ()
-    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -298,61 +259,8 @@ def replay_window(ctx: SentinelInputs, follow_ups: Sequence[FollowUp]) -> tuple[
         return tuple(steps)
 
 
-def _effort(steps: Sequence[StepRecord], changelog: bool) -> dict[str, int]:
-    files = [c for s in steps for c in s.conflicts if c.changelog == changelog and not c.superseded]
-    return {
-        "files": len(files),
-        "hunks": sum(c.hunks for c in files),
-        "lines": sum(c.lines for c in files),
-    }
-
-
-def _residual(
-    ctx: SentinelInputs, follow_ups: Sequence[FollowUp], steps: Sequence[StepRecord]
-) -> list[str]:
-    notes = list(ctx.config.residual_unknowns)
-    wanted = ctx.config.follow_up_count
-    if not ctx.config.follow_ups and wanted and len(follow_ups) < wanted:
-        notes.append(f"history holds {len(follow_ups)} of the {wanted} follow-ups asked for")
-    between = sum(f.between for f in follow_ups)
-    if between:
-        notes.append(f"{between} commit(s) between the named follow-ups replayed with them")
-    blocked = [s for s in steps if s.status == "blocked"]
-    if blocked:
-        notes.append(f"{len(blocked)} follow-up(s) not observed after a semantic conflict")
-    notes += [f"follow-up {s.sha[:12]} selected no tests" for s in steps if s.tree and not s.tests]
-    return notes
-
-
 def _source(cfg: Sentinel) -> str:
     return "contract" if cfg.follow_ups else "history" if cfg.follow_up_count else "none"
-
-
-def _verdict(
-    steps: Sequence[StepRecord], regen: Regeneration, matrix: Sequence[MatrixEntry]
-) -> tuple[Status, str]:
-    failed: list[str] = []
-    errored: list[str] = []
-    for s in steps:
-        if s.status == "conflict":
-            failed.append(f"follow-up {s.sha[:12]} conflicts ({s.detail})")
-        elif s.status == "regressed":
-            failed.append(f"follow-up {s.sha[:12]}: regressions {', '.join(s.regressions[:5])}")
-        elif s.status == "error":
-            errored.append(f"follow-up {s.sha[:12]}: {s.detail}")
-    if regen.status in ("failed", "error"):
-        (failed if regen.status == "failed" else errored).append(f"regeneration: {regen.detail}")
-    for m in matrix:
-        if m.status in ("failed", "error"):
-            (failed if m.status == "failed" else errored).append(f"python {m.version}: {m.detail}")
-    if not steps:
-        errored.append("the window is empty: no follow-up commit to replay")
-    if failed:
-        return "failed", "; ".join(failed)
-    if errored:
-        return "error", "; ".join(errored)
-    replayed = sum(1 for s in steps if s.tree is not None)
-    return "passed", f"{replayed} follow-up(s) replayed without conflict or regression"
 
 
 class SentinelObservation(Observation):
@@ -418,8 +326,8 @@ def check_sentinel(ctx: SentinelInputs) -> SentinelObservation:
         ctx.run_command,
         ctx.work_dir,
     )
-    status, detail = _verdict(steps, regen, matrix)
-    semantic = _effort(steps, changelog=False)
+    status, detail = verdict(steps, regen, matrix)
+    semantic = repair_effort(steps, changelog=False)
     details: dict[str, Any] = {
         "window": {
             "label": cfg.window,
@@ -439,10 +347,10 @@ def check_sentinel(ctx: SentinelInputs) -> SentinelObservation:
             "changelog_policy": cfg.changelog_policy,
         },
         "regressions": [{"step": s.sha, "test": t} for s in steps for t in s.regressions],
-        "repair_effort": {"semantic": semantic, "changelog": _effort(steps, changelog=True)},
+        "repair_effort": {"semantic": semantic, "changelog": repair_effort(steps, changelog=True)},
         "regeneration": regen.model_dump(mode="json"),
         "matrix": [m.model_dump(mode="json") for m in matrix],
-        "residual_unknowns": _residual(ctx, follow_ups, steps),
+        "residual_unknowns": residual_unknowns(cfg, follow_ups, steps),
         "extra_repair_effort": semantic["lines"],
     }
     return SentinelObservation(

@@ -1,4 +1,6 @@
-"""Replay accounting for the sentinel: conflicted hunks and lines, and the changelog policy.
+"""Replay accounting for the sentinel: step records, conflicted hunks and lines, the changelog policy.
+
+What replaying one follow-up did is a :class:`StepRecord` (its outcomes: :mod:`repogate.gates.sentinel`).
 
 A replayed follow-up that conflicts leaves, in git's result tree, conflict markers in each file with
 a content conflict (``<<<<<<< ours``, optional ``||||||| base``, ``=======``, ``>>>>>>> theirs``,
@@ -27,6 +29,9 @@ from repogate._model import FrozenModel
 from repogate.gates._globs import matches_any
 
 ChangelogPolicy = Literal["union", "theirs"]
+ReplayOutcome = Literal["clean", "resolved", "conflict", "empty", "blocked"]
+StepStatus = Literal["clean", "resolved", "conflict", "empty", "blocked", "error", "regressed"]
+TestsOutcome = Literal["passed", "regressed", "error", "none"]
 
 _OURS, _BASE, _SEP, _THEIRS = "<<<<<<<", "|||||||", "=======", ">>>>>>>"
 
@@ -52,6 +57,47 @@ class ConflictFile(FrozenModel):
     hunks: int
     lines: int
     superseded: bool = False
+
+
+class StepRecord(FrozenModel):
+    """What replaying one follow-up did.
+
+    Attributes:
+        sha: the follow-up commit.
+        parent: the parent its change was taken against.
+        subject: its subject line.
+        replay: how the change applied (see :mod:`repogate.gates.sentinel`).
+        status: the step as a whole: ``replay``, except that a replayed step none of whose
+            selected files could be collected in history is ``error`` and one with regressions
+            is ``regressed``.
+        conflicts: conflicted files, changelog and semantic.
+        tree: the state after the step (None when blocked or conflicted).
+        tests: the test files selected.
+        uncollectable: selected files that failed to collect in history (a plugin or package the
+            environment lacks): left out of the step, counted per file, named in ``detail``.
+        tests_outcome: ``passed``, ``regressed``, ``error`` (no selected file collectable in
+            history) or
+            ``none`` (nothing selected, or not run).
+        history_cached: True when the history's results came from the cache.
+        history_passed: how many tests passed at the follow-up in real history.
+        regressions: ids that passed in history and did not pass here.
+        detail: one sentence for people.
+    """
+
+    sha: str
+    parent: str
+    subject: str
+    replay: ReplayOutcome
+    status: StepStatus
+    conflicts: tuple[ConflictFile, ...] = ()
+    tree: str | None = None
+    tests: tuple[str, ...] = ()
+    uncollectable: tuple[str, ...] = ()
+    tests_outcome: TestsOutcome = "none"
+    history_cached: bool = False
+    history_passed: int = 0
+    regressions: tuple[str, ...] = ()
+    detail: str = ""
 
 
 @dataclass

@@ -1,0 +1,130 @@
+"""Graded test trees: one state of the repository with the hidden tests applied, written afresh.
+
+A graded tree is the candidate (or the merged tree, the base, the reference) with every file the
+hidden tests touch reset to the base and the hidden test patch applied, so no edit of the agent's
+to those files survives into grading (:func:`graded_tree`, :func:`reference_tree`). Every run after
+a state's first, repeat or rerun, runs on a fresh export of that state (:func:`fresh_tree`), never
+on a tree earlier test code wrote. Grading the tests run on these trees is
+:mod:`repogate.gates.verification`'s.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from repogate import git
+from repogate._files import unlink_nofollow, write_bytes_nofollow
+from repogate.contract import TransitionContract
+from repogate.gates._globs import matches_any
+from repogate.oracles.embedded import EmbeddedOracle, restore
+from repogate.oracles.pytest_runner import select_files
+
+TreeMaker = Callable[[Path], None]
+"""Writes one state's test tree (candidate or base, hidden tests applied) to a new folder."""
+Exporter = Callable[[Path, str, Path], None]
+"""Writes commit ``rev`` of a repository to a new folder: ``(repo, rev, dest)``."""
+
+
+def fresh_tree(make: TreeMaker, tree: Path, label: str) -> Path:
+    """Write a fresh copy of ``tree``'s state with ``make``, beside it; return its path.
+
+    The copy is ``<parent>/<tree name>-<label>-<random>/<tree name>`` (same folder name as the
+    first run's, so ids and paths the tests print read the same), in a folder no run used before.
+
+    Raises:
+        GitError, PatchApplyError: as ``make`` raises them.
+    """
+    holder = Path(tempfile.mkdtemp(prefix=f"{tree.name}-{label}-", dir=tree.parent))
+    dest = holder / tree.name
+    make(dest)
+    return dest
+
+
+def graded_tree(
+    repo: Path,
+    base: str,
+    rev: str,
+    hidden: bytes,
+    hidden_paths: Sequence[str],
+    dest: Path,
+    *,
+    embedded: Sequence[EmbeddedOracle] = (),
+    export: Exporter = git.export_tree,
+) -> None:
+    """Write the tree of ``rev`` to ``dest`` with hidden-test files reset to ``base`` and applied.
+
+    ``hidden_paths`` are the paths ``hidden`` touches (:func:`repogate.patches.touched_paths`).
+    Graded text in editable files (``embedded``) is put back from the hidden tests' version last
+    (:mod:`repogate.oracles.embedded`). ``export`` writes the tree of ``rev`` (task validation
+    passes :func:`repogate.git.copy_repository`, on a workspace holding nothing newer).
+
+    Raises:
+        GitError: git failed.
+        PatchApplyError: the hidden test patch does not apply at the base (an invalid task).
+    """
+    export(repo, rev, dest)
+    _with_hidden(repo, base, hidden, hidden_paths, dest, embedded)
+
+
+def reference_tree(
+    repo: Path,
+    base: str,
+    reference: bytes,
+    hidden: bytes,
+    hidden_paths: Sequence[str],
+    dest: Path,
+    *,
+    embedded: Sequence[EmbeddedOracle] = (),
+    export: Exporter = git.export_tree,
+) -> None:
+    """Write the base plus the ``reference`` patch to ``dest``, made as in :func:`graded_tree`.
+
+    Raises:
+        GitError: git failed.
+        PatchApplyError: the reference or the hidden test patch does not apply.
+    """
+    export(repo, base, dest)
+    git.apply_patch(dest, reference)
+    _with_hidden(repo, base, hidden, hidden_paths, dest, embedded)
+
+
+def _with_hidden(
+    repo: Path,
+    base: str,
+    hidden: bytes,
+    hidden_paths: Sequence[str],
+    dest: Path,
+    embedded: Sequence[EmbeddedOracle],
+) -> None:
+    """Reset the hidden tests' files to ``base``, apply them, put back graded text in ``dest``."""
+    for path in hidden_paths:
+        # The tree is the candidate's: a link it holds on a hidden test's way is replaced (as
+        # a folder on the way) or removed, never written through.
+        at_base = git.show_file(repo, base, path)
+        if at_base is None:
+            write_bytes_nofollow(dest, path, b"", make_parents=True)
+            unlink_nofollow(dest, path)
+        else:
+            write_bytes_nofollow(dest, path, at_base, make_parents=True)
+    git.apply_patch(dest, hidden)
+    restore(dest, embedded)
+
+
+def hidden_test_files(contract: TransitionContract, tree: Path, ids: Sequence[str]) -> list[str]:
+    """Return the files of ``ids`` in ``tree`` that are hidden test files.
+
+    With ``hidden_tests = { commit, paths, exclude }`` these are the files its globs select; with
+    a hidden test patch file, or no hidden tests (the graded tests are the repository's own, kept
+    from the agent by the integrity gate), every file of the graded ids.
+    """
+    files = select_files(ids, tree)
+    hidden = contract.oracles.hidden_tests
+    if hidden is None or hidden.commit is None:
+        return files
+    return [
+        f
+        for f in files
+        if (not hidden.paths or matches_any(f, hidden.paths)) and not matches_any(f, hidden.exclude)
+    ]
