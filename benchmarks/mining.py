@@ -26,7 +26,10 @@ task, so both sides see the same load on a shared machine. Usage::
         --range HEAD~300..HEAD --limit 8 --repeats 2
 
 Last line: ``ratio: <x>``; the line before it gives the ratio over the touched-file runs alone
-(the regression run left out of the baseline, as this benchmark counted before 2026-12-01).
+(the regression run left out of the baseline, as this benchmark counted before 2026-12-01), and
+the one before that the median overhead per candidate in seconds (repogate's time minus the bare
+runs'): mostly fixed per candidate (interpreter start, tree copies, the gold attempt's
+bookkeeping), so the ratio falls as the tests take longer.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -202,6 +206,7 @@ def main() -> None:
     print(f"validated tasks per CPU-hour: {len(tasks) / (cpu / 3600):.1f}")
     mirror = mirror_of(args.repo_cache, args.url)
     ours = bare = bare_touched = 0.0
+    overheads: list[float] = []
     scratch = Path(tempfile.mkdtemp(prefix="mining-bare-"))
     library = libfaketime()
     later = {} if library is None else dict(shifted(SandboxPolicy(), library).env)
@@ -238,11 +243,17 @@ def main() -> None:
             f"; {len(selected)} regression ids)"
         )
         ours += mine
+        overheads.append(mine - sum(runs))
         bare += sum(runs)
         bare_touched += touched
     shutil.rmtree(scratch, ignore_errors=True)
     if not bare:
         raise SystemExit("no validated task: widen --range or --limit")
+    fixed = statistics.median(overheads)
+    print(
+        f"overhead per candidate (repogate minus bare, median): {fixed:.1f} s; a ratio of 1.15 "
+        f"needs bare runs of {fixed / 0.15:.0f} s per candidate at this overhead"
+    )
     print(f"ratio over the touched-file runs alone (no regression run): {ours / bare_touched:.3f}")
     print(f"ratio: {ours / bare:.3f}")
 

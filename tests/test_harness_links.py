@@ -152,7 +152,7 @@ def test_a_lockfile_that_is_a_link_is_not_read_nor_written_through(tmp_path: Pat
     (candidate / "uv.lock").symlink_to(secret)
     changed = [git.ChangedPath(status="T", path="uv.lock", old_path=None, is_symlink=True)]
     seen = check_dependency_policy(
-        base, candidate, Lockfile(manager="uv"), changed, SandboxPolicy(timeout_s=60)
+        lambda: (base, candidate), Lockfile(manager="uv"), changed, SandboxPolicy(timeout_s=60)
     )
     assert seen.checks[0].status == "failed"
     assert "uv.lock is not a regular file" in seen.checks[0].detail

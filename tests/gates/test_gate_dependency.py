@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import posixpath
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -11,7 +12,9 @@ import pytest
 from _lifecycle_git import commit, new_repo, write
 from repogate import git
 from repogate.contract import Lockfile
+from repogate.gates._lockfiles import touched_projects, touches_dependencies
 from repogate.gates.dependency import check_dependency_policy
+from repogate.git import ChangedPath
 from repogate.receipt import Check
 from repogate.sandbox import SandboxPolicy
 
@@ -61,7 +64,7 @@ def _check(
     policy: SandboxPolicy = OFFLINE,
 ) -> tuple[Check, dict[str, Any]]:
     base_dir, cand_dir, changed = _scenario(tmp_path, base, cand)
-    seen = check_dependency_policy(base_dir, cand_dir, lock, changed, policy)
+    seen = check_dependency_policy(lambda: (base_dir, cand_dir), lock, changed, policy)
     return seen.checks[0], seen.details
 
 
@@ -215,7 +218,7 @@ def test_candidate_checkout_is_not_written(tmp_path: Path) -> None:
     cand = {"pyproject.toml": base["pyproject.toml"].replace("0.1.0", "0.2.0")}
     base_dir, cand_dir, changed = _scenario(tmp_path, base, cand)
     before = sorted(cand_dir.iterdir())
-    check_dependency_policy(base_dir, cand_dir, UV, changed, OFFLINE)
+    check_dependency_policy(lambda: (base_dir, cand_dir), UV, changed, OFFLINE)
     assert sorted(cand_dir.iterdir()) == before
     assert git.status_porcelain(cand_dir) == ()
 
@@ -341,3 +344,33 @@ def test_candidate_build_backend_is_never_run_even_with_the_network(
     assert "commands" not in details["projects"][0]
     assert check.status == "error"
     assert why in check.detail
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "pyproject.toml", "sub/setup.cfg", "setup.py", "requirements.in", "requirements-dev.in",
+        "uv.lock", "sub/poetry.lock", "requirements.txt", "requirements/test.txt",
+        "src/app/core.py", "README.md", "tests/test_core.py", "locks/pinned.lock",
+    ],
+)  # fmt: skip
+def test_touches_dependencies_is_false_only_where_no_project_is_found(
+    tmp_path: Path, path: str
+) -> None:
+    """The clean trees are skipped when ``touches_dependencies`` is False: it must never be
+    False for a path ``touched_projects`` would report (a lockfile edit would go unverified)."""
+    for tree in (tmp_path / "base", tmp_path / "candidate"):
+        folder = tree / posixpath.dirname(path)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ("pyproject.toml", "uv.lock", "poetry.lock"):
+            (folder / name).write_text("")
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text("# via pip-compile\n# pip-compile requirements.in\n")
+    changed = [ChangedPath("M", path, None, False)]
+    declared = Lockfile(manager="uv", manifest="locks/pyproject.toml", lockfile="locks/pinned.lock")
+    for lock in (None, declared):
+        found, unlocked = touched_projects(changed, lock, tmp_path / "base", tmp_path / "candidate")
+        if not touches_dependencies(changed, lock):
+            assert (found, unlocked) == ([], [])
+    unrelated = {"src/app/core.py", "README.md", "tests/test_core.py", "requirements/test.txt"}
+    assert touches_dependencies(changed, declared) == (path not in unrelated)

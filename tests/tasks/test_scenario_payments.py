@@ -138,9 +138,9 @@ def test_no_agent_touches_the_lockfile(
     base = tmp_path / "base"
     git.export_tree(built.repo, built.commits["base"], base)
     for cand in candidates.values():
+        checkout = cand.checkout(tmp_path / cand.agent)
         seen = check_dependency_policy(
-            base,
-            cand.checkout(tmp_path / cand.agent),
+            lambda: (base, checkout),  # noqa: B023 (called before the loop moves on)
             contracts["contract"].oracles.lockfile,
             cand.changed,
             POLICY,
@@ -155,7 +155,7 @@ def test_scenario_lockfile_is_what_uv_writes(built: BuiltScenario, tmp_path: Pat
     git.export_tree(built.repo, built.commits["base"], base)
     touched = (ChangedPath("M", "pyproject.toml", None, False),)
     seen = check_dependency_policy(
-        base, base, None, touched, SandboxPolicy(network=True, timeout_s=120)
+        lambda: (base, base), None, touched, SandboxPolicy(network=True, timeout_s=120)
     )
     assert seen.checks[0].status == "passed", seen.checks[0].detail
 

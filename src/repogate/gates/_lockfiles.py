@@ -102,6 +102,24 @@ def _by_name(path: str, roots: Sequence[Path]) -> Project | None:
     return None
 
 
+def touches_dependencies(changed: Sequence[ChangedPath], lock: Lockfile | None) -> bool:
+    """True when a changed path could belong to a project :func:`touched_projects` reports.
+
+    That is a manifest (:func:`is_manifest`), a lockfile by name (``uv.lock``, ``poetry.lock``,
+    ``requirements*.txt``) or the contract's declared manifest or lockfile. When False,
+    :func:`touched_projects` finds nothing without reading a tree, so no checkout is needed.
+    """
+    declared = _declared(lock) if lock is not None else None
+    named = (declared.manifest, declared.lockfile) if declared is not None else ()
+    for change in changed:
+        name = posixpath.basename(change.path)
+        if change.path in named or is_manifest(change.path):
+            return True
+        if name in ("uv.lock", "poetry.lock") or _REQ_TXT.match(name):
+            return True
+    return False
+
+
 def touched_projects(
     changed: Sequence[ChangedPath], lock: Lockfile | None, base: Path, candidate: Path
 ) -> tuple[list[Project], list[str]]:

@@ -41,7 +41,7 @@ import shlex
 import shutil
 import tempfile
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,7 @@ from repogate.gates._lockfiles import (
     normalise_name,
     pip_compile_command,
     touched_projects,
+    touches_dependencies,
 )
 from repogate.git import ChangedPath
 from repogate.receipt import Check, Observation, Status
@@ -284,9 +285,19 @@ def _verify(
     return out
 
 
+def _no_project(unlocked: list[str]) -> Observation:
+    """``passed``: no project's lockfile to verify (``unlocked``: changed manifests without one)."""
+    detail = (
+        f"manifest changed without a lockfile to check: {', '.join(unlocked)}"
+        if unlocked
+        else "no manifest or lockfile changed"
+    )
+    details = {"projects": [], "manifests_without_lockfile": unlocked}
+    return Observation(checks=(Check(name=CHECK, status="passed", detail=detail),), details=details)
+
+
 def check_dependency_policy(
-    source_repo_checkout_at_base: Path,
-    candidate_checkout: Path,
+    trees: Callable[[], tuple[Path, Path]],
     lock: Lockfile | None,
     changed: Sequence[ChangedPath],
     policy: SandboxPolicy,
@@ -294,8 +305,9 @@ def check_dependency_policy(
     """Decide ``dependency_policy_passed`` for one candidate (hermetic and lifecycle profiles).
 
     Args:
-        source_repo_checkout_at_base: a checkout of the base tree (base lockfile and manifest).
-        candidate_checkout: a checkout of the candidate tree; it is copied, never written.
+        trees: makes (or returns) clean checkouts of the base tree (base lockfile and manifest)
+            and of the candidate tree (copied, never written); called only when the patch
+            touches a manifest or a lockfile (:func:`touches_dependencies`).
         lock: the contract's ``oracles.lockfile`` (manager, manifest, lockfile, ``allow_new``);
             None still checks lockfiles the patch touches, found by name.
         changed: the patch's changed paths.
@@ -308,22 +320,14 @@ def check_dependency_policy(
         ``error`` when a manager is missing or the index unreachable. ``details["projects"]``
         lists each project with its commands and findings.
     """
-    projects, unlocked = touched_projects(
-        changed, lock, source_repo_checkout_at_base, candidate_checkout
-    )
-    details: dict[str, Any] = {"projects": [], "manifests_without_lockfile": unlocked}
+    if not touches_dependencies(changed, lock):
+        return _no_project([])
+    base, candidate = trees()
+    projects, unlocked = touched_projects(changed, lock, base, candidate)
     if not projects:
-        detail = (
-            f"manifest changed without a lockfile to check: {', '.join(unlocked)}"
-            if unlocked
-            else "no manifest or lockfile changed"
-        )
-        return Observation(
-            checks=(Check(name=CHECK, status="passed", detail=detail),), details=details
-        )
-    outcomes = [
-        _verify(p, source_repo_checkout_at_base, candidate_checkout, lock, policy) for p in projects
-    ]
+        return _no_project(unlocked)
+    details: dict[str, Any] = {"projects": [], "manifests_without_lockfile": unlocked}
+    outcomes = [_verify(p, base, candidate, lock, policy) for p in projects]
     details["projects"] = [{**o.facts, "status": o.status, "reasons": o.reasons} for o in outcomes]
     statuses = {o.status for o in outcomes}
     status: Status = next((s for s in ("failed", "error") if s in statuses), "passed")
