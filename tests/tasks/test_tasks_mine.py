@@ -212,3 +212,27 @@ def test_a_range_with_an_unknown_revision_is_bad_input(
     assert main([*args, "--range", "main"]) == 2
     assert "is not A..B" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_relative_paths_on_the_command_line_work_as_absolute_ones(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tasks mine calc --out set --env-map env.toml`` from the folder holding them.
+
+    Relative paths were handed on as given to git commands run in other folders, so every
+    candidate became ``evaluator_error`` ("repository 'set/work/.../repo' does not exist").
+    """
+    commits = build_history(tmp_path / "calc")
+    (tmp_path / "env.toml").write_text(ENV_MAP.format(name="calc"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    args = ["tasks", "mine", "calc", "--range", f"{commits['base']}..{commits['sub']}"]
+    args += ["--out", "set", "--env-map", "env.toml"]
+    assert main(args) == 0
+    rejected = (tmp_path / "set" / "rejected.jsonl").read_text()
+    assert "evaluator_error" not in rejected
+    tasks = [
+        json.loads(line) for line in (tmp_path / "set" / "tasks.jsonl").read_text().splitlines()
+    ]
+    assert [t["id"] for t in tasks] == [f"calc-{commits['sub'][:10]}"]
+    assert main(["tasks", "check", "set"]) == 0

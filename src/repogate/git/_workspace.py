@@ -56,7 +56,7 @@ def _fetch_commit(source: Path, sha: str, dest: Path) -> None:
             "--no-write-fetch-head",
             "--update-head-ok",
             f"--upload-pack={_UPLOAD_PACK}",
-            str(source),
+            str(source.absolute()),  # git runs in dest: a relative path would name another folder
             f"{sha}:refs/heads/main",
         ],
         dest,
@@ -138,7 +138,7 @@ def _fetch(dest: Path, source: Path, refspecs: list[str], *, update_head: bool =
     """
     args = ["fetch", "-q", "--no-tags", "--no-write-fetch-head", f"--upload-pack={_UPLOAD_PACK}"]
     args += ["--update-head-ok"] if update_head else []
-    run_git([*args, str(source), *refspecs], dest)
+    run_git([*args, str(source.absolute()), *refspecs], dest)  # git runs in dest
 
 
 def prepare_workspace(source: Path, base: str, dest: Path, *, cache: Path | None = None) -> str:
@@ -208,7 +208,8 @@ def keep_history(workspace: Path, dest: Path) -> None:
     partial = dest.with_name(f"{dest.name}.partial")
     if partial.exists():
         shutil.rmtree(partial)
-    clone = ["clone", "-q", "--bare", "--local", "--no-hardlinks", str(workspace), str(partial)]
+    clone = ["clone", "-q", "--bare", "--local", "--no-hardlinks", str(workspace.absolute())]
+    clone.append(str(partial))
     run_git(clone, workspace)
     run_git(["remote", "remove", "origin"], partial)
     neutralise_attributes(partial)
@@ -275,7 +276,9 @@ def _local_clone(repo: Path, dest: Path) -> None:
     if dest.exists() and any(dest.iterdir()):
         raise GitError(["git", "clone", str(dest)], -1, f"destination {dest} is not empty")
     dest.mkdir(parents=True, exist_ok=True)
-    clone = ["clone", "-q", "--local", "--no-hardlinks", "--no-checkout", str(repo), str(dest)]
+    # git runs in dest: a relative path would name a folder below it
+    clone = ["clone", "-q", "--local", "--no-hardlinks", "--no-checkout", str(repo.absolute())]
+    clone.append(str(dest))
     run_git(clone, dest)
     run_git(["remote", "remove", "origin"], dest)
     neutralise_attributes(dest / ".git")

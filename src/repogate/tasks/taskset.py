@@ -116,7 +116,7 @@ class TaskSet:
     """
 
     def __init__(self, root: Path) -> None:
-        self.root = root
+        self.root = root.absolute()  # its work folders are handed to git commands run elsewhere
 
     @classmethod
     def create(cls, root: Path, selection: Selection) -> TaskSet:
