@@ -396,3 +396,24 @@ def test_init_repo_and_commit_all_are_deterministic(tmp_path: Path) -> None:
         assert git.status_porcelain(repo) == ()
     assert shas[0] == shas[1]
     assert git.log_range(tmp_path / "one", shas[0], "HEAD", first_parent=True) == ()
+
+
+def test_a_linked_worktree_is_a_source_and_a_workspace_comes_from_it(
+    history: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """``git worktree add`` makes a checkout whose ``.git`` is a file: it is a repository too.
+
+    ``tasks mine`` on such a checkout said "is not a git repository".
+    """
+    repo, shas = history
+    linked = tmp_path / "linked"
+    subprocess.run(
+        ["git", "-C", str(repo), "worktree", "add", "-q", "--detach", str(linked), shas[-1]],
+        check=True,
+    )
+    assert (linked / ".git").is_file()
+    source = git.resolve_source(str(linked), tmp_path, None)
+    assert source == linked.resolve()
+    ws = tmp_path / "ws"
+    assert git.prepare_workspace(source, shas[1], ws) == shas[1]
+    assert git.rev_parse(ws, "HEAD") == shas[1]

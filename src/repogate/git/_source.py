@@ -40,11 +40,28 @@ def is_git_dir(path: Path) -> bool:
 
 
 def git_dir_of(path: Path) -> Path | None:
-    """Return the git directory of a repository at exactly ``path`` (normal or bare), else None."""
+    """Return the git directory of a repository at exactly ``path``, else None.
+
+    A normal checkout (``.git/``), a bare repository, or a linked worktree (``git worktree add``:
+    ``.git`` is a file ``gitdir: DIR`` naming its folder under the main repository's, whose
+    ``commondir`` names the folder holding the objects).
+    """
     for candidate in (path / ".git", path):
         if candidate.is_dir() and is_git_dir(candidate):
             return candidate
-    return None
+    link = path / ".git"
+    try:
+        text = link.read_text(encoding="utf-8") if link.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.startswith("gitdir: "):
+        return None
+    linked = path / text.removeprefix("gitdir: ").strip()
+    try:
+        common = linked / (linked / "commondir").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return linked if (linked / "HEAD").is_file() and is_git_dir(common) else None
 
 
 def _cache_names(host: str, owner: str, name: str) -> tuple[str, ...]:
