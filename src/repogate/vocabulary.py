@@ -9,7 +9,19 @@ evidence chain and belong to gate I).
 
 from __future__ import annotations
 
+import re
 from typing import Literal, NamedTuple
+
+TASK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+"""A task id: letters, digits and ``._-``, starting with a letter or digit. An id names folders
+(``contracts/<id>``, a run's attempt folders), so one matching this is always a single safe path
+component (never ``..``, never absolute, no separator)."""
+
+
+def is_task_id(value: str) -> bool:
+    """True when ``value`` matches :data:`TASK_ID_PATTERN` (and so is a safe folder name)."""
+    return re.fullmatch(TASK_ID_PATTERN, value) is not None and len(value) <= 200
+
 
 CheckName = Literal[
     "base_commit_recorded",

@@ -413,3 +413,59 @@ def test_a_candidate_that_crashes_the_harness_is_an_evaluator_error_and_the_rest
     assert "no-such-folder" in rejected.detail
     assert not taskset.contract_dir("acme__calc-crash").exists()
     assert [t.id for t in taskset.tasks()] == ["acme__calc-good"]  # the next candidate still ran
+
+
+def test_an_instance_id_naming_a_path_is_rejected_and_nothing_outside_is_touched(
+    world: tuple[Path, dict[str, str]], tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A task id becomes a folder name: an id that is a path must never reach the file system.
+
+    ``instance_id = "/some/folder"`` (or ``"../../folder"``) made the import write its patches
+    into that folder and then delete it: a crafted instance file removed any folder the user
+    could remove (red team).
+    """
+    root, commits = world
+    victims = [tmp_path / "abs-victim", tmp_path / "rel-victim"]
+    for victim in victims:
+        victim.mkdir()
+        (victim / "important.txt").write_text("keep")
+    out = tmp_path / "set"
+    rows = [
+        instance(root / "mirrors" / "acme+calc", commits, instance_id=str(victims[0])),
+        instance(root / "mirrors" / "acme+calc", commits, instance_id="../../rel-victim"),
+        instance(root / "mirrors" / "acme+calc", commits, instance_id="contracts/../.."),
+    ]
+    path = _write_jsonl(tmp_path / "evil.jsonl", rows)
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    args = ["tasks", "import", str(path), "--out", str(out), "--repo-cache", str(root / "mirrors")]
+    assert main([*args, "--env-map", str(root / "env.toml")]) == 0
+    for victim in victims:
+        assert (victim / "important.txt").read_text() == "keep"
+    rejected = TaskSet.open(out).rejected()
+    assert [r.reason for r in rejected] == ["instance_invalid"] * 3
+    assert all("not a valid task id" in r.detail for r in rejected)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "rejected.jsonl",
+        "tasks.jsonl",
+        "taskset.json",
+    ]
+
+
+@pytest.mark.parametrize("where", ["FAIL_TO_PASS", "file"])
+def test_an_instance_file_nested_too_deeply_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    """JSON nested 100,000 deep (a FAIL_TO_PASS string, or the file itself) is bad input.
+
+    It crashed the import with a RecursionError traceback and exit 1 (red team).
+    """
+    deep = "[" * 100_000 + "]" * 100_000
+    bad = tmp_path / "deep.jsonl"
+    row = {"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "", "test_patch": ""}
+    row |= {"FAIL_TO_PASS": deep, "PASS_TO_PASS": []}
+    bad.write_text(json.dumps(row) + "\n" if where == "FAIL_TO_PASS" else deep + "\n")
+    assert main(["tasks", "import", str(bad), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {bad}:1: ") and "nested too deeply" in err, err[:300]
+    assert err.count("\n") == 1
+    assert not (tmp_path / "o").exists()

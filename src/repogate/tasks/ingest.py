@@ -35,6 +35,7 @@ from repogate.errors import ContractError, UserInputError
 from repogate.runner import PlannedAttempt, RunOptions, default_cache, run
 from repogate.tasks.taskset import CONTRACT_NAME, RejectedEntry, TaskEntry, TaskSet
 from repogate.tasks.validate import CheckConfig, Rejected, Validation, check_states
+from repogate.vocabulary import is_task_id
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,12 @@ def gold_after(
 def _validate(
     candidate: Candidate, taskset: TaskSet, options: IngestOptions
 ) -> TaskEntry | RejectedEntry:
+    if not is_task_id(candidate.id):  # checked before the id names any folder
+        why = (
+            f"{candidate.id!r} is not a valid task id (letters, digits and ._-, starting with a "
+            "letter or digit): it would name a folder outside the task set"
+        )
+        return _reject(candidate, None, Rejected("instance_invalid", why))
     folder = taskset.contract_dir(candidate.id)
     if folder.exists():
         shutil.rmtree(folder)
@@ -226,8 +233,9 @@ def _validate(
     )
 
 
-def _reject(candidate: Candidate, folder: Path, rejected: Rejected) -> RejectedEntry:
-    shutil.rmtree(folder, ignore_errors=True)
+def _reject(candidate: Candidate, folder: Path | None, rejected: Rejected) -> RejectedEntry:
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
     return RejectedEntry(
         id=candidate.id,
         source=candidate.source,
@@ -277,7 +285,7 @@ def _ingest_each(
             try:
                 entry = _validate(item, taskset, options)
             except Exception as exc:  # one candidate's crash is data; the rest go on
-                folder = taskset.contract_dir(item.id)
+                folder = taskset.contract_dir(item.id) if is_task_id(item.id) else None
                 why = f"{type(exc).__name__}: {exc}"
                 entry = _reject(item, folder, Rejected("evaluator_error", why))
         if isinstance(entry, TaskEntry):

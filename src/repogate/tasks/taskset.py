@@ -30,6 +30,7 @@ from repogate._folders import not_a_folder
 from repogate._model import FrozenModel
 from repogate.errors import ContractError, UserInputError
 from repogate.tasks.validate import RejectionReason, Validation
+from repogate.vocabulary import is_task_id
 
 TASKS_FILE = "tasks.jsonl"
 REJECTED_FILE = "rejected.jsonl"
@@ -108,6 +109,12 @@ def _read_jsonl(path: Path, model: type[BaseModel]) -> list[Any]:
     return rows
 
 
+def _folder_name(task_id: str) -> str:
+    if not is_task_id(task_id):
+        raise ValueError(f"{task_id!r} is not a task id; it cannot name a folder")
+    return task_id
+
+
 class TaskSet:
     """A task-set folder opened for writing (import, mine) or reading (run, check).
 
@@ -182,12 +189,17 @@ class TaskSet:
         return {t.id for t in self.tasks()} | {r.id for r in self.rejected()}
 
     def contract_dir(self, task_id: str) -> Path:
-        """The folder of one task's contract (and its patch files)."""
-        return self.root / CONTRACTS_DIR / task_id
+        """The folder of one task's contract (and its patch files).
+
+        Raises:
+            ValueError: ``task_id`` is not a task id (:func:`repogate.vocabulary.is_task_id`):
+                it could name a folder outside the task set.
+        """
+        return self.root / CONTRACTS_DIR / _folder_name(task_id)
 
     def validation_dir(self, task_id: str) -> Path:
-        """The run store of one candidate's gold attempt."""
-        return self.root / "validation" / task_id
+        """The run store of one candidate's gold attempt (``ValueError`` as :meth:`contract_dir`)."""
+        return self.root / "validation" / _folder_name(task_id)
 
     def contract_paths(self) -> list[Path]:
         """The contract files of every validated task, in ``tasks.jsonl`` order."""
