@@ -417,3 +417,20 @@ def test_a_linked_worktree_is_a_source_and_a_workspace_comes_from_it(
     ws = tmp_path / "ws"
     assert git.prepare_workspace(source, shas[1], ws) == shas[1]
     assert git.rev_parse(ws, "HEAD") == shas[1]
+
+
+@pytest.mark.parametrize(
+    "url", ["https://github.com/../outside", "https://github.com/owner/..", "https://../a/b"]
+)
+def test_a_url_whose_parts_are_not_folder_names_is_never_looked_up(
+    history: tuple[Path, list[str]], tmp_path: Path, url: str
+) -> None:
+    """``repo = "../outside"`` in an instance became ``https://github.com/../outside``, which
+    the cache lookup joined into a folder beside the repository cache and used (red team)."""
+    repo, _ = history
+    cache = tmp_path / "cache" / "inner"
+    cache.mkdir(parents=True)
+    sh(tmp_path, "clone", "-q", "--bare", str(repo), str(tmp_path / "cache" / "outside"))
+    sh(tmp_path, "clone", "-q", "--bare", str(repo), str(tmp_path / "outside"))
+    with pytest.raises(UserInputError, match="not a folder name"):
+        git.resolve_source(url, tmp_path, cache)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from repogate.gates.verification import check_tests
+from repogate.oracles import guard as guard_plugin
 from repogate.oracles.pytest_runner import run_tests
 from repogate.sandbox import SandboxPolicy
 
@@ -209,3 +210,12 @@ def test_a_guard_that_never_saw_the_session_finish_voids_the_run(tmp_path: Path)
     run = run_tests(PYTHON, work, COMMAND, ["tests/test_f.py::test_f"], tmp_path / "r", POLICY)
     assert run.status == "error"
     assert any("saw no session finish" in change for change in run.tampering), run.tampering
+
+
+def test_a_guard_record_nested_too_deeply_is_tampering_not_a_harness_crash(tmp_path: Path) -> None:
+    """Test-time code may write the guard's folder: a record nested 100,000 deep crashed gate V
+    (RecursionError), turning the attempt into an evaluator ``error`` outside the denominator
+    instead of the agent's failed ``harness_untampered`` (red team)."""
+    guard = guard_plugin.prepare(tmp_path)
+    (guard.out_dir / "guard-1.json").write_text("[" * 100_000 + "]" * 100_000)
+    assert "the guard's record guard-1.json cannot be read" in guard_plugin.findings(guard, True)

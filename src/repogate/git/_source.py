@@ -111,6 +111,11 @@ def resolve_source(repo: str, base_dir: Path, cache: Path | None) -> Path:
                 "give a path to a git clone (bare or not), or a URL with --repo-cache DIR",
             )
         return path.resolve()
+    if any(part in ("", ".", "..") or "/" in part or "\\" in part for part in parts):
+        raise UserInputError(
+            f"repository URL {repo!r} has a host, owner or name that is not a folder name",
+            "give host/owner/name of a real repository (no '.' or '..' parts)",
+        )
     root = cache if cache is not None else _env_cache()
     if root is not None:
         for rel in _cache_names(*parts):

@@ -89,7 +89,7 @@ def _records(guard: Guard) -> tuple[list[dict[str, object]], list[str]]:
         try:
             data = read_bytes_nofollow(guard.out_dir, name, _MAX_RECORD_BYTES)
             record = json.loads(data or b"null")
-        except (OSError, PlantedLinkError, ValueError):
+        except (OSError, PlantedLinkError, ValueError, RecursionError):  # nesting: tampering
             problems.append(f"the guard's record {name} cannot be read")
             continue
         if isinstance(record, dict):

@@ -54,9 +54,13 @@ def _id_list(value: Any) -> list[str]:
         text = value.strip()
         try:
             value = json.loads(text)
+        except RecursionError:
+            raise ValueError("is nested too deeply") from None
         except json.JSONDecodeError:
             try:
                 value = ast.literal_eval(text)
+            except (RecursionError, MemoryError):
+                raise ValueError("is nested too deeply") from None
             except (ValueError, SyntaxError):
                 raise ValueError("is neither a list nor a JSON or Python list literal") from None
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -93,6 +97,21 @@ class Instance(BaseModel):
         return None if value is None else str(value)
 
 
+def _decode(
+    decoder: json.JSONDecoder, text: str, index: int, path: Path, fix: str
+) -> tuple[Any, int]:
+    """One JSON value of ``text`` from ``index``: (value, end), or a one-line ``UserInputError``."""
+    try:
+        return decoder.raw_decode(text, index)
+    except json.JSONDecodeError as exc:
+        raise UserInputError(f"{path}:{exc.lineno}: not JSON ({exc.msg})", fix) from None
+    except RecursionError:
+        line = text.count("\n", 0, index) + 1
+        raise UserInputError(
+            f"{path}:{line}: not JSON repogate loads (nested too deeply)", fix
+        ) from None
+
+
 def _objects(text: str, path: Path) -> Iterator[tuple[int, Any]]:
     """Yield (line, value) for each instance of a JSON (object or list) or JSONL file."""
     decoder = json.JSONDecoder()
@@ -105,13 +124,8 @@ def _objects(text: str, path: Path) -> Iterator[tuple[int, Any]]:
             if index >= len(text):
                 return
             line = text.count("\n", 0, index) + 1
-            try:
-                value, index = decoder.raw_decode(text, index)
-            except json.JSONDecodeError as exc:
-                raise UserInputError(
-                    f"{path}:{exc.lineno}: not JSON ({exc.msg})",
-                    "give a .json file (an instance or a list of them) or a .jsonl file",
-                ) from None
+            fix = "give a .json file (an instance or a list of them) or a .jsonl file"
+            value, index = _decode(decoder, text, index, path, fix)
             yield line, value
         return
     index = text.index("[") + 1
@@ -121,12 +135,7 @@ def _objects(text: str, path: Path) -> Iterator[tuple[int, Any]]:
         if index >= len(text) or text[index] == "]":
             return
         line = text.count("\n", 0, index) + 1
-        try:
-            value, index = decoder.raw_decode(text, index)
-        except json.JSONDecodeError as exc:
-            raise UserInputError(
-                f"{path}:{exc.lineno}: not JSON ({exc.msg})", "fix the JSON at that line"
-            ) from None
+        value, index = _decode(decoder, text, index, path, "fix the JSON at that line")
         yield line, value
 
 
