@@ -271,3 +271,26 @@ def test_escaped_descendant_holding_the_pipe_does_not_hang_the_harness(
     assert result.ok
     assert result.stdout == "started\n"
     assert result.duration_s < 3.5
+
+
+@requires_bwrap
+@pytest.mark.parametrize("form", ["word", "option=value", "file-url"])
+def test_a_folder_the_command_line_names_is_readable_inside(tmp_path: Path, form: str) -> None:
+    """``uv pip install --find-links /abs/wheels`` (a contract's install command) must see the
+    folder it names: only files named on the command line were mounted, so a local wheel folder
+    did not exist in the sandbox and the environment could not be built (shared case
+    environment-drift). Read-only: the command cannot write it."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    (wheels / "dep-2.0-py3-none-any.whl").write_text("x")
+    arg = {"word": str(wheels), "option=value": f"--find-links={wheels}"}.get(form, wheels.as_uri())
+    code = (
+        "import os, sys; p = sys.argv[1].split('=', 1)[-1].removeprefix('file://');"
+        " print(os.listdir(p)); open(os.path.join(p, 'new'), 'w')"
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    result = sandbox.run(["/usr/bin/python3", "-c", code, arg], work, SandboxPolicy(timeout_s=60))
+    assert "['dep-2.0-py3-none-any.whl']" in result.stdout, result.stderr
+    assert "Read-only file system" in result.stderr
+    assert sorted(p.name for p in wheels.iterdir()) == ["dep-2.0-py3-none-any.whl"]

@@ -103,6 +103,16 @@ class _Found:
             self.add(_installation(home.resolve()))
 
 
+def _named_paths(word: str) -> list[Path]:
+    """The absolute paths one command-line word names that exist as a regular file or a folder.
+
+    The word itself, an option's ``=value``, a ``file://`` URL; never a FIFO or a device.
+    """
+    values = [word, word.partition("=")[2] if word.startswith("-") else ""]
+    paths = [Path(v.removeprefix("file://")) for v in values if v.startswith(("/", "file:///"))]
+    return [p for p in paths if p.is_file() or p.is_dir()]
+
+
 def runtime_folders(argv: Sequence[str], env: Mapping[str, str]) -> list[Path]:
     """Return the folders and files the command ``argv`` needs, read-only, to start under ``env``.
 
@@ -114,14 +124,16 @@ def runtime_folders(argv: Sequence[str], env: Mapping[str, str]) -> list[Path]:
     Returns:
         Absolute paths outside the system folders: each ``PATH`` folder, the venv it belongs to
         and that venv's interpreter installation; the program file (and a link's target) with,
-        when it lies in a ``bin`` folder, that installation; ``VIRTUAL_ENV``; the TLS trust files named; and each file the
-        command line names by absolute path (a script: the file, not its folder).
+        when it lies in a ``bin`` folder, that installation; ``VIRTUAL_ENV``; the TLS trust files named; and each file or
+        folder the command line names by absolute path, as a word, an option's ``=value`` or a
+        ``file://`` URL (a script: the file, not its folder; ``--find-links /srv/wheels``: the
+        folder). Never a system folder, the user's home or a folder above it.
     """
     program = argv[0]
     found = _Found()
     for word in argv[1:]:
-        if word.startswith("/") and Path(word).is_file():
-            found.add(Path(word))
+        for named in _named_paths(word):
+            found.add(named)
     search = env.get("PATH", os.defpath)
     for entry in search.split(os.pathsep):
         found.add_bin(Path(entry))
@@ -160,7 +172,8 @@ def _system_mounts() -> list[str]:
     return [*args, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]  # noqa: S108 (a fresh tmpfs)
 
 
-def _under_any(path: Path, folders: Iterable[Path]) -> bool:
+def under_any(path: Path, folders: Iterable[Path]) -> bool:
+    """True when ``path`` is one of ``folders`` or lies inside one."""
     return any(path == f or path.is_relative_to(f) for f in folders)
 
 
@@ -181,13 +194,11 @@ def mount_arguments(
     """
     granted_rw = [p for p in dict.fromkeys(writable) if p.exists()]
     # Inside a writable folder a path is writable with it; inside a readable one, shown by it.
-    candidates = [
-        p for p in dict.fromkeys(readable) if p.exists() and not _under_any(p, granted_rw)
-    ]
-    granted_ro = [p for p in candidates if not _under_any(p, [q for q in candidates if q != p])]
+    candidates = [p for p in dict.fromkeys(readable) if p.exists() and not under_any(p, granted_rw)]
+    granted_ro = [p for p in candidates if not under_any(p, [q for q in candidates if q != p])]
     granted = [*granted_ro, *granted_rw]
     secrets = [Path.home() / name for name in SECRET_PATHS]
-    covered = [p for p in dict.fromkeys([*hidden, *secrets]) if _under_any(p, granted)]
+    covered = [p for p in dict.fromkeys([*hidden, *secrets]) if under_any(p, granted)]
     plan = [(p, 0) for p in granted_ro] + [(p, 1) for p in covered] + [(p, 2) for p in granted_rw]
     plan.sort(key=lambda item: (len(item[0].parts), item[1]))
     args = _system_mounts()

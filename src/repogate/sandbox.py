@@ -58,7 +58,13 @@ from repogate._isolation import (
     unshare_prefix,
     weak_isolation_reason,
 )
-from repogate._mounts import SECRET_PATHS, install_folders, mount_arguments, runtime_folders
+from repogate._mounts import (
+    SECRET_PATHS,
+    install_folders,
+    mount_arguments,
+    runtime_folders,
+    under_any,
+)
 from repogate.errors import IsolationError
 
 __all__ = [
@@ -162,7 +168,9 @@ def _view(
     writable = [*policy.writable] if policy.writable is not None else [cwd, *install_folders(env)]
     writable += [*([cwd] if policy.writable_cwd else []), scratch]
     writable += [policy.home] if policy.home is not None else []
-    readable = [*runtime_folders(argv, env), *policy.readable, cwd]
+    # what the command line names never grants a hidden folder (it stays absent, not empty)
+    named = [p for p in runtime_folders(argv, env) if not under_any(p, policy.hidden)]
+    readable = [*named, *policy.readable, cwd]
     return mount_arguments(readable, writable, policy.hidden)
 
 
