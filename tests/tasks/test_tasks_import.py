@@ -461,7 +461,8 @@ def test_an_instance_file_nested_too_deeply_is_one_line(
     """
     deep = "[" * 100_000 + "]" * 100_000
     bad = tmp_path / "deep.jsonl"
-    row = {"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "", "test_patch": ""}
+    row: dict[str, object] = {"instance_id": "a", "repo": "x/y", "base_commit": "abc"}
+    row |= {"patch": "", "test_patch": ""}
     row |= {"FAIL_TO_PASS": deep, "PASS_TO_PASS": []}
     bad.write_text(json.dumps(row) + "\n" if where == "FAIL_TO_PASS" else deep + "\n")
     assert main(["tasks", "import", str(bad), "--out", str(tmp_path / "o")]) == 2
