@@ -6,10 +6,9 @@ collect :class:`Receipt` values from gates, and :func:`decide`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING
-
 from repogate._version import __version__
+
+TYPE_CHECKING = False  # typing is not imported: the console script's guard is not up yet
 
 if TYPE_CHECKING:
     from repogate.contract import Profile, TransitionContract, load_contract
@@ -37,6 +36,8 @@ def __getattr__(name: str) -> object:
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module 'repogate' has no attribute {name!r}")
+    import importlib  # only once a public name is first used
+
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value
     return value
