@@ -274,13 +274,17 @@ def _pump(proc: subprocess.Popen[bytes], captures: dict[int, _Capture], timeout:
     return timed_out
 
 
-def run(argv: Sequence[str], cwd: Path, policy: SandboxPolicy) -> ExecResult:
+def run(
+    argv: Sequence[str], cwd: Path, policy: SandboxPolicy, *, pass_fds: Sequence[int] = ()
+) -> ExecResult:
     """Run ``argv`` in ``cwd`` under ``policy`` and return what happened as a value.
 
     Args:
         argv: the command and its arguments (no shell).
         cwd: the working directory.
         policy: timeout, output cap, environment grant, private HOME, network grant.
+        pass_fds: descriptors the command inherits (by number; every other one is closed), such
+            as the pipe carrying the guard's key (:meth:`repogate.oracles.guard.Guard.key_pipe`).
 
     Returns:
         The result: exit code (127 when the command is not found, 126 when it cannot be run,
@@ -310,6 +314,7 @@ def run(argv: Sequence[str], cwd: Path, policy: SandboxPolicy) -> ExecResult:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                pass_fds=tuple(pass_fds),
             )
         except OSError as exc:  # e.g. an executable file that is no program (ENOEXEC)
             return ExecResult(argv=tuple(argv), returncode=126, stderr=str(exc), isolation=iso)

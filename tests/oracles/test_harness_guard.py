@@ -219,3 +219,59 @@ def test_a_guard_record_nested_too_deeply_is_tampering_not_a_harness_crash(tmp_p
     guard = guard_plugin.prepare(tmp_path)
     (guard.out_dir / "guard-1.json").write_text("[" * 100_000 + "]" * 100_000)
     assert "the guard's record guard-1.json cannot be read" in guard_plugin.findings(guard, True)
+
+
+_FORGED_REPORT = (
+    '<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0" '
+    'failures="0" skipped="0" tests="1" time="0.01"><testcase classname="tests.test_f" '
+    'name="test_f" file="tests/test_f.py" line="2" time="0.001" /></testsuite></testsuites>'
+)
+# The red team's forgery: the library writes a passing report into the report channel, a
+# guard record saying the session finished clean, and leaves before pytest writes anything.
+FORGE_AND_LEAVE = f"""
+import json, os, sys
+_args = open("/proc/self/cmdline", "rb").read().split(b"\\0")
+_flag = ("--" + "lmxtinuj"[::-1] + "=").encode()
+_path = next(a for a in _args if a.startswith(_flag))[len(_flag):].decode()
+_guard = sys.modules.get("repogate_guard")
+_dir = os.environ.get("REPOGATE_GUARD_DIR")
+with open(os.path.join(_dir, "guard-7.json"), "w") as _f:
+    json.dump({{"schema_version": 1, "module": os.path.realpath(_guard.__file__),
+               "finished": True, "changes": []}}, _f)
+with open(_path, "w") as _f:
+    _f.write({_FORGED_REPORT!r})
+os._exit(0)
+"""
+# Subtler: send pytest's own report elsewhere, write a passing one into the channel, and let the
+# session finish normally (the guard then sees a clean, finished session).
+FORGE_AND_REDIRECT = f"""
+import gc, sys
+_args = open("/proc/self/cmdline", "rb").read().split(b"\\0")
+_flag = ("--" + "lmxtinuj"[::-1] + "=").encode()
+_path = next(a for a in _args if a.startswith(_flag))[len(_flag):].decode()
+for _o in gc.get_objects():
+    if type(_o).__name__ == "LogXML":
+        _o.logfile = "/dev/null"
+with open(_path, "w") as _f:
+    _f.write({_FORGED_REPORT!r})
+"""
+
+
+@pytest.mark.parametrize(
+    "forgery", [FORGE_AND_LEAVE, FORGE_AND_REDIRECT], ids=["leave", "redirect"]
+)
+def test_a_report_forged_by_library_code_is_never_trusted(tmp_path: Path, forgery: str) -> None:
+    """A wrong patch was accepted by writing its own passing report into the report channel and
+    a guard record saying the session finished clean, then ``os._exit(0)`` (red team). The
+    harness's guard now signs its record with a key only its own process received (a pipe the
+    harness hands it, read and closed at load), and the record counts the tests whose call
+    passed: an unsigned record proves nothing, and a report listing more passes than the
+    session ran is forged."""
+    work = _checkout(tmp_path / "work", {"pkg/mod.py": LIBRARY + forgery})
+    run = run_tests(PYTHON, work, COMMAND, ["tests/test_f.py::test_f"], tmp_path / "r", POLICY)
+    assert run.status == "error", run
+    assert run.outcomes == {}
+    assert run.tampering, run
+    seen = {c.name: c for c in check_tests([run], set(), ["tests/test_f.py::test_f"], []).checks}
+    assert seen["harness_untampered"].status == "failed"
+    assert seen["focused_tests_passed"].status == "failed"

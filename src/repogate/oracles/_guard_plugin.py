@@ -28,13 +28,46 @@ only old, stable hooks and tolerates missing names.
 # (os.path and open(): the guard imports as little as it can into the session it watches)
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
+import stat
 import sys
 import types
+from collections.abc import Callable
 from typing import Any
 
 _OUT = os.environ.get("REPOGATE_GUARD_DIR")
+
+
+def _signer() -> Callable[[bytes], str]:
+    """Read the run's key from the pipe the harness handed this process, and close it.
+
+    The harness writes a fresh key into a pipe whose reading end only the test command's own
+    process inherits (``REPOGATE_GUARD_KEY_FD`` names it); this runs at load, before any
+    conftest or test module, so the key is read and the descriptor closed before the
+    candidate's code runs. The variable is removed so child processes never read another
+    descriptor of that number. Without a key, records go unsigned (the harness trusts none).
+    """
+    name = os.environ.pop("REPOGATE_GUARD_KEY_FD", "")
+    key = b""
+    if name.isdigit():
+        fd = int(name)
+        try:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                key = os.read(fd, 64)
+            os.close(fd)
+        except OSError:
+            key = b""
+
+    def sign(data: bytes) -> str:
+        return hmac.new(key, data, hashlib.sha256).hexdigest() if key else ""
+
+    return sign
+
+
+_sign = _signer()
 _ROOT = os.path.realpath(os.getcwd())
 _PREFIXES = ("pytest", "_pytest", "pluggy")
 _HOOKS = (
@@ -71,6 +104,7 @@ _ORACLE_FOLDERS = {"tests", "test", "testing"}
 
 _found: list[str] = []
 _finished = False
+_passed: set[str] = set()  # ids whose call phase passed, as pytest reported it
 _FILES: dict[str, bool] = {}
 
 
@@ -250,12 +284,14 @@ def _check_hooks(config: Any) -> None:
 def _write() -> None:
     if not _OUT:
         return
-    record = {
-        "schema_version": 1,
+    record: dict[str, Any] = {
+        "schema_version": 2,
         "module": os.path.realpath(__file__),
         "finished": _finished,
         "changes": _found,
+        "passed_calls": len(_passed),
     }
+    record["mac"] = _sign(json.dumps(record, sort_keys=True, separators=(",", ":")).encode())
     target = os.path.join(_OUT, f"guard-{os.getpid()}.json")
     temporary = f"{target}.tmp"
     with open(temporary, "w", encoding="utf-8") as handle:
@@ -275,7 +311,9 @@ _write()
 
 
 def pytest_runtest_logreport(report: Any) -> None:
-    """After each test's teardown, see whether the hot functions are still pytest's own."""
+    """Count the calls that passed; after a teardown, check the hot functions are pytest's own."""
+    if report.when == "call" and report.outcome == "passed":
+        _passed.add(report.nodeid)
     if report.when == "teardown" and _hot() != _HOT_BEFORE:
         _compare(_BEFORE)
 

@@ -17,11 +17,16 @@ verdict from library code; it is no security boundary (see ``docs/security.md``)
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import hmac
 import json
 import os
 import re
+import secrets
 import shutil
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_nofollow
@@ -47,6 +52,7 @@ class Guard:
 
     plugin_dir: Path
     out_dir: Path
+    key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
 
     @property
     def module_path(self) -> Path:
@@ -56,6 +62,32 @@ class Guard:
     def env(self) -> dict[str, str]:
         """The variable that switches the guard on."""
         return {"REPOGATE_GUARD_DIR": str(self.out_dir)}
+
+    @contextlib.contextmanager
+    def key_pipe(self) -> Iterator[tuple[int, dict[str, str]]]:
+        """A pipe holding :attr:`key`, for the test command's process alone.
+
+        Yields ``(descriptor, variables)``: pass the descriptor to the command (``pass_fds``)
+        and add the variables (``REPOGATE_GUARD_KEY_FD``); the guard reads the key and closes
+        the descriptor at load, before the candidate's code runs. Closed here afterwards.
+        """
+        reader, writer = os.pipe()
+        try:
+            os.write(writer, self.key)
+            os.close(writer)
+            yield reader, {"REPOGATE_GUARD_KEY_FD": str(reader)}
+        finally:
+            with contextlib.suppress(OSError):
+                os.close(writer)
+            os.close(reader)
+
+    def signed(self, record: dict[str, object]) -> bool:
+        """True when ``record`` carries this run's signature (the guard wrote it, with the key)."""
+        mac = record.get("mac")
+        unsigned = {k: v for k, v in record.items() if k != "mac"}
+        data = json.dumps(unsigned, sort_keys=True, separators=(",", ":")).encode()
+        expected = hmac.new(self.key, data, hashlib.sha256).hexdigest()
+        return isinstance(mac, str) and hmac.compare_digest(mac, expected)
 
 
 def prepare(report_dir: Path) -> Guard:
@@ -99,12 +131,17 @@ def _records(guard: Guard) -> tuple[list[dict[str, object]], list[str]]:
     return records, problems
 
 
-def findings(guard: Guard, reported: bool) -> tuple[str, ...]:
+def findings(guard: Guard, reported: bool, passed: int = 0) -> tuple[str, ...]:
     """Return what the guard saw changed in the run, empty when nothing was.
+
+    Only a record signed with the run's key (:meth:`Guard.signed`: the guard in the test
+    command's own process wrote it) can say the session finished; any record's changes count.
 
     Args:
         guard: the run's guard folders.
         reported: the run wrote a test report (so its session must have finished).
+        passed: how many tests the report lists as passed; more than the session's calls that
+            passed (the signed record counts them) is a report pytest did not write.
     """
     records, found = _records(guard)
     expected = os.path.realpath(guard.module_path)
@@ -116,10 +153,22 @@ def findings(guard: Guard, reported: bool) -> tuple[str, ...]:
         changes = record.get("changes")
         if isinstance(changes, list):
             found += [str(c) for c in changes]
-    finished = any(r.get("finished") is True and r.get("module") == expected for r in records)
-    if reported and not finished:
+    done = [
+        r
+        for r in records
+        if r.get("finished") is True and r.get("module") == expected and guard.signed(r)
+    ]
+    if reported and not done:
         found.append(
-            "the harness's guard saw no session finish (unregistered, shadowed, or the process left early)"
+            "the harness's guard saw no session finish (unregistered, shadowed, the process left "
+            "early, or a record it did not sign)"
+        )
+    counts = [r.get("passed_calls") for r in done]
+    ran = max((c for c in counts if isinstance(c, int)), default=0)
+    if done and passed > ran:
+        found.append(
+            f"the report lists {passed} passed tests, but the session's calls passed for {ran}: "
+            "pytest did not write that report"
         )
     unique = list(dict.fromkeys(found))
     if len(unique) > MAX_CHANGES:

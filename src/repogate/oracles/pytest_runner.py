@@ -303,17 +303,19 @@ def run_tests(
         argv = _command(test_command, channel.path, files, workdir)
         # A FIFO is written through a read-only bind; the harness's tool folders are read-only too.
         readable = (*policy.readable, channel.path, *tools, guard.plugin_dir)
-        grant = policy.model_copy(
-            update={"env": granted, "writable": writable, "readable": readable}
-        )
-        result = sandbox.run(argv, workdir, grant)
+        with guard.key_pipe() as (key_fd, key_env):
+            grant = policy.model_copy(
+                update={"env": {**granted, **key_env}, "writable": writable, "readable": readable}
+            )
+            result = sandbox.run(argv, workdir, grant, pass_fds=(key_fd,))
         data, written = channel.collect()
     if data:  # the harness's copy of what came through the channel; a link there is replaced
         write_bytes_nofollow(report_dir, REPORT_NAME, data[:MAX_REPORT_BYTES])
     reason, outcomes, digest = _read(result, data, report, workdir, policy.timeout_s)
     if not reason and written > MAX_REPORT_BYTES:
         reason = f"the report is larger than {MAX_REPORT_BYTES} bytes"
-    tampering = guard_plugin.findings(guard, bool(data))
+    passed = sum(1 for o in outcomes.values() if o == "passed")
+    tampering = guard_plugin.findings(guard, bool(data), passed)
     if tampering:  # the session's outcomes are never trusted
         reason, outcomes = f"the test runner was changed during the run: {'; '.join(tampering)}", {}
     log = keep_log(
