@@ -18,6 +18,7 @@ report costs no poll interval (it cost half of ``_POLL_S`` per test run on avera
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import threading
@@ -97,7 +98,9 @@ class ReportChannel:
                 os.close(self._reader)
         else:
             if not self._ended.is_set():  # the reader's select returns now
-                os.write(self._wake[1], b"x")
+                # it may close its end first, having ended meanwhile: then the write fails
+                with contextlib.suppress(BrokenPipeError):
+                    os.write(self._wake[1], b"x")
             self._ended.wait()
             self._thread.join()
         self._reader = -1
