@@ -137,3 +137,34 @@ def test_project_modules_are_the_checkouts_top_level_ones(tmp_path: Path) -> Non
         "import calc.sub\nfrom pkg import a\nfrom . import local\nimport os, six as s\n"
     )
     assert imported_modules([tmp_path / "tests/test_x.py"]) == {"calc", "pkg", "os", "six"}
+
+
+@pytest.mark.slow
+def test_a_test_folder_named_like_the_standard_library_is_no_installed_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """click keeps type-checking samples in ``tests/typing/`` (no ``__init__.py``): that folder
+    counted as the checkout's module ``typing``, so every task whose tests import ``typing``
+    was invalid ("the tests import typing from .../typing.py, outside the checkout"); 4 of 9
+    mined click candidates were rejected (new user). A folder without ``__init__.py`` is a
+    namespace portion, which never shadows the standard library's module."""
+    monkeypatch.setenv("REPOGATE_CACHE", str(tmp_path / "cache"))
+    typed = "from typing import List\n\nfrom calc import add\n\n\ndef test_add() -> None:\n"
+    typed += "    values: List[int] = [add(2, 3)]\n    assert values == [5]\n"
+    contract, _, _ = make_task(
+        tmp_path,
+        {
+            "pyproject.toml": HATCH + PROJECT,
+            "calc/__init__.py": BUGGY,
+            "tests/test_neg.py": TEST_NEG,
+            "tests/typing/sample.py": "from typing import reveal_type\n",
+        },
+        {"calc/__init__.py": FIXED, "tests/test_add.py": typed},
+        install=["uv pip install pytest", "uv pip install -e ."],
+        fail_to_pass=["tests/test_add.py::test_add"],
+        pass_to_pass=["tests/test_neg.py::test_neg"],
+        editable=["calc/**"],
+    )
+    out = tmp_path / "run"
+    _code, rows = run_json(capsys, str(contract), "--agent", "gold", "--out", str(out))
+    assert verdicts(rows) == {"gold": "accepted"}, check_detail(out, "environment_reproduced")

@@ -15,7 +15,10 @@ copy: gold is then rejected as the agent's failure and a breaking agent passes. 
    test file and ``conftest.py`` (the first folder above it that is no package).
 
 A module that resolves outside the checkout is named with the path it resolves to. A namespace
-package counts as the checkout's when any of its portions lies in it.
+package counts as the checkout's when any of its portions lies in it. A name that resolves into
+the interpreter's standard library is never a copy of the project: a folder of that name in the
+checkout with no ``__init__.py`` (click's ``tests/typing/``) is a namespace portion, which the
+standard library's module always wins over.
 """
 
 from __future__ import annotations
@@ -33,11 +36,16 @@ from repogate.environment import BuiltEnvironment, activate
 _SKIP = frozenset({".git", ".hg", ".tox", ".nox", ".venv", "venv", "build", "dist", "node_modules"})
 
 _PROBE = """
-import importlib.util, json, sys
+import importlib.util, json, os, sys, sysconfig
 names, keep, inserted = json.loads(sys.argv[1]), sys.argv[2] == "1", json.loads(sys.argv[3])
 if not keep and sys.path and sys.path[0] in ("", "."):
     del sys.path[0]
 sys.path[0:0] = inserted
+std = {os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ("stdlib", "platstdlib")}
+def standard(path):
+    path = os.path.realpath(path)
+    parts = path.split(os.sep)
+    return path.startswith(tuple(std)) and "site-packages" not in parts and "dist-packages" not in parts
 found = {}
 for name in names:
     try:
@@ -45,7 +53,9 @@ for name in names:
     except Exception:
         spec = None
     if spec is not None:
-        found[name] = [spec.origin, *(spec.submodule_search_locations or [])]
+        where = [spec.origin, *(spec.submodule_search_locations or [])]
+        if not all(p and standard(p) for p in where if p not in ("built-in", "frozen")):
+            found[name] = where
 print(json.dumps(found))
 """
 
