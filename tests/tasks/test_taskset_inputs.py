@@ -144,3 +144,29 @@ def test_mining_a_range_without_a_candidate_is_refused_before_writing(
         " and tests; give a wider --range (or other --paths)\n"
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize("held", ["notes.txt", "store.sqlite", "src"])
+def test_an_out_folder_holding_other_files_is_never_adopted_as_a_task_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], held: str
+) -> None:
+    """``tasks import ... --out`` a run folder or a source tree wrote a task set into it (and
+    ``run``/``tasks check`` then took that folder for one); ``run --out`` refuses the same
+    (new user)."""
+    out = tmp_path / "foreign"
+    (out / held).parent.mkdir(parents=True, exist_ok=True)
+    if held == "src":
+        (out / held).mkdir()
+    else:
+        (out / held).write_text("x")
+    listing = tmp_path / "one.jsonl"
+    listing.write_text(
+        '{"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "",'
+        ' "test_patch": "", "FAIL_TO_PASS": [], "PASS_TO_PASS": []}\n'
+    )
+    assert main(["tasks", "import", str(listing), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --out {out} holds other files and no task set (taskset.json); give a new or"
+        " empty folder, or the --out of an earlier tasks command to resume\n"
+    )
+    assert sorted(p.name for p in out.iterdir()) == [held]

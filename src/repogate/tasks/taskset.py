@@ -130,13 +130,19 @@ class TaskSet:
         """Open ``root`` for a new or resumed task set with ``selection``.
 
         Raises:
-            UserInputError: ``root`` is a file or lies below one, or holds a task set made with another selection.
+            UserInputError: ``root`` is a file or lies below one, holds a task set made with
+                another selection, or holds other files and no task set.
         """
         where = not_a_folder(root)
         if where is not None:
             raise UserInputError(f"--out {root} {where}", "give a folder")
-        root.mkdir(parents=True, exist_ok=True)
         path = root / SELECTION_FILE
+        if root.is_dir() and not path.is_file() and any(root.iterdir()):
+            raise UserInputError(  # a run folder, a source tree: nothing is adopted
+                f"--out {root} holds other files and no task set ({SELECTION_FILE})",
+                "give a new or empty folder, or the --out of an earlier tasks command to resume",
+            )
+        root.mkdir(parents=True, exist_ok=True)
         if path.is_file():
             try:
                 before = Selection.model_validate_json(path.read_text(encoding="utf-8"))
