@@ -129,21 +129,28 @@ def mine_cmd(
     url = repo if git.repo_url_parts(repo) else str(source)
     mapping = load_env_map(env_map)
     globs = tuple(paths or ())
+    given = span
     try:
+        # the selection rule names commits, not revisions that move: a rerun after the branch
+        # moved would otherwise pick other candidates under the same rule
+        start, _, end = span.partition("..")
+        span = "..".join(git.rev_parse(source, f"{r or 'HEAD'}^{{commit}}") for r in (start, end))
         chosen = mine.select_commits(source, span, globs, limit)
     except GitError:
         raise UserInputError(
-            f"--range {span!r} names a revision that is not in {repo}",
+            f"--range {given!r} names a revision that is not in {repo}",
             "give two revisions of that repository (SHAs, tags or branches), e.g. v1.0..main",
         ) from None
     if not chosen:  # an empty task set would be refused by `run` and `tasks check` alike
         raise UserInputError(
-            f"--range {span!r} of {repo} holds no first-parent commit changing code and tests"
+            f"--range {given!r} of {repo} holds no first-parent commit changing code and tests"
             + (f" touching {list(globs)}" if globs else ""),
             "give a wider --range (or other --paths)",
         )
     rule = (
-        f"first-parent commits of {span} changing code and tests"
+        f"first-parent commits of {span}"
+        + (f" (--range {given})" if given != span else "")
+        + " changing code and tests"
         + (f", touching {list(globs)}" if globs else "")
         + (f", first {limit}" if limit else "")
         + f": {len(chosen)} candidates"

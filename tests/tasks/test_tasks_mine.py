@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -236,3 +237,26 @@ def test_relative_paths_on_the_command_line_work_as_absolute_ones(
     ]
     assert [t["id"] for t in tasks] == [f"calc-{commits['sub'][:10]}"]
     assert main(["tasks", "check", "set"]) == 0
+
+
+def test_the_selection_rule_names_commits_so_a_moved_branch_is_not_resumed(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--range base..main`` was kept as written: once ``main`` moved, rerunning "the same
+    command" added other candidates under a rule that claimed the first selection (new user).
+    The rule now names the commits the range resolved to, and a rerun whose range resolves to
+    others is refused."""
+    repo = tmp_path / "calc"
+    commits = build_history(repo)
+    subprocess.run(["git", "-C", str(repo), "branch", "-f", "line", commits["sub"]], check=True)
+    (tmp_path / "env.toml").write_text(ENV_MAP.format(name="calc"))
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    out = tmp_path / "set"
+    args = ["tasks", "mine", str(repo), "--range", f"{commits['base']}..line", "--out", str(out)]
+    args += ["--env-map", str(tmp_path / "env.toml")]
+    assert main(args) == 0
+    rule = json.loads((out / "taskset.json").read_text())["rule"]
+    assert f"{commits['base']}..{commits['sub']} (--range {commits['base']}..line)" in rule
+    subprocess.run(["git", "-C", str(repo), "branch", "-f", "line", commits["mul"]], check=True)
+    assert main(args) == 2
+    assert len((out / "tasks.jsonl").read_text().splitlines()) == 1
