@@ -35,6 +35,9 @@ def test_adding_an_agent_extends_the_run(
     assert gold_path.read_bytes() == gold_decision
     manifest = json.loads((out / "manifest.json").read_text())
     assert sorted(a["spec"] for a in manifest["agents"]) == ["gold", "null"]
+    # the run plans both agents' attempts, not the last command's only: an extended run that
+    # was interrupted was reported "complete, 5 of 3 done" (new user)
+    assert manifest["planned_attempts"] == 2
     with Store.open(out) as store:
         assert store.changed_evidence() == {}
     # Extending keeps the contracts and epochs: anything else is another run.

@@ -30,7 +30,7 @@ from repogate.manifest import RunManifest, contract_entry
 from repogate.oracles.embedded import embedded_ids
 from repogate.patches import load_patch, touched_paths
 from repogate.protocols import Agent, Executor
-from repogate.store import AttemptRecord, Store
+from repogate.store import AttemptRecord, Store, attempt_id_for
 
 CACHE_ENV = "REPOGATE_CACHE"
 
@@ -171,7 +171,7 @@ def _manifest(
         contracts=tuple(contracts.values()),
         selection=options.selection,
         epochs=options.epochs,
-        planned_attempts=len(ready) * options.epochs,
+        planned_attempts=len(_planned_ids(ready, options.epochs, store)),
         isolation_agent=iso_agent,
         isolation_tests=iso_tests,
         weak_isolation_allowed_by=None
@@ -180,6 +180,15 @@ def _manifest(
         warnings=warnings,
         executor=executor.describe(),
     )
+
+
+def _planned_ids(ready: Sequence[_Ready], epochs: int, store: Store) -> set[str]:
+    """The run's attempts: this command's and those an earlier command began (an extended run)."""
+    ids = {a.attempt_id for a in store.attempts()}
+    for item in ready:
+        spec, contract_id = item.plan.agent_spec, item.plan.contract.id
+        ids.update(attempt_id_for(contract_id, spec, epoch) for epoch in range(epochs))
+    return ids
 
 
 ProgressCallback = Callable[[str, AttemptRecord | None], None]
