@@ -297,3 +297,18 @@ def test_the_task_supply_synopsis_lists_exactly_the_options_of_each_command(root
     for path in ("tasks import", "tasks mine", "tasks check"):
         named = set(re.findall(r"--[a-z][a-z-]*", usage[path]))
         assert (path, sorted(named)) == (path, sorted(offered[path]))
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [("report", "[cohort]"), ("run", "repogate[ray]"), ("show", "'not started'")],
+)
+def test_help_texts_show_their_brackets_and_no_markup(
+    capsys: pytest.CaptureFixture[str], command: str, shown: str
+) -> None:
+    """The help is rendered as rich markup: ``[cohort]`` and ``[ray]`` vanished as tags, and
+    reStructuredText's double backquotes were shown as they are (new user)."""
+    assert main([command, "--help"]) == ExitCode.OK
+    helped = " ".join(capsys.readouterr().out.replace("│", " ").split())
+    assert shown in helped
+    assert "``" not in helped

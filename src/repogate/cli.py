@@ -155,7 +155,7 @@ def run_cmd(
         ),
     ] = None,
     executor: Annotated[
-        str, typer.Option("--executor", help="Where attempts run: local | ray (repogate[ray]).")
+        str, typer.Option("--executor", help="Where attempts run: local | ray (repogate\\[ray]).")
     ] = "local",
 ) -> None:
     """Run agents on contracts and decide each attempt; exit 0 when every attempt ran."""
@@ -178,7 +178,7 @@ def report_cmd(
     ],
     by: Annotated[
         str | None,
-        typer.Option("--by", help="Group by this cohort tag (a contract's [cohort] key)."),
+        typer.Option("--by", help="Group by this cohort tag (a contract's \\[cohort] key)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     html: Annotated[
@@ -226,9 +226,9 @@ def show_cmd(
     """Print a run's attempts (one line each), or one attempt's checks, receipts and evidence.
 
     Each finished attempt's evidence is checked. An attempt begun and not started yet shows as
-    ``not started``; one started and unfinished as ``running`` while a run holds the folder's
-    lock, else as ``interrupted``. An attempt whose evidence changed since
-    it was stored (a receipt, ``decision.json`` or its store row) shows no verdict, is named on
+    'not started'; one started and unfinished as 'running' while a run holds the folder's
+    lock, else as 'interrupted'. An attempt whose evidence changed since
+    it was stored (a receipt, decision.json or its store row) shows no verdict, is named on
     standard error, and the command exits 3.
     """
     from repogate.cli_run import agent_outcomes
