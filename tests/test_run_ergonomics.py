@@ -124,3 +124,20 @@ def test_a_moved_run_folder_plans_the_same_inputs(tmp_path: Path) -> None:
     first = inputs(tmp_path / "first")
     assert first == inputs(tmp_path / "elsewhere" / "moved")
     assert not any(str(tmp_path) in text for _, text, _ in first)
+
+
+def test_a_contract_named_twice_runs_once_and_two_files_of_one_id_are_refused(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same contract given twice ran every attempt twice, silently (new user); two files
+    holding one task id would share attempt ids."""
+    contract = str(parser.contracts[0])
+    out = tmp_path / "run"
+    code, rows = run_json(capsys, contract, contract, "--agent", "gold", "--out", str(out))
+    assert code == ExitCode.OK
+    assert [r["agent"] for r in rows] == ["gold"]
+    twin = contract_with(parser, "", "twin.toml")
+    assert main(["run", contract, str(twin), "--agent", "gold", "--out", str(tmp_path / "r2")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: contracts ") and "share the task id parser-bounded-config" in err
+    assert not (tmp_path / "r2").exists()
