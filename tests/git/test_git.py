@@ -434,3 +434,12 @@ def test_a_url_whose_parts_are_not_folder_names_is_never_looked_up(
     sh(tmp_path, "clone", "-q", "--bare", str(repo), str(tmp_path / "outside"))
     with pytest.raises(UserInputError, match="not a folder name"):
         git.resolve_source(url, tmp_path, cache)
+
+
+def test_a_repository_cache_that_is_a_file_is_named_as_one(tmp_path: Path) -> None:
+    """``--repo-cache afile`` said "no local mirror ... in repository cache afile" (new user)."""
+    cache = tmp_path / "afile"
+    cache.write_text("x")
+    with pytest.raises(UserInputError, match="is a file, not a folder") as info:
+        git.resolve_source("https://github.com/owner/name", tmp_path, cache)
+    assert info.value.fix.startswith("give the folder holding the mirrors")

@@ -117,6 +117,11 @@ def resolve_source(repo: str, base_dir: Path, cache: Path | None) -> Path:
             "give host/owner/name of a real repository (no '.' or '..' parts)",
         )
     root = cache if cache is not None else _env_cache()
+    if root is not None and root.is_file():
+        raise UserInputError(
+            f"repository cache {root} is a file, not a folder",
+            f"give the folder holding the mirrors (owner+name/ clones) with --repo-cache or {REPO_CACHE_ENV}",
+        )
     if root is not None:
         for rel in _cache_names(*parts):
             if git_dir_of(root / rel) is not None:
