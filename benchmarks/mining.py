@@ -14,7 +14,8 @@ In one run:
    reference under the clock ten years ahead (the date check, :mod:`repogate.tasks.dates`); and
    the gold attempt's regression run, when its selection chose tests beyond the graded ones
    (gate V's ``regression_tests_passed``, a hermetic check the reference must pass): those ids,
-   once, on the reference. The trees are written with ``git archive`` beforehand and not timed.
+   once, on the reference. The trees are written with ``git archive`` beforehand and not timed;
+   each bare run starts from no saved state, as repogate's runs do (an empty Hypothesis database).
 
 The ratio is repogate's validation time over those bare runs: for each validated task, one
 `repogate tasks check CONTRACT --repeats N` process (the same state checks and gold attempt that
@@ -129,23 +130,28 @@ def bare_run(
     env: dict[str, object], tree: Path, files: list[str], extra: dict[str, str] | None = None
 ) -> float:
     roots = [str(tree / str(r)) for r in env.get("import_roots", [])]  # type: ignore[attr-defined]
-    variables = {
-        **os.environ,
-        "VIRTUAL_ENV": str(env["venv"]),
-        "PATH": f"{env['bin_dir']}:/usr/local/bin:/usr/bin:/bin",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONPATH": os.pathsep.join(roots),
-        **(extra or {}),
-    }
-    started = time.perf_counter()
-    subprocess.run(
-        ["python", "-m", "pytest", "-p", "no:cacheprovider", "-q", *files],
-        cwd=tree,
-        env=variables,
-        capture_output=True,
-        check=False,
-    )
-    return time.perf_counter() - started
+    with tempfile.TemporaryDirectory(prefix="bare-hypothesis-") as fresh:
+        variables = {
+            **os.environ,
+            "VIRTUAL_ENV": str(env["venv"]),
+            "PATH": f"{env['bin_dir']}:/usr/local/bin:/usr/bin:/bin",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONPATH": os.pathsep.join(roots),
+            # each run starts from no saved state, as repogate's do (a fresh tree and an empty
+            # Hypothesis database per run): a database kept from an earlier run of the same tree
+            # made attrs' test files about 0.9 s (18 %) faster per run
+            "HYPOTHESIS_STORAGE_DIRECTORY": fresh,
+            **(extra or {}),
+        }
+        started = time.perf_counter()
+        subprocess.run(
+            ["python", "-m", "pytest", "-p", "no:cacheprovider", "-q", *files],
+            cwd=tree,
+            env=variables,
+            capture_output=True,
+            check=False,
+        )
+        return time.perf_counter() - started
 
 
 def ours_env() -> dict[str, str]:
