@@ -139,5 +139,5 @@ def test_a_contract_named_twice_runs_once_and_two_files_of_one_id_are_refused(
     twin = contract_with(parser, "", "twin.toml")
     assert main(["run", contract, str(twin), "--agent", "gold", "--out", str(tmp_path / "r2")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: contracts ") and "share the task id parser-bounded-config" in err
+    assert err.startswith("error: two contracts share the id 'parser-bounded-config'"), err
     assert not (tmp_path / "r2").exists()

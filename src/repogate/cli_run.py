@@ -18,8 +18,8 @@ from repogate._files import storage_problem
 from repogate._folders import not_a_folder
 from repogate._storeschema import DB_NAME
 from repogate.agent_spec import AgentSpec, GoldSpec, NullSpec, ScriptSpec, parse_agent_spec
-from repogate.contract import TransitionContract, load_contract
-from repogate.errors import ContractError, ExitCode, RunDirError, UserInputError
+from repogate.contract import load_contract
+from repogate.errors import ExitCode, RunDirError, UserInputError
 from repogate.protocols import Executor
 from repogate.recorded import recorded_proposal, recorded_results
 from repogate.report.progress import RunProgress
@@ -71,18 +71,8 @@ def named_plans(contracts: list[Path], agents: list[AgentSpec]) -> list[PlannedA
     A task-set folder (one holding ``tasks.jsonl``) stands for each of its validated contracts.
     """
     specs = agents or [GoldSpec(), NullSpec()]
-    files = dict.fromkeys(contract_files(contracts))  # one file named twice is planned once
-    loaded: dict[str, tuple[TransitionContract, str, Path]] = {}
-    for path, label in files:
-        contract = load_contract(path)
-        seen = loaded.get(contract.id)
-        if seen is not None and seen[2].resolve() != path.resolve():
-            raise ContractError(
-                f"contracts {seen[2]} and {path} share the task id {contract.id}",
-                "give each task its own id (the contract's `id`)",
-            )
-        loaded.setdefault(contract.id, (contract, label, path))
-    return [PlannedAttempt(c, src, spec) for c, src, _ in loaded.values() for spec in specs]
+    loaded = [(load_contract(path), label) for path, label in contract_files(contracts)]
+    return [PlannedAttempt(c, src, spec) for c, src in loaded for spec in specs]
 
 
 class AgentOutcome(NamedTuple):

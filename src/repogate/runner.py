@@ -99,6 +99,8 @@ def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Read
                 f"two contracts share the id {contract.id!r} ({seen[key]} and {plan.contract_source})",
                 "give each contract its own id: attempts are stored under it",
             )
+        if key in seen:  # the same contract named twice: planned once
+            continue
         seen[key] = plan.contract_source
         source = git.resolve_source(contract.repo, contract.base_dir, options.repo_cache)
         if not git.has_object(source, contract.base_commit):

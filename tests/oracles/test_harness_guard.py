@@ -53,6 +53,17 @@ for _o in gc.get_objects():
         _o.register(_Quiet(), "quiet")
         break
 """
+# Any hook, not only those that run a test: here collection swaps every test body (red team).
+HOOK_ON_COLLECTION = """
+import gc
+class _Quiet:
+    def pytest_itemcollected(self, item):
+        item.obj = lambda **kw: None
+for _o in gc.get_objects():
+    if type(_o).__name__ == "PytestPluginManager":
+        _o.register(_Quiet(), "quiet")
+        break
+"""
 CODE_SWAP = """
 import pytest as _p
 _p.Function.runtest.__code__ = (lambda self: None).__code__
@@ -119,6 +130,7 @@ def _checkout(root: Path, files: dict[str, str]) -> Path:
         ({"pkg/mod.py": LIBRARY + PUBLIC_API}, "_pytest.python.Function.runtest"),
         ({"pkg/mod.py": LIBRARY + REPORT_FACTORY}, "TestReport.from_item_and_call"),
         ({"pkg/mod.py": LIBRARY + HOOK_FROM_LIBRARY}, "pytest_pyfunc_call implemented"),
+        ({"pkg/mod.py": LIBRARY + HOOK_ON_COLLECTION}, "pytest_itemcollected implemented"),
         ({"pkg/mod.py": LIBRARY + CODE_SWAP}, "_pytest.python.Function.runtest"),
         ({"iniconfig/__init__.py": SHADOW_INICONFIG}, "_pytest.python.Function.runtest"),
         ({"pkg/mod.py": LIBRARY + RECORD_FLOOD}, "guard records"),
@@ -128,6 +140,7 @@ def _checkout(root: Path, files: dict[str, str]) -> Path:
         "public-api",
         "report-factory",
         "hook-from-library",
+        "hook-on-collection",
         "code-swap",
         "shadow-iniconfig",
         "record-flood",
@@ -275,3 +288,78 @@ def test_a_report_forged_by_library_code_is_never_trusted(tmp_path: Path, forger
     seen = {c.name: c for c in check_tests([run], set(), ["tests/test_f.py::test_f"], []).checks}
     assert seen["harness_untampered"].status == "failed"
     assert seen["focused_tests_passed"].status == "failed"
+
+
+# A module the standard library imports optionally while pytest starts (Python 3.11's copy.py
+# tries ``org.python.core``, a Jython check), before ``-p repogate_guard`` loads: it read the key
+# from the pipe and put a copy back for the guard (red team, second round).
+ORG_STEALS_THE_KEY = """
+import os, sys, fcntl
+_n = os.environ.get("REPOGATE_GUARD_KEY_FD", "")
+if _n.isdigit():
+    _fd = int(_n)
+    _key = os.read(_fd, 64)
+    _r, _w = os.pipe()
+    os.write(_w, _key); os.close(_w)
+    os.close(_fd)
+    fcntl.fcntl(_r, fcntl.F_DUPFD, _fd)
+    os.close(_r)
+    sys.modules["org"].stolen = _key
+raise ImportError("no jython here")
+"""
+SIGN_AND_LEAVE = f"""
+import sys, os, json, hmac, hashlib
+_org = sys.modules.get("org")
+_key = getattr(_org, "stolen", None) or b"nothing"
+_guard = sys.modules.get("repogate_guard")
+_dir = os.environ.get("REPOGATE_GUARD_DIR")
+_opt = "--jun" + "itxml="
+_fifo = [a[len(_opt):] for a in sys.argv if a.startswith(_opt)][0]
+_rec = {{"schema_version": 2, "module": os.path.realpath(_guard.__file__), "finished": True,
+        "changes": [], "passed_calls": 1}}
+_rec["mac"] = hmac.new(_key, json.dumps(_rec, sort_keys=True, separators=(",", ":")).encode(),
+                       hashlib.sha256).hexdigest()
+with open(os.path.join(_dir, "guard-%d.json" % os.getpid()), "w") as _f:
+    json.dump(_rec, _f)
+with open(_fifo, "w") as _f:
+    _f.write({_FORGED_REPORT!r})
+os._exit(0)
+"""
+
+
+def test_code_imported_before_the_guard_never_sees_its_key(tmp_path: Path) -> None:
+    """The key reaches the test process through a pipe; code of the checkout that Python imports
+    before the guard loads (an optional import of the standard library) read it and signed a
+    forged record. The harness now starts pytest through a bootstrap of its own that reads the
+    key before the checkout is on ``sys.path`` (``python -m pytest`` becomes ``python
+    <harness>/repogate_boot.py``, which then runs pytest as ``-m`` would)."""
+    files = {
+        "org/__init__.py": "",
+        "org/python/__init__.py": "",
+        "org/python/core.py": ORG_STEALS_THE_KEY,
+        "pkg/mod.py": LIBRARY + SIGN_AND_LEAVE,
+    }
+    work = _checkout(tmp_path / "work", files)
+    run = run_tests(PYTHON, work, COMMAND, ["tests/test_f.py::test_f"], tmp_path / "r", POLICY)
+    assert run.status == "error", run
+    assert run.outcomes == {}
+    seen = {c.name: c for c in check_tests([run], set(), ["tests/test_f.py::test_f"], []).checks}
+    assert seen["harness_untampered"].status == "failed"
+
+
+def test_pytest_started_by_the_bootstrap_sees_what_python_m_pytest_sees(tmp_path: Path) -> None:
+    """The bootstrap must be invisible to the tests: the working folder on ``sys.path`` right
+    after the test file's folder (pytest's ``prepend`` import mode),
+    ``sys.argv[0]`` pytest's, ``__main__`` pytest's, the exit code pytest's."""
+    probe = (
+        "import os, sys\n\ndef test_path():\n"
+        "    assert sys.path[:2] == [os.path.join(os.getcwd(), 'tests'), os.getcwd()]\n"
+        "    assert os.path.basename(sys.argv[0]) in ('__main__.py', 'pytest')\n"
+        "    assert 'repogate_boot' not in sys.modules['__main__'].__file__\n"
+        "    assert 'REPOGATE_GUARD_KEY_FD' not in os.environ\n"
+    )
+    work = _checkout(tmp_path / "work", {"tests/test_p.py": probe})
+    run = run_tests(PYTHON, work, COMMAND, ["tests/test_p.py::test_path"], tmp_path / "r", POLICY)
+    assert run.status == "ok", run.reason
+    assert run.outcomes == {"tests/test_p.py::test_path": "passed"}
+    assert "repogate_boot.py" in " ".join(run.command)

@@ -24,7 +24,7 @@ raises the bar; it is no boundary. It must run on every pytest the target may pi
 only old, stable hooks and tolerates missing names.
 """
 
-# ruff: noqa: PTH105, PTH109, PTH112, PTH118, PTH123, PTH206
+# ruff: noqa: PTH105, PTH109, PTH112, PTH118, PTH120, PTH123, PTH206
 # (os.path and open(): the guard imports as little as it can into the session it watches)
 from __future__ import annotations
 
@@ -41,15 +41,38 @@ from typing import Any
 _OUT = os.environ.get("REPOGATE_GUARD_DIR")
 
 
+def _from_boot() -> bytes | None:
+    """The key the harness's bootstrap took (``repogate_boot.py`` beside this file), or None.
+
+    The bootstrap reads it before anything of the checkout can be imported and holds it in a
+    one-shot function, a local of its ``main`` frame, an ancestor of this import.
+    """
+    boot = os.path.join(os.path.dirname(os.path.realpath(__file__)), "repogate_boot.py")
+    frame: types.FrameType | None = sys._getframe()
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "main" and os.path.realpath(code.co_filename) == boot:
+            take = frame.f_locals.get("take_key")
+            return take() if callable(take) else None
+        frame = frame.f_back
+    return None
+
+
 def _signer() -> Callable[[bytes], str]:
-    """Read the run's key from the pipe the harness handed this process, and close it.
+    """Take the run's key, from the harness's bootstrap or the pipe the harness handed over.
 
     The harness writes a fresh key into a pipe whose reading end only the test command's own
-    process inherits (``REPOGATE_GUARD_KEY_FD`` names it); this runs at load, before any
-    conftest or test module, so the key is read and the descriptor closed before the
-    candidate's code runs. The variable is removed so child processes never read another
-    descriptor of that number. Without a key, records go unsigned (the harness trusts none).
+    process inherits (``REPOGATE_GUARD_KEY_FD`` names it). ``python -m pytest`` is started
+    through the bootstrap, which reads it before the checkout is importable; any other command
+    shape leaves it to this, at the guard's load (before conftest and test modules, but after
+    whatever pytest's start-up imported). The variable is removed so child processes never read
+    another descriptor of that number. Without a key, records go unsigned (the harness trusts
+    none).
     """
+    key = _from_boot()
+    if key is not None:
+        os.environ.pop("REPOGATE_GUARD_KEY_FD", "")
+        return _mac(key)
     name = os.environ.pop("REPOGATE_GUARD_KEY_FD", "")
     key = b""
     if name.isdigit():
@@ -61,6 +84,10 @@ def _signer() -> Callable[[bytes], str]:
         except OSError:
             key = b""
 
+    return _mac(key)
+
+
+def _mac(key: bytes) -> Callable[[bytes], str]:
     def sign(data: bytes) -> str:
         return hmac.new(key, data, hashlib.sha256).hexdigest() if key else ""
 
@@ -271,12 +298,13 @@ def _check_hooks(config: Any) -> None:
         _note(f"pluggy's hook runner was replaced by code from {_where(inner)}")
     for name in _HOOKS:
         caller = getattr(manager.hook, name, None)
-        if caller is None:
-            continue
         execute = getattr(caller, "_hookexec", None)
         if execute is not None and not _trusted(execute):
             _note(f"{name}'s hook runner was replaced by code from {_where(execute)}")
-        for impl in caller.get_hookimpls():
+    # every hook, not only those that run a test: a collection hook can swap every test's body
+    for name, caller in sorted(vars(manager.hook).items()):
+        get = getattr(caller, "get_hookimpls", None)
+        for impl in get() if callable(get) else ():
             if not _trusted(impl.function):
                 _note(f"{name} implemented by code from {_where(impl.function)}")
 

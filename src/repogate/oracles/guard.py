@@ -33,7 +33,10 @@ from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_n
 
 MODULE = "repogate_guard"
 """The guard's module name, as ``-p`` loads it."""
+BOOT = "repogate_boot.py"
+"""The bootstrap that starts ``python -m pytest`` sessions, beside the guard (its key's first reader)."""
 _SOURCE = Path(__file__).with_name("_guard_plugin.py")
+_BOOT_SOURCE = Path(__file__).with_name("_guard_boot.py")
 _RECORD = re.compile(r"guard-\d+\.json")
 _MAX_RECORD_BYTES = 256 * 1024
 _MAX_RECORDS = 64
@@ -58,6 +61,11 @@ class Guard:
     def module_path(self) -> Path:
         """The guard's file, as the records must name it."""
         return self.plugin_dir / f"{MODULE}.py"
+
+    @property
+    def boot_path(self) -> Path:
+        """The bootstrap (:mod:`repogate.oracles._guard_boot`), in the read-only plugin folder."""
+        return self.plugin_dir / BOOT
 
     def env(self) -> dict[str, str]:
         """The variable that switches the guard on."""
@@ -91,15 +99,16 @@ class Guard:
 
 
 def prepare(report_dir: Path) -> Guard:
-    """Write the guard into ``report_dir/guard-plugin`` and empty ``report_dir/guard``.
+    """Write the guard and its bootstrap into ``report_dir/guard-plugin``; empty ``report_dir/guard``.
 
     Args:
         report_dir: the run's harness-owned report folder (outside the checkout).
     """
     guard = Guard(report_dir / "guard-plugin", report_dir / "guard")
-    write_bytes_nofollow(
-        report_dir, f"guard-plugin/{MODULE}.py", _SOURCE.read_bytes(), make_parents=True
-    )
+    for name, source in ((f"{MODULE}.py", _SOURCE), (BOOT, _BOOT_SOURCE)):
+        write_bytes_nofollow(
+            report_dir, f"guard-plugin/{name}", source.read_bytes(), make_parents=True
+        )
     shutil.rmtree(guard.out_dir, ignore_errors=True)
     guard.out_dir.mkdir()
     return guard

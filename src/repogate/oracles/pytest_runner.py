@@ -170,17 +170,23 @@ def own_config(workdir: Path) -> Path | None:
     return None
 
 
-def _command(test_command: str, report: Path, files: Sequence[str], workdir: Path) -> list[str]:
+def _command(
+    test_command: str, report: Path, files: Sequence[str], workdir: Path, boot: Path
+) -> list[str]:
     """The test command plus the harness's arguments.
 
     ``--rootdir`` pins pytest to the checkout and ``-c`` to the configuration at its top (or
     ``/dev/null`` when it has none), so pytest never reads a configuration from a folder above
     the checkout (the harness's own) nor one a patch adds beside the tests (``tests/pytest.ini``
-    switching on a plugin that forges reports).
+    switching on a plugin that forges reports). ``python -m pytest`` is started through the
+    guard's bootstrap ``boot`` (:mod:`repogate.oracles._guard_boot`), which takes the guard's key
+    before anything of the checkout can be imported, then runs pytest as ``-m`` does.
     """
     argv = shlex.split(test_command)
     if not argv:
         raise ValueError("it is empty")
+    if argv[1:3] == ["-m", "pytest"] and Path(argv[0]).name.startswith("python"):
+        argv = [argv[0], str(boot), *argv[3:]]
     if "no:cacheprovider" not in argv:
         argv += ["-p", "no:cacheprovider"]
     argv += ["-p", guard_plugin.MODULE]
@@ -274,7 +280,7 @@ def run_tests(
     guard = guard_plugin.prepare(report_dir)
     files = select_files(test_ids, workdir) if test_ids else []
     try:
-        argv = _command(test_command, report_dir / "junit.fifo", files, workdir)
+        argv = _command(test_command, report_dir / "junit.fifo", files, workdir, guard.boot_path)
     except ValueError as exc:
         return _error_run((test_command,), f"the test command cannot be split ({exc})", policy)
     granted: dict[str, str] = {
@@ -300,7 +306,7 @@ def run_tests(
         return _error_run(argv, reason, policy)
     writable = (workdir, *(policy.writable or ()), hypothesis, guard.out_dir)
     with ReportChannel(report_dir, MAX_REPORT_BYTES) as channel:
-        argv = _command(test_command, channel.path, files, workdir)
+        argv = _command(test_command, channel.path, files, workdir, guard.boot_path)
         # A FIFO is written through a read-only bind; the harness's tool folders are read-only too.
         readable = (*policy.readable, channel.path, *tools, guard.plugin_dir)
         with guard.key_pipe() as (key_fd, key_env):
