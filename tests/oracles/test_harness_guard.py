@@ -7,6 +7,7 @@ by changing pytest from library code must get no trusted outcome (red team, pyte
 
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -363,3 +364,18 @@ def test_pytest_started_by_the_bootstrap_sees_what_python_m_pytest_sees(tmp_path
     assert run.status == "ok", run.reason
     assert run.outcomes == {"tests/test_p.py::test_path": "passed"}
     assert "repogate_boot.py" in " ".join(run.command)
+
+
+def test_the_key_pipe_closes_only_its_own_descriptors(tmp_path: Path) -> None:
+    """The pipe's writing end was closed twice: once written, and again on the way out, when its
+    number may already belong to a descriptor another thread opened (a parallel run's report
+    channel then failed with EBADF; CI)."""
+    guard = guard_plugin.prepare(tmp_path)
+    with guard.key_pipe() as (reader, _):
+        other = os.open(tmp_path, os.O_RDONLY)  # takes the lowest free number: the writer's
+    try:
+        os.fstat(other)  # still open
+    finally:
+        os.close(other)
+    with pytest.raises(OSError):
+        os.fstat(reader)

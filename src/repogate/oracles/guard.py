@@ -81,12 +81,12 @@ class Guard:
         """
         reader, writer = os.pipe()
         try:
-            os.write(writer, self.key)
-            os.close(writer)
+            try:
+                os.write(writer, self.key)
+            finally:  # closed once: a second close could hit a descriptor another thread opened
+                os.close(writer)
             yield reader, {"REPOGATE_GUARD_KEY_FD": str(reader)}
         finally:
-            with contextlib.suppress(OSError):
-                os.close(writer)
             os.close(reader)
 
     def signed(self, record: dict[str, object]) -> bool:
