@@ -98,3 +98,14 @@ def test_a_review_file_of_the_wrong_type_is_one_line(tmp_path: Path, text: str, 
     message = str(caught.value)
     assert f"review file {path}" in message and said in message and "\n" not in message
     json.dumps(message)  # plain text, no object leaked into it
+
+
+def test_decide_on_an_object_without_schema_version_says_it_has_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An object lacking the key said "has schema_version None" (new user, twice)."""
+    path = tmp_path / "evidence.json"
+    path.write_text('{"foo": 1}')
+    err = _one_line(capsys, ExitCode.USAGE, ["decide", str(path)])
+    assert f"evidence file {path} has no schema_version" in err, err
+    assert "None" not in err

@@ -88,8 +88,9 @@ def load_evidence(path: Path) -> Evidence:
     )
     version = raw.get("schema_version")
     if version != 1:
+        said = "no schema_version" if "schema_version" not in raw else f"schema_version {version!r}"
         raise EvidenceError(
-            f"evidence file {path} has schema_version {version!r}",
+            f"evidence file {path} has {said}",
             "this repogate reads schema_version 1; `repogate schema evidence` prints it",
         )
     try:
