@@ -34,7 +34,7 @@ from repogate._files import read_text
 from repogate._model import FrozenModel
 from repogate._version import __version__
 from repogate.errors import ContractError
-from repogate.vocabulary import TASK_ID_PATTERN
+from repogate.vocabulary import TASK_ID_MAX, TASK_ID_PATTERN
 
 SHA_RE = re.compile(r"^[0-9a-f]{7,40}$")
 
@@ -333,7 +333,7 @@ class TransitionContract(_Model):
 
     schema_version: Literal[1] = 1
     """The contract format's version."""
-    id: str = Field(pattern=TASK_ID_PATTERN, max_length=200)
+    id: str = Field(pattern=TASK_ID_PATTERN, max_length=TASK_ID_MAX)
     """The task's id, unique in a run (letters, digits, ``._-``)."""
     repo: str
     """The repository: a local path (relative to the contract file) or a URL looked up in

@@ -186,7 +186,7 @@ def _manifest(
 
 def _planned_ids(ready: Sequence[_Ready], epochs: int, store: Store) -> set[str]:
     """The run's attempts: this command's and those an earlier command began (an extended run)."""
-    ids = {a.attempt_id for a in store.attempts()}
+    ids = store.attempt_ids()
     for item in ready:
         spec, contract_id = item.plan.agent_spec, item.plan.contract.id
         ids.update(attempt_id_for(contract_id, spec, epoch) for epoch in range(epochs))

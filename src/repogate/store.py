@@ -82,11 +82,6 @@ class AttemptRecord(BaseModel):
     decision: Decision | None = None
     crash: Crash | None = None
 
-    @property
-    def finished(self) -> bool:
-        """True once the attempt is decided or crashed (not planned, not running)."""
-        return self.status not in UNFINISHED
-
 
 def attempt_id_for(contract_id: str, agent: AgentSpec, epoch: int) -> str:
     """Return a filesystem-safe attempt id: contract id, agent tag (:func:`attempt_tag`), epoch."""
@@ -400,6 +395,11 @@ class Store:
     def attempts(self) -> list[AttemptRecord]:
         """Return every attempt, in the order they were begun."""
         return self._select("ORDER BY rowid", ())
+
+    def attempt_ids(self) -> set[str]:
+        """Return every attempt's id (no decision is read: cheap on a large store)."""
+        rows = self._conn.execute("SELECT attempt_id FROM attempts").fetchall()
+        return {str(row["attempt_id"]) for row in rows}
 
     def receipts(self, attempt_id: str) -> list[Receipt]:
         """Return an attempt's receipts in the order they were written.

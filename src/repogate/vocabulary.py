@@ -16,11 +16,13 @@ TASK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 """A task id: letters, digits and ``._-``, starting with a letter or digit. An id names folders
 (``contracts/<id>``, a run's attempt folders), so one matching this is always a single safe path
 component (never ``..``, never absolute, no separator)."""
+TASK_ID_MAX = 200
+"""The longest task id: it names folders, whose names the file system limits (255 bytes)."""
 
 
 def is_task_id(value: str) -> bool:
-    """True when ``value`` matches :data:`TASK_ID_PATTERN` (and so is a safe folder name)."""
-    return re.fullmatch(TASK_ID_PATTERN, value) is not None and len(value) <= 200
+    """True when ``value`` matches :data:`TASK_ID_PATTERN` and :data:`TASK_ID_MAX` (a safe folder name)."""
+    return len(value) <= TASK_ID_MAX and re.fullmatch(TASK_ID_PATTERN, value) is not None
 
 
 CheckName = Literal[

@@ -379,3 +379,15 @@ def test_the_key_pipe_closes_only_its_own_descriptors(tmp_path: Path) -> None:
         os.close(other)
     with pytest.raises(OSError):
         os.fstat(reader)
+
+
+def test_a_command_not_started_through_the_bootstrap_is_still_signed(tmp_path: Path) -> None:
+    """``python -B -m pytest`` is no ``python -m pytest``: the guard reads the key from the pipe
+    itself, with the bootstrap's reader; an honest run must still come out signed and trusted."""
+    work = _checkout(tmp_path / "work", {"pkg/mod.py": "def f():\n    return 2\n"})
+    command = "python -B -m pytest -p no:cacheprovider"
+    run = run_tests(PYTHON, work, command, ["tests/test_f.py::test_f"], tmp_path / "r", POLICY)
+    assert "repogate_boot.py" not in " ".join(run.command)
+    assert run.status == "ok", run.reason
+    assert run.outcomes == {"tests/test_f.py::test_f": "passed"}
+    assert run.tampering == ()

@@ -221,7 +221,7 @@ def test_relative_paths_on_the_command_line_work_as_absolute_ones(
     """``tasks mine calc --out set --env-map env.toml`` from the folder holding them.
 
     Relative paths were handed on as given to git commands run in other folders, so every
-    candidate became ``evaluator_error`` ("repository 'set/work/.../repo' does not exist").
+    candidate became ``evaluator_error`` (git did not find the task set's scratch repository).
     """
     commits = build_history(tmp_path / "calc")
     (tmp_path / "env.toml").write_text(ENV_MAP.format(name="calc"))

@@ -34,6 +34,9 @@ _REQ_TXT = re.compile(r"^requirements.*\.txt$")
 _PIP_COMPILE = re.compile(r"^#\s+(pip-compile\b.*)$", re.MULTILINE)
 _EGG = re.compile(r"[#&]egg=([A-Za-z0-9][A-Za-z0-9._-]*)")
 _DEFAULT_LOCK = {"uv": "uv.lock", "poetry": "poetry.lock", "pip-tools": "requirements.txt"}
+_LOCK_MANAGERS = {"uv.lock": "uv", "poetry.lock": "poetry"}
+"""Lockfiles known by name, and the manager that writes each (:func:`_by_name`,
+:func:`touches_dependencies`: one list, so the two never disagree)."""
 
 
 @dataclass(frozen=True)
@@ -82,10 +85,8 @@ def _by_name(path: str, roots: Sequence[Path]) -> Project | None:
     """The project a changed lockfile or manifest belongs to, found by file names."""
     folder, name = posixpath.split(path)
     manifest = posixpath.join(folder, "pyproject.toml")
-    if name == "uv.lock":
-        return Project("uv", manifest, path)
-    if name == "poetry.lock":
-        return Project("poetry", manifest, path)
+    if name in _LOCK_MANAGERS:
+        return Project(_LOCK_MANAGERS[name], manifest, path)
     if _REQ_TXT.match(name):
         command = next(filter(None, (pip_compile_command(_read(r, path)) for r in roots)), None)
         if command is None:
@@ -95,7 +96,7 @@ def _by_name(path: str, roots: Sequence[Path]) -> Project | None:
             "pip-tools", posixpath.join(folder, sources[0]) if sources else manifest, path
         )
     if is_manifest(path):
-        for lock_name, manager in (("uv.lock", "uv"), ("poetry.lock", "poetry")):
+        for lock_name, manager in _LOCK_MANAGERS.items():
             lockfile = posixpath.join(folder, lock_name)
             if any((r / lockfile).is_file() for r in roots):
                 return Project(manager, manifest, lockfile)
@@ -115,7 +116,7 @@ def touches_dependencies(changed: Sequence[ChangedPath], lock: Lockfile | None) 
         name = posixpath.basename(change.path)
         if change.path in named or is_manifest(change.path):
             return True
-        if name in ("uv.lock", "poetry.lock") or _REQ_TXT.match(name):
+        if name in _LOCK_MANAGERS or _REQ_TXT.match(name):
             return True
     return False
 

@@ -93,9 +93,11 @@ class ReportChannel:
     def _finish(self) -> None:
         """Stop the reader and wait until it has closed its end (safe to call again)."""
         self._stop.set()
-        if self._thread is None:
-            if self._reader >= 0:
-                os.close(self._reader)
+        if self._thread is None:  # never started: its ends are closed here instead
+            for fd in (self._reader, self._wake[0]):
+                if fd >= 0:
+                    os.close(fd)
+            self._wake = (-1, self._wake[1])
         else:
             if not self._ended.is_set():  # the reader's select returns now
                 # it may close its end first, having ended meanwhile: then the write fails

@@ -24,7 +24,12 @@ import sys
 from collections.abc import Callable
 
 
-def _read_key() -> bytes:
+def read_key() -> bytes:
+    """Read the key from the pipe ``REPOGATE_GUARD_KEY_FD`` names and close it (b"" if none).
+
+    The variable is removed, so child processes never read another descriptor of that number.
+    The guard calls it too, when the session was not started through this bootstrap.
+    """
     name = os.environ.pop("REPOGATE_GUARD_KEY_FD", "")
     if not name.isdigit():
         return b""
@@ -49,7 +54,7 @@ def _one_shot(key: bytes) -> Callable[[], bytes]:
 
 def main() -> None:
     """Take the key, then run pytest with this command's arguments as ``python -m pytest``."""
-    take_key = _one_shot(_read_key())  # found by the guard in this frame  # noqa: F841
+    take_key = _one_shot(read_key())  # found by the guard in this frame  # noqa: F841
     import runpy  # after the key is read
 
     sys.path[0] = os.getcwd()  # what -m puts first; this harness folder stays on PYTHONPATH

@@ -32,7 +32,6 @@ import hashlib
 import hmac
 import json
 import os
-import stat
 import sys
 import types
 from collections.abc import Callable
@@ -65,26 +64,16 @@ def _signer() -> Callable[[bytes], str]:
     process inherits (``REPOGATE_GUARD_KEY_FD`` names it). ``python -m pytest`` is started
     through the bootstrap, which reads it before the checkout is importable; any other command
     shape leaves it to this, at the guard's load (before conftest and test modules, but after
-    whatever pytest's start-up imported). The variable is removed so child processes never read
-    another descriptor of that number. Without a key, records go unsigned (the harness trusts
-    none).
+    whatever pytest's start-up imported), with the bootstrap's own reader. Without a key,
+    records go unsigned (the harness trusts none).
     """
     key = _from_boot()
     if key is not None:
         os.environ.pop("REPOGATE_GUARD_KEY_FD", "")
         return _mac(key)
-    name = os.environ.pop("REPOGATE_GUARD_KEY_FD", "")
-    key = b""
-    if name.isdigit():
-        fd = int(name)
-        try:
-            if stat.S_ISFIFO(os.fstat(fd).st_mode):
-                key = os.read(fd, 64)
-            os.close(fd)
-        except OSError:
-            key = b""
+    from repogate_boot import read_key  # type: ignore[import-not-found]  # copied beside this file
 
-    return _mac(key)
+    return _mac(read_key())
 
 
 def _mac(key: bytes) -> Callable[[bytes], str]:
