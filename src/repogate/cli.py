@@ -200,11 +200,19 @@ def report_cmd(
     agent: Annotated[
         str | None, typer.Option("--agent", help="The agent --format swebench reports on.")
     ] = None,
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            help="A TOML policy file: the autonomy rule's and gate claims' thresholds "
+            "(docs/report.md; default: the documented defaults).",
+        ),
+    ] = None,
 ) -> None:
     """Report acceptance with intervals, the stage funnel, errors, resolved vs accepted, autonomy."""
     from repogate.cli_report import execute
 
-    raise typer.Exit(execute(run_dirs, by, as_json, html, fmt, baseline, agent))
+    raise typer.Exit(execute(run_dirs, by, as_json, html, fmt, baseline, agent, policy))
 
 
 @app.command("schema")

@@ -11,6 +11,7 @@ from repogate.errors import ExitCode, UserInputError
 from repogate.report.aggregate import build_report
 from repogate.report.json import to_json
 from repogate.report.load import load_runs
+from repogate.report.policy import load_policy
 from repogate.report.swebench import swebench_report
 from repogate.report.text import print_report
 
@@ -25,6 +26,7 @@ def execute(
     fmt: str | None,
     baseline: str | None,
     agent: str | None,
+    policy: Path | None = None,
 ) -> ExitCode:
     """Report on ``run_dirs``; return ``OK``.
 
@@ -33,7 +35,8 @@ def execute(
 
     Raises:
         UserInputError: a run directory is missing, not a repogate run or empty; the cohort key,
-            the baseline, the agent or the format is unknown; the HTML file cannot be written.
+            the baseline, the agent or the format is unknown; the HTML file cannot be written;
+            the policy file cannot be read or does not validate.
         ChangedEvidenceError: an attempt's evidence changed since it was stored (exit 3, as
             ``show`` gives).
     """
@@ -46,6 +49,7 @@ def execute(
         )
     if html is not None:
         _check_html(html)
+    chosen, source = load_policy(policy)
     runs = load_runs(run_dirs)
     for run in runs:
         for copy in run.copies:
@@ -57,7 +61,7 @@ def execute(
     if fmt == "swebench":
         print(json.dumps(swebench_report(runs, agent), indent=4))
         return ExitCode.OK
-    report = build_report(runs, by, baseline)
+    report = build_report(runs, by, baseline, chosen, source)
     if report.partial and (as_json or html is not None):  # the text report says it itself
         print(f"partial report: {report.partial_note}", file=sys.stderr)
     if html is not None:

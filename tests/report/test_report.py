@@ -14,7 +14,8 @@ import pytest
 from conftest import ROOT
 from repogate.cli import ExitCode, main
 from repogate.decision import STAGES
-from repogate.report.stats import CLUSTER_BOOTSTRAP, PAIRED_AGREED, WILSON_TASKS
+from repogate.report.differences import NEWCOMBE, SIGN_TEST
+from repogate.report.stats import WILSON_CC_TASKS, Z, wilson_bounds, wilson_cc_bounds
 from repogate.tasks.scenarios import build_scenario
 
 pytestmark = pytest.mark.slow
@@ -66,12 +67,14 @@ def test_acceptance_resolved_and_errors(run_dir: Path, capsys: pytest.CaptureFix
     gold, null = acc["gold", "all"], acc["null", "all"]
     assert (gold["accepted"], gold["scored"], gold["errors"], gold["attempts"]) == (2, 2, 0, 2)
     assert (null["accepted"], null["scored"]) == (0, 2)
-    # two epochs of one task, every attempt agreeing: Wilson over the one task
-    assert gold["interval"]["method"] == WILSON_TASKS
-    # Wilson for 1 of 1: low = 1 / (1 + z^2), z = 1.959964
-    assert gold["interval"]["low"] == pytest.approx(1 / (1 + 1.959964**2), abs=1e-6)
+    # two epochs of one task, every attempt agreeing: the interval rests on the one task
+    assert gold["interval"]["method"] == WILSON_CC_TASKS
+    assert (gold["interval"]["n"], gold["interval"]["tasks"]) == (2, 1)
+    assert gold["interval"]["low"] == pytest.approx(wilson_cc_bounds(1, 1)[0])
+    assert 0.05 < gold["interval"]["low"] < 0.06 and gold["interval"]["se"] is None
     resolved = {r["agent"]: r for r in _rows(report, "resolved")}
-    assert (resolved["fix-and-notes"]["resolved"], resolved["fix-and-notes"]["accepted"]) == (2, 0)
+    notes = resolved["fix-and-notes"]
+    assert (notes["scored"], notes["errors"], notes["resolved"], notes["accepted"]) == (2, 0, 2, 0)
     assert resolved["null"]["resolved"] == 0
     gaps = _rows(report, "gaps")
     assert [(g["agent"], g["epoch"]) for g in gaps] == [("fix-and-notes", 0), ("fix-and-notes", 1)]
@@ -88,16 +91,23 @@ def test_acceptance_resolved_and_errors(run_dir: Path, capsys: pytest.CaptureFix
     assert pass_k["gold", 2]["pass_hat_k"] == 1.0 and pass_k["null", 2]["pass_at_k"] == 0.0
     paired = {p["agent"]: p for p in _rows(report, "paired")}
     assert paired["null"]["comparison"]["difference"]["estimate"] == -1.0
-    # one task, null below gold in both epochs: not a point at -1 but the bound over 1 of 1 tasks
+    # one task, null below gold in both epochs: not a point at -1 but Newcombe's bound over the
+    # one task (no concordant pair: -1 + sqrt(2) * the Wilson upper limit of 0 of 1)
     null_vs_gold = paired["null"]["comparison"]
-    assert null_vs_gold["method"] == null_vs_gold["difference"]["method"] == PAIRED_AGREED
+    assert null_vs_gold["method"] == SIGN_TEST
+    assert null_vs_gold["difference"]["method"] == NEWCOMBE
     assert null_vs_gold["difference"]["low"] == -1.0
     assert null_vs_gold["difference"]["high"] == pytest.approx(
-        -1 + 2 * (1 - 1 / (1 + 1.959964**2)), abs=1e-6
+        -1 + 2**0.5 * wilson_bounds(0, 1)[1], abs=1e-9
     )
+    assert wilson_bounds(0, 1)[1] == pytest.approx(Z**2 / (1 + Z**2))
+    assert paired["null"]["tasks"] == 1 and paired["null"]["dropped"]["agent_errors"] == 0
     autonomy = _rows(report, "autonomy")
     assert {a["verdict"] for a in autonomy} == {"insufficient evidence"}
-    assert "fewer than 5" in str(autonomy[0]["reasons"])
+    assert all("e" in a["decided_by"] for a in autonomy)
+    evidence = next(c for c in autonomy[0]["clauses"] if c["clause"] == "e")
+    assert evidence["says"].startswith("1 paired tasks (at least 10)")
+    assert autonomy[0]["policy"].startswith("v1 defaults sha256 ")
     brief = _rows(report, "runs")[0]
     assert (brief["planned"], brief["done"], brief["status"]) == (6, 6, "complete")
     assert "network off" in str(brief["isolation"])
@@ -174,10 +184,7 @@ def test_report_as_a_subprocess(run_dir: Path, tmp_path: Path) -> None:
         env=env,
     )
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["acceptance"][0]["interval"]["method"] in (
-        WILSON_TASKS,
-        CLUSTER_BOOTSTRAP,
-    )
+    assert json.loads(done.stdout)["acceptance"][0]["interval"]["method"] == WILSON_CC_TASKS
 
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -195,6 +202,10 @@ CHROMIUM_ARGS = [
 def _pct(value: object) -> str:
     assert isinstance(value, float | int)
     return f"{100 * value:.1f}%"
+
+
+def _interval(interval: dict[str, Any]) -> str:
+    return f"{_pct(interval['estimate'])} [{_pct(interval['low'])}, {_pct(interval['high'])}]"
 
 
 @pytest.mark.skipif(
@@ -243,8 +254,8 @@ def test_html_page_in_chromium_shows_the_json_numbers(
             r["agent"],
             r["cohort"],
             f"{r['accepted']}/{r['scored']}",
-            f"{_pct(r['interval']['estimate'])} [{_pct(r['interval']['low'])}, "
-            f"{_pct(r['interval']['high'])}]",
+            str(r["tasks"]),
+            f"{_interval(r['interval'])} SE n/a",  # one task: no standard error
             f"{r['errors']}/{r['attempts']}",
             r["interval"]["method"],
         ]
@@ -257,13 +268,20 @@ def test_html_page_in_chromium_shows_the_json_numbers(
         for f in report["funnels"]
         for s in f["stages"]
     ]
-    assert [row[2:5] for row in cells["resolved"]] == [
+    assert [row[1:] for row in cells["resolved"]] == [
         [
-            f"{r['resolved']} ({_pct(r['resolved_rate']['estimate'])})",
-            f"{r['accepted']} ({_pct(r['accepted_rate']['estimate'])})",
+            str(r["scored"]),
+            f"{r['resolved']}/{r['scored']}",
+            f"{_interval(r['resolved_rate'])} SE n/a",
+            f"{r['accepted']}/{r['scored']}",
+            f"{_interval(r['accepted_rate'])} SE n/a",
+            str(r["errors"]),
             str(r["resolved_not_accepted"]),
         ]
         for r in report["resolved"]
+    ]
+    assert [row[:3] for row in cells["autonomy"]] == [
+        [a["cohort"], a["agent"], a["verdict"]] for a in report["autonomy"]
     ]
     assert [row[:2] for row in cells["gaps"]] == [
         [g["agent"], g["contract"]] for g in report["gaps"]

@@ -1,9 +1,11 @@
 """The report's stated rules on a store built with the real Store API: autonomy by cohort and gate
-informativeness, with decisions whose checks are set one by one."""
+informativeness, with decisions whose checks are set one by one (issue 19's inputs among them)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from repogate.agent_spec import ScriptSpec
 from repogate.decision import LIFECYCLE_CHECKS, STAGES, Decision, SoftMetrics
@@ -11,9 +13,12 @@ from repogate.manifest import ContractEntry, RunManifest
 from repogate.receipt import Check
 from repogate.report.aggregate import build_report
 from repogate.report.load import load_runs
-from repogate.report.model import Report
+from repogate.report.model import Autonomy, GateInformation, Report
+from repogate.report.policy import AutonomyPolicy, Policy
 from repogate.sandbox import Isolation
 from repogate.store import Store
+
+Attempts = dict[tuple[str, str], Decision | list[Decision]]
 
 
 def _decision(task: str, failed: set[str], sentinel: str = "passed") -> Decision:
@@ -31,17 +36,45 @@ def _decision(task: str, failed: set[str], sentinel: str = "passed") -> Decision
         errored=(),
         checks=checks,
         stages={**dict.fromkeys(STAGES, "passed"), "sentinel passed": sentinel},
-        soft=SoftMetrics(),
+        soft=SoftMetrics(agent_cost_usd=0.5, wall_time_s=10),
+        resolved="focused_tests_passed" not in failed,
     )
 
 
-def _report(run_dir: Path, attempts: dict[tuple[str, str], Decision]) -> Report:
+def _error(task: str, erring: str = "environment_reproduced", resolved: bool = False) -> Decision:
+    """An evaluator or environment error on ``erring``: never the agent's failure."""
+    checks = tuple(
+        Check.model_validate(
+            {"name": n, "status": "error" if n == erring else "passed", "detail": "it broke"}
+        )
+        for n in LIFECYCLE_CHECKS
+    )
+    return Decision(
+        task_id=task,
+        profile="lifecycle",
+        state_id="s",
+        accepted=False,
+        outcome="error",
+        failed=(),
+        errored=(erring,),
+        checks=checks,
+        stages={**dict.fromkeys(STAGES, "passed"), "sentinel passed": "error"},
+        soft=SoftMetrics(),
+        resolved=resolved,
+    )
+
+
+def _report(
+    run_dir: Path, attempts: Attempts, policy: Policy | None = None, split: int = 20
+) -> Report:
+    """A run of ``attempts`` (one decision, or one per epoch) with cohort ``area``: tasks numbered
+    below ``split`` are ``api``, the rest ``ui``; the baseline is ``base``."""
     tasks = sorted({task for task, _ in attempts})
     iso = Isolation(kind="bwrap", network_off=True)
     entries = tuple(
         ContractEntry(
             id=t, source="test", policy_digest="0", profile="lifecycle",
-            cohort={"area": "api" if int(t[1:]) < 10 else "ui"}, time_budget_s=60,
+            cohort={"area": "api" if int(t[1:]) < split else "ui"}, time_budget_s=60,
             token_budget=None, agent_network=False, install_network=False, editable=(),
             commands=(),
         )
@@ -53,21 +86,33 @@ def _report(run_dir: Path, attempts: dict[tuple[str, str], Decision]) -> Report:
                 agents=(),
                 contracts=entries,
                 selection="test",
-                planned_attempts=len(attempts),
+                planned_attempts=sum(
+                    len(d) if isinstance(d, list) else 1 for d in attempts.values()
+                ),
                 isolation_agent=iso,
                 isolation_tests=iso,
             )
         )
-        for (task, agent), decision in attempts.items():
+        for (task, agent), decisions in attempts.items():
             named = ScriptSpec(arg=f"{agent}.toml", file=Path(f"{agent}.toml"))  # labelled `agent`
-            record = store.begin_attempt(task, named, 0)
-            store.finish_attempt(record.attempt_id, decision)
-    return build_report(load_runs([run_dir]), "area", "base")
+            epochs = decisions if isinstance(decisions, list) else [decisions]
+            for epoch, decision in enumerate(epochs):
+                record = store.begin_attempt(task, named, epoch)
+                store.finish_attempt(record.attempt_id, decision)
+    return build_report(load_runs([run_dir]), "area", "base", policy)
+
+
+def _verdicts(report: Report) -> dict[tuple[str, str], Autonomy]:
+    return {(a.cohort, a.agent): a for a in report.autonomy}
+
+
+def _says(row: Autonomy, clause: str) -> str:
+    return next(c.says for c in row.clauses if c.clause == clause)
 
 
 def test_autonomy_widens_only_under_its_rule(tmp_path: Path) -> None:
-    attempts: dict[tuple[str, str], Decision] = {}
-    for i in range(12):  # t0..t9 are cohort api, t10, t11 cohort ui
+    attempts: Attempts = {}
+    for i in range(24):  # t0..t19 are cohort api, t20..t23 cohort ui
         task = f"t{i}"
         attempts[task, "base"] = _decision(task, set() if i % 2 else {"focused_tests_passed"})
         attempts[task, "good"] = _decision(task, set())
@@ -75,18 +120,122 @@ def test_autonomy_widens_only_under_its_rule(tmp_path: Path) -> None:
         attempts[task, "cheat"] = _decision(task, cheat)
         attempts[task, "fragile"] = _decision(task, set(), "failed" if i < 4 else "passed")
     report = _report(tmp_path / "run", attempts)
-    verdicts = {(a.cohort, a.agent): a for a in report.autonomy}
-    # 10 of 10 accepted: Wilson lower bound 0.722 >= the baseline's 0.5; sentinel 10/10 >= 5/5
-    assert verdicts["api", "good"].verdict == "widen"
-    assert verdicts["api", "cheat"].verdict == "keep"  # 9 of 10, and an integrity failure
-    assert "1 attempts failed an integrity check" in verdicts["api", "cheat"].reasons
-    assert verdicts["api", "fragile"].verdict == "keep"  # accepted 6/10 only: sentinel failed
-    assert verdicts["ui", "good"].verdict == "insufficient evidence"  # 2 tasks
-    assert report.autonomy_rule.startswith("widen an agent's scope on a cohort only if")
+    verdicts = _verdicts(report)
+    good = verdicts["api", "good"]
+    # 20 of 20 against 10 of 20, paired; its own lower bound 0.83 >= 0.5; sentinel 0/20 < 0.3
+    assert (good.verdict, good.decided_by) == ("widen", ("a", "b", "c", "d", "e"))
+    assert all(c.holds for c in good.clauses)
+    assert _says(good, "e").startswith("20 paired tasks (at least 10); 0 of the baseline's 20")
+    assert good.beside.startswith("cost 10 USD vs baseline 10;")  # beside, never inside
+    cheater = verdicts["api", "cheat"]
+    assert (cheater.verdict, cheater.decided_by) == ("keep", ("d",))
+    assert _says(cheater, "d") == "1 of 20 attempts failed an integrity check"
+    fragile = verdicts["api", "fragile"]  # 4 of 20 sentinels failed: upper bound over 0.3
+    assert (fragile.verdict, fragile.decided_by) == ("keep", ("c",))
+    assert "sentinel failure rate 20.0% [" in _says(fragile, "c")
+    ui = verdicts["ui", "good"]
+    assert (ui.verdict, ui.decided_by) == ("insufficient evidence", ("e",))
+    assert report.autonomy_rule.startswith("on the cohort's tasks both agents scored")
+    assert good.policy == f"v1 defaults sha256 {Policy().digest}"
+    assert report.policy_line.startswith("policy v1 (defaults, sha256 ")
+
+
+LENIENT = Policy(autonomy=AutonomyPolicy(min_paired_tasks=5, require_sentinel=False))
+
+
+def test_nothing_against_nothing_never_widens(tmp_path: Path) -> None:
+    """0/5 against 0/5 on the same tasks, no sentinel: the rule widened (its lower bound 0 met the
+    baseline's estimate 0). A baseline at 0 proves nothing: clause (b), the floor; nor do five
+    tasks show the agent non-inferior (a)."""
+    attempts: Attempts = {}
+    for i in range(5):
+        task = f"t{i}"
+        for agent in ("base", "agent"):
+            attempts[task, agent] = _decision(task, {"focused_tests_passed"}, "skipped")
+    row = _verdicts(_report(tmp_path / "run", attempts))["api", "agent"]
+    assert (row.verdict, row.decided_by) == ("insufficient evidence", ("c", "e"))
+    assert _says(row, "c") == "no sentinel ran on the paired tasks (the policy requires one)"
+    lenient = _verdicts(_report(tmp_path / "run2", attempts, LENIENT))["api", "agent"]
+    assert (lenient.verdict, lenient.decided_by) == ("keep", ("a", "b"))
+    assert _says(lenient, "b").startswith("acceptance 0.0% [0.0%, ")
+    assert _says(lenient, "a").startswith("paired difference +0.0 pp [-43.4 pp, +43.4 pp]")
+
+
+def test_every_sentinel_failed_narrows(tmp_path: Path) -> None:
+    """0/20 against 0/20 with every sentinel failed widened; its sentinel failures are shown above
+    the ceiling (lower bound of 20/20 is 0.8), so the scope narrows."""
+    attempts: Attempts = {}
+    for i in range(20):
+        task = f"t{i}"
+        for agent in ("base", "agent"):
+            attempts[task, agent] = _decision(task, {"focused_tests_passed"}, "failed")
+    row = _verdicts(_report(tmp_path / "run", attempts))["api", "agent"]
+    assert (row.verdict, row.decided_by) == ("narrow", ("c",))
+
+
+def test_three_of_five_against_one_of_five_does_not_widen(tmp_path: Path) -> None:
+    """3/5 against 1/5 on the same five tasks widened (exact McNemar p = 0.5)."""
+    attempts: Attempts = {}
+    for i in range(5):
+        task = f"t{i}"
+        attempts[task, "base"] = _decision(task, set() if i == 0 else {"focused_tests_passed"})
+        attempts[task, "agent"] = _decision(task, set() if i < 3 else {"focused_tests_passed"})
+    report = _report(tmp_path / "run", attempts)
+    assert _verdicts(report)["api", "agent"].verdict == "insufficient evidence"
+    lenient = _verdicts(_report(tmp_path / "run2", attempts, LENIENT))["api", "agent"]
+    # nor does 0 of 5 sentinel failures bound the rate under 0.3 (upper bound 0.52)
+    assert (lenient.verdict, lenient.decided_by) == ("keep", ("a", "b", "c"))
+    assert "sign test p=0.5" in _says(lenient, "a")  # 2 better, 0 worse
+    paired = report.paired[0]
+    assert paired.comparison.difference.low == pytest.approx(-0.163, abs=1e-3)  # Newcombe
+    assert paired.comparison.difference.high == pytest.approx(0.726, abs=1e-3)
+
+
+def test_errors_on_the_hard_tasks_do_not_buy_a_better_rate(tmp_path: Path) -> None:
+    """An agent that errs on the 10 tasks the baseline failed and passes the other 10 scored 10/10
+    against 10/20 and widened; the 10 tasks it lost are counted and refuse the widening."""
+    attempts: Attempts = {}
+    for i in range(20):
+        task = f"t{i}"
+        hard = i < 10
+        attempts[task, "base"] = _decision(task, {"focused_tests_passed"} if hard else set())
+        attempts[task, "agent"] = _error(task) if hard else _decision(task, set())
+    report = _report(tmp_path / "run", attempts)
+    row = _verdicts(report)["api", "agent"]
+    assert (row.verdict, row.decided_by) == ("insufficient evidence", ("e",))
+    assert _says(row, "e") == (
+        "10 paired tasks (at least 10); 10 of the baseline's 20 scored tasks (50%, at most 10%) "
+        "lost: 10 to the agent's errors, 0 not run"
+    )
+    paired = report.paired[0]
+    assert paired.tasks == 10
+    assert (paired.dropped.agent_errors, paired.dropped.total) == (10, 10)
+    assert paired.dropped.text == "10 (10 agent errors)"
+
+
+def test_the_resolved_table_has_the_acceptance_denominator(tmp_path: Path) -> None:
+    """Errors counted in the resolved table (5/12 beside 5/9) and a sentinel error listed as
+    'resolved, not accepted': one population, scored attempts, errors apart."""
+    attempts: Attempts = {}
+    for i in range(4):
+        task = f"t{i}"
+        attempts[task, "base"] = _decision(task, set() if i < 2 else {"focused_tests_passed"})
+    attempts["t4", "base"] = _error("t4", "post_merge_sentinel_passed", resolved=True)
+    report = _report(tmp_path / "run", attempts)
+    row = report.resolved[0]
+    assert (row.scored, row.errors, row.resolved, row.accepted) == (4, 1, 2, 2)
+    assert row.resolved_rate.tasks == row.accepted_rate.tasks == 4
+    assert report.gaps == ()
+    acceptance = next(a for a in report.acceptance if a.cohort == "all")
+    assert (acceptance.scored, acceptance.errors) == (row.scored, row.errors)
+
+
+def _gates(report: Report, agent: str = "all agents") -> dict[str, GateInformation]:
+    return {g.gate: g for g in report.gates if g.cohort == "api" and g.agent == agent}
 
 
 def test_gate_informativeness_tells_a_telling_gate_from_a_silent_one(tmp_path: Path) -> None:
-    attempts: dict[tuple[str, str], Decision] = {}
+    attempts: Attempts = {}
     for i in range(20):
         task = f"t{i % 10}"
         stale = i < 8  # the hand-edited generated file: the sentinel breaks on regeneration
@@ -94,15 +243,95 @@ def test_gate_informativeness_tells_a_telling_gate_from_a_silent_one(tmp_path: P
         agent = "base" if i < 10 else "other"
         attempts[task, agent] = _decision(task, failed, "failed" if stale else "passed")
     report = _report(tmp_path / "run", attempts)
-    rows = {g.gate: g for g in report.gates if g.cohort == "api"}
-    fresh = rows["generated_artifacts_fresh"]
-    assert fresh.population == 20
-    assert (fresh.when_failed.n, fresh.when_failed.estimate) == (8, 1.0)
-    assert (fresh.when_passed.n, fresh.when_passed.estimate) == (12, 0.0)
-    assert fresh.informative and fresh.p_value < 0.001
-    owner = rows["code_owner_approved"]
+    fresh = _gates(report)["generated_artifacts_fresh"]
+    assert (fresh.population, fresh.failed_units, fresh.passed_units) == (20, 8, 12)
+    assert (fresh.when_failed.estimate, fresh.when_passed.estimate) == (1.0, 0.0)
+    # one-sided Fisher: 1 / C(20, 8); the only gate tested, so Holm leaves it
+    assert fresh.p_value == pytest.approx(1 / 125970) and fresh.p_holm == fresh.p_value
+    assert fresh.informative and fresh.difference is not None and fresh.difference.low > 0.5
+    base = _gates(report, "base")["generated_artifacts_fresh"]  # per agent: 8 failed, 2 passed
+    assert base.p_value == pytest.approx(1 / 45) and base.informative
+    owner = _gates(report)["code_owner_approved"]
     assert not owner.informative and owner.note == "never failed among them"
-    assert "post_merge_sentinel_passed" not in rows
+    assert "post_merge_sentinel_passed" not in _gates(report)
+    assert report.informativeness_rule.startswith("for each hard gate, per cohort, per agent")
+
+
+def test_a_gate_whose_failures_go_with_fewer_sentinel_failures_adds_nothing(
+    tmp_path: Path,
+) -> None:
+    """Failing the gate went with 0/10 sentinel failures, passing it with 10/20 (two-sided
+    p = 0.011): 'adds information: yes'. The direction that matters is the other one."""
+    attempts: Attempts = {}
+    for i in range(30):
+        task = f"t{i}"
+        if i < 10:
+            attempts[task, "base"] = _decision(task, {"generated_artifacts_fresh"}, "passed")
+        else:
+            attempts[task, "base"] = _decision(task, set(), "failed" if i < 20 else "passed")
+    row = _gates(_report(tmp_path / "run", attempts, split=40))["generated_artifacts_fresh"]
+    assert (row.failed_units, row.passed_units) == (10, 20)
+    assert row.p_value == pytest.approx(1.0) and not row.informative
+    assert row.note.startswith("wrong direction: the sentinel failed less often")
+    assert row.difference is not None and row.difference.estimate == pytest.approx(-0.5)
+
+
+def test_one_failure_is_no_claim(tmp_path: Path) -> None:
+    """A single attempt that failed the gate (1/1 against 0/9) made a gate 'informative'."""
+    attempts: Attempts = {}
+    for i in range(10):
+        task = f"t{i}"
+        failed = {"generated_artifacts_fresh"} if i == 0 else set()
+        attempts[task, "base"] = _decision(task, failed, "failed" if i == 0 else "passed")
+    row = _gates(_report(tmp_path / "run", attempts))["generated_artifacts_fresh"]
+    assert not row.informative and row.p_value is None
+    assert row.note == "failed on 1 task-agent units, fewer than 5"
+
+
+def test_two_deterministic_epochs_give_the_answer_of_one(tmp_path: Path) -> None:
+    """Two epochs of deterministic agents made release_receipt_present 'informative' (2/2 vs
+    2/16, p = 0.039) where either epoch alone gave p = 0.222: epochs are not independent."""
+    one: Attempts = {}
+    for i in range(20):
+        task = f"t{i}"
+        one[task, "base"] = _decision(task, set() if i % 2 else {"focused_tests_passed"})
+        stale = i < 6
+        failed = {"release_receipt_present"} if stale else set()
+        one[task, "agent"] = _decision(task, failed, "failed" if i < 3 or i == 9 else "passed")
+    two: Attempts = {k: [d, d] for k, d in one.items() if isinstance(d, Decision)}
+    once, twice = _report(tmp_path / "one", one), _report(tmp_path / "two", two)
+    for a, b in zip(once.gates, twice.gates, strict=True):
+        assert (a.agent, a.gate, a.failed_units, a.passed_units) == (
+            b.agent,
+            b.gate,
+            b.failed_units,
+            b.passed_units,
+        )
+        assert (a.p_value, a.p_holm, a.informative, a.note) == (
+            b.p_value,
+            b.p_holm,
+            b.informative,
+            b.note,
+        )
+        assert a.difference == b.difference
+    for a2, b2 in zip(once.autonomy, twice.autonomy, strict=True):
+        assert (a2.verdict, a2.decided_by) == (b2.verdict, b2.decided_by)
+    for r1, r2 in zip(once.acceptance, twice.acceptance, strict=True):
+        assert r1.interval.model_copy(update={"n": 0}) == r2.interval.model_copy(update={"n": 0})
+    for p1, p2 in zip(once.paired, twice.paired, strict=True):
+        assert p1.comparison.difference.model_dump(exclude={"method"}) == (
+            p2.comparison.difference.model_dump(exclude={"method"})
+        )
+        assert p1.comparison.p_value == p2.comparison.p_value
+
+
+def test_one_task_at_three_of_five_has_an_interval_of_width(tmp_path: Path) -> None:
+    """A cluster bootstrap over one task at 3/5 gave 60% [60%, 60%]."""
+    epochs = [_decision("t0", set() if e < 3 else {"focused_tests_passed"}) for e in range(5)]
+    report = _report(tmp_path / "run", {("t0", "base"): epochs})
+    interval = next(a for a in report.acceptance if a.cohort == "all").interval
+    assert (interval.estimate, interval.n, interval.tasks) == (0.6, 5, 1)
+    assert interval.low < 0.1 and interval.high > 0.9 and interval.se is None
 
 
 def test_a_check_an_older_evaluator_did_not_know_leaves_its_attempts_in_the_gate_table(
@@ -111,7 +340,7 @@ def test_a_check_an_older_evaluator_did_not_know_leaves_its_attempts_in_the_gate
     """A run decided before a hard check existed (here ``harness_untampered``) has decisions
     without it: they still passed every check their evaluator had, so they stay in each other
     gate's population (the real click run's table had an empty population for every gate)."""
-    attempts: dict[tuple[str, str], Decision] = {}
+    attempts: Attempts = {}
     for i in range(10):
         task = f"t{i}"
         stale = i < 4
@@ -120,7 +349,6 @@ def test_a_check_an_older_evaluator_did_not_know_leaves_its_attempts_in_the_gate
         )
         older = tuple(c for c in made.checks if c.name != "harness_untampered")
         attempts[task, "base"] = made.model_copy(update={"checks": older})
-    report = _report(tmp_path / "run", attempts)
-    rows = {g.gate: g for g in report.gates if g.cohort == "api"}
+    rows = _gates(_report(tmp_path / "run", attempts))
     assert rows["generated_artifacts_fresh"].population == 10
-    assert rows["generated_artifacts_fresh"].when_failed.n == 4
+    assert rows["generated_artifacts_fresh"].failed_units == 4

@@ -4,8 +4,9 @@ Counting rules, stated once:
 
 - What one attempt counts as (scored, an error of some kind, unfinished; resolved or not) is
   :mod:`.classify`'s; every count prints its denominator.
-- Acceptance intervals are Wilson over attempts when each task has one scored attempt, otherwise a
-  cluster bootstrap over tasks (:func:`repogate.report.stats.acceptance`).
+- One population and one estimand for every rate (:data:`repogate.report.model.ESTIMAND`):
+  scored attempts, the mean over tasks of per-task rates, with :func:`.stats.over_tasks`'s
+  interval; acceptance, resolved, pass@1, the funnel and the paired difference agree on it.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from collections.abc import Iterable, Sequence
 
 from repogate.decision import STAGES, SoftMetrics
 from repogate.errors import UserInputError
-from repogate.report import compare
-from repogate.report.classify import Fact, fact, per_task
+from repogate.report import autonomy, gates
+from repogate.report.classify import Fact, counts, fact, per_task
 from repogate.report.load import Run, check_cohort_key
 from repogate.report.model import (
     ERROR_KINDS,
+    ESTIMAND,
     Acceptance,
     AttemptRow,
     Errors,
@@ -33,7 +35,8 @@ from repogate.report.model import (
     Soft,
     Stage,
 )
-from repogate.report.stats import acceptance, median, pass_at_k, pass_hat_k, wilson
+from repogate.report.policy import Policy, describe
+from repogate.report.stats import Interval, median, over_tasks, pass_at_k, pass_hat_k
 from repogate.store import UNFINISHED
 
 
@@ -58,16 +61,17 @@ def acceptance_row(agent: str, cohort: str, facts: Sequence[Fact]) -> Acceptance
         errors=finished - scored,
         attempts=finished,
         tasks=len(tasks),
-        interval=acceptance(list(tasks.values())),
+        interval=over_tasks(list(tasks.values())),
     )
 
 
 def _pass_k(agent: str, facts: Sequence[Fact]) -> list[PassK]:
+    """pass@k and pass^k for k up to the fewest scored attempts of any task: one task set."""
     tasks = per_task(facts)
-    most = max((n for _, n in tasks.values()), default=0)
+    fewest = min((n for _, n in tasks.values()), default=0)
+    eligible = [(n, c) for c, n in tasks.values()]
     rows = []
-    for k in range(1, most + 1):
-        eligible = [(n, c) for c, n in tasks.values() if n >= k]
+    for k in range(1, fewest + 1):
         rows.append(
             PassK(
                 agent=agent,
@@ -80,23 +84,33 @@ def _pass_k(agent: str, facts: Sequence[Fact]) -> list[PassK]:
     return rows
 
 
+def _share(scored: Sequence[Fact], hit: set[int], among: set[int]) -> Interval:
+    """Per-task mean of the share of ``among`` (attempt ids) that ``hit``, over tasks it covers."""
+    found = counts(scored, lambda f: id(f) in hit, lambda f: id(f) in among)
+    return over_tasks(list(found.values()))
+
+
 def _funnel(agent: str, facts: Sequence[Fact]) -> Funnel:
-    scored = [f.stages for f in facts if f.scored]
-    alive = [True] * len(scored)
+    """Stage counts over scored attempts; rates as per-task means (the report's estimand)."""
+    scored = [f for f in facts if f.scored]
+    everyone = set(map(id, scored))
+    alive = set(everyone)
     stages = []
     for name in STAGES:
-        statuses = [d.get(name, "skipped") for d in scored]
-        alive = [ok and s in ("passed", "skipped") for ok, s in zip(alive, statuses, strict=True)]
-        passed, failed = statuses.count("passed"), statuses.count("failed")
+        status = {id(f): f.stages.get(name, "skipped") for f in scored}
+        alive = {k for k in alive if status[k] in ("passed", "skipped")}
+        passed = {k for k, s in status.items() if s == "passed"}
+        failed = {k for k, s in status.items() if s == "failed"}
+        statuses = list(status.values())
         stages.append(
             Stage(
                 stage=name,
-                passed=passed,
-                failed=failed,
+                passed=len(passed),
+                failed=len(failed),
                 errored=statuses.count("error"),
                 skipped=statuses.count("skipped"),
-                own=wilson(passed, passed + failed),
-                cumulative=wilson(sum(alive), len(scored)),
+                own=_share(scored, passed, passed | failed),
+                cumulative=_share(scored, alive, everyone),
             )
         )
     return Funnel(agent=agent, scored=len(scored), stages=tuple(stages))
@@ -127,9 +141,10 @@ def _soft(agent: str, facts: Sequence[Fact]) -> Soft:
 
 
 def _resolved(agent: str, facts: Sequence[Fact]) -> tuple[ResolvedVsAccepted, list[Gap]]:
-    decided = [f for f in facts if f.attempt.decision is not None]
+    """Resolved beside accepted over the scored attempts; an error is never a gap."""
+    scored = [f for f in facts if f.scored]
     gaps = []
-    for f in decided:
+    for f in scored:
         if f.resolved is True and not f.accepted:
             decision, attempt = f.attempt.decision, f.attempt
             assert decision is not None
@@ -143,18 +158,21 @@ def _resolved(agent: str, facts: Sequence[Fact]) -> tuple[ResolvedVsAccepted, li
                     stopped_by=(*decision.failed, *decision.errored),
                 )
             )
-    n_resolved = sum(f.resolved is True for f in decided)
-    n_accepted = sum(f.accepted for f in decided)
     row = ResolvedVsAccepted(
         agent=agent,
-        decided=len(decided),
-        resolved=n_resolved,
-        accepted=n_accepted,
+        scored=len(scored),
+        errors=sum(f.outcome in ("error", "crashed") for f in facts),
+        resolved=sum(f.resolved is True for f in scored),
+        accepted=sum(f.accepted for f in scored),
         resolved_not_accepted=len(gaps),
-        resolved_rate=wilson(n_resolved, len(decided)),
-        accepted_rate=wilson(n_accepted, len(decided)),
+        resolved_rate=over_tasks(list(counts(scored, lambda f: f.resolved is True, _all).values())),
+        accepted_rate=over_tasks(list(per_task(scored).values())),
     )
     return row, gaps
+
+
+def _all(f: Fact) -> bool:
+    return True
 
 
 def _attempt_row(f: Fact) -> AttemptRow:
@@ -230,13 +248,21 @@ def _partial_note(briefs: Sequence[RunBrief]) -> str:
     return "; ".join(notes)
 
 
-def build_report(runs: list[Run], by: str | None = None, baseline: str | None = None) -> Report:
+def build_report(
+    runs: list[Run],
+    by: str | None = None,
+    baseline: str | None = None,
+    policy: Policy | None = None,
+    policy_source: str = "defaults",
+) -> Report:
     """Compute the whole report from ``runs`` (read by :func:`repogate.report.load.load_runs`).
 
     Args:
         runs: the run directories' attempts and manifests.
         by: a cohort key to group acceptance, autonomy and gate informativeness by.
         baseline: the baseline agent's short name; default the first agent met.
+        policy: the decision policy (:mod:`.policy`); default its defaults.
+        policy_source: where the policy came from (a file path, or ``defaults``), printed with it.
 
     Raises:
         UserInputError: ``by`` is a key no contract carries, or ``baseline`` names no agent.
@@ -264,6 +290,8 @@ def build_report(runs: list[Run], by: str | None = None, baseline: str | None = 
         resolved_rows.append(row)
         gaps += found
     briefs = tuple(run_brief(run) for run in runs)
+    policy = policy or Policy()
+    policy_id = f"v{policy.version} {policy_source} sha256 {policy.digest}"
     return Report(
         by=by,
         baseline=chosen,
@@ -278,10 +306,13 @@ def build_report(runs: list[Run], by: str | None = None, baseline: str | None = 
         soft=tuple(_soft(agent, mine) for agent, mine in grouped.items()),
         resolved=tuple(resolved_rows),
         gaps=tuple(gaps),
-        paired=compare.paired_rows(grouped, chosen),
-        autonomy_rule=compare.AUTONOMY_RULE,
-        autonomy=compare.autonomy(grouped, chosen),
-        informativeness_rule=compare.INFORMATIVENESS_RULE,
-        gates=compare.gate_information(facts),
+        paired=autonomy.paired_rows(grouped, chosen),
+        estimand=ESTIMAND,
+        policy=policy,
+        policy_line=describe(policy, policy_source),
+        autonomy_rule=autonomy.rule_text(policy.autonomy),
+        autonomy=autonomy.autonomy(grouped, chosen, policy, policy_id),
+        informativeness_rule=gates.rule_text(policy.gates),
+        gates=gates.gate_information(facts, policy.gates),
         attempts=tuple(_attempt_row(f) for f in facts),
     )

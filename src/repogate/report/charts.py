@@ -68,7 +68,7 @@ def cohort_chart(report: Report) -> str:
 
 
 def resolved_chart(report: Report) -> str:
-    """Resolved (SWE-bench) beside accepted, per agent, as percent of decided attempts."""
+    """Resolved (SWE-bench) beside accepted, per agent, as percent of scored attempts."""
     rows = report.resolved
     with _rc():
         fig = Figure(figsize=(7.5, 3.0))
@@ -88,6 +88,6 @@ def resolved_chart(report: Report) -> str:
         )
         ax.set_xticks(list(xs), [r.agent for r in rows])
         ax.tick_params(axis="x", labelrotation=20)
-        ax.set_ylabel("% of decided attempts")
+        ax.set_ylabel("% of scored attempts (per-task mean)")
         ax.legend(fontsize=7)
         return _svg(fig)

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from repogate.decision import Decision
@@ -137,11 +137,26 @@ def fact(attempt: Attempt, by: str | None) -> Fact:
     )
 
 
+def counts(
+    facts: Iterable[Fact], hit: Callable[[Fact], bool], among: Callable[[Fact], bool]
+) -> dict[str, tuple[int, int]]:
+    """Per task id: (attempts that ``hit``, attempts) over the attempts ``among`` admits.
+
+    A task with no attempt admitted is absent, never a task with 0 attempts.
+    """
+    found: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for f in facts:
+        if among(f):
+            found[f.attempt.contract][0] += hit(f)
+            found[f.attempt.contract][1] += 1
+    return {task: (c[0], c[1]) for task, c in found.items()}
+
+
 def per_task(facts: Iterable[Fact]) -> dict[str, tuple[int, int]]:
     """Per task id: (accepted, scored) over the scored attempts among ``facts``."""
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for f in facts:
-        if f.scored:
-            counts[f.attempt.contract][0] += f.accepted
-            counts[f.attempt.contract][1] += 1
-    return {task: (c[0], c[1]) for task, c in counts.items()}
+    return counts(facts, lambda f: f.accepted, lambda f: f.scored)
+
+
+def finished_tasks(facts: Iterable[Fact]) -> set[str]:
+    """Task ids with a finished attempt (scored, an error or a crash) among ``facts``."""
+    return {f.attempt.contract for f in facts if f.outcome != "running"}

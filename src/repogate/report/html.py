@@ -16,7 +16,7 @@ from repogate.errors import UserInputError
 from repogate.report.charts import cohort_chart, funnel_chart, resolved_chart
 from repogate.report.model import AttemptRow, Report
 from repogate.report.stats import Interval
-from repogate.report.text import interval_text, pct
+from repogate.report.text import count, difference_text, interval_text, pct, points, se_text
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:80em;color:#222}
@@ -35,7 +35,8 @@ def _cell(text: object, value: object = None, cls: str = "") -> str:
 def _interval(interval: Interval) -> str:
     return (
         f'<td data-estimate="{interval.estimate}" data-low="{interval.low}" '
-        f'data-high="{interval.high}">{escape(interval_text(interval))}</td>'
+        f'data-high="{interval.high}" data-se="{interval.se}">'
+        f"{escape(interval_text(interval))} {escape(se_text(interval))}</td>"
     )
 
 
@@ -67,13 +68,17 @@ def _acceptance(report: Report) -> str:
         _cell(r.agent)
         + _cell(r.cohort)
         + _cell(f"{r.accepted}/{r.scored}", r.accepted)
+        + _cell(r.tasks, r.tasks)
         + _interval(r.interval)
         + _cell(f"{r.errors}/{r.attempts}", r.errors)
         + _cell(r.interval.method)
         for r in report.acceptance
     ]
-    head = ["agent", "cohort", "accepted/scored", "acceptance [95%]", "errors/attempts", "method"]
-    return _table("acceptance", head, rows)
+    head = ["agent", "cohort", "accepted/scored", "tasks", "acceptance [95%], SE"]
+    return (
+        _table("acceptance", [*head, "errors/attempts", "method"], rows)
+        + f"<p class=note>Estimand: {escape(report.estimand)}.</p>"
+    )
 
 
 def _funnel(report: Report) -> str:
@@ -83,10 +88,12 @@ def _funnel(report: Report) -> str:
         + _cell(f"{s.passed}/{s.failed}/{s.errored}", s.passed)
         + _cell(pct(s.own.estimate) if s.own.n else "n/a", s.own.estimate)
         + _cell(pct(s.cumulative.estimate), s.cumulative.estimate)
+        + _interval(s.cumulative)
         for f in report.funnels
         for s in f.stages
     ]
     head = ["agent", "stage", "passed/failed/errored", "own pass rate", "cumulative"]
+    head.append("cumulative [95%], SE (per-task mean)")
     return _table("funnel", head, rows)
 
 
@@ -118,7 +125,8 @@ def _small_tables(report: Report) -> str:
         "<h2>Evaluator and environment errors (never the agent's failure)</h2>"
         + _table("errors", ["agent", *kinds, "unfinished", "attempts (denominator)"], errors)
         + "<h2>pass@k and pass^k</h2><p class=note>Unbiased estimators: Chen et al. 2021 "
-        "(pass@k), Yao et al. 2024 (pass^k).</p>"
+        "(pass@k), Yao et al. 2024, tau-bench (pass^k); k up to the fewest scored attempts of "
+        "any task, so every k is over the same tasks.</p>"
         + _table("pass_k", ["agent", "k", "tasks", "pass@k", "pass^k"], pass_k)
         + "<h2>Soft measures (median / total; never folded into the verdict)</h2>"
         + _table("soft", ["agent", "n", *soft_head], soft)
@@ -128,9 +136,12 @@ def _small_tables(report: Report) -> str:
 def _resolved(report: Report) -> str:
     rows = [
         _cell(r.agent)
-        + _cell(r.decided, r.decided)
-        + _cell(f"{r.resolved} ({pct(r.resolved_rate.estimate)})", r.resolved)
-        + _cell(f"{r.accepted} ({pct(r.accepted_rate.estimate)})", r.accepted)
+        + _cell(r.scored, r.scored)
+        + _cell(f"{r.resolved}/{r.scored}", r.resolved)
+        + _interval(r.resolved_rate)
+        + _cell(f"{r.accepted}/{r.scored}", r.accepted)
+        + _interval(r.accepted_rate)
+        + _cell(r.errors, r.errors)
         + _cell(r.resolved_not_accepted, r.resolved_not_accepted)
         for r in report.resolved
     ]
@@ -138,63 +149,82 @@ def _resolved(report: Report) -> str:
         _cell(g.agent) + _cell(g.contract) + _cell(g.epoch) + _cell(", ".join(g.stopped_by))
         for g in report.gaps
     ]
-    head = ["agent", "decided", "resolved", "accepted", "resolved, not accepted"]
+    head = ["agent", "scored", "resolved", "resolved [95%], SE", "accepted", "accepted [95%], SE"]
     return (
-        _table("resolved", head, rows)
+        _table("resolved", [*head, "errors (apart)", "resolved, not accepted"], rows)
         + "<h3>Resolved but not accepted, and the checks that stopped them</h3>"
         + _table("gaps", ["agent", "contract", "epoch", "stopped by"], gaps)
     )
 
 
-def _judgements(report: Report) -> str:
-    paired = []
+def _paired(report: Report) -> str:
+    rows = []
     for p in report.paired:
         c, d = p.comparison, p.comparison.difference
-        paired.append(
+        rows.append(
             _cell(p.agent)
             + _cell(p.tasks, p.tasks)
-            + _cell(f"{d.estimate:+.3f} [{d.low:+.3f}, {d.high:+.3f}]", d.estimate)
+            + _cell(p.dropped.text, p.dropped.total)
+            + _cell(difference_text(d), d.estimate)
+            + _cell("n/a" if d.se is None else f"{100 * d.se:.1f} pp", d.se)
             + _cell(f"{c.only_a}/{c.only_b}")
-            + _cell("" if c.p_value is None else f"{c.p_value:.3g}", c.p_value)
-            + _cell(c.method if d.method == c.method else f"{c.method}; interval: {d.method}")
+            + _cell(f"{c.p_value:.3g}", c.p_value)
+            + _cell(f"{d.method}; {c.method}")
         )
+    head = ["agent", "tasks", "dropped (why)", "difference [95%]", "SE", "better/worse", "p"]
+    return (
+        f"<h2>Paired comparison against the baseline {escape(report.baseline)}</h2>"
+        + "<p class=note>Agent minus baseline, per-task mean over the tasks both scored.</p>"
+        + _table("paired", [*head, "method"], rows)
+    )
+
+
+def _judgements(report: Report) -> str:
+    mark = {True: "yes", False: "no", None: "cannot tell"}
     autonomy = [
-        _cell(a.cohort) + _cell(a.agent) + _cell(a.verdict) + _cell("; ".join(a.reasons))
+        _cell(a.cohort)
+        + _cell(a.agent)
+        + _cell(a.verdict)
+        + _cell(", ".join(f"({c})" for c in a.decided_by))
+        + "<td>"
+        + "<br>".join(escape(f"({c.clause}) {mark[c.holds]}: {c.says}") for c in a.clauses)
+        + "</td>"
+        + _cell(a.beside)
         for a in report.autonomy
     ]
     gates = [
         _cell(g.cohort)
+        + _cell(g.agent)
         + _cell(g.gate)
-        + _cell(g.population, g.population)
-        + _interval(g.when_failed)
-        + _interval(g.when_passed)
+        + _cell(f"{g.failed_units}/{g.passed_units}", g.failed_units)
+        + _cell(f"{count(g.when_failed.estimate * g.when_failed.tasks)}/{g.when_failed.tasks}")
+        + _cell(f"{count(g.when_passed.estimate * g.when_passed.tasks)}/{g.when_passed.tasks}")
+        + _cell(
+            "n/a"
+            if g.difference is None
+            else f"{points(g.difference.estimate)} >= {points(g.difference.low)}",
+            None if g.difference is None else g.difference.estimate,
+        )
+        + _cell("n/a" if g.p_value is None else f"{g.p_value:.3g}", g.p_value)
+        + _cell("n/a" if g.p_holm is None else f"{g.p_holm:.3g}", g.p_holm)
         + _cell("yes" if g.informative else f"no: {g.note}")
         for g in report.gates
     ]
+    gate_head = ["cohort", "agent", "gate", "units failed/passed", "sentinel failed | gate failed"]
+    gate_head += ["| gate passed", "difference (one-sided 95% bound)", "p", "p (Holm)"]
     return (
-        f"<h2>Paired comparison against the baseline {escape(report.baseline)}</h2>"
-        + _table(
-            "paired",
-            ["agent", "tasks", "difference [95%]", "only it/only baseline", "p", "method"],
-            paired,
-        )
+        _paired(report)
         + "<h2>Autonomy by cohort</h2>"
+        + f"<p class=note>{escape(report.policy_line)}</p>"
         + f"<p class=note>Rule: {escape(report.autonomy_rule)}</p>"
-        + _table("autonomy", ["cohort", "agent", "verdict", "why"], autonomy)
+        + _table(
+            "autonomy",
+            ["cohort", "agent", "verdict", "decided by", "clauses", "beside (cost, time)"],
+            autonomy,
+        )
         + "<h2>Gate informativeness</h2>"
         + f"<p class=note>Rule: {escape(report.informativeness_rule)}</p>"
-        + _table(
-            "gates",
-            [
-                "cohort",
-                "gate",
-                "n",
-                "sentinel failed | gate failed",
-                "| gate passed",
-                "informative",
-            ],
-            gates,
-        )
+        + _table("gates", [*gate_head, "informative"], gates)
     )
 
 

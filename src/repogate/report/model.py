@@ -1,8 +1,9 @@
-"""The report as typed data (schema_version 1): what ``repogate report --json`` prints.
+"""The report as typed data (schema_version 2): what ``repogate report --json`` prints.
 
 Every section is computed from the store and the evidence files only (:mod:`.load`), by
-:mod:`.aggregate` and :mod:`.compare`; the terminal, JSON, HTML and SWE-bench renderings read this
-model and nothing else, so the numbers agree across them.
+:mod:`.aggregate`, :mod:`.autonomy` and :mod:`.gates`; the terminal, JSON, HTML and SWE-bench
+renderings read this model and nothing else, so the numbers agree across them. Every rate follows
+one estimand and one population, stated in :data:`ESTIMAND`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 from typing import Literal
 
 from repogate._model import FrozenModel
-from repogate.report.stats import Interval, PairedDifference
+from repogate.report.differences import PairedDifference
+from repogate.report.policy import Policy
+from repogate.report.stats import Interval
 
 ErrorKind = Literal[
     "environment build", "invalid task", "timeout", "harness crash", "other evaluator error"
@@ -22,7 +25,14 @@ ERROR_KINDS: tuple[ErrorKind, ...] = (
     "harness crash",
     "other evaluator error",
 )
-Verdict = Literal["widen", "keep", "insufficient evidence"]
+Verdict = Literal["widen", "keep", "narrow", "insufficient evidence"]
+ClauseId = Literal["a", "b", "c", "d", "e"]
+ESTIMAND = (
+    "every rate is over scored attempts (accepted or rejected; evaluator and environment errors "
+    "kept apart and counted), as the mean over tasks of each task's rate, epochs averaged within a "
+    "task; its interval is over tasks (n = tasks) and names its method, with the clustered "
+    "standard error (SE) beside it"
+)
 
 
 class RunBrief(FrozenModel):
@@ -122,7 +132,11 @@ class Acceptance(FrozenModel):
 
 
 class PassK(FrozenModel):
-    """pass@k and pass^k of one agent, averaged over tasks with at least k scored attempts."""
+    """pass@k (Chen et al. 2021) and pass^k (Yao et al. 2024) of one agent, averaged over tasks.
+
+    Every k is over the same tasks: k runs up to the fewest scored attempts of any task, so
+    ``tasks`` is the agent's scored tasks for every k; pass@1 is its acceptance estimate.
+    """
 
     agent: str
     k: int
@@ -137,9 +151,10 @@ class Stage(FrozenModel):
     Attributes:
         stage: the stage's name (see :data:`repogate.decision.STAGES`).
         passed, failed, errored: attempts with that stage status; ``skipped`` did not apply.
-        own: the stage's own pass rate, passed / (passed + failed), among attempts it applied to.
-        cumulative: attempts that passed (or were not subject to) this and every earlier stage,
-            over every scored attempt.
+        own: the stage's own pass rate, passed / (passed + failed), among attempts it applied to
+            (per-task mean over the tasks it applied to).
+        cumulative: the share of scored attempts that passed (or were not subject to) this and
+            every earlier stage (per-task mean over the scored tasks).
     """
 
     stage: str
@@ -201,10 +216,18 @@ class Gap(FrozenModel):
 
 
 class ResolvedVsAccepted(FrozenModel):
-    """SWE-bench's resolved beside repogate's accepted, for one agent's decided attempts."""
+    """SWE-bench's resolved beside repogate's accepted, over one agent's scored attempts.
+
+    Attributes:
+        scored: accepted or rejected attempts, the population of both rates (as in acceptance).
+        errors: evaluator or environment errors and crashes, kept apart (never a gap).
+        resolved_not_accepted: scored attempts resolved yet rejected.
+        resolved_rate: resolved, per-task mean with its interval; ``accepted_rate`` likewise.
+    """
 
     agent: str
-    decided: int
+    scored: int
+    errors: int
     resolved: int
     accepted: int
     resolved_not_accepted: int
@@ -212,60 +235,146 @@ class ResolvedVsAccepted(FrozenModel):
     accepted_rate: Interval
 
 
+class Dropped(FrozenModel):
+    """Tasks one side scored and the other did not, left out of a paired comparison, by why.
+
+    Attributes:
+        agent_errors: tasks the baseline scored where every attempt of the agent was an error.
+        agent_not_run: tasks the baseline scored that the agent has no finished attempt on.
+        baseline_errors: tasks the agent scored where every attempt of the baseline was an error.
+        baseline_not_run: tasks the agent scored that the baseline has no finished attempt on.
+    """
+
+    agent_errors: int
+    agent_not_run: int
+    baseline_errors: int
+    baseline_not_run: int
+
+    @property
+    def total(self) -> int:
+        """Every task left out."""
+        return self.agent_errors + self.agent_not_run + self.baseline_errors + self.baseline_not_run
+
+    @property
+    def text(self) -> str:
+        """``3 (2 agent errors, 1 baseline not run)``, or ``0``."""
+        parts = [
+            f"{n} {what}"
+            for n, what in (
+                (self.agent_errors, "agent errors"),
+                (self.agent_not_run, "agent not run"),
+                (self.baseline_errors, "baseline errors"),
+                (self.baseline_not_run, "baseline not run"),
+            )
+            if n
+        ]
+        return f"{self.total} ({', '.join(parts)})" if parts else "0"
+
+
 class Paired(FrozenModel):
-    """Agent ``agent`` against the baseline on the tasks both have scored attempts on."""
+    """Agent ``agent`` against the baseline on the tasks both scored (``tasks``), and the rest.
+
+    Attributes:
+        tasks: tasks both scored; the comparison's n.
+        dropped: tasks one side scored and the other did not, by why.
+        comparison: the per-task mean difference (agent minus baseline), interval, sign test.
+    """
 
     agent: str
     baseline: str
     tasks: int
+    dropped: Dropped
     comparison: PairedDifference
 
 
+class Clause(FrozenModel):
+    """One clause of the autonomy rule as it applied to one agent and cohort.
+
+    Attributes:
+        clause: its letter in the rule (a non-inferior, b floor, c sentinel, d integrity,
+            e evidence).
+        holds: the clause holds (None: it could not be judged, e.g. no sentinel ran).
+        says: what was measured, with the threshold, e.g. ``paired difference -2.0 pp
+            [-14.1, +9.8] >= -5.0 pp: no``.
+    """
+
+    clause: ClauseId
+    holds: bool | None
+    says: str
+
+
 class Autonomy(FrozenModel):
-    """Whether the rule lets ``agent``'s scope widen on one cohort, and why."""
+    """What the autonomy rule says of ``agent``'s scope on one cohort, and which clauses decided.
+
+    Attributes:
+        verdict: ``widen``, ``keep``, ``narrow`` or ``insufficient evidence``.
+        decided_by: the letters of the clauses that decided the verdict.
+        clauses: every clause, measured.
+        beside: cost and time of both agents on the paired tasks: printed beside, never inside.
+        policy: the policy that decided (version, source, digest).
+    """
 
     cohort: str
     agent: str
     baseline: str
     verdict: Verdict
-    reasons: tuple[str, ...]
+    decided_by: tuple[ClauseId, ...]
+    clauses: tuple[Clause, ...]
+    beside: str
+    policy: str
 
 
 class GateInformation(FrozenModel):
-    """Sentinel failure rate of attempts that failed vs passed one hard gate, on one cohort.
+    """Sentinel failure rate when one hard gate failed vs when it passed, for one cohort and agent.
 
     Attributes:
+        agent: the agent, or ``all agents`` for every agent pooled.
         population: attempts that passed every hermetic check other than ``gate`` and whose
             sentinel ran.
-        when_failed: sentinel failure rate among those that failed ``gate``.
-        when_passed: sentinel failure rate among those that passed it.
-        p_value: Fisher's exact test of the two rates.
-        informative: both groups non-empty and p < 0.05.
+        failed_units: task-agent units with an attempt of the population that failed ``gate``.
+        passed_units: units with an attempt of the population that passed it.
+        when_failed: sentinel failure rate over ``failed_units`` (each its epochs' mean).
+        when_passed: the same over ``passed_units``.
+        difference: ``when_failed`` minus ``when_passed``, with its one-sided 95% lower bound.
+        p_value: one-sided p-value that the sentinel fails more often when the gate failed (None
+            when not tested); ``p_holm`` Holm's adjustment over the gates tested for this cohort
+            and agent.
+        test: the test used.
+        informative: tested and ``p_holm`` below the policy's alpha.
         note: why not, when not informative.
     """
 
     cohort: str
+    agent: str
     gate: str
     population: int
+    failed_units: int
+    passed_units: int
     when_failed: Interval
     when_passed: Interval
-    p_value: float
+    difference: Interval | None
+    p_value: float | None
+    p_holm: float | None
+    test: str
     informative: bool
     note: str
 
 
 class Report(FrozenModel):
-    """The whole report (schema_version 1).
+    """The whole report (schema_version 2).
 
     Attributes:
         by: the cohort key grouped by, or None for every task together.
         baseline: the baseline agent of the paired comparison and the autonomy rule.
         partial: some run is not complete; ``partial_note`` says how many attempts are done.
+        estimand: the population and estimand of every rate (:data:`ESTIMAND`).
+        policy: the decision policy in force; ``policy_line`` names it (version, source, digest)
+            and its thresholds.
         autonomy_rule: the rule, stated, that :attr:`autonomy` applies.
         informativeness_rule: how :attr:`gates` is computed and judged.
     """
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[2] = 2
     by: str | None
     baseline: str
     agents: tuple[str, ...]
@@ -280,6 +389,9 @@ class Report(FrozenModel):
     resolved: tuple[ResolvedVsAccepted, ...]
     gaps: tuple[Gap, ...]
     paired: tuple[Paired, ...]
+    estimand: str
+    policy: Policy
+    policy_line: str
     autonomy_rule: str
     autonomy: tuple[Autonomy, ...]
     informativeness_rule: str

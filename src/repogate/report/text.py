@@ -25,6 +25,34 @@ def interval_text(interval: Interval) -> str:
     return f"{pct(interval.estimate)} [{pct(interval.low)}, {pct(interval.high)}]"
 
 
+def se_text(interval: Interval) -> str:
+    """The standard error as a percentage (``SE 4.1%``), ``SE n/a`` under two tasks."""
+    return "SE n/a" if interval.se is None else f"SE {pct(interval.se)}"
+
+
+def points(value: float) -> str:
+    """A difference of proportions in percentage points, e.g. ``+12.5 pp``."""
+    return f"{100 * value:+.1f} pp"
+
+
+def difference_text(interval: Interval) -> str:
+    """``+20.0 pp [-16.3, +72.6]``: a difference and its interval in percentage points."""
+    return f"{points(interval.estimate)} [{100 * interval.low:+.1f}, {100 * interval.high:+.1f}]"
+
+
+def count(value: float) -> str:
+    """A count of successes, whole or (a sum of per-task rates) fractional: ``3`` or ``2.5``."""
+    return f"{round(value, 2):g}"
+
+
+def rate_text(interval: Interval) -> str:
+    """``80.0% [49.0%, 94.3%] SE 4.1%, 10 tasks``: every rate's full line."""
+    if interval.n == 0:
+        return interval_text(interval)
+    tasks = f"{interval.tasks} task{'' if interval.tasks == 1 else 's'}"
+    return f"{interval_text(interval)} {se_text(interval)}, {tasks}"
+
+
 def _table(title: str, *columns: str) -> Table:
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for column in columns:
@@ -49,13 +77,15 @@ def _runs(report: Report) -> Table:
     return table
 
 
-def _acceptance(report: Report) -> Table:
+def _acceptance(report: Report) -> RenderableType:
     table = _table(
         f"hard-gate acceptance by agent and cohort{f' ({report.by})' if report.by else ''}",
         "agent",
         "cohort",
-        "accepted",
-        "95% interval",
+        "accepted/scored",
+        "tasks",
+        "acceptance [95%]",
+        "SE",
         "errors",
         "method",
     )
@@ -65,18 +95,25 @@ def _acceptance(report: Report) -> Table:
             row.agent,
             row.cohort,
             f"{row.accepted}/{row.scored}",
+            str(row.tasks),
             interval_text(row.interval),
+            se_text(row.interval).removeprefix("SE "),
             f"{row.errors}/{row.attempts}",
             methods.setdefault(row.interval.method, f"({len(methods) + 1})"),
         )
     table.caption = "; ".join(f"{key} {method}" for method, key in methods.items())
     table.caption_justify = "left"
-    return table
+    return Group(table, Text(f"estimand: {report.estimand}", style="dim"))
 
 
 def _pass_k(report: Report) -> Table:
     table = _table(
-        "pass@k and pass^k (Chen et al. 2021 estimator)", "agent", "k", "tasks", "pass@k", "pass^k"
+        "pass@k (Chen et al. 2021) and pass^k (Yao et al. 2024, tau-bench), same tasks for every k",
+        "agent",
+        "k",
+        "tasks",
+        "pass@k",
+        "pass^k",
     )
     for row in report.pass_k:
         table.add_row(
@@ -87,12 +124,12 @@ def _pass_k(report: Report) -> Table:
 
 def _funnel(report: Report) -> Table:
     table = _table(
-        "stage funnel (own pass rate | cumulative)",
+        "stage funnel over scored attempts (own pass rate | cumulative, per-task means)",
         "agent",
         "stage",
         "pass/fail/err",
         "own",
-        "cumulative",
+        "cumulative [95%]",
     )
     for funnel in report.funnels:
         for stage in funnel.stages:
@@ -101,7 +138,7 @@ def _funnel(report: Report) -> Table:
                 stage.stage,
                 f"{stage.passed}/{stage.failed}/{stage.errored}",
                 pct(stage.own.estimate) if stage.own.n else "n/a",
-                f"{pct(stage.cumulative.estimate)} of {funnel.scored}",
+                f"{interval_text(stage.cumulative)} of {funnel.scored}",
             )
     return table
 
@@ -133,19 +170,19 @@ def _soft(report: Report) -> Table:
 
 def _resolved(report: Report) -> Table:
     table = _table(
-        "resolved (SWE-bench: FAIL_TO_PASS and PASS_TO_PASS) vs accepted",
+        "resolved (SWE-bench: FAIL_TO_PASS and PASS_TO_PASS) vs accepted, over scored attempts",
         "agent",
-        "decided",
         "resolved",
         "accepted",
+        "errors (apart)",
         "resolved, not accepted",
     )
     for row in report.resolved:
         table.add_row(
             row.agent,
-            str(row.decided),
-            f"{row.resolved} ({pct(row.resolved_rate.estimate)})",
-            f"{row.accepted} ({pct(row.accepted_rate.estimate)})",
+            f"{row.resolved}/{row.scored} {rate_text(row.resolved_rate)}",
+            f"{row.accepted}/{row.scored} {rate_text(row.accepted_rate)}",
+            str(row.errors),
             str(row.resolved_not_accepted),
         )
     for gap in report.gaps:
@@ -157,11 +194,13 @@ def _resolved(report: Report) -> Table:
 
 def _paired(report: Report) -> Table:
     table = _table(
-        f"paired comparison against the baseline {report.baseline}",
+        f"paired comparison against the baseline {report.baseline} (agent minus baseline)",
         "agent",
         "tasks",
+        "dropped",
         "difference [95%]",
-        "only it/only base",
+        "SE",
+        "better/worse",
         "p",
         "method",
     )
@@ -171,40 +210,66 @@ def _paired(report: Report) -> Table:
         table.add_row(
             row.agent,
             str(row.tasks),
-            f"{d.estimate:+.3f} [{d.low:+.3f}, {d.high:+.3f}]",
+            row.dropped.text,
+            difference_text(d),
+            "n/a" if d.se is None else f"{100 * d.se:.1f} pp",
             f"{c.only_a}/{c.only_b}",
-            "" if c.p_value is None else f"{c.p_value:.3g}",
-            "; ".join(dict.fromkeys(m.split(" (")[0] for m in (c.method, d.method))),
+            f"{c.p_value:.3g}",
+            f"{d.method}; {c.method}",
         )
     return table
 
 
 def _autonomy(report: Report) -> RenderableType:
-    table = _table("autonomy by cohort", "cohort", "agent", "verdict", "why")
+    table = _table("autonomy by cohort", "cohort", "agent", "verdict", "clauses (* decided)")
+    mark = {True: "yes", False: "no", None: "cannot tell"}
     for row in report.autonomy:
-        table.add_row(row.cohort, row.agent, row.verdict, "; ".join(row.reasons))
-    return Group(table, Text(f"rule: {report.autonomy_rule}", style="dim"))
+        lines = [
+            f"{'*' if c.clause in row.decided_by else ' '}({c.clause}) {mark[c.holds]}: {c.says}"
+            for c in row.clauses
+        ]
+        table.add_row(
+            row.cohort, row.agent, row.verdict, "\n".join([*lines, f"beside: {row.beside}"])
+        )
+    return Group(
+        table,
+        Text(f"{report.policy_line}\nrule: {report.autonomy_rule}", style="dim"),
+    )
 
 
 def _gates(report: Report) -> RenderableType:
     table = _table(
-        "gate informativeness (sentinel failure rate)",
+        "gate informativeness (sentinel failure rate by task-agent unit)",
         "cohort",
+        "agent",
         "gate",
-        "n",
+        "units f/p",
         "gate failed",
         "gate passed",
+        "difference",
+        "p (Holm)",
         "adds information",
     )
-    for row in report.gates:
+    shown = [g for g in report.gates if g.failed_units]
+    for row in shown:
+        f, q = row.when_failed, row.when_passed
+        d = row.difference
         table.add_row(
             row.cohort,
+            row.agent,
             row.gate,
-            str(row.population),
-            f"{row.when_failed.estimate * row.when_failed.n:.0f}/{row.when_failed.n}",
-            f"{row.when_passed.estimate * row.when_passed.n:.0f}/{row.when_passed.n}",
+            f"{row.failed_units}/{row.passed_units}",
+            f"{count(f.estimate * f.tasks)}/{f.tasks}",
+            f"{count(q.estimate * q.tasks)}/{q.tasks}",
+            "n/a" if d is None else f"{points(d.estimate)} >= {points(d.low)}",
+            "n/a"
+            if row.p_value is None
+            else f"{row.p_value:.3g} ({row.p_holm if row.p_holm is None else f'{row.p_holm:.3g}'})",
             "yes" if row.informative else f"no: {row.note}",
         )
+    hidden = len(report.gates) - len(shown)
+    table.caption = f"{hidden} rows whose gate never failed in its population: see --json"
+    table.caption_justify = "left"
     return Group(table, Text(f"rule: {report.informativeness_rule}", style="dim"))
 
 
