@@ -102,12 +102,17 @@ def test_acceptance_resolved_and_errors(run_dir: Path, capsys: pytest.CaptureFix
     )
     assert wilson_bounds(0, 1)[1] == pytest.approx(Z**2 / (1 + Z**2))
     assert paired["null"]["tasks"] == 1 and paired["null"]["dropped"]["agent_errors"] == 0
-    autonomy = _rows(report, "autonomy")
-    assert {a["verdict"] for a in autonomy} == {"insufficient evidence"}
-    assert all("e" in a["decided_by"] for a in autonomy)
-    evidence = next(c for c in autonomy[0]["clauses"] if c["clause"] == "e")
+    autonomy = {a["agent"]: a for a in _rows(report, "autonomy") if a["cohort"] == "bug"}
+    # one task: too few for any verdict; an integrity failure (edits_permitted) is one anyway
+    assert autonomy["null"]["verdict"] == "insufficient evidence"
+    assert autonomy["null"]["decided_by"] == ["c", "e"]  # nor did a sentinel run
+    assert (autonomy["fix-and-notes"]["verdict"], autonomy["fix-and-notes"]["decided_by"]) == (
+        "keep",
+        ["d"],
+    )
+    evidence = next(c for c in autonomy["null"]["clauses"] if c["clause"] == "e")
     assert evidence["says"].startswith("1 paired tasks (at least 10)")
-    assert autonomy[0]["policy"].startswith("v1 defaults sha256 ")
+    assert autonomy["null"]["policy"].startswith("v1 defaults sha256 ")
     brief = _rows(report, "runs")[0]
     assert (brief["planned"], brief["done"], brief["status"]) == (6, 6, "complete")
     assert "network off" in str(brief["isolation"])

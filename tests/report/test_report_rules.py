@@ -3,11 +3,13 @@ informativeness, with decisions whose checks are set one by one (issue 19's inpu
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from repogate.agent_spec import ScriptSpec
+from repogate.cli import ExitCode, main
 from repogate.decision import LIFECYCLE_CHECKS, STAGES, Decision, SoftMetrics
 from repogate.manifest import ContractEntry, RunManifest
 from repogate.receipt import Check
@@ -272,7 +274,7 @@ def test_a_gate_whose_failures_go_with_fewer_sentinel_failures_adds_nothing(
     row = _gates(_report(tmp_path / "run", attempts, split=40))["generated_artifacts_fresh"]
     assert (row.failed_units, row.passed_units) == (10, 20)
     assert row.p_value == pytest.approx(1.0) and not row.informative
-    assert row.note.startswith("wrong direction: the sentinel failed less often")
+    assert row.note == "wrong direction: fewer sentinel failures when it failed"
     assert row.difference is not None and row.difference.estimate == pytest.approx(-0.5)
 
 
@@ -285,7 +287,7 @@ def test_one_failure_is_no_claim(tmp_path: Path) -> None:
         attempts[task, "base"] = _decision(task, failed, "failed" if i == 0 else "passed")
     row = _gates(_report(tmp_path / "run", attempts))["generated_artifacts_fresh"]
     assert not row.informative and row.p_value is None
-    assert row.note == "failed on 1 task-agent units, fewer than 5"
+    assert row.note == "1 failed units, fewer than 5"
 
 
 def test_two_deterministic_epochs_give_the_answer_of_one(tmp_path: Path) -> None:
@@ -352,3 +354,66 @@ def test_a_check_an_older_evaluator_did_not_know_leaves_its_attempts_in_the_gate
     rows = _gates(_report(tmp_path / "run", attempts))
     assert rows["generated_artifacts_fresh"].population == 10
     assert rows["generated_artifacts_fresh"].failed_units == 4
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    capsys.readouterr()
+    assert main(["report", *args]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "; " in err, err
+    return err
+
+
+def test_a_policy_file_decides_and_is_printed_with_every_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    attempts: Attempts = {}
+    for i in range(6):
+        task = f"t{i}"
+        attempts[task, "base"] = _decision(task, {"focused_tests_passed"})
+        attempts[task, "agent"] = _decision(task, set())
+    _report(tmp_path / "run", attempts)
+    run = str(tmp_path / "run")
+    policy = tmp_path / "policy.toml"
+    policy.write_text(
+        "version = 1\n[autonomy]\nmin_paired_tasks = 6\nacceptance_floor = 0.4\n"
+        "sentinel_ceiling = 0.6\n"
+    )
+    capsys.readouterr()
+    assert main(["report", run, "--json"]) == ExitCode.OK
+    default = json.loads(capsys.readouterr().out)
+    assert default["autonomy"][0]["verdict"] == "insufficient evidence"  # 6 tasks < 10
+    assert main(["report", run, "--policy", str(policy), "--json"]) == ExitCode.OK
+    chosen = json.loads(capsys.readouterr().out)
+    row = chosen["autonomy"][0]
+    # 6 of 6 against 0 of 6: lower bound 0.52 >= 0.4, sentinel 0 of 6 under 0.6
+    assert (row["verdict"], row["decided_by"]) == ("widen", ["a", "b", "c", "d", "e"])
+    digest = Policy.model_validate(chosen["policy"]).digest
+    assert row["policy"] == f"v1 {policy} sha256 {digest}" and digest != Policy().digest
+    assert chosen["policy"]["autonomy"]["min_paired_tasks"] == 6
+    assert chosen["policy_line"].startswith(f"policy v1 ({policy}, sha256 {digest}): margin 0.05")
+    assert main(["report", run, "--policy", str(policy)]) == ExitCode.OK
+    text = capsys.readouterr().out
+    assert f"policy v1 ({policy}, sha256 {digest})" in text.replace("\n", "")
+    assert "widen" in text and max(len(line) for line in text.splitlines()) <= 100
+
+
+def test_a_bad_policy_file_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    attempts: Attempts = {("t0", "base"): _decision("t0", set())}
+    _report(tmp_path / "run", attempts)
+    run = str(tmp_path / "run")
+    bad = tmp_path / "bad.toml"
+    for text, said in (
+        ("[autonomy]\nmargn = 0.1\n", "autonomy.margn: unknown key"),
+        ("version = 2\n", "version: Input should be 1"),
+        ("[autonomy]\nmargin = 1.5\n", "autonomy.margin: Input should be less than or equal"),
+        ("[gates]\nmin_failures = 0\n", "gates.min_failures: Input should be greater"),
+        ("version = \n", "is not valid TOML"),
+    ):
+        bad.write_text(text)
+        err = _one_line_error(capsys, run, "--policy", str(bad))
+        assert said in err and "docs/report.md" in err, err
+    err = _one_line_error(capsys, run, "--policy", str(tmp_path / "none.toml"))
+    assert "policy file" in err and "cannot be read" in err

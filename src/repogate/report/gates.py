@@ -83,7 +83,7 @@ def _row(
     else:
         difference = risk_difference(f_rates, p_rates)
         if len(failed) < policy.min_failures:
-            note = f"failed on {len(failed)} task-agent units, fewer than {policy.min_failures}"
+            note = f"{len(failed)} failed units, fewer than {policy.min_failures}"
         else:
             p, test = greater(f_rates, p_rates)
     return GateInformation(
@@ -115,13 +115,10 @@ def _judged(rows: list[GateInformation], policy: GatePolicy) -> list[GateInforma
             continue
         p_holm = adjusted[id(r)]
         d = r.difference
-        if d is not None and d.estimate <= 0:
-            note = (
-                f"wrong direction: the sentinel failed less often when the gate failed "
-                f"(p_holm={p_holm:.3g})"
-            )
+        if d is not None and d.estimate < 0:
+            note = "wrong direction: fewer sentinel failures when it failed"
         elif p_holm >= policy.alpha:
-            note = f"no difference shown (Holm-adjusted p={p_holm:.3g} over {len(tested)} gates)"
+            note = f"not shown (Holm over {len(tested)} gates)"
         else:
             note = ""
         out.append(r.model_copy(update={"p_holm": p_holm, "informative": not note, "note": note}))

@@ -168,28 +168,37 @@ def _soft(report: Report) -> Table:
     return table
 
 
-def _resolved(report: Report) -> Table:
+def _resolved(report: Report) -> RenderableType:
     table = _table(
         "resolved (SWE-bench: FAIL_TO_PASS and PASS_TO_PASS) vs accepted, over scored attempts",
         "agent",
+        "tasks",
         "resolved",
+        "[95%], SE",
         "accepted",
-        "errors (apart)",
-        "resolved, not accepted",
+        "[95%], SE",
+        "errors",
+        "gaps",
     )
     for row in report.resolved:
+        r, a = row.resolved_rate, row.accepted_rate
         table.add_row(
             row.agent,
-            f"{row.resolved}/{row.scored} {rate_text(row.resolved_rate)}",
-            f"{row.accepted}/{row.scored} {rate_text(row.accepted_rate)}",
+            str(a.tasks),
+            f"{row.resolved}/{row.scored} {pct(r.estimate)}",
+            f"[{pct(r.low)}, {pct(r.high)}] {se_text(r).removeprefix('SE ')}",
+            f"{row.accepted}/{row.scored} {pct(a.estimate)}",
+            f"[{pct(a.low)}, {pct(a.high)}] {se_text(a).removeprefix('SE ')}",
             str(row.errors),
             str(row.resolved_not_accepted),
         )
+    methods = sorted({r.accepted_rate.method for r in report.resolved if r.scored})
+    table.caption = f"{'; '.join(methods)}; errors kept apart, never a gap (resolved, not accepted)"
+    table.caption_justify = "left"
+    gaps = _table("resolved, not accepted: the checks that stopped them", "agent", "attempt", "by")
     for gap in report.gaps:
-        table.add_row(
-            gap.agent, "", "", "", f"{gap.contract} e{gap.epoch}: {', '.join(gap.stopped_by)}"
-        )
-    return table
+        gaps.add_row(gap.agent, f"{gap.contract} epoch {gap.epoch}", ", ".join(gap.stopped_by))
+    return Group(table, gaps) if report.gaps else table
 
 
 def _paired(report: Report) -> Table:
@@ -197,13 +206,14 @@ def _paired(report: Report) -> Table:
         f"paired comparison against the baseline {report.baseline} (agent minus baseline)",
         "agent",
         "tasks",
-        "dropped",
+        "dropped (why)",
         "difference [95%]",
         "SE",
         "better/worse",
         "p",
         "method",
     )
+    methods: dict[str, str] = {}
     for row in report.paired:
         c = row.comparison
         d = c.difference
@@ -215,8 +225,10 @@ def _paired(report: Report) -> Table:
             "n/a" if d.se is None else f"{100 * d.se:.1f} pp",
             f"{c.only_a}/{c.only_b}",
             f"{c.p_value:.3g}",
-            f"{d.method}; {c.method}",
+            methods.setdefault(f"{d.method}; p: {c.method}", f"({len(methods) + 1})"),
         )
+    table.caption = "; ".join(f"{key} {method}" for method, key in methods.items())
+    table.caption_justify = "left"
     return table
 
 
@@ -239,36 +251,33 @@ def _autonomy(report: Report) -> RenderableType:
 
 def _gates(report: Report) -> RenderableType:
     table = _table(
-        "gate informativeness (sentinel failure rate by task-agent unit)",
-        "cohort",
-        "agent",
+        "gate informativeness: sentinel failures when the gate failed | passed (task-agent units)",
+        "cohort, agent",
         "gate",
-        "units f/p",
-        "gate failed",
-        "gate passed",
-        "difference",
-        "p (Holm)",
-        "adds information",
+        "failed|passed",
+        "diff, pp",
+        "p, Holm",
+        "informative",
     )
+    table.columns[1].no_wrap = True
     shown = [g for g in report.gates if g.failed_units]
     for row in shown:
         f, q = row.when_failed, row.when_passed
         d = row.difference
+        p = "n/a" if row.p_value is None else f"{row.p_value:.2g}\n{row.p_holm or 0:.2g}"
         table.add_row(
-            row.cohort,
-            row.agent,
+            f"{row.cohort},\n{row.agent}",
             row.gate,
-            f"{row.failed_units}/{row.passed_units}",
-            f"{count(f.estimate * f.tasks)}/{f.tasks}",
-            f"{count(q.estimate * q.tasks)}/{q.tasks}",
-            "n/a" if d is None else f"{points(d.estimate)} >= {points(d.low)}",
-            "n/a"
-            if row.p_value is None
-            else f"{row.p_value:.3g} ({row.p_holm if row.p_holm is None else f'{row.p_holm:.3g}'})",
+            f"{count(f.estimate * f.tasks)}/{f.tasks}|{count(q.estimate * q.tasks)}/{q.tasks}",
+            "n/a" if d is None else f"{100 * d.estimate:+.1f}\n>= {100 * d.low:+.1f}",
+            p,
             "yes" if row.informative else f"no: {row.note}",
         )
     hidden = len(report.gates) - len(shown)
-    table.caption = f"{hidden} rows whose gate never failed in its population: see --json"
+    table.caption = (
+        f"diff: when failed minus when passed, >= its one-sided 95% lower bound; {hidden} rows whose gate never failed in its "
+        "population are in --json"
+    )
     table.caption_justify = "left"
     return Group(table, Text(f"rule: {report.informativeness_rule}", style="dim"))
 
