@@ -10,7 +10,7 @@ over tasks: the sum of the per-task rates as successes out of n = tasks. A per-t
 [0, 1], so its variance is at most that of a Bernoulli variable with the same mean; treating tasks
 as binomial trials is conservative whatever the epochs do, and the interval never collapses to a
 point (3/5 on one task gives [0.2%, 99.7%]; ten tasks at 1/2 each give [20.1%, 79.9%]).
-Its measured coverage (``benchmarks/coverage.py``) is at least 0.95 at 10 tasks and above; a
+Its measured coverage (``benchmarks/interval_coverage.py``) is at least 0.95 at 10 tasks and above; a
 percentile cluster bootstrap and a cluster t-interval are kept for that comparison (both too liberal
 with few tasks). Every interval carries the clustered standard error of its estimate, the standard
 deviation of the per-task values over the square root of the task count (E. Miller (2024), "Adding
@@ -180,7 +180,7 @@ def cluster_t(per_task: Sequence[tuple[int, int]]) -> Interval:
     """The mean of per-task rates with a t-interval on its clustered standard error (Miller 2024).
 
     Collapses to a point when every task has the same rate, and is too liberal with few tasks near
-    0 or 1 (``benchmarks/coverage.py``); kept for comparison, not used by the report.
+    0 or 1 (``benchmarks/interval_coverage.py``); kept for comparison, not used by the report.
     """
     rates = task_rates(per_task)
     if len(rates) < 2:
@@ -203,7 +203,7 @@ def cluster_bootstrap(per_task: Sequence[tuple[int, int]]) -> Interval:
     """The mean of per-task rates with a percentile bootstrap over tasks (fixed seed).
 
     Collapses to a point when every task has the same rate and is too liberal with few tasks
-    (``benchmarks/coverage.py``); kept for comparison, not used by the report.
+    (``benchmarks/interval_coverage.py``); kept for comparison, not used by the report.
     """
     rates = np.asarray(task_rates(per_task), dtype=float)
     if len(rates) == 0:

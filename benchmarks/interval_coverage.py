@@ -13,7 +13,7 @@ attempts (epochs taken as independent), the cluster t-interval (Miller 2024) and
 cluster bootstrap. Paired (two agents of equal per-task chances, correlated through the task): the
 paired interval's coverage of 0 and the sign test's false-positive rate at 0.05.
 
-Usage: `uv run python benchmarks/coverage.py [--reps N] [--seed S]`. Prints one line per method,
+Usage: `uv run python benchmarks/interval_coverage.py [--reps N] [--seed S]`. Prints one line per method,
 task count and epoch count (mean and minimum coverage over the rates), then
 ``default at >= 10 tasks: min coverage <x>``.
 """
