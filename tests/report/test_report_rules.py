@@ -173,6 +173,19 @@ def test_every_sentinel_failed_narrows(tmp_path: Path) -> None:
             attempts[task, agent] = _decision(task, {"focused_tests_passed"}, "failed")
     row = _verdicts(_report(tmp_path / "run", attempts))["api", "agent"]
     assert (row.verdict, row.decided_by) == ("narrow", ("c",))
+    assert _says(row, "c").endswith("; lower bound > 0.3: shown above the ceiling")
+
+
+def test_an_agent_shown_inferior_beyond_the_margin_narrows(tmp_path: Path) -> None:
+    attempts: Attempts = {}
+    for i in range(20):
+        task = f"t{i}"
+        attempts[task, "base"] = _decision(task, set())
+        attempts[task, "agent"] = _decision(task, set() if i < 4 else {"focused_tests_passed"})
+    row = _verdicts(_report(tmp_path / "run", attempts))["api", "agent"]
+    assert (row.verdict, row.decided_by) == ("narrow", ("a",))
+    assert _says(row, "a").startswith("paired difference -80.0 pp [")
+    assert _says(row, "a").endswith("; upper bound < -5.0 pp: shown inferior")
 
 
 def test_three_of_five_against_one_of_five_does_not_widen(tmp_path: Path) -> None:

@@ -149,6 +149,8 @@ def _clauses(
         c_holds: bool | None = sentinel.high < policy.sentinel_ceiling
         c_says = f"sentinel failure rate {_range(sentinel)} over {sentinel.tasks} tasks"
         c_says += f", upper bound {'<' if c_holds else '>='} {policy.sentinel_ceiling:g}"
+        if sentinel.low > policy.sentinel_ceiling:
+            c_says += f"; lower bound > {policy.sentinel_ceiling:g}: shown above the ceiling"
     else:
         c_holds = None if policy.require_sentinel else True
         c_says = "no sentinel ran on the paired tasks" + (
@@ -162,7 +164,12 @@ def _clauses(
             holds=a_holds,
             says=f"paired difference {_range(d, points=True)} ({d.method}; sign test "
             f"p={diff.p_value:.3g}), lower bound {'>=' if a_holds else '<'} "
-            f"{_pp(-policy.margin)}",
+            f"{_pp(-policy.margin)}"
+            + (
+                f"; upper bound < {_pp(-policy.margin)}: shown inferior"
+                if shared and d.high < -policy.margin
+                else ""
+            ),
         ),
         "b": Clause(
             clause="b",
