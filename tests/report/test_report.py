@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from _report_cli import report_error
 from conftest import ROOT
 from repogate.cli import ExitCode, main
 from repogate.decision import STAGES
@@ -155,25 +156,17 @@ def test_swebench_format_has_swebench_keys(
     assert err.count("\n") == 1
 
 
-def _one_line_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    capsys.readouterr()
-    assert main(["report", *args]) == ExitCode.USAGE
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and err.count("\n") == 1 and "; " in err, err
-    return err
-
-
 def test_bad_inputs_are_one_line_errors(
     run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert "does not exist" in _one_line_error(capsys, str(tmp_path / "nope"))
-    assert "holds no store.sqlite" in _one_line_error(capsys, str(tmp_path))
-    err = _one_line_error(capsys, str(run_dir), "--by", "team")
+    assert "does not exist" in report_error(capsys, str(tmp_path / "nope"))
+    assert "holds no store.sqlite" in report_error(capsys, str(tmp_path))
+    err = report_error(capsys, str(run_dir), "--by", "team")
     assert "unknown cohort key 'team'" in err and "change_type, consequence" in err
-    err = _one_line_error(capsys, str(run_dir), "--baseline", "nobody")
+    err = report_error(capsys, str(run_dir), "--baseline", "nobody")
     assert "unknown baseline agent 'nobody'" in err and "gold, null, fix-and-notes" in err
-    assert "unknown --format" in _one_line_error(capsys, str(run_dir), "--format", "csv")
-    assert "--agent chooses" in _one_line_error(capsys, str(run_dir), "--agent", "gold")
+    assert "unknown --format" in report_error(capsys, str(run_dir), "--format", "csv")
+    assert "--agent chooses" in report_error(capsys, str(run_dir), "--agent", "gold")
 
 
 def test_report_as_a_subprocess(run_dir: Path, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from _report_cli import report_error
 from repogate.agent_spec import ScriptSpec
 from repogate.cli import ExitCode, main
 from repogate.decision import LIFECYCLE_CHECKS, STAGES, Decision, SoftMetrics
@@ -369,14 +370,6 @@ def test_a_check_an_older_evaluator_did_not_know_leaves_its_attempts_in_the_gate
     assert rows["generated_artifacts_fresh"].failed_units == 4
 
 
-def _one_line_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    capsys.readouterr()
-    assert main(["report", *args]) == ExitCode.USAGE
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and err.count("\n") == 1 and "; " in err, err
-    return err
-
-
 def test_a_policy_file_decides_and_is_printed_with_every_verdict(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -411,7 +404,7 @@ def test_a_policy_file_decides_and_is_printed_with_every_verdict(
     assert "widen" in text and max(len(line) for line in text.splitlines()) <= 100
 
 
-def test_a_bad_policy_file_is_a_one_line_error(
+def test_a_bad_policy_file_is_areport_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     attempts: Attempts = {("t0", "base"): _decision("t0", set())}
@@ -426,7 +419,7 @@ def test_a_bad_policy_file_is_a_one_line_error(
         ("version = \n", "is not valid TOML"),
     ):
         bad.write_text(text)
-        err = _one_line_error(capsys, run, "--policy", str(bad))
+        err = report_error(capsys, run, "--policy", str(bad))
         assert said in err and "docs/report.md" in err, err
-    err = _one_line_error(capsys, run, "--policy", str(tmp_path / "none.toml"))
+    err = report_error(capsys, run, "--policy", str(tmp_path / "none.toml"))
     assert "policy file" in err and "cannot be read" in err

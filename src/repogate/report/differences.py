@@ -109,15 +109,27 @@ def paired(rates_a: Sequence[float], rates_b: Sequence[float]) -> PairedDifferen
     )
 
 
-def _mover(p1: float, p2: float, n: int, phi: float) -> tuple[float, float]:
-    """MOVER limits of p1 - p2 from Wilson limits over ``n`` tasks and the correlation ``phi``."""
+def _mover(diffs: np.ndarray, p1: float, p2: float, phi: float, method: str) -> Interval:
+    """p1 - p2 with MOVER limits from Wilson limits over the tasks and the correlation ``phi``.
+
+    ``diffs`` are the per-task differences (their count is the task count, their spread the SE).
+    """
+    n = len(diffs)
     l1, u1 = wilson_bounds(p1 * n, n)
     l2, u2 = wilson_bounds(p2 * n, n)
     d1, u2d = p1 - l1, u2 - p2
     u1d, d2 = u1 - p1, p2 - l2
     low = p1 - p2 - sqrt(max(d1**2 - 2 * phi * d1 * u2d + u2d**2, 0.0))
     high = p1 - p2 + sqrt(max(d2**2 - 2 * phi * d2 * u1d + u1d**2, 0.0))
-    return max(low, -1.0), min(high, 1.0)
+    return Interval(
+        estimate=p1 - p2,
+        low=max(low, -1.0),
+        high=min(high, 1.0),
+        se=cluster_se(list(diffs)),
+        n=n,
+        tasks=n,
+        method=method,
+    )
 
 
 def newcombe_paired(a: np.ndarray, b: np.ndarray) -> Interval:
@@ -139,17 +151,7 @@ def newcombe_paired(a: np.ndarray, b: np.ndarray) -> Interval:
     cross = both * neither - only_a * only_b
     adjusted = cross - n / 2 if cross > n / 2 else min(cross, 0)
     phi = adjusted / sqrt(margins) if margins else 0.0
-    p1, p2 = (both + only_a) / n, (both + only_b) / n
-    low, high = _mover(p1, p2, n, phi)
-    return Interval(
-        estimate=p1 - p2,
-        low=low,
-        high=high,
-        se=cluster_se(list(a - b)),
-        n=n,
-        tasks=n,
-        method=NEWCOMBE,
-    )
+    return _mover(a - b, (both + only_a) / n, (both + only_b) / n, phi, NEWCOMBE)
 
 
 def mover_paired(a: np.ndarray, b: np.ndarray) -> Interval:
@@ -162,17 +164,7 @@ def mover_paired(a: np.ndarray, b: np.ndarray) -> Interval:
     phi = 0.0
     if n > 1 and np.std(a) > 0 and np.std(b) > 0:
         phi = float(np.corrcoef(a, b)[0, 1])
-    p1, p2 = float(a.mean()), float(b.mean())
-    low, high = _mover(p1, p2, n, phi)
-    return Interval(
-        estimate=p1 - p2,
-        low=low,
-        high=high,
-        se=cluster_se(list(a - b)),
-        n=n,
-        tasks=n,
-        method=MOVER,
-    )
+    return _mover(a - b, float(a.mean()), float(b.mean()), phi, MOVER)
 
 
 def risk_difference(
