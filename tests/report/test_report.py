@@ -225,7 +225,7 @@ def test_html_page_in_chromium_shows_the_json_numbers(
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page()
+            page = browser.new_page(viewport={"width": 1366, "height": 768})  # a laptop's screen
 
             def seen(request: Request) -> None:
                 requests.append(request.url)
@@ -243,6 +243,7 @@ def test_html_page_in_chromium_shows_the_json_numbers(
             charts = page.eval_on_selector_all(
                 "svg", "ss => ss.map(s => s.getBoundingClientRect().width)"
             )
+            headline = page.eval_on_selector("#headline", "t => t.getBoundingClientRect().bottom")
         finally:
             browser.close()
     assert requests == [page_path.as_uri()]  # no network, no other file
@@ -260,6 +261,22 @@ def test_html_page_in_chromium_shows_the_json_numbers(
         for r in report["acceptance"]
     ]
     assert cells["acceptance"] == acceptance
+    # the page leads with accepted beside resolved per agent, seen without scrolling
+    assert next(iter(cells)) == "headline" and headline < 768
+    verdicts = {a["agent"]: a["verdict"] for a in report["autonomy"]}
+    assert cells["headline"] == [
+        [
+            r["agent"],
+            str(r["accepted_rate"]["tasks"]),
+            f"{r['accepted']}/{r['scored']}",
+            f"{_interval(r['accepted_rate'])} SE n/a",
+            f"{r['resolved']}/{r['scored']}",
+            f"{_interval(r['resolved_rate'])} SE n/a",
+            str(r["errors"]),
+            verdicts.get(r["agent"], "baseline (gold)"),
+        ]
+        for r in report["resolved"]
+    ]
     funnel = [[row[0], row[1], row[4]] for row in cells["funnel"]]  # agent, stage, cumulative
     assert funnel == [
         [f["agent"], s["stage"], _pct(s["cumulative"]["estimate"])]

@@ -41,9 +41,42 @@ def _interval(interval: Interval) -> str:
 
 
 def _table(table_id: str, head: list[str], rows: list[str]) -> str:
+    if not rows:
+        return f'<p class=note id="{table_id}-empty">None.</p>'
     header = "".join(f"<th>{escape(h)}</th>" for h in head)
     body = "".join(f"<tr>{row}</tr>" for row in rows)
     return f'<table id="{table_id}"><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _headline(report: Report) -> str:
+    """What a reader came for: accepted beside resolved per agent, with intervals, and verdicts."""
+    verdicts: dict[str, list[str]] = {}
+    for a in report.autonomy:
+        verdicts.setdefault(a.agent, []).append(
+            a.verdict if report.by is None else f"{a.cohort}: {a.verdict}"
+        )
+    rows = [
+        _cell(r.agent)
+        + _cell(r.accepted_rate.tasks, r.accepted_rate.tasks)
+        + _cell(f"{r.accepted}/{r.scored}", r.accepted)
+        + _interval(r.accepted_rate)
+        + _cell(f"{r.resolved}/{r.scored}", r.resolved)
+        + _interval(r.resolved_rate)
+        + _cell(r.errors, r.errors)
+        + _cell(
+            "; ".join(verdicts.get(r.agent, [])) or f"baseline ({report.baseline})",
+        )
+        for r in report.resolved
+    ]
+    head = ["agent", "tasks", "accepted", "accepted [95%], SE", "resolved", "resolved [95%], SE"]
+    methods = "; ".join(sorted({r.accepted_rate.method for r in report.resolved if r.scored}))
+    return (
+        "<h2>Accepted vs resolved</h2>"
+        "<p class=note>Accepted: every hard gate of the profile passed. Resolved (SWE-bench): "
+        "FAIL_TO_PASS and PASS_TO_PASS passed. Both over scored attempts, per-task means; "
+        f"errors apart. Intervals: {escape(methods)}.</p>"
+        + _table("headline", [*head, "errors (apart)", "autonomy"], rows)
+    )
 
 
 def _runs(report: Report) -> str:
@@ -169,13 +202,17 @@ def _paired(report: Report) -> str:
             + _cell("n/a" if d.se is None else f"{100 * d.se:.1f} pp", d.se)
             + _cell(f"{c.only_a}/{c.only_b}")
             + _cell(f"{c.p_value:.3g}", c.p_value)
-            + _cell(f"{d.method}; {c.method}")
         )
+    methods = dict.fromkeys(
+        f"{p.comparison.difference.method}; p: {p.comparison.method}" for p in report.paired
+    )
     head = ["agent", "tasks", "dropped (why)", "difference [95%]", "SE", "better/worse", "p"]
     return (
         f"<h2>Paired comparison against the baseline {escape(report.baseline)}</h2>"
-        + "<p class=note>Agent minus baseline, per-task mean over the tasks both scored.</p>"
-        + _table("paired", [*head, "method"], rows)
+        + "<p class=note>Agent minus baseline, per-task mean over the tasks both scored. "
+        + escape(" / ".join(methods))
+        + ".</p>"
+        + _table("paired", head, rows)
     )
 
 
@@ -210,8 +247,9 @@ def _judgements(report: Report) -> str:
         + _cell("yes" if g.informative else f"no: {g.note}")
         for g in report.gates
     ]
-    gate_head = ["cohort", "agent", "gate", "units failed/passed", "sentinel failed | gate failed"]
-    gate_head += ["| gate passed", "difference (one-sided 95% bound)", "p", "p (Holm)"]
+    gate_head = ["cohort", "agent", "gate", "units failed/passed"]
+    gate_head += ["sentinel failures when the gate failed", "when it passed"]
+    gate_head += ["difference (one-sided 95% bound)", "p (one-sided)", "p (Holm)"]
     return (
         _paired(report)
         + "<h2>Autonomy by cohort</h2>"
@@ -269,6 +307,7 @@ def render_html(report: Report, page_dir: Path) -> str:
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         "<title>repogate report</title>"
         f"<style>{_CSS}</style></head><body><h1>repogate report</h1>{partial}"
+        f"{_headline(report)}"
         f"<h2>Runs</h2>{_runs(report)}"
         f"<h2>Hard-gate acceptance by agent and cohort{f' ({escape(report.by)})' if report.by else ''}</h2>"
         f"{cohort_chart(report)}{_acceptance(report)}"
