@@ -140,6 +140,9 @@ def _funnel(report: Report) -> Table:
                 pct(stage.own.estimate) if stage.own.n else "n/a",
                 f"{interval_text(stage.cumulative)} of {funnel.scored}",
             )
+    methods = {s.cumulative.method for f in report.funnels for s in f.stages if s.cumulative.n}
+    table.caption = f"intervals: {'; '.join(sorted(methods))}; SE in --json"
+    table.caption_justify = "left"
     return table
 
 
