@@ -246,6 +246,26 @@ def test_the_resolved_table_has_the_acceptance_denominator(tmp_path: Path) -> No
     assert (acceptance.scored, acceptance.errors) == (row.scored, row.errors)
 
 
+def test_one_estimand_for_acceptance_pass_at_1_resolved_and_the_funnel(tmp_path: Path) -> None:
+    """Acceptance pooled attempts (3/6) while pass@1 averaged per task, and pass@k's task set
+    changed with k: every rate is now the per-task mean, every k over the same tasks."""
+    bad = {"focused_tests_passed"}
+    attempts: Attempts = {
+        ("t0", "base"): [_decision("t0", set()), _decision("t0", set())],
+        ("t1", "base"): [_decision("t1", set())] + [_decision("t1", bad)] * 3,
+    }
+    report = _report(tmp_path / "run", attempts)
+    row = next(a for a in report.acceptance if a.cohort == "all")
+    assert (row.accepted, row.scored, row.tasks) == (3, 6, 2)
+    assert row.interval.estimate == pytest.approx((1 + 1 / 4) / 2)
+    assert [(p.k, p.tasks) for p in report.pass_k] == [(1, 2), (2, 2)]
+    assert report.pass_k[0].pass_at_k == pytest.approx(row.interval.estimate)
+    assert report.resolved[0].accepted_rate == row.interval
+    assert report.resolved[0].resolved_rate.estimate == pytest.approx(0.625)
+    sentinel = report.funnels[0].stages[-1]
+    assert sentinel.cumulative.estimate == 1.0 and sentinel.cumulative.tasks == 2
+
+
 def _gates(report: Report, agent: str = "all agents") -> dict[str, GateInformation]:
     return {g.gate: g for g in report.gates if g.cohort == "api" and g.agent == agent}
 
