@@ -432,7 +432,8 @@ def test_a_bad_policy_file_is_areport_error(
     run = str(tmp_path / "run")
     bad = tmp_path / "bad.toml"
     for text, said in (
-        ("[autonomy]\nmargn = 0.1\n", "autonomy.margn: unknown key"),
+        ("[autonomy]\nmargn = 0.1\n", "autonomy.margn: unknown key (valid here: margin, "),
+        ("[gate]\n", "gate: unknown key (valid here: version, autonomy, gates)"),
         ("version = 2\n", "version: Input should be 1"),
         ("[autonomy]\nmargin = 1.5\n", "autonomy.margin: Input should be less than or equal"),
         ("[gates]\nmin_failures = 0\n", "gates.min_failures: Input should be greater"),

@@ -107,7 +107,12 @@ def load_policy(path: Path | None) -> tuple[Policy, str]:
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"]) or "(top level)"
-        what = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+        what = str(error["msg"])
+        if error["type"] == "extra_forbidden":
+            tables: dict[str, type[FrozenModel]] = {"autonomy": AutonomyPolicy, "gates": GatePolicy}
+            inner = tables.get(str(error["loc"][0])) if len(error["loc"]) > 1 else None
+            valid = (inner or Policy).model_fields
+            what = f"unknown key (valid here: {', '.join(valid)})"
         raise UserInputError(f"policy file {path}: {where}: {what}", FIX) from None
 
 
