@@ -444,3 +444,19 @@ def test_a_bad_policy_file_is_areport_error(
         assert said in err and "docs/report.md" in err, err
     err = report_error(capsys, run, "--policy", str(tmp_path / "none.toml"))
     assert "policy file" in err and "cannot be read" in err
+
+
+def test_the_documented_policy_file_is_the_defaults(root: Path) -> None:
+    """docs/report.md and the policy module show the policy file with its defaults: both must
+    parse to exactly :class:`Policy`'s defaults, so the documentation cannot drift."""
+    import tomllib
+
+    from repogate.report import policy
+
+    page = (root / "docs" / "report.md").read_text()
+    block = page.split("```toml\n", 1)[1].split("```", 1)[0]
+    assert Policy.model_validate(tomllib.loads(block)) == Policy()
+    assert policy.__doc__ is not None
+    module_block = policy.__doc__.split("::\n", 1)[1]  # the docstring ends with the file
+    assert Policy.model_validate(tomllib.loads(module_block)) == Policy()
+    assert set(tomllib.loads(block)["autonomy"]) == set(AutonomyPolicy.model_fields)

@@ -6,5 +6,5 @@ from repogate.report.model import Report
 
 
 def to_json(report: Report) -> str:
-    """Return ``report`` as indented JSON (schema_version 1; floats as Python prints them)."""
+    """Return ``report`` as indented JSON (schema_version 2; floats as Python prints them)."""
     return report.model_dump_json(indent=2)
