@@ -7,7 +7,7 @@ share of crashed attempts. Then, in this one process, alternating, with medians 
 
 1. plain read: open the store and read every attempt with its decision (``Store.attempts``);
 2. report: read the runs (``load_runs``), compute the whole report (``build_report``, with
-   ``--by change_type``: intervals, bootstrap, pass@k, funnel, paired, autonomy, gate
+   ``--by change_type``: intervals, pass@k, funnel, paired, autonomy, gate
    informativeness) and render it as JSON.
 
 The HTML page (matplotlib charts, links to evidence) is timed once and printed beside.
