@@ -30,23 +30,34 @@ def _svg(fig: Figure) -> str:
     return re.sub(r"<metadata>.*?</metadata>", "", text[text.index("<svg") :], flags=re.S)
 
 
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+STYLES = ("-", "--", "-.", ":")
+
+
 def funnel_chart(report: Report) -> str:
-    """Cumulative funnel per agent: one line per agent across the stages (percent of scored)."""
+    """Cumulative funnel per agent: one line per agent across the stages (percent of scored).
+
+    Agents whose lines coincide stay visible: each has its own marker and dash, drawn larger for
+    the earlier agents, and the legend sits beside the plot, never over it.
+    """
     with _rc():
-        fig = Figure(figsize=(7.5, 3.2))
+        fig = Figure(figsize=(8.5, 3.2))
         ax = fig.add_subplot()
-        for funnel in report.funnels:
+        for i, funnel in enumerate(report.funnels):
             names = [s.stage for s in funnel.stages]
             ax.plot(
                 names,
                 [100 * s.cumulative.estimate for s in funnel.stages],
-                marker="o",
+                marker=MARKERS[i % len(MARKERS)],
+                linestyle=STYLES[i % len(STYLES)],
+                markersize=max(10 - 2 * i, 4),
+                markerfacecolor="none",
                 label=funnel.agent,
             )
-        ax.set_ylabel("cumulative % of scored attempts")
+        ax.set_ylabel("cumulative % of scored attempts\n(per-task mean)")
         ax.set_ylim(-5, 105)
         ax.tick_params(axis="x", labelrotation=20)
-        ax.legend(fontsize=7, ncols=2, loc="lower left")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         return _svg(fig)
 
 
