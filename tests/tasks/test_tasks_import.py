@@ -266,14 +266,14 @@ def test_instance_file_errors_name_the_line(
         and err.count("\n") == 1
     )
     bad.write_text(
-        '{"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "", "test_patch": "",\n'
+        '{"instance_id": "a", "repo": "x/y", "base_commit": "abc1234", "patch": "", "test_patch": "",\n'
         ' "FAIL_TO_PASS": "[]", "PASS_TO_PASS": []}\n{not json\n'
     )
     assert main(["tasks", "import", str(bad), "--out", str(tmp_path / "o")]) == 2
     assert capsys.readouterr().err.startswith(f"error: {bad}:3: not JSON")
     listing = tmp_path / "list.json"
     listing.write_text(
-        '[\n  {"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "",\n'
+        '[\n  {"instance_id": "a", "repo": "x/y", "base_commit": "abc1234", "patch": "",\n'
         '   "test_patch": "", "FAIL_TO_PASS": 5, "PASS_TO_PASS": []}\n]\n'
     )
     assert main(["tasks", "import", str(listing), "--out", str(tmp_path / "o")]) == 2
@@ -288,7 +288,7 @@ def test_ids_naming_no_instance_of_the_file_are_bad_input(
     check`` then refused; an id the file does not hold is a typo the user must hear of."""
     listing = tmp_path / "one.jsonl"
     listing.write_text(
-        '{"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "",'
+        '{"instance_id": "a", "repo": "x/y", "base_commit": "abc1234", "patch": "",'
         ' "test_patch": "", "FAIL_TO_PASS": [], "PASS_TO_PASS": []}\n'
     )
     out = tmp_path / "o"
@@ -301,7 +301,7 @@ def test_ids_naming_no_instance_of_the_file_are_bad_input(
 
 
 def test_ids_arrive_as_lists_json_strings_and_python_literals(tmp_path: Path) -> None:
-    row = {"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "p", "test_patch": "t"}
+    row = {"instance_id": "a", "repo": "x/y", "base_commit": "abc1234", "patch": "p", "test_patch": "t"}
     path = _write_jsonl(
         tmp_path / "i.jsonl",
         [
@@ -461,7 +461,7 @@ def test_an_instance_file_nested_too_deeply_is_one_line(
     """
     deep = "[" * 100_000 + "]" * 100_000
     bad = tmp_path / "deep.jsonl"
-    row: dict[str, object] = {"instance_id": "a", "repo": "x/y", "base_commit": "abc"}
+    row: dict[str, object] = {"instance_id": "a", "repo": "x/y", "base_commit": "abc1234"}
     row |= {"patch": "", "test_patch": ""}
     row |= {"FAIL_TO_PASS": deep, "PASS_TO_PASS": []}
     bad.write_text(json.dumps(row) + "\n" if where == "FAIL_TO_PASS" else deep + "\n")
@@ -470,3 +470,42 @@ def test_an_instance_file_nested_too_deeply_is_one_line(
     assert err.startswith(f"error: {bad}:1: ") and "nested too deeply" in err, err[:300]
     assert err.count("\n") == 1
     assert not (tmp_path / "o").exists()
+
+
+_ROW = {
+    "instance_id": "a",
+    "repo": "x/y",
+    "base_commit": "abc1234",
+    "patch": "",
+    "test_patch": "",
+    "FAIL_TO_PASS": [],
+    "PASS_TO_PASS": [],
+}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("version", [1], "version must be a string or a number"),
+        ("version", {"v": 1}, "version must be a string or a number"),
+        ("repo", "flask", "repo must be owner/name"),
+        ("repo", "a/b/c", "repo must be owner/name"),
+        ("repo", "../..", "repo must be owner/name"),
+        ("base_commit", "not-a-sha", "base_commit must be a commit SHA"),
+        ("base_commit", 1234567, "base_commit must be a string (got int)"),
+        ("created_at", 2024, "created_at must be a string (got int)"),
+        ("PASS_TO_PASS", [["nested"]], "PASS_TO_PASS must be a list of test ids"),
+    ],
+)
+def test_an_instance_field_of_the_wrong_type_or_shape_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str, value: object, said: str
+) -> None:
+    """A field of the wrong type was read as its ``str()`` (``version = [1]`` became the text
+    ``"[1]"``) or reached git as a URL path; every one is the user's to fix, said in one line."""
+    path = _write_jsonl(tmp_path / "i.jsonl", [{**_ROW, field: value}])
+    out = tmp_path / "o"
+    assert main(["tasks", "import", str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}:1: instance 'a': {said}"), err
+    assert err.count("\n") == 1
+    assert not out.exists()

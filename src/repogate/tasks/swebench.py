@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from repogate import git
+from repogate.contract import SHA_RE
 from repogate.errors import UserInputError
 from repogate.tasks.ingest import Candidate
 from repogate.tasks.recipe import EnvMap, recipe_for
@@ -47,6 +49,18 @@ REQUIRED = (
     "PASS_TO_PASS",
 )
 FIX = "each instance needs " + ", ".join(REQUIRED)
+REPO_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$")
+_KEYS = {"fail_to_pass": "FAIL_TO_PASS", "pass_to_pass": "PASS_TO_PASS"}
+
+
+def _problem(error: Any) -> str:
+    """One pydantic error as ``<FIELD> <what>``, in the instance file's own field names."""
+    key = _KEYS.get(str(error["loc"][0]), str(error["loc"][0])) if error["loc"] else "(top level)"
+    if error["type"] == "value_error":
+        return f"{key} {str(error['msg']).removeprefix('Value error, ')}"
+    if error["type"] == "string_type":
+        return f"{key} must be a string (got {type(error['input']).__name__})"
+    return f"{key} {error['msg']}"
 
 
 def _id_list(value: Any) -> list[str]:
@@ -94,7 +108,27 @@ class Instance(BaseModel):
     @field_validator("version", mode="before")
     @classmethod
     def _version(cls, value: Any) -> str | None:
-        return None if value is None else str(value)
+        """SWE-bench writes ``"0.12"``; some copies a number. Anything else is a typo."""
+        if value is None or isinstance(value, str):
+            return value
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return str(value)
+        raise ValueError(f"must be a string or a number (got {type(value).__name__})")
+
+    @field_validator("repo")
+    @classmethod
+    def _repo(cls, value: str) -> str:
+        """``owner/name`` as on GitHub: the URL and the mirror's folder are built from it."""
+        if not REPO_RE.match(value) or any(part in (".", "..") for part in value.split("/")):
+            raise ValueError(f"must be owner/name as on GitHub (got {value!r})")
+        return value
+
+    @field_validator("base_commit")
+    @classmethod
+    def _sha(cls, value: str) -> str:
+        if not SHA_RE.match(value.strip().lower()):
+            raise ValueError(f"must be a commit SHA of 7 to 40 hex digits (got {value[:60]!r})")
+        return value.strip().lower()
 
 
 def _decode(
@@ -169,12 +203,9 @@ def read_instances(path: Path) -> list[Instance]:
         try:
             instances.append(Instance.model_validate(renamed))
         except ValidationError as exc:
-            first = exc.errors()[0]
-            key = {"fail_to_pass": "FAIL_TO_PASS", "pass_to_pass": "PASS_TO_PASS"}.get(
-                str(first["loc"][0]), str(first["loc"][0])
-            )
             raise UserInputError(
-                f"{path}:{line}: instance {value.get('instance_id', '?')!r}: {key} {first['msg']}",
+                f"{path}:{line}: instance {value.get('instance_id', '?')!r}: "
+                f"{_problem(exc.errors()[0])}",
                 FIX,
             ) from None
     if not instances:
