@@ -301,7 +301,13 @@ def test_ids_naming_no_instance_of_the_file_are_bad_input(
 
 
 def test_ids_arrive_as_lists_json_strings_and_python_literals(tmp_path: Path) -> None:
-    row = {"instance_id": "a", "repo": "x/y", "base_commit": "abc1234", "patch": "p", "test_patch": "t"}
+    row = {
+        "instance_id": "a",
+        "repo": "x/y",
+        "base_commit": "abc1234",
+        "patch": "p",
+        "test_patch": "t",
+    }
     path = _write_jsonl(
         tmp_path / "i.jsonl",
         [
