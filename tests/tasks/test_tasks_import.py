@@ -94,6 +94,12 @@ def _faults(repo: Path, c: dict[str, str]) -> list[dict[str, object]]:
             instance_id="acme__calc-missing-id",
             FAIL_TO_PASS=["tests/test_calc.py::test_sub", "tests/test_calc.py::test_nope"],
         ),
+        instance(  # a truncated parametrized id (as SWE-bench publishes some) naming no test
+            repo,
+            c,
+            instance_id="acme__calc-truncated",
+            FAIL_TO_PASS=["tests/test_calc.py::test_sub", "tests/test_calc.py::test_sub_of[5-"],
+        ),
         instance(
             repo,
             c,
@@ -152,9 +158,10 @@ def imported(world: tuple[Path, dict[str, str]], cache: Path) -> tuple[Path, Tas
 
 
 def test_good_instances_become_contracts_with_patch_files(
-    imported: tuple[Path, TaskSet, str],
+    imported: tuple[Path, TaskSet, str], world: tuple[Path, dict[str, str]]
 ) -> None:
     _path, taskset, _mirrors = imported
+    commits = world[1]
     tasks = {t.id: t for t in taskset.tasks()}
     assert set(tasks) == {"acme__calc-good", "acme__calc-bare"}
     good = tasks["acme__calc-good"]
@@ -164,7 +171,29 @@ def test_good_instances_become_contracts_with_patch_files(
     assert contract["oracles"]["hidden_tests"] == {"file": "hidden_tests.diff"}
     assert contract["oracles"]["fail_to_pass"] == ["tests/test_calc.py::test_sub"]
     assert contract["oracles"]["pass_to_pass"] == ["tests/test_calc.py::test_add"]
-    assert contract["oracles"]["regression"] == "declared"  # SWE-bench grades its P2P only
+    # lifecycle strength (the default): every base-passing test, the sentinel over the fix's
+    # real later history, permissions from the reference's shape
+    assert contract["oracles"]["regression"] == "base-passing"
+    assert contract["profile"] == "hermetic"
+    c = commits
+    assert contract["sentinel"]["follow_ups"] == [c["negative"], c["mul"], c["div"]]
+    assert contract["sentinel"]["window"].startswith(
+        f"the next 3 first-parent commit(s) of {contract['target_branch']} after the fix "
+        f"{c['sub'][:12]} that touch calc.py"
+    )
+    assert contract["permissions"]["editable"] == ["calc.py"]
+    assert {"**/tests/**", "**/conftest.py", ".github/**", "setup.py", "pyproject.toml"} <= set(
+        contract["permissions"]["forbidden"]
+    )
+    assert {k: contract["cohort"][k] for k in ("strength", "change_type", "integration_width")} == {
+        "strength": "lifecycle",
+        "change_type": "modification",
+        "integration_width": "1",
+    }
+    assert contract["cohort"]["follow_up_horizon"] == "3"
+    assert (
+        "at lifecycle strength" in json.loads((taskset.root / "taskset.json").read_text())["rule"]
+    )
     assert contract["requirement"]["statement"] == "calc has no subtraction"
     assert [c["source"] for c in contract["requirement"]["criteria"]] == ["issue", "compatibility"]
     assert contract["cohort"]["year"] == "2024" and contract["cohort"]["recipe"] == "env-map"
@@ -195,6 +224,7 @@ def test_each_data_fault_is_a_rejection_with_its_reason(
         "acme__calc-bad-patch": "patch_does_not_apply",
         "acme__calc-passes-at-base": "fail_to_pass_passes_at_base",
         "acme__calc-missing-id": "ids_missing",
+        "acme__calc-truncated": "ids_missing",
         "acme__calc-gold-fails": "reference_fails",
         "acme__calc-ambiguous": "ambiguous_test_id",
         "acme__calc-env": "environment_failed",
@@ -204,8 +234,9 @@ def test_each_data_fault_is_a_rejection_with_its_reason(
         "acme__calc-dated": "date_dependent",  # passes this year only: fails ten years ahead
         "acme__calc-conftest": "test_run_failed",  # pytest cannot even start: no report to trust
     }
-    missing = next(r for r in taskset.rejected() if r.reason == "ids_missing")
-    assert "test_nope" in missing.detail
+    missing = {r.id: r.detail for r in taskset.rejected() if r.reason == "ids_missing"}
+    assert "test_nope" in missing["acme__calc-missing-id"]
+    assert "test_sub_of[5-" in missing["acme__calc-truncated"]
     dated = next(r for r in taskset.rejected() if r.reason == "date_dependent")
     assert (
         dated.detail

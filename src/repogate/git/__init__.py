@@ -61,12 +61,14 @@ from repogate.git._run import (
 from repogate.git._seal import Seal, sealed
 from repogate.git._source import REPO_CACHE_ENV, repo_url_parts, resolve_source
 from repogate.git._trees import (
+    blob_ids,
     checkout_tree,
     commit_date,
     commit_message,
     commit_parents,
     commit_subject,
     commit_tree,
+    default_branch,
     existing_paths,
     last_change_date,
     tree_from_dir,
@@ -103,6 +105,7 @@ __all__ = [
     "Seal",
     "apply_ladder",
     "apply_patch",
+    "blob_ids",
     "changed_paths",
     "check_attr",
     "checkout_tree",
@@ -114,6 +117,7 @@ __all__ = [
     "commit_subject",
     "commit_tree",
     "copy_repository",
+    "default_branch",
     "diff_binary",
     "diff_binary_capped",
     "existing_paths",

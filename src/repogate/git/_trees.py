@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from repogate.errors import GitError
 from repogate.git._run import (
     _IDENTITY,
     _checked_rev,
@@ -86,6 +87,34 @@ def existing_paths(repo: Path, rev: str, paths: Sequence[str]) -> frozenset[str]
     out = run_git([*args, "--", *paths], repo)
     wanted = set(paths)
     return frozenset(p for p in (os.fsdecode(x) for x in out.split(b"\0") if x) if p in wanted)
+
+
+def blob_ids(repo: Path, rev: str, paths: Sequence[str]) -> dict[str, str]:
+    """Return the blob id (40 hex) of each of ``paths`` that is a file in ``rev``, in one call.
+
+    Raises:
+        GitError: ``rev`` is unknown.
+    """
+    if not paths:
+        return {}
+    args = ["ls-tree", "-r", "-z", "--full-tree", f"{_checked_rev(rev)}^{{tree}}"]
+    out = run_git([*args, "--", *(f":(literal){p}" for p in paths)], repo)
+    found: dict[str, str] = {}
+    for entry in out.split(b"\0"):
+        if entry:
+            meta, _, name = entry.partition(b"\t")
+            found[os.fsdecode(name)] = meta.split()[2].decode()
+    wanted = set(paths)
+    return {p: sha for p, sha in found.items() if p in wanted}
+
+
+def default_branch(repo: Path) -> str | None:
+    """Return the branch ``HEAD`` names in ``repo`` (a mirror's default branch), or None."""
+    try:
+        name = _text(["symbolic-ref", "--quiet", "--short", "HEAD"], repo)
+    except GitError:
+        return None
+    return name or None
 
 
 def tree_with_files(repo: Path, tree: str, files: Mapping[str, bytes | None]) -> str:

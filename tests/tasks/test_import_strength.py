@@ -1,0 +1,154 @@
+"""The strength an imported SWE-bench instance is judged at: lifecycle by default, SWE-bench's on request.
+
+Imported by SWE-bench's own rules, repogate's ``accepted`` equalled SWE-bench's ``resolved`` on
+every real attempt tried (issue 21): only the declared tests, no sentinel, any path editable. These
+tests pin what lifecycle strength adds and that ``--as swebench`` keeps the old rules, saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from _tasks_repo import build_history, diff, instance
+from repogate import git
+from repogate.cli import main
+from repogate.tasks.ingest import Candidate
+from repogate.tasks.recipe import load_env_map
+from repogate.tasks.strength import cohort_tags, permissions_for, sentinel_window
+from repogate.tasks.swebench import draft, read_instances
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    root = tmp_path_factory.mktemp("strength")
+    return root / "mirrors" / "acme+calc", build_history(root / "mirrors" / "acme+calc")
+
+
+def _patch(*files: tuple[str, str]) -> bytes:
+    """A patch touching ``files`` as (path, kind): ``edit``, ``add`` or ``delete``."""
+    out = []
+    for path, kind in files:
+        head = f"diff --git a/{path} b/{path}\n"
+        if kind == "add":
+            head += "new file mode 100644\nindex 0000000..1111111\n--- /dev/null\n"
+        elif kind == "delete":
+            head += "deleted file mode 100644\nindex 1111111..0000000\n--- a/{path}\n"
+        else:
+            head += f"index 1111111..2222222 100644\n--- a/{path}\n"
+        head += "+++ /dev/null\n" if kind == "delete" else f"+++ b/{path}\n"
+        out.append(head + "@@ -1 +1 @@\n-a\n+b\n")
+    return "".join(out).encode()
+
+
+def test_permissions_are_the_references_source_folders_never_tests_ci_or_packaging() -> None:
+    """An agent must not pass by editing the tests, CI or packaging, or by leaving a script at
+    the repository root (a ``bug_reproduction.py`` passed ``edits_permitted`` under SWE-bench's
+    rules)."""
+    got = permissions_for(
+        _patch(
+            ("src/flask/app.py", "edit"),
+            ("src/flask/json/tag.py", "edit"),
+            ("docs/api.rst", "edit"),
+        )
+    )
+    assert got["editable"] == ["docs/**", "src/flask/**"]
+    assert "bug_reproduction.py" not in got["editable"]
+    for glob in (
+        "**/tests/**",
+        "**/conftest.py",
+        ".github/**",
+        "setup.py",
+        "pyproject.toml",
+        "tox.ini",
+    ):
+        assert glob in got["forbidden"]
+
+
+def test_a_root_file_or_packaging_file_the_reference_edits_stays_editable() -> None:
+    """The reference itself must stay permitted: a root file it adds is editable by name, and a
+    forbidden glob matching a file it edits is dropped (else the gold attempt would be refused)."""
+    got = permissions_for(
+        _patch(("requests/models.py", "edit"), ("HISTORY.rst", "add"), ("setup.py", "edit"))
+    )
+    assert got["editable"] == ["HISTORY.rst", "requests/**", "setup.py"]
+    assert "setup.py" not in got["forbidden"] and "pyproject.toml" in got["forbidden"]
+
+
+def test_cohort_tags_read_the_references_shape() -> None:
+    tags = cohort_tags(_patch(("a/x.py", "edit"), ("b/y.py", "add"), ("tests/t.py", "edit")), None)
+    assert tags == {"change_type": "new-file", "integration_width": "2", "follow_up_horizon": "0"}
+    assert cohort_tags(_patch(("x.py", "delete")), None)["change_type"] == "deletion"
+
+
+def test_the_window_is_the_next_commits_after_the_fix_touching_its_files(
+    history: tuple[Path, dict[str, str]],
+) -> None:
+    repo, c = history
+    reference = diff(repo, c["base"], c["sub"], exclude=("tests/",)).encode()
+    found = sentinel_window(repo, c["base"], reference, 2)
+    assert found.fix == c["sub"]  # the first first-parent commit holding the reference's blobs
+    assert found.follow_ups == (c["negative"], c["mul"])  # "docs" touches README.md only
+    assert found.branch == git.default_branch(repo)
+    assert sentinel_window(repo, c["base"], reference, 0).follow_ups == ()
+
+
+def test_a_fix_not_in_history_leaves_no_window_and_says_why(
+    history: tuple[Path, dict[str, str]],
+) -> None:
+    """A reference whose post-image no commit holds (a fix merged with other changes) must not
+    be replayed against the wrong commit: no window, and the contract says why."""
+    repo, c = history
+    real = diff(repo, c["base"], c["sub"], exclude=("tests/",))
+    reference = re.sub(r"^index (\w+)\.\.\w+", r"index \1..deadbee", real, flags=re.M)
+    assert reference != real
+    found = sentinel_window(repo, c["base"], reference.encode(), 3)
+    assert (found.fix, found.follow_ups) == (None, ())
+    assert "holds the reference's files" in found.why_none
+    # a base that is not on the default branch's history (here: a commit of no branch)
+    lone = git.commit_tree(repo, git.tree_of(repo, c["base"]), [], "unrelated")
+    assert "not in the history" in sentinel_window(repo, lone, reference.encode(), 3).why_none
+
+
+def _draft(history: tuple[Path, dict[str, str]], tmp_path: Path, strength: str) -> Candidate:
+    repo, c = history
+    path = tmp_path / "i.jsonl"
+    path.write_text(json.dumps(instance(repo, c)) + "\n")
+    (inst,) = read_instances(path)
+    made = draft(inst, path, load_env_map(None), repo.parent, strength)  # type: ignore[arg-type]
+    assert isinstance(made, Candidate)
+    return made
+
+
+def test_as_swebench_keeps_swebenchs_rules(
+    history: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    contract = _draft(history, tmp_path, "swebench").contract
+    assert contract["oracles"]["regression"] == "declared"
+    assert "sentinel" not in contract and "permissions" not in contract
+    assert contract["cohort"]["strength"] == "swebench"
+    lifecycle = _draft(history, tmp_path, "lifecycle").contract
+    assert lifecycle["oracles"]["regression"] == "base-passing"
+    assert lifecycle["sentinel"]["follow_ups"] and lifecycle["permissions"]["editable"]
+
+
+def test_the_selection_rule_says_which_strength(
+    history: tuple[Path, dict[str, str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, c = history
+    path = tmp_path / "i.jsonl"
+    path.write_text(json.dumps(instance(repo, c, repo="nobody/nothing")) + "\n")  # rejected at once
+    out = tmp_path / "sb"
+    args = ["tasks", "import", str(path), "--repo-cache", str(repo.parent), "--out"]
+    assert main([*args, str(out), "--as", "swebench"]) == 0
+    rule = json.loads((out / "taskset.json").read_text())["rule"]
+    assert "as SWE-bench judges them (declared PASS_TO_PASS only, no sentinel" in rule
+    assert main([*args, str(tmp_path / "x"), "--as", "strict"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(
+        "error: --as 'strict' is not an import strength; give --as lifecycle or --as swebench\n"
+    )
+    assert not (tmp_path / "x").exists()
