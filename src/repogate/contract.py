@@ -140,7 +140,7 @@ class Service(_Model):
         [[environment.services]]
         name = "httpbin"
         start = "python -m gunicorn -b 127.0.0.1:8765 httpbin:app"
-        ready = "python -c 'import urllib.request as u; u.urlopen(\"http://127.0.0.1:8765/get\")'"
+        ready = '''python -c "import urllib.request as u; u.urlopen('http://127.0.0.1:8765/get')"'''
         env = { HTTPBIN_URL = "http://127.0.0.1:8765/" }
     """
 
