@@ -546,3 +546,41 @@ def test_an_instance_field_of_the_wrong_type_or_shape_is_one_line_and_exit_2(
     assert err.startswith(f"error: {path}:1: instance 'a': {said}"), err
     assert err.count("\n") == 1
     assert not out.exists()
+
+
+def test_a_resolved_patch_leaving_a_script_at_the_root_is_not_accepted_and_both_are_recorded(
+    imported: tuple[Path, TaskSet, str],
+    cache: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Under SWE-bench's rules a patch adding ``bug_reproduction.py`` at the repository root
+    passed ``edits_permitted``; at lifecycle strength it is resolved (SWE-bench's figure, from the
+    same run) and not accepted, and the sentinel replays the fix's later history."""
+    _path, taskset, mirrors = imported
+    good = next(t for t in taskset.tasks() if t.id == "acme__calc-good")
+    contract = taskset.root / good.contract
+    reference = (contract.parent / "reference.diff").read_text()
+    script = (
+        "diff --git a/bug_reproduction.py b/bug_reproduction.py\nnew file mode 100644\n"
+        "--- /dev/null\n+++ b/bug_reproduction.py\n@@ -0,0 +1 @@\n+import calc\n"
+    )
+    preds = tmp_path / "preds.jsonl"
+    rows = [
+        {"instance_id": good.id, "model_name_or_path": m, "model_patch": p}
+        for m, p in (("tidy", reference), ("messy", reference + script))
+    ]
+    preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    args = ["run", str(contract), "--agent", f"predictions:{preds}", "--repo-cache", mirrors]
+    code = main([*args, "--out", str(tmp_path / "run"), "--json"])
+    assert code == 0
+    decided = {str(r["agent"]).rsplit("#", 1)[-1]: r for r in json.loads(capsys.readouterr().out)}
+    assert decided["tidy"]["accepted"] is True and decided["tidy"]["resolved"] is True
+    messy = decided["messy"]
+    assert messy["resolved"] is True and messy["accepted"] is False
+    assert messy["failed"] == ["edits_permitted"]
+    for row in decided.values():  # the sentinel ran over the fix's three follow-ups
+        assert row["sentinel"]["status"] in ("passed", "failed", "error")  # type: ignore[index]
+        assert row["sentinel"]["checks"]  # type: ignore[index]
