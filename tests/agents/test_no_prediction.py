@@ -61,7 +61,8 @@ def test_require_all_predictions_refuses_a_missing_row_in_one_line(
         ]
     )
     err = capsys.readouterr().err
-    assert code == ExitCode.USAGE == 2
+    assert code == ExitCode.USAGE
+    assert int(code) == 2
     assert err.startswith("error: predictions file") and err.count("\n") == 1
     assert "has no instance 'parser-bounded-config'" in err
     assert not out.exists()  # bad input writes nothing

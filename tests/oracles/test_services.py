@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -37,6 +38,19 @@ def fetch(path):
 _TEST = "import client\n\n\ndef test_hello():\n    assert client.fetch('/hello') == 'hi'\n"
 _SHOUT = "\n\ndef shout(path):\n    return fetch(path).upper()\n"
 _TEST_SHOUT = "\n\ndef test_shout():\n    assert client.shout('/hello') == 'HI'\n"
+_SERVER = f"""
+import http.server
+
+
+class Hello(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"hi" if self.path == "/hello" else b"?")
+
+
+http.server.HTTPServer(("127.0.0.1", {PORT}), Hello).serve_forever()
+"""
 _READY = f"python -c \"import urllib.request as u; u.urlopen('http://127.0.0.1:{PORT}/hello', timeout=1)\""
 
 
@@ -54,7 +68,7 @@ def _services(start: str) -> str:
 def _task(root: Path, start: str) -> Path:
     path, _base, _fix = make_task(
         root,
-        {"client.py": _CLIENT, "tests/test_client.py": _TEST, "served/hello": "hi\n"},
+        {"client.py": _CLIENT, "tests/test_client.py": _TEST},
         {"client.py": _CLIENT + _SHOUT, "tests/test_client.py": _TEST + _TEST_SHOUT},
         install=["uv pip install pytest"],
         fail_to_pass=["tests/test_client.py::test_shout"],
@@ -70,7 +84,7 @@ def test_a_loopback_service_lets_tests_that_need_it_grade_the_agent(
 ) -> None:
     """The tests reach the service at 127.0.0.1 inside the sandbox: gold is accepted, null is
     rejected for its own failure, and the service is in the environment's digest and receipt."""
-    start = f"python -m http.server {PORT} --bind 127.0.0.1 --directory served"
+    start = f"python -c {shlex.quote(_SERVER)}"
     contract = _task(tmp_path / "ok", start)
     out = tmp_path / "run"
     code, rows = run_json(
@@ -99,7 +113,9 @@ def test_a_service_that_does_not_start_is_an_environment_error_never_the_agents(
     (row,) = rows
     assert row["outcome"] == "error" and row["failed"] == []
     assert "environment_reproduced" in row["errored"]  # type: ignore[operator]
-    detail = next(c["detail"] for c in row["checks"] if c["name"] == "environment_reproduced")  # type: ignore[union-attr]
+    checks = row["checks"]
+    assert isinstance(checks, list)
+    detail = next(c["detail"] for c in checks if c["name"] == "environment_reproduced")
     assert "service 'files' did not start: exited with code 4 before it was ready" in detail
 
 
@@ -158,3 +174,29 @@ def test_a_service_is_part_of_the_environment_digest() -> None:
         chain, ("pytest==8",), conditions, (one.model_copy(update={"start": "c"}),)
     )
     assert len({bare, with_one, other}) == 3
+
+
+def test_a_module_the_patch_plants_cannot_make_a_service_fail(tmp_path: Path) -> None:
+    """A service that does not start is an environment error, not the agent's failure: a patch
+    must not be able to break a service (its ``json.py`` in the checkout, on the tests'
+    PYTHONPATH) to turn its own rejection into an error. Services and the launcher load nothing
+    of the checkout."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "json.py").write_text("raise SystemExit(5)\n")
+    service = Service(
+        name="uses-json",
+        start="python -c \"import json, pathlib, time; pathlib.Path('up').write_text(json.dumps(1)); time.sleep(600)\"",
+        ready="test -e up",
+        ready_timeout_s=20,
+    )
+    (tmp_path / "report").mkdir()
+    folder = services.prepare(tmp_path / "report")
+    tests = ["python", "-c", "import sys; sys.exit(0)"]
+    env = {**os.environ, "PYTHONPATH": str(checkout), "TMPDIR": str(tmp_path)}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
+    with services.status_pipe([service]) as (fd, said):
+        argv = services.wrapped(tests, [service], folder, fd, -1)
+        done = subprocess.run(argv, cwd=checkout, pass_fds=(fd,), env=env, check=False, timeout=60)
+    assert said[0].failure == ""
+    assert done.returncode == 0

@@ -7,6 +7,10 @@ Invoked by the harness (:mod:`repogate.oracles.services`) with the environment's
 ``SPEC_JSON`` is the list of services (name, start, ready, stop, env, ready_timeout_s). Each
 service's ``start`` runs with ``sh -c`` in the background, in this process's group (so the
 sandbox's end-of-run kill reaches it whatever happens here); ``ready`` is polled until it exits 0.
+A service is the environment's, never the candidate's code: its commands run in the sandbox's
+private temporary folder, not the checkout, without the checkout's import roots on
+``PYTHONPATH`` (so ``python -m httpbin.core`` cannot load a module the patch planted), and this
+launcher itself runs isolated (``python -I``: no ``PYTHONPATH``, no script folder first).
 One line per service goes to the harness's status pipe (``STATUS_FD``): ``ready<TAB>name<TAB>
 seconds`` or ``failed<TAB>name<TAB>why``. The pipe is closed before the tests start, so nothing the
 tests run can write to it. The tests then run with ``KEEP_FD`` (the guard's key pipe, or -1) as
@@ -44,6 +48,13 @@ def _tail(path: Path) -> str:
     return lines[-1].strip()[:300] if lines else ""
 
 
+def _service_env(service: dict[str, Any]) -> dict[str, str]:
+    """The service's variables: the run's, without the checkout's import roots, plus its own."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(service.get("env", {}))
+    return env
+
+
 def _start(
     service: dict[str, Any], log_dir: Path, env: dict[str, str]
 ) -> tuple[subprocess.Popen[bytes], Path]:
@@ -55,6 +66,7 @@ def _start(
             stdout=out,
             stderr=subprocess.STDOUT,
             env=env,
+            cwd=log_dir,
         )
     return proc, log
 
@@ -80,6 +92,7 @@ def _wait_ready(
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 env=env,
+                cwd=tempfile.gettempdir(),
                 timeout=max(1.0, min(10.0, deadline - time.monotonic())),
             )
             if check.returncode == 0:
@@ -102,6 +115,7 @@ def _stop(service: dict[str, Any], proc: subprocess.Popen[bytes], env: dict[str,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 env=env,
+                cwd=tempfile.gettempdir(),
                 timeout=_STOP_GRACE_S,
             )
     if proc.poll() is None:
@@ -122,8 +136,7 @@ def main(argv: list[str]) -> int:
     status = os.fdopen(status_fd, "w")
     failed = False
     for service in spec:
-        env = dict(os.environ)
-        env.update(service.get("env", {}))
+        env = _service_env(service)
         proc, log = _start(service, log_dir, env)
         running.append((service, proc, env))
         ok, said = _wait_ready(service, proc, log, env)

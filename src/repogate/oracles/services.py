@@ -74,7 +74,8 @@ def wrapped(
     """
     spec = json.dumps([s.model_dump(mode="json") for s in services])
     python = argv[0] if Path(argv[0]).name.startswith("python") else "python"
-    return [python, str(folder / LAUNCHER), spec, str(status_fd), str(keep_fd), "--", *argv]
+    launcher = [python, "-I", str(folder / LAUNCHER)]  # isolated: nothing of the checkout loads
+    return [*launcher, spec, str(status_fd), str(keep_fd), "--", *argv]
 
 
 def _parse(data: bytes, services: Sequence[Service]) -> ServiceStatus:
