@@ -152,3 +152,18 @@ def test_the_selection_rule_says_which_strength(
         "error: --as 'strict' is not an import strength; give --as lifecycle or --as swebench\n"
     )
     assert not (tmp_path / "x").exists()
+
+
+def test_a_changelog_entry_reworded_as_it_landed_does_not_hide_the_fix(
+    history: tuple[Path, dict[str, str]],
+) -> None:
+    """A pull request's news entry is often edited when it lands: the fix is still found by its
+    code files."""
+    repo, c = history
+    code = diff(repo, c["base"], c["sub"], exclude=("tests/",))
+    news = (
+        "diff --git a/CHANGES.rst b/CHANGES.rst\nnew file mode 100644\n"
+        "index 0000000..1234567\n--- /dev/null\n+++ b/CHANGES.rst\n@@ -0,0 +1 @@\n+- sub\n"
+    )
+    found = sentinel_window(repo, c["base"], (code + news).encode(), 1)
+    assert found.fix == c["sub"]

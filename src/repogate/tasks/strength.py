@@ -40,6 +40,7 @@ from typing import Literal
 
 from repogate import git
 from repogate._model import FrozenModel
+from repogate.contract import Sentinel
 from repogate.gates._globs import matches_any
 from repogate.patches import FileChange, file_changes
 from repogate.tasks.mine import is_test_path
@@ -106,6 +107,16 @@ class FixWindow(FrozenModel):
     why_none: str = ""
 
 
+def _identifying(changes: Sequence[FileChange]) -> list[FileChange]:
+    """Return the files whose post-image identifies the fix: changelog files left out.
+
+    A pull request's news entry is often reworded or merged with its neighbours' when it lands.
+    """
+    news = Sentinel().changelog_paths
+    kept = [c for c in changes if not matches_any(c.path, news)]
+    return kept or list(changes)
+
+
 def _holds_post_image(repo: Path, commit: str, changes: Sequence[FileChange]) -> bool:
     present = git.blob_ids(repo, commit, [c.path for c in changes])
     for change in changes:
@@ -142,7 +153,8 @@ def sentinel_window(repo: Path, base: str, reference: bytes, window: int) -> Fix
         why = f"the base commit is not in the history of {branch}"
         return FixWindow(branch=branch, fix=None, follow_ups=(), window=window, why_none=why)
     touching = git.log_range(repo, base, tip, first_parent=True, paths=paths)
-    fix = next((c for c in touching if _holds_post_image(repo, c, changes)), None)
+    wanted = _identifying(changes)
+    fix = next((c for c in touching if _holds_post_image(repo, c, wanted)), None)
     if fix is None:
         why = f"no first-parent commit of {branch} after the base holds the reference's files"
         return FixWindow(branch=branch, fix=None, follow_ups=(), window=window, why_none=why)
