@@ -104,29 +104,24 @@ def touched_paths(patch: bytes) -> tuple[str, ...]:
 
 
 class FileChange(NamedTuple):
-    """One file of a ``git diff`` patch, as its headers describe it.
+    """One file of a ``git diff`` patch, as its headers describe it (paths and kind only).
 
     Attributes:
         path: the new side's path (the old side's for a deletion).
-        old_blob: the ``index`` line's pre-image blob id (abbreviated as the patch wrote it;
-            all zeros for an added file), or "" when the patch has no ``index`` line.
-        new_blob: the post-image blob id (all zeros for a deleted file), or "".
         added: the file is new.
         deleted: the file is removed.
     """
 
     path: str
-    old_blob: str
-    new_blob: str
     added: bool
     deleted: bool
 
 
 def file_changes(patch: bytes) -> tuple[FileChange, ...]:
-    """Return each file of a ``git diff`` patch with its blob ids, in the patch's order.
+    """Return each file of a ``git diff`` patch, in the patch's order.
 
     Read from the headers only (``diff --git``, ``new file mode``, ``deleted file mode``,
-    ``index a..b``, ``---``/``+++``), so a patch whose hunks would not apply still has its files
+    ``---``/``+++``), so a patch whose hunks would not apply still has its files
     named; a file without ``---``/``+++`` lines (binary, mode only) is named by its
     ``diff --git`` line.
     """
@@ -139,8 +134,6 @@ def file_changes(patch: bytes) -> tuple[FileChange, ...]:
             found.append(
                 FileChange(
                     path=path,
-                    old_blob=entry.get("old_blob", ""),
-                    new_blob=entry.get("new_blob", ""),
                     added="added" in entry,
                     deleted="deleted" in entry,
                 )
@@ -157,9 +150,6 @@ def file_changes(patch: bytes) -> tuple[FileChange, ...]:
             entry["added"] = "1"
         elif line.startswith("deleted file mode"):
             entry["deleted"] = "1"
-        elif line.startswith("index "):
-            left, _, right = line[6:].split(" ", 1)[0].partition("..")
-            entry["old_blob"], entry["new_blob"] = left, right
         elif line.startswith("--- "):
             entry["old"] = _side(line[4:]) or ""
         elif line.startswith("+++ "):

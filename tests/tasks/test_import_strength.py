@@ -8,11 +8,13 @@ tests pin what lifecycle strength adds and that ``--as swebench`` keeps the old 
 from __future__ import annotations
 
 import json
-import re
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from _lifecycle_git import ENV, write
 from _tasks_repo import build_history, diff, instance
 from repogate import git
 from repogate.cli import main
@@ -103,11 +105,11 @@ def test_a_fix_not_in_history_leaves_no_window_and_says_why(
     be replayed against the wrong commit: no window, and the contract says why."""
     repo, c = history
     real = diff(repo, c["base"], c["sub"], exclude=("tests/",))
-    reference = re.sub(r"^index (\w+)\.\.\w+", r"index \1..deadbee", real, flags=re.M)
+    reference = real.replace("+    return a - b", "+    return b - a")
     assert reference != real
     found = sentinel_window(repo, c["base"], reference.encode(), 3)
     assert (found.fix, found.follow_ups) == (None, ())
-    assert "holds the reference's files" in found.why_none
+    assert "holds the reference's change" in found.why_none
     # a base that is not on the default branch's history (here: a commit of no branch)
     lone = git.commit_tree(repo, git.tree_of(repo, c["base"]), [], "unrelated")
     assert "not in the history" in sentinel_window(repo, lone, reference.encode(), 3).why_none
@@ -167,3 +169,49 @@ def test_a_changelog_entry_reworded_as_it_landed_does_not_hide_the_fix(
     )
     found = sentinel_window(repo, c["base"], (code + news).encode(), 1)
     assert found.fix == c["sub"]
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {**os.environ, **ENV}
+    done = subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+    return done.stdout.decode().strip()
+
+
+def test_a_fix_merged_from_a_side_branch_lands_with_its_merge(tmp_path: Path) -> None:
+    """SWE-bench's fixes are pull requests: the commit holding the change sits on a side branch
+    and reaches the default branch with its merge; the window starts after the merge, and a
+    patch without ``index`` lines (as SWE-bench's sometimes are) is still found."""
+    repo = tmp_path / "r"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    write(repo, {"calc.py": "def add(a, b):\n    return a + b\n", "other.py": "x = 1\n"})
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    base = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "checkout", "-qb", "pr")
+    write(
+        repo,
+        {"calc.py": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"},
+    )
+    _git(repo, "commit", "-qam", "sub")
+    fix = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "checkout", "-q", "main")
+    write(repo, {"other.py": "x = 2\n"})
+    _git(repo, "commit", "-qam", "meanwhile on main")
+    _git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #1", "pr")
+    merge = _git(repo, "rev-parse", "HEAD")
+    write(
+        repo,
+        {
+            "calc.py": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b  # later\n"
+        },
+    )
+    _git(repo, "commit", "-qam", "follow-up")
+    follow = _git(repo, "rev-parse", "HEAD")
+    patch = _git(repo, "diff", base, fix) + "\n"
+    bare = "".join(
+        line for line in patch.splitlines(keepends=True) if not line.startswith("index ")
+    )
+    for reference in (patch, bare):
+        found = sentinel_window(repo, base, reference.encode(), 3)
+        assert (found.fix, found.landing, found.follow_ups) == (fix, merge, (follow,))

@@ -179,7 +179,7 @@ def test_good_instances_become_contracts_with_patch_files(
     assert contract["sentinel"]["follow_ups"] == [c["negative"], c["mul"], c["div"]]
     assert contract["sentinel"]["window"].startswith(
         f"the next 3 first-parent commit(s) of {contract['target_branch']} after the fix "
-        f"{c['sub'][:12]} that touch calc.py"
+        f"{c['sub'][:12]} landed (in {c['sub'][:12]}) that touch calc.py"
     )
     assert contract["permissions"]["editable"] == ["calc.py"]
     assert {"**/tests/**", "**/conftest.py", ".github/**", "setup.py", "pyproject.toml"} <= set(

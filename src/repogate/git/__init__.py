@@ -61,7 +61,6 @@ from repogate.git._run import (
 from repogate.git._seal import Seal, sealed
 from repogate.git._source import REPO_CACHE_ENV, repo_url_parts, resolve_source
 from repogate.git._trees import (
-    blob_ids,
     checkout_tree,
     commit_date,
     commit_message,
@@ -70,6 +69,7 @@ from repogate.git._trees import (
     commit_tree,
     default_branch,
     existing_paths,
+    holds_post_image,
     last_change_date,
     tree_from_dir,
     tree_with_files,
@@ -105,7 +105,6 @@ __all__ = [
     "Seal",
     "apply_ladder",
     "apply_patch",
-    "blob_ids",
     "changed_paths",
     "check_attr",
     "checkout_tree",
@@ -126,6 +125,7 @@ __all__ = [
     "fetch_commit",
     "harness_repo",
     "has_object",
+    "holds_post_image",
     "init_repo",
     "is_ancestor",
     "keep_history",

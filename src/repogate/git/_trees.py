@@ -89,23 +89,20 @@ def existing_paths(repo: Path, rev: str, paths: Sequence[str]) -> frozenset[str]
     return frozenset(p for p in (os.fsdecode(x) for x in out.split(b"\0") if x) if p in wanted)
 
 
-def blob_ids(repo: Path, rev: str, paths: Sequence[str]) -> dict[str, str]:
-    """Return the blob id (40 hex) of each of ``paths`` that is a file in ``rev``, in one call.
+def holds_post_image(repo: Path, rev: str, patch: bytes) -> bool:
+    """Return True when commit or tree ``rev`` holds ``patch``'s post-image.
+
+    That is, ``git apply --cached --check --reverse`` of ``patch`` succeeds against ``rev``'s
+    tree (read into a throw-away index; nothing is written). Works for patches without
+    ``index`` lines, as SWE-bench's sometimes are.
 
     Raises:
         GitError: ``rev`` is unknown.
     """
-    if not paths:
-        return {}
-    args = ["ls-tree", "-r", "-z", "--full-tree", f"{_checked_rev(rev)}^{{tree}}"]
-    out = run_git([*args, "--", *(f":(literal){p}" for p in paths)], repo)
-    found: dict[str, str] = {}
-    for entry in out.split(b"\0"):
-        if entry:
-            meta, _, name = entry.partition(b"\t")
-            found[os.fsdecode(name)] = meta.split()[2].decode()
-    wanted = set(paths)
-    return {p: sha for p, sha in found.items() if p in wanted}
+    with _private_index() as env:
+        _run_env(["read-tree", f"{_checked_rev(rev)}^{{tree}}"], repo, env)
+        done = _exec(["apply", "--cached", "--check", "--reverse", "-"], repo, patch, env)
+    return done.returncode == 0
 
 
 def default_branch(repo: Path) -> str | None:

@@ -42,7 +42,7 @@ from repogate import git
 from repogate._model import FrozenModel
 from repogate.contract import Sentinel
 from repogate.gates._globs import matches_any
-from repogate.patches import FileChange, file_changes
+from repogate.patches import file_changes
 from repogate.tasks.mine import is_test_path
 
 Strength = Literal["lifecycle", "swebench"]
@@ -93,57 +93,69 @@ class FixWindow(FrozenModel):
 
     Attributes:
         branch: the mirror's default branch walked (first parents).
-        fix: the first-parent commit holding the reference's post-image, or None when not found.
-        follow_ups: the next first-parent commits after ``fix`` touching the reference's files,
-            oldest first, at most the window.
+        fix: the earliest commit after the base holding the reference's post-image (on the
+            branch, or on a side branch merged into it), or None when none does.
+        landing: the first first-parent commit of ``branch`` that holds ``fix`` (the fix's merge;
+            ``fix`` itself when it was committed on the branch), or None.
+        follow_ups: the next first-parent commits after ``landing`` touching the reference's
+            files, oldest first, at most the window.
         window: the window asked for (commits).
         why_none: why there is no follow-up (empty when there are some).
     """
 
     branch: str | None
     fix: str | None
+    landing: str | None = None
     follow_ups: tuple[str, ...]
     window: int
     why_none: str = ""
 
 
-def _identifying(changes: Sequence[FileChange]) -> list[FileChange]:
-    """Return the files whose post-image identifies the fix: changelog files left out.
+def _identifying(reference: bytes) -> bytes:
+    """Return the part of ``reference`` whose post-image identifies the fix: changelogs left out.
 
     A pull request's news entry is often reworded or merged with its neighbours' when it lands.
     """
     news = Sentinel().changelog_paths
-    kept = [c for c in changes if not matches_any(c.path, news)]
-    return kept or list(changes)
+    sections = [b"diff --git " + part for part in reference.split(b"\ndiff --git ")[1:]]
+    if reference.startswith(b"diff --git "):
+        first, _, _ = reference.partition(b"\ndiff --git ")
+        sections = [first + b"\n", *(s + b"\n" for s in sections)]
+    kept = [s for s in sections if not any(matches_any(c.path, news) for c in file_changes(s))]
+    return b"".join(kept) if kept else reference
 
 
-def _holds_post_image(repo: Path, commit: str, changes: Sequence[FileChange]) -> bool:
-    present = git.blob_ids(repo, commit, [c.path for c in changes])
-    for change in changes:
-        if change.deleted:
-            if change.path in present:
-                return False
-        elif not change.new_blob or not present.get(change.path, "").startswith(change.new_blob):
-            return False
-    return True
+def _landing(repo: Path, line: Sequence[str], fix: str) -> str | None:
+    """The first commit of the first-parent ``line`` (oldest first) that descends from ``fix``."""
+    low, high = 0, len(line)
+    while low < high:  # once merged, every later first-parent commit holds it
+        mid = (low + high) // 2
+        if git.is_ancestor(repo, fix, line[mid]):
+            high = mid
+        else:
+            low = mid + 1
+    return line[low] if low < len(line) else None
 
 
 def sentinel_window(repo: Path, base: str, reference: bytes, window: int) -> FixWindow:
-    """Find the instance's fix in ``repo``'s history and the follow-ups after it.
+    """Find the instance's fix in ``repo``'s history, where it landed, and the follow-ups after it.
+
+    The fix is the earliest commit after the base (any parent path) whose tree holds the
+    reference's post-image (:func:`repogate.git.holds_post_image`); it lands on the default branch
+    with the first first-parent commit descending from it (a pull request's merge).
 
     Args:
         repo: the mirror, holding the whole history of its default branch.
         base: the instance's base commit (40 hex, in ``repo``).
-        reference: SWE-bench's ``patch`` (its ``index`` lines name post-image blobs).
+        reference: SWE-bench's ``patch``.
         window: how many follow-ups to take at most.
 
     Returns:
         The fix and its follow-ups; ``fix`` None (and ``why_none`` said) when the mirror has no
-        default branch, the base is not on it, or no first-parent commit after the base holds
-        the reference's post-image (a fix merged with other changes to the same files).
+        default branch, the base is not on it, or no commit after the base holds the reference's
+        post-image (a fix merged together with other changes to the same lines).
     """
-    changes = file_changes(reference)
-    paths = sorted({c.path for c in changes})
+    paths = sorted({c.path for c in file_changes(reference)})
     branch = git.default_branch(repo)
     if branch is None or not paths:
         why = "the mirror names no default branch" if branch is None else "the reference is empty"
@@ -152,15 +164,24 @@ def sentinel_window(repo: Path, base: str, reference: bytes, window: int) -> Fix
     if not git.is_ancestor(repo, base, tip):
         why = f"the base commit is not in the history of {branch}"
         return FixWindow(branch=branch, fix=None, follow_ups=(), window=window, why_none=why)
-    touching = git.log_range(repo, base, tip, first_parent=True, paths=paths)
-    wanted = _identifying(changes)
-    fix = next((c for c in touching if _holds_post_image(repo, c, wanted)), None)
+    wanted = _identifying(reference)
+    candidates = git.log_range(repo, base, tip, first_parent=False, paths=paths)
+    fix = next((c for c in candidates if git.holds_post_image(repo, c, wanted)), None)
     if fix is None:
-        why = f"no first-parent commit of {branch} after the base holds the reference's files"
+        why = f"no commit of {branch}'s history after the base holds the reference's change"
         return FixWindow(branch=branch, fix=None, follow_ups=(), window=window, why_none=why)
-    after = touching[touching.index(fix) + 1 :][:window]
+    line = git.log_range(repo, base, tip, first_parent=True)
+    landing = _landing(repo, line, fix)
+    if landing is None:  # cannot happen for a commit below the tip; said rather than assumed
+        why = f"the fix {fix[:12]} never reached {branch}'s first-parent line"
+        return FixWindow(branch=branch, fix=fix, follow_ups=(), window=window, why_none=why)
+    later = set(line[line.index(landing) + 1 :])
+    touching = git.log_range(repo, landing, tip, first_parent=True, paths=paths)
+    after = tuple(c for c in touching if c in later)[:window]
     why = "" if after else f"no later first-parent commit of {branch} touches the reference's files"
-    return FixWindow(branch=branch, fix=fix, follow_ups=after, window=window, why_none=why)
+    return FixWindow(
+        branch=branch, fix=fix, landing=landing, follow_ups=after, window=window, why_none=why
+    )
 
 
 def sentinel_table(found: FixWindow, paths: Sequence[str]) -> dict[str, object]:
@@ -178,7 +199,8 @@ def sentinel_table(found: FixWindow, paths: Sequence[str]) -> dict[str, object]:
         "follow_ups": list(found.follow_ups),
         "window": (
             f"the next {len(found.follow_ups)} first-parent commit(s) of {found.branch} after the "
-            f"fix {found.fix[:12]} that touch {files} (window {found.window})"
+            f"fix {found.fix[:12]} landed (in {str(found.landing)[:12]}) that touch {files} "
+            f"(window {found.window})"
         ),
         "residual_unknowns": [
             f"commits after the window of {found.window} are not observed",
