@@ -34,6 +34,7 @@ from one run.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -111,16 +112,16 @@ class FixWindow(FrozenModel):
     why_none: str = ""
 
 
+_FILE_START = re.compile(rb"(?m)^(?=diff --git )")
+
+
 def _identifying(reference: bytes) -> bytes:
     """Return the part of ``reference`` whose post-image identifies the fix: changelogs left out.
 
     A pull request's news entry is often reworded or merged with its neighbours' when it lands.
     """
     news = Sentinel().changelog_paths
-    sections = [b"diff --git " + part for part in reference.split(b"\ndiff --git ")[1:]]
-    if reference.startswith(b"diff --git "):
-        first, _, _ = reference.partition(b"\ndiff --git ")
-        sections = [first + b"\n", *(s + b"\n" for s in sections)]
+    sections = [part for part in _FILE_START.split(reference) if part]
     kept = [s for s in sections if not any(matches_any(c.path, news) for c in file_changes(s))]
     return b"".join(kept) if kept else reference
 
