@@ -332,6 +332,11 @@ class Sentinel(_Model):
 
     follow_ups: tuple[str, ...] = ()
     """The real follow-up commits to replay after the merge, oldest first."""
+    after: str | None = None
+    """The commit the window starts after (an imported instance's fix as it landed on the target
+    branch): the first follow-up's change is taken from it, so the real commits between it and the
+    first follow-up replay too. None: the reference commit when the reference names one, else the
+    base."""
     follow_up_count: int = Field(default=0, ge=0)
     """Without ``follow_ups``: replay this many commits after the base on the target branch."""
     first_parent: bool = True
@@ -362,6 +367,11 @@ class Sentinel(_Model):
     @classmethod
     def _shas(cls, values: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(_check_sha(v) for v in values)
+
+    @field_validator("after")
+    @classmethod
+    def _after_sha(cls, value: str | None) -> str | None:
+        return None if value is None else _check_sha(value)
 
 
 class TransitionContract(_Model):

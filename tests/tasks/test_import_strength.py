@@ -20,7 +20,12 @@ from repogate import git
 from repogate.cli import main
 from repogate.tasks.ingest import Candidate
 from repogate.tasks.recipe import load_env_map
-from repogate.tasks.strength import cohort_tags, permissions_for, sentinel_window
+from repogate.tasks.strength import (
+    cohort_tags,
+    permissions_for,
+    sentinel_table,
+    sentinel_window,
+)
 from repogate.tasks.swebench import draft, read_instances
 
 
@@ -215,3 +220,7 @@ def test_a_fix_merged_from_a_side_branch_lands_with_its_merge(tmp_path: Path) ->
     for reference in (patch, bare):
         found = sentinel_window(repo, base, reference.encode(), 3)
         assert (found.fix, found.landing, found.follow_ups) == (fix, merge, (follow,))
+    # the replay starts from the landing, so the real commits between it and the first follow-up
+    # (here "meanwhile on main" is before it; any after it) are part of the first step
+    table = sentinel_table(found, ["calc.py"])
+    assert table["after"] == merge and table["follow_ups"] == [follow]

@@ -197,6 +197,7 @@ def sentinel_table(found: FixWindow, paths: Sequence[str]) -> dict[str, object]:
             "residual_unknowns": ["no later history observed: " + found.why_none],
         }
     return {
+        "after": found.landing,
         "follow_ups": list(found.follow_ups),
         "window": (
             f"the next {len(found.follow_ups)} first-parent commit(s) of {found.branch} after the "
