@@ -24,7 +24,6 @@ bootstrap), standard library only, and nothing of repogate is imported.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import subprocess
@@ -71,6 +70,23 @@ def _start(
     return proc, log
 
 
+def _sh(command: str, env: dict[str, str], timeout: float) -> int | None:
+    """Run ``sh -c command`` in the private temporary folder; its exit code, None past ``timeout``."""
+    try:
+        done = subprocess.run(
+            ["sh", "-c", command],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=tempfile.gettempdir(),
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    return done.returncode
+
+
 def _wait_ready(
     service: dict[str, Any], proc: subprocess.Popen[bytes], log: Path, env: dict[str, str]
 ) -> tuple[bool, str]:
@@ -85,20 +101,8 @@ def _wait_ready(
                 False,
                 f"exited with code {code} before it was ready{': ' + cause if cause else ''}",
             )
-        try:
-            check = subprocess.run(
-                ["sh", "-c", service["ready"]],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                env=env,
-                cwd=tempfile.gettempdir(),
-                timeout=max(1.0, min(10.0, deadline - time.monotonic())),
-            )
-            if check.returncode == 0:
-                return True, f"{time.monotonic() - started:.2f}"
-        except subprocess.TimeoutExpired:
-            pass
+        if _sh(service["ready"], env, max(1.0, min(10.0, deadline - time.monotonic()))) == 0:
+            return True, f"{time.monotonic() - started:.2f}"
         if time.monotonic() >= deadline:
             cause = _tail(log)
             limit = service["ready_timeout_s"]
@@ -108,16 +112,7 @@ def _wait_ready(
 
 def _stop(service: dict[str, Any], proc: subprocess.Popen[bytes], env: dict[str, str]) -> None:
     if service.get("stop"):
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            subprocess.run(
-                ["sh", "-c", service["stop"]],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                env=env,
-                cwd=tempfile.gettempdir(),
-                timeout=_STOP_GRACE_S,
-            )
+        _sh(service["stop"], env, _STOP_GRACE_S)
     if proc.poll() is None:
         proc.terminate()
         try:
