@@ -82,12 +82,16 @@ class PredSpec(FrozenModel):
         arg: what followed ``predictions:``, as written.
         file: the predictions file (JSON or JSONL).
         model: the ``model_name_or_path`` it picks, or None (the file's only model).
+        require_all: ``run --require-all-predictions``: a contract the file has no row for is
+            bad input, refused before anything runs; otherwise that attempt is the agent's empty
+            patch (status ``no_prediction``), as SWE-bench counts it.
     """
 
     kind: Literal["predictions"] = "predictions"
     arg: str
     file: Path
     model: str | None = None
+    require_all: bool = False
 
     @property
     def text(self) -> str:
@@ -105,7 +109,7 @@ class PredSpec(FrozenModel):
 
     def with_model(self, model: str) -> PredSpec:
         """This file with ``model`` picked (``predictions:FILE#MODEL``)."""
-        return PredSpec(arg=f"{self.arg}#{model}", file=self.file, model=model)
+        return self.model_copy(update={"arg": f"{self.arg}#{model}", "model": model})
 
 
 class CmdSpec(FrozenModel):

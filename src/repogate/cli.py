@@ -158,13 +158,23 @@ def run_cmd(
     executor: Annotated[
         str, typer.Option("--executor", help="Where attempts run: local | ray (repogate\\[ray]).")
     ] = "local",
+    require_all_predictions: Annotated[
+        bool,
+        typer.Option(
+            "--require-all-predictions",
+            help="Refuse a predictions file without a row for every contract (default: a "
+            "missing row is that agent's empty patch, status no_prediction, as SWE-bench counts it).",
+        ),
+    ] = False,
 ) -> None:
     """Run agents on contracts and decide each attempt; exit 0 when every attempt ran."""
-    from repogate.agents import parse_specs
+    from repogate.agents import parse_specs, requiring_all
     from repogate.cli_run import execute
     from repogate.executors import make_executor
 
     specs = parse_specs(agent or [])  # every spec and the files it names, before any write
+    if require_all_predictions:
+        specs = requiring_all(specs)
     chosen = make_executor(executor, workers)
     code = execute(
         contracts or [], specs, out, repo_cache, epochs, as_json, allow_weak_isolation, chosen

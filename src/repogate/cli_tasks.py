@@ -19,6 +19,7 @@ from repogate.contract import TransitionContract, load_contract
 from repogate.errors import ExitCode, GitError, UserInputError
 from repogate.runner import default_cache
 from repogate.tasks.ingest import IngestOptions
+from repogate.tasks.strength import DEFAULT_WINDOW, Strength
 
 app = typer.Typer(
     name="tasks",
@@ -68,12 +69,34 @@ def import_cmd(
     ids: Annotated[
         str | None, typer.Option("--ids", help="Comma-separated instance ids (default: all).")
     ] = None,
+    strength: Annotated[
+        str,
+        typer.Option(
+            "--as",
+            help="lifecycle: every base-passing test, the sentinel over the fix's later history, "
+            "permissions from the reference's shape (default); swebench: SWE-bench's own rules.",
+        ),
+    ] = "lifecycle",
+    window: Annotated[
+        int,
+        typer.Option(
+            "--sentinel-window",
+            min=0,
+            help="Follow-up commits after the fix the sentinel replays (lifecycle strength).",
+        ),
+    ] = DEFAULT_WINDOW,
 ) -> None:
     """Import SWE-bench instances as validated contracts into a task-set folder."""
     from repogate.tasks import swebench
     from repogate.tasks.ingest import IngestOptions, ingest, with_timeout
     from repogate.tasks.recipe import load_env_map
     from repogate.tasks.taskset import Selection, TaskSet
+
+    if strength not in ("lifecycle", "swebench"):
+        raise UserInputError(
+            f"--as {strength!r} is not an import strength", "give --as lifecycle or --as swebench"
+        )
+    chosen: Strength = "swebench" if strength == "swebench" else "lifecycle"
 
     loaded = swebench.read_instances(instances)
     mapping = load_env_map(env_map)
@@ -87,12 +110,19 @@ def import_cmd(
         )
     rule = f"instances of {instances.name}" + (f" with ids {sorted(wanted)}" if wanted else "")
     rule += f", test timeout {test_timeout:g} s" if test_timeout else ""
+    rule += (
+        ", as SWE-bench judges them (declared PASS_TO_PASS only, no sentinel, no permissions)"
+        if chosen == "swebench"
+        else f", at lifecycle strength (every base-passing test; sentinel over the next {window}"
+        " first-parent commits after the fix touching its files; permissions from the "
+        "reference's shape)"
+    )
     taskset = TaskSet.create(
         out,
         Selection(source="swebench-import", origin=str(instances), rule=rule, repeats=repeats),
     )
     drafts = (
-        swebench.draft(i, instances, mapping, repo_cache)
+        swebench.draft(i, instances, mapping, repo_cache, chosen, window)
         for i in loaded
         if wanted is None or i.instance_id in wanted
     )

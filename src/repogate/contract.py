@@ -129,6 +129,36 @@ class Requirement(_Model):
     """Questions the ticket leaves open, recorded for the requirement receipt."""
 
 
+class Service(_Model):
+    """A service the tests need (an HTTP server, a database), started on loopback inside the sandbox.
+
+    It starts before every test run, in the same sandbox as the tests (loopback only: no network
+    beyond the machine's own ``127.0.0.1`` in that sandbox), and is stopped after the run. One that
+    does not become ready in time is an environment error (the evaluator's), never the agent's.
+    Example (TOML)::
+
+        [[environment.services]]
+        name = "httpbin"
+        start = "python -m gunicorn -b 127.0.0.1:8765 httpbin:app"
+        ready = '''python -c "import urllib.request as u; u.urlopen('http://127.0.0.1:8765/get')"'''
+        env = { HTTPBIN_URL = "http://127.0.0.1:8765/" }
+    """
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+    """A short name, unique in the recipe (shown in receipts and errors)."""
+    start: str = Field(min_length=1)
+    """The shell command that starts it (run with ``sh -c`` in the checkout, the environment
+    activated); it keeps running in the background while the tests run."""
+    ready: str = Field(min_length=1)
+    """A shell command that exits 0 once the service answers; polled until ``ready_timeout_s``."""
+    stop: str = ""
+    """A shell command run after the tests; the service's process is then terminated anyway."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Variables the tests see that point them at the service (``HTTPBIN_URL``)."""
+    ready_timeout_s: float = Field(default=30.0, gt=0, le=600)
+    """How long the service may take to become ready, in seconds."""
+
+
 class EnvironmentRecipe(_Model):
     """How the environment is built, and who supplies it (the evaluator, or the agent as a task).
 
@@ -154,6 +184,17 @@ class EnvironmentRecipe(_Model):
     resolve_as_of: Literal["now", "base_commit"] = "now"
     """``base_commit`` resolves open requirements as of the base commit's committer date
     (``UV_EXCLUDE_NEWER``, uv commands only); the bound used is recorded in the receipt."""
+    services: tuple[Service, ...] = ()
+    """Services the tests need, started on loopback in the sandbox around every test run; part
+    of the environment digest and of the environment's receipt."""
+
+    @field_validator("services")
+    @classmethod
+    def _unique_services(cls, values: tuple[Service, ...]) -> tuple[Service, ...]:
+        names = [s.name for s in values]
+        if len(set(names)) != len(names):
+            raise ValueError(f"service names must be unique (got {', '.join(names)})")
+        return values
 
 
 class Permissions(_Model):
@@ -291,6 +332,11 @@ class Sentinel(_Model):
 
     follow_ups: tuple[str, ...] = ()
     """The real follow-up commits to replay after the merge, oldest first."""
+    after: str | None = None
+    """The commit the window starts after (an imported instance's fix as it landed on the target
+    branch): the first follow-up's change is taken from it, so the real commits between it and the
+    first follow-up replay too. None: the reference commit when the reference names one, else the
+    base."""
     follow_up_count: int = Field(default=0, ge=0)
     """Without ``follow_ups``: replay this many commits after the base on the target branch."""
     first_parent: bool = True
@@ -321,6 +367,11 @@ class Sentinel(_Model):
     @classmethod
     def _shas(cls, values: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(_check_sha(v) for v in values)
+
+    @field_validator("after")
+    @classmethod
+    def _after_sha(cls, value: str | None) -> str | None:
+        return None if value is None else _check_sha(value)
 
 
 class TransitionContract(_Model):

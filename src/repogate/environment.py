@@ -58,7 +58,7 @@ from repogate._toolchain import (
     uv_version,
 )
 from repogate._version import __version__
-from repogate.contract import EnvironmentRecipe
+from repogate.contract import EnvironmentRecipe, Service
 from repogate.errors import EnvironmentBuildError
 
 __all__ = [
@@ -111,6 +111,8 @@ class BuiltEnvironment(FrozenModel):
         locale: ``LANG`` and ``LC_ALL`` for every command run in it (default ``C.UTF-8``).
         exclude_newer: the ``UV_EXCLUDE_NEWER`` bound its install commands resolved under
             (RFC 3339, the base commit's date), or None when they resolved as of the build.
+        services: the services every test run in it starts on loopback (the recipe's); part of
+            ``digest`` when there are any.
     """
 
     schema_version: Literal[1] = 1
@@ -128,6 +130,7 @@ class BuiltEnvironment(FrozenModel):
     timezone: str = "UTC"
     locale: str = "C.UTF-8"
     exclude_newer: str | None = None
+    services: tuple[Service, ...] = ()
 
 
 class _Record(FrozenModel):
@@ -177,18 +180,25 @@ def cache_key(
 
 
 def environment_digest(
-    toolchain: Toolchain, packages: tuple[str, ...], conditions: Mapping[str, str | None]
+    toolchain: Toolchain,
+    packages: tuple[str, ...],
+    conditions: Mapping[str, str | None],
+    services: tuple[Service, ...] = (),
 ) -> str:
     """Return sha256 (hex) over the toolchain, the resolved package set and the run conditions.
 
     ``conditions`` are the timezone, locale and resolution bound: a test's result can depend on
     each, so every cache keyed by this digest (base-state results, real-history results) is too.
+    ``services`` (the recipe's) join it when there are any, for the same reason; an environment
+    without services keeps the digest it had before services existed.
     """
-    payload = {
+    payload: dict[str, object] = {
         "toolchain": toolchain.model_dump(mode="json"),
         "packages": sorted(packages),
         "conditions": dict(conditions),
     }
+    if services:
+        payload["services"] = [s.model_dump(mode="json") for s in services]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -406,6 +416,7 @@ def _build(job: _Job) -> BuiltEnvironment:
             toolchain,
             packages,
             {"tz": recipe.timezone, "locale": recipe.locale, "exclude_newer": job.exclude_newer},
+            recipe.services,
         ),
         toolchain=toolchain,
         packages=packages,
@@ -416,4 +427,5 @@ def _build(job: _Job) -> BuiltEnvironment:
         timezone=recipe.timezone,
         locale=recipe.locale,
         exclude_newer=job.exclude_newer,
+        services=recipe.services,
     )

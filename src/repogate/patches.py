@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 from pathlib import Path
+from typing import NamedTuple
 
 from repogate import git
 from repogate.contract import PatchSource, TransitionContract
@@ -100,3 +101,60 @@ def touched_paths(patch: bytes) -> tuple[str, ...]:
     space-containing names come out exactly as the repository spells them.
     """
     return git.patch_paths(patch)
+
+
+class FileChange(NamedTuple):
+    """One file of a ``git diff`` patch, as its headers describe it (paths and kind only).
+
+    Attributes:
+        path: the new side's path (the old side's for a deletion).
+        added: the file is new.
+        deleted: the file is removed.
+    """
+
+    path: str
+    added: bool
+    deleted: bool
+
+
+def file_changes(patch: bytes) -> tuple[FileChange, ...]:
+    """Return each file of a ``git diff`` patch, in the patch's order.
+
+    Read from the headers only (``diff --git``, ``new file mode``, ``deleted file mode``,
+    ``---``/``+++``), so a patch whose hunks would not apply still has its files
+    named; a file without ``---``/``+++`` lines (binary, mode only) is named by its
+    ``diff --git`` line.
+    """
+    found: list[FileChange] = []
+    entry: dict[str, str] = {}
+
+    def close() -> None:
+        path = entry.get("new") or entry.get("old") or entry.get("git")
+        if path:
+            found.append(
+                FileChange(
+                    path=path,
+                    added="added" in entry,
+                    deleted="deleted" in entry,
+                )
+            )
+
+    for raw in patch.split(b"\n"):
+        line = raw.decode("utf-8", "surrogateescape")
+        if line.startswith("diff --git "):
+            close()
+            entry = {"git": line[11:].rsplit(" b/", 1)[-1]}
+        elif not entry or "hunks" in entry:
+            continue
+        elif line.startswith("new file mode"):
+            entry["added"] = "1"
+        elif line.startswith("deleted file mode"):
+            entry["deleted"] = "1"
+        elif line.startswith("--- "):
+            entry["old"] = _side(line[4:]) or ""
+        elif line.startswith("+++ "):
+            entry["new"] = _side(line[4:]) or ""
+        elif line.startswith(("@@", "GIT binary patch")):
+            entry["hunks"] = "1"
+    close()
+    return tuple(found)

@@ -88,7 +88,8 @@ class Proposal(BaseModel):
     """What an agent returns. Its real proposal is what it leaves in the workspace.
 
     Attributes:
-        status: ``done``; ``stopped`` when stopped at its budget; ``crashed`` when it failed to run.
+        status: ``done``; ``stopped`` when stopped at its budget; ``crashed`` when it failed to run;
+            ``no_prediction`` when a predictions file has no row for the task (an empty patch).
         model: the model the agent reports (or its kind, e.g. ``gold``).
         scaffold: the scaffold name and version it reports.
         usage: tokens and cost.
@@ -103,7 +104,7 @@ class Proposal(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    status: Literal["done", "stopped", "crashed"] = "done"
+    status: Literal["done", "stopped", "crashed", "no_prediction"] = "done"
     model: str = ""
     scaffold: str = ""
     usage: Usage = Usage()

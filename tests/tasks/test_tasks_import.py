@@ -94,6 +94,12 @@ def _faults(repo: Path, c: dict[str, str]) -> list[dict[str, object]]:
             instance_id="acme__calc-missing-id",
             FAIL_TO_PASS=["tests/test_calc.py::test_sub", "tests/test_calc.py::test_nope"],
         ),
+        instance(  # a truncated parametrized id (as SWE-bench publishes some) naming no test
+            repo,
+            c,
+            instance_id="acme__calc-truncated",
+            FAIL_TO_PASS=["tests/test_calc.py::test_sub", "tests/test_calc.py::test_sub_of[5-"],
+        ),
         instance(
             repo,
             c,
@@ -152,9 +158,10 @@ def imported(world: tuple[Path, dict[str, str]], cache: Path) -> tuple[Path, Tas
 
 
 def test_good_instances_become_contracts_with_patch_files(
-    imported: tuple[Path, TaskSet, str],
+    imported: tuple[Path, TaskSet, str], world: tuple[Path, dict[str, str]]
 ) -> None:
     _path, taskset, _mirrors = imported
+    commits = world[1]
     tasks = {t.id: t for t in taskset.tasks()}
     assert set(tasks) == {"acme__calc-good", "acme__calc-bare"}
     good = tasks["acme__calc-good"]
@@ -164,7 +171,29 @@ def test_good_instances_become_contracts_with_patch_files(
     assert contract["oracles"]["hidden_tests"] == {"file": "hidden_tests.diff"}
     assert contract["oracles"]["fail_to_pass"] == ["tests/test_calc.py::test_sub"]
     assert contract["oracles"]["pass_to_pass"] == ["tests/test_calc.py::test_add"]
-    assert contract["oracles"]["regression"] == "declared"  # SWE-bench grades its P2P only
+    # lifecycle strength (the default): every base-passing test, the sentinel over the fix's
+    # real later history, permissions from the reference's shape
+    assert contract["oracles"]["regression"] == "base-passing"
+    assert contract["profile"] == "hermetic"
+    c = commits
+    assert contract["sentinel"]["follow_ups"] == [c["negative"], c["mul"], c["div"]]
+    assert contract["sentinel"]["window"].startswith(
+        f"the next 3 first-parent commit(s) of {contract['target_branch']} after the fix "
+        f"{c['sub'][:12]} landed (in {c['sub'][:12]}) that touch calc.py"
+    )
+    assert contract["permissions"]["editable"] == ["calc.py"]
+    assert {"**/tests/**", "**/conftest.py", ".github/**", "setup.py", "pyproject.toml"} <= set(
+        contract["permissions"]["forbidden"]
+    )
+    assert {k: contract["cohort"][k] for k in ("strength", "change_type", "integration_width")} == {
+        "strength": "lifecycle",
+        "change_type": "modification",
+        "integration_width": "1",
+    }
+    assert contract["cohort"]["follow_up_horizon"] == "3"
+    assert (
+        "at lifecycle strength" in json.loads((taskset.root / "taskset.json").read_text())["rule"]
+    )
     assert contract["requirement"]["statement"] == "calc has no subtraction"
     assert [c["source"] for c in contract["requirement"]["criteria"]] == ["issue", "compatibility"]
     assert contract["cohort"]["year"] == "2024" and contract["cohort"]["recipe"] == "env-map"
@@ -195,6 +224,7 @@ def test_each_data_fault_is_a_rejection_with_its_reason(
         "acme__calc-bad-patch": "patch_does_not_apply",
         "acme__calc-passes-at-base": "fail_to_pass_passes_at_base",
         "acme__calc-missing-id": "ids_missing",
+        "acme__calc-truncated": "ids_missing",
         "acme__calc-gold-fails": "reference_fails",
         "acme__calc-ambiguous": "ambiguous_test_id",
         "acme__calc-env": "environment_failed",
@@ -204,8 +234,9 @@ def test_each_data_fault_is_a_rejection_with_its_reason(
         "acme__calc-dated": "date_dependent",  # passes this year only: fails ten years ahead
         "acme__calc-conftest": "test_run_failed",  # pytest cannot even start: no report to trust
     }
-    missing = next(r for r in taskset.rejected() if r.reason == "ids_missing")
-    assert "test_nope" in missing.detail
+    missing = {r.id: r.detail for r in taskset.rejected() if r.reason == "ids_missing"}
+    assert "test_nope" in missing["acme__calc-missing-id"]
+    assert "test_sub_of[5-" in missing["acme__calc-truncated"]
     dated = next(r for r in taskset.rejected() if r.reason == "date_dependent")
     assert (
         dated.detail
@@ -266,14 +297,14 @@ def test_instance_file_errors_name_the_line(
         and err.count("\n") == 1
     )
     bad.write_text(
-        '{"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "", "test_patch": "",\n'
+        '{"instance_id": "a", "repo": "x/y", "base_commit": "abc1234", "patch": "", "test_patch": "",\n'
         ' "FAIL_TO_PASS": "[]", "PASS_TO_PASS": []}\n{not json\n'
     )
     assert main(["tasks", "import", str(bad), "--out", str(tmp_path / "o")]) == 2
     assert capsys.readouterr().err.startswith(f"error: {bad}:3: not JSON")
     listing = tmp_path / "list.json"
     listing.write_text(
-        '[\n  {"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "",\n'
+        '[\n  {"instance_id": "a", "repo": "x/y", "base_commit": "abc1234", "patch": "",\n'
         '   "test_patch": "", "FAIL_TO_PASS": 5, "PASS_TO_PASS": []}\n]\n'
     )
     assert main(["tasks", "import", str(listing), "--out", str(tmp_path / "o")]) == 2
@@ -288,7 +319,7 @@ def test_ids_naming_no_instance_of_the_file_are_bad_input(
     check`` then refused; an id the file does not hold is a typo the user must hear of."""
     listing = tmp_path / "one.jsonl"
     listing.write_text(
-        '{"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "",'
+        '{"instance_id": "a", "repo": "x/y", "base_commit": "abc1234", "patch": "",'
         ' "test_patch": "", "FAIL_TO_PASS": [], "PASS_TO_PASS": []}\n'
     )
     out = tmp_path / "o"
@@ -301,7 +332,13 @@ def test_ids_naming_no_instance_of_the_file_are_bad_input(
 
 
 def test_ids_arrive_as_lists_json_strings_and_python_literals(tmp_path: Path) -> None:
-    row = {"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "p", "test_patch": "t"}
+    row = {
+        "instance_id": "a",
+        "repo": "x/y",
+        "base_commit": "abc1234",
+        "patch": "p",
+        "test_patch": "t",
+    }
     path = _write_jsonl(
         tmp_path / "i.jsonl",
         [
@@ -461,7 +498,7 @@ def test_an_instance_file_nested_too_deeply_is_one_line(
     """
     deep = "[" * 100_000 + "]" * 100_000
     bad = tmp_path / "deep.jsonl"
-    row: dict[str, object] = {"instance_id": "a", "repo": "x/y", "base_commit": "abc"}
+    row: dict[str, object] = {"instance_id": "a", "repo": "x/y", "base_commit": "abc1234"}
     row |= {"patch": "", "test_patch": ""}
     row |= {"FAIL_TO_PASS": deep, "PASS_TO_PASS": []}
     bad.write_text(json.dumps(row) + "\n" if where == "FAIL_TO_PASS" else deep + "\n")
@@ -470,3 +507,80 @@ def test_an_instance_file_nested_too_deeply_is_one_line(
     assert err.startswith(f"error: {bad}:1: ") and "nested too deeply" in err, err[:300]
     assert err.count("\n") == 1
     assert not (tmp_path / "o").exists()
+
+
+_ROW = {
+    "instance_id": "a",
+    "repo": "x/y",
+    "base_commit": "abc1234",
+    "patch": "",
+    "test_patch": "",
+    "FAIL_TO_PASS": [],
+    "PASS_TO_PASS": [],
+}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("version", [1], "version must be a string or a number"),
+        ("version", {"v": 1}, "version must be a string or a number"),
+        ("repo", "flask", "repo must be owner/name"),
+        ("repo", "a/b/c", "repo must be owner/name"),
+        ("repo", "../..", "repo must be owner/name"),
+        ("base_commit", "not-a-sha", "base_commit must be a commit SHA"),
+        ("base_commit", 1234567, "base_commit must be a string (got int)"),
+        ("created_at", 2024, "created_at must be a string (got int)"),
+        ("PASS_TO_PASS", [["nested"]], "PASS_TO_PASS must be a list of test ids"),
+    ],
+)
+def test_an_instance_field_of_the_wrong_type_or_shape_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str, value: object, said: str
+) -> None:
+    """A field of the wrong type was read as its ``str()`` (``version = [1]`` became the text
+    ``"[1]"``) or reached git as a URL path; every one is the user's to fix, said in one line."""
+    path = _write_jsonl(tmp_path / "i.jsonl", [{**_ROW, field: value}])
+    out = tmp_path / "o"
+    assert main(["tasks", "import", str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}:1: instance 'a': {said}"), err
+    assert err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_resolved_patch_leaving_a_script_at_the_root_is_not_accepted_and_both_are_recorded(
+    imported: tuple[Path, TaskSet, str],
+    cache: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Under SWE-bench's rules a patch adding ``bug_reproduction.py`` at the repository root
+    passed ``edits_permitted``; at lifecycle strength it is resolved (SWE-bench's figure, from the
+    same run) and not accepted, and the sentinel replays the fix's later history."""
+    _path, taskset, mirrors = imported
+    good = next(t for t in taskset.tasks() if t.id == "acme__calc-good")
+    contract = taskset.root / good.contract
+    reference = (contract.parent / "reference.diff").read_text()
+    script = (
+        "diff --git a/bug_reproduction.py b/bug_reproduction.py\nnew file mode 100644\n"
+        "--- /dev/null\n+++ b/bug_reproduction.py\n@@ -0,0 +1 @@\n+import calc\n"
+    )
+    preds = tmp_path / "preds.jsonl"
+    rows = [
+        {"instance_id": good.id, "model_name_or_path": m, "model_patch": p}
+        for m, p in (("tidy", reference), ("messy", reference + script))
+    ]
+    preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    args = ["run", str(contract), "--agent", f"predictions:{preds}", "--repo-cache", mirrors]
+    code = main([*args, "--out", str(tmp_path / "run"), "--json"])
+    assert code == 0
+    decided = {str(r["agent"]).rsplit("#", 1)[-1]: r for r in json.loads(capsys.readouterr().out)}
+    assert decided["tidy"]["accepted"] is True and decided["tidy"]["resolved"] is True
+    messy = decided["messy"]
+    assert messy["resolved"] is True and messy["accepted"] is False
+    assert messy["failed"] == ["edits_permitted"]
+    for row in decided.values():  # the sentinel ran over the fix's three follow-ups
+        names = [c["name"] for c in row["sentinel"]["checks"]]
+        assert names == ["post_merge_sentinel_passed"], row["sentinel"]

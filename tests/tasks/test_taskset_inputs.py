@@ -161,7 +161,7 @@ def test_an_out_folder_holding_other_files_is_never_adopted_as_a_task_set(
         (out / held).write_text("x")
     listing = tmp_path / "one.jsonl"
     listing.write_text(
-        '{"instance_id": "a", "repo": "x/y", "base_commit": "abc", "patch": "",'
+        '{"instance_id": "a", "repo": "x/y", "base_commit": "abc1234", "patch": "",'
         ' "test_patch": "", "FAIL_TO_PASS": [], "PASS_TO_PASS": []}\n'
     )
     assert main(["tasks", "import", str(listing), "--out", str(out)]) == 2

@@ -71,6 +71,13 @@ def parse_specs(texts: Sequence[str]) -> list[AgentSpec]:
     return resolve_specs([parse_agent_spec(text) for text in texts])
 
 
+def requiring_all(specs: Sequence[AgentSpec]) -> list[AgentSpec]:
+    """Return ``specs`` with every predictions spec refusing a contract it has no row for."""
+    return [
+        s.model_copy(update={"require_all": True}) if isinstance(s, PredSpec) else s for s in specs
+    ]
+
+
 def resolve_specs(specs: Sequence[AgentSpec]) -> list[AgentSpec]:
     """Return ``specs`` with every file they name read, and predictions split per model.
 

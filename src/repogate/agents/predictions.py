@@ -3,6 +3,11 @@
 Each prediction has the keys ``instance_id``, ``model_name_or_path`` and ``model_patch`` (the
 SWE-bench harness's format); ``instance_id`` is matched to the contract id. A file holding several
 models is several agents, one per model (``predictions:FILE#MODEL``, named by the model).
+
+A contract the file has no row for is that agent's empty patch (status ``no_prediction``): not
+resolved, not accepted, and counted, as SWE-bench's harness counts a missing prediction
+(``swebench/harness/reporting.py``: ``empty_patch_ids``, and the resolved rate's denominator is
+every instance). ``run --require-all-predictions`` refuses such a run instead.
 """
 
 from __future__ import annotations
@@ -105,7 +110,7 @@ def load_predictions(path: Path) -> dict[str, dict[str, Prediction]]:
 class PredictionsAgent:
     """Applies the prediction whose ``instance_id`` is the contract id."""
 
-    def __init__(self, spec: str, prediction: Prediction) -> None:
+    def __init__(self, spec: str, prediction: Prediction | None) -> None:
         self.spec = spec
         self._prediction = prediction
 
@@ -114,8 +119,9 @@ class PredictionsAgent:
         """Build for ``contract`` from ``FILE`` or ``FILE#MODEL``.
 
         Raises:
-            AgentSpecError: the file has no row for the contract, no such model, or several
-                models and the argument names none.
+            AgentSpecError: no such model, or several models and the argument names none; or
+                the file has no row for the contract and ``spec.require_all`` is set (without
+                it, the agent proposes nothing, status ``no_prediction``).
         """
         path, model = spec.file, spec.model
         by_model = load_predictions(path)
@@ -130,21 +136,30 @@ class PredictionsAgent:
                 f"give one of: {', '.join(sorted(by_model)) or 'none'}",
             )
         predictions = by_model.get(model or next(iter(by_model), ""), {})
-        if contract.id not in predictions:
+        if contract.id not in predictions and spec.require_all:
             known = ", ".join(sorted(predictions)[:5]) or "none"
             raise AgentSpecError(
                 f"predictions file {path} has no instance {contract.id!r} (it has: {known})",
-                "add a row for that instance_id, or run only the contracts it covers",
+                "add a row for that instance_id, run only the contracts it covers, or drop "
+                "--require-all-predictions to count it as an empty patch",
             )
-        return cls(spec.text, predictions[contract.id])
+        return cls(spec.text, predictions.get(contract.id))
 
     def propose(
         self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy
     ) -> Proposal:
-        """Apply the prediction's ``model_patch`` exactly."""
+        """Apply the prediction's ``model_patch`` exactly; without a row, change nothing."""
+        if self._prediction is None:
+            return Proposal(
+                status="no_prediction",
+                model=self.spec,
+                detail=f"the predictions file has no row for instance {task.id!r}: "
+                "an empty patch, as SWE-bench counts a missing prediction",
+            )
         patch = (self._prediction.model_patch or "").encode("utf-8")
         return apply_as_proposal(workspace, patch, self._prediction.model_name_or_path)
 
     def describe(self) -> dict[str, Any]:
-        """Return the spec and the model the predictions name."""
-        return {"spec": self.spec, "model": self._prediction.model_name_or_path}
+        """Return the spec and the model the predictions name (None without a row)."""
+        model = None if self._prediction is None else self._prediction.model_name_or_path
+        return {"spec": self.spec, "model": model}

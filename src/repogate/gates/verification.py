@@ -249,6 +249,7 @@ def _test_details(
                 "duration_s": round(r.execution.duration_s, 3),
                 "report_sha256": r.report_sha256,
                 "isolation": r.execution.isolation.kind,
+                **({"services": list(r.services)} if r.services else {}),
             }
             for r in runs
         ],

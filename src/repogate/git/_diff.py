@@ -219,7 +219,9 @@ def status_porcelain(repo: Path) -> tuple[str, ...]:
     return tuple(os.fsdecode(entry) for entry in out.split(b"\0") if entry)
 
 
-def log_range(repo: Path, a: str, b: str, *, first_parent: bool) -> tuple[str, ...]:
+def log_range(
+    repo: Path, a: str, b: str, *, first_parent: bool, paths: Sequence[str] = ()
+) -> tuple[str, ...]:
     """Return the commits reachable from ``b`` and not from ``a``, oldest first.
 
     Args:
@@ -227,12 +229,15 @@ def log_range(repo: Path, a: str, b: str, *, first_parent: bool) -> tuple[str, .
         a: the exclusive start.
         b: the inclusive end.
         first_parent: follow only first parents (the branch's own history of merges).
+        paths: only commits that change one of these paths (with ``first_parent``, a merge's
+            change is taken against its first parent); empty: every commit.
 
     Raises:
         GitError: a commit is unknown.
     """
     args = ["rev-list", "--reverse", *(["--first-parent"] if first_parent else [])]
-    out = run_git([*args, f"{_checked_rev(a)}..{_checked_rev(b)}", "--"], repo)
+    literal = [f":(literal){p}" for p in paths]
+    out = run_git([*args, f"{_checked_rev(a)}..{_checked_rev(b)}", "--", *literal], repo)
     return tuple(out.decode().split())
 
 

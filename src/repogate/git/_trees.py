@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from repogate.errors import GitError
 from repogate.git._run import (
     _IDENTITY,
     _checked_rev,
@@ -86,6 +87,31 @@ def existing_paths(repo: Path, rev: str, paths: Sequence[str]) -> frozenset[str]
     out = run_git([*args, "--", *paths], repo)
     wanted = set(paths)
     return frozenset(p for p in (os.fsdecode(x) for x in out.split(b"\0") if x) if p in wanted)
+
+
+def holds_post_image(repo: Path, rev: str, patch: bytes) -> bool:
+    """Return True when commit or tree ``rev`` holds ``patch``'s post-image.
+
+    That is, ``git apply --cached --check --reverse`` of ``patch`` succeeds against ``rev``'s
+    tree (read into a throw-away index; nothing is written). Works for patches without
+    ``index`` lines, as SWE-bench's sometimes are.
+
+    Raises:
+        GitError: ``rev`` is unknown.
+    """
+    with _private_index() as env:
+        _run_env(["read-tree", f"{_checked_rev(rev)}^{{tree}}"], repo, env)
+        done = _exec(["apply", "--cached", "--check", "--reverse", "-"], repo, patch, env)
+    return done.returncode == 0
+
+
+def default_branch(repo: Path) -> str | None:
+    """Return the branch ``HEAD`` names in ``repo`` (a mirror's default branch), or None."""
+    try:
+        name = _text(["symbolic-ref", "--quiet", "--short", "HEAD"], repo)
+    except GitError:
+        return None
+    return name or None
 
 
 def tree_with_files(repo: Path, tree: str, files: Mapping[str, bytes | None]) -> str:

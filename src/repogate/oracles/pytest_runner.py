@@ -45,6 +45,7 @@ from repogate._model import FrozenModel
 from repogate._toolchain import SYSTEM_PATH
 from repogate.environment import BuiltEnvironment, activate
 from repogate.oracles import guard as guard_plugin
+from repogate.oracles import services
 from repogate.oracles._channel import ReportChannel
 from repogate.oracles.imports import shadowing
 from repogate.oracles.junit import (
@@ -98,6 +99,8 @@ class TestRun(FrozenModel):
         execution: the command's exit code, time and output tails.
         tampering: what the harness's guard saw the candidate's code change in pytest's
             test-running machinery (empty when nothing); a run with any is ``error``.
+        services: the environment's services started for this run (``httpbin ready after
+            0.41 s``); a service that did not start makes the run ``error`` (the environment's).
     """
 
     __test__ = False
@@ -112,6 +115,7 @@ class TestRun(FrozenModel):
     report_sha256: str | None
     execution: ExecSummary
     tampering: tuple[str, ...] = ()
+    services: tuple[str, ...] = ()
 
 
 def select_files(test_ids: Sequence[str], workdir: Path) -> list[str]:
@@ -283,8 +287,10 @@ def run_tests(
         argv = _command(test_command, report_dir / "junit.fifo", files, workdir, guard.boot_path)
     except ValueError as exc:
         return _error_run((test_command,), f"the test command cannot be split ({exc})", policy)
+    needs = env.services if isinstance(env, BuiltEnvironment) else ()
     granted: dict[str, str] = {
         **policy.env,
+        **services.variables(needs),
         **_variables(env, workdir),
         "HYPOTHESIS_STORAGE_DIRECTORY": str(report_dir / "hypothesis"),
         **guard.env(),
@@ -305,16 +311,27 @@ def run_tests(
         reason = f"none of the {len(test_ids)} selected test ids names a file in the checkout"
         return _error_run(argv, reason, policy)
     writable = (workdir, *(policy.writable or ()), hypothesis, guard.out_dir)
+    launcher = services.prepare(report_dir) if needs else None
     with ReportChannel(report_dir, MAX_REPORT_BYTES) as channel:
         argv = _command(test_command, channel.path, files, workdir, guard.boot_path)
         # A FIFO is written through a read-only bind; the harness's tool folders are read-only too.
         readable = (*policy.readable, channel.path, *tools, guard.plugin_dir)
-        with guard.key_pipe() as (key_fd, key_env):
+        readable += (launcher,) if launcher is not None else ()
+        with guard.key_pipe() as (key_fd, key_env), services.status_pipe(needs) as (fd, said):
             grant = policy.model_copy(
                 update={"env": {**granted, **key_env}, "writable": writable, "readable": readable}
             )
-            result = sandbox.run(argv, workdir, grant, pass_fds=(key_fd,))
+            run_argv, fds = argv, [key_fd]
+            if launcher is not None:
+                run_argv = services.wrapped(argv, needs, launcher, fd, key_fd)
+                fds = [key_fd, fd]
+            result = sandbox.run(run_argv, workdir, grant, pass_fds=fds)
         data, written = channel.collect()
+    started = said[0]
+    if started.failure:  # the environment's fault: no outcome of this run is trusted
+        return _error_run(argv, started.failure, policy).model_copy(
+            update={"services": tuple(started.started)}
+        )
     if data:  # the harness's copy of what came through the channel; a link there is replaced
         write_bytes_nofollow(report_dir, REPORT_NAME, data[:MAX_REPORT_BYTES])
     reason, outcomes, digest = _read(result, data, report, workdir, policy.timeout_s)
@@ -341,6 +358,7 @@ def run_tests(
         report_sha256=digest,
         execution=_summary(result),
         tampering=tampering,
+        services=tuple(started.started),
     )
 
 

@@ -106,7 +106,9 @@ def _sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> SentinelObservat
     )
     start = git.tree_from_dir(history, start_dir)
     reference = None
-    if contract.reference is not None and contract.reference.commit is not None:
+    if contract.sentinel.after is not None:  # where the window starts (an imported fix's landing)
+        reference = git.rev_parse(cfg.source, contract.sentinel.after)
+    elif contract.reference is not None and contract.reference.commit is not None:
         reference = git.rev_parse(cfg.source, contract.reference.commit)
     return check_sentinel(
         SentinelInputs(

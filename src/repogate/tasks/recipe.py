@@ -39,6 +39,7 @@ from pydantic import ValidationError
 from repogate import git
 from repogate._files import first_problem, read_text
 from repogate._model import FrozenModel
+from repogate.contract import Service
 from repogate.errors import UserInputError
 
 MANIFESTS = (
@@ -80,6 +81,9 @@ class MapEntry(FrozenModel):
     install: tuple[str, ...]
     test_command: str | None = None
     lock_inputs: tuple[str, ...] = ()
+    services: tuple[Service, ...] = ()
+    """Services the tests need (``[[recipe.services]]``, as a contract's
+    ``[[environment.services]]``), copied into each contract drafted from this entry."""
 
 
 class EnvMap(FrozenModel):
@@ -113,7 +117,7 @@ def load_env_map(path: Path | None) -> EnvMap:
     except ValidationError as exc:
         raise UserInputError(
             f"env map {path}: {first_problem(exc)}",
-            "each [[recipe]] needs repo, python and install (versions, test_command optional)",
+            "each [[recipe]] needs repo, python and install (versions, test_command, lock_inputs and [[recipe.services]] optional)",
         ) from None
 
 
@@ -205,4 +209,6 @@ def recipe_for(
         "network": True,
         "lock_inputs": list(manifests),
     }
+    if entry.services:
+        data["services"] = [x.model_dump(mode="json") for x in entry.services]
     return data, entry.test_command, "env-map"

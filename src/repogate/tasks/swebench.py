@@ -9,9 +9,14 @@ hints_text, created_at`` optional) becomes one draft contract:
   ``hidden_tests.diff`` and ``reference.diff`` (an instance carries diffs, not commits);
 - requirement statement = ``problem_statement``; R1 = FAIL_TO_PASS (stated, source ``issue``),
   R2 = PASS_TO_PASS (implicit, source ``compatibility``);
-- cohort tags: repository, files and hunks of the reference, the year of ``created_at`` (for
-  contamination cohorts), the version, and where the environment recipe came from;
-- the environment from ``--env-map`` for (repo, version), else derived from the base commit.
+- cohort tags: repository, files and hunks of the reference, the year of ``created_at`` (the
+  instance's age, for contamination cohorts), the version, where the environment recipe came
+  from, and the import's strength;
+- the environment from ``--env-map`` for (repo, version), else derived from the base commit;
+- at lifecycle strength (the default), base-passing regression, the sentinel window of the fix's
+  real later history, permissions from the reference's shape and the cohort tags of its shape;
+  ``--as swebench`` keeps SWE-bench's rules (declared regression, no sentinel, no permissions).
+  Both are explained, with the choice of profile, in :mod:`repogate.tasks.strength`.
 
 FAIL_TO_PASS and PASS_TO_PASS arrive as lists, as JSON-encoded strings (the Hugging Face
 datasets) or as Python-literal strings (some agents' copies); all three are read.
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,9 +38,19 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from repogate import git
-from repogate.errors import UserInputError
+from repogate.contract import SHA_RE
+from repogate.errors import GitError, UserInputError
+from repogate.patches import file_changes
 from repogate.tasks.ingest import Candidate
 from repogate.tasks.recipe import EnvMap, recipe_for
+from repogate.tasks.strength import (
+    DEFAULT_WINDOW,
+    Strength,
+    cohort_tags,
+    permissions_for,
+    sentinel_table,
+    sentinel_window,
+)
 from repogate.tasks.taskset import RejectedEntry
 
 REQUIRED = (
@@ -47,6 +63,18 @@ REQUIRED = (
     "PASS_TO_PASS",
 )
 FIX = "each instance needs " + ", ".join(REQUIRED)
+REPO_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$")
+_KEYS = {"fail_to_pass": "FAIL_TO_PASS", "pass_to_pass": "PASS_TO_PASS"}
+
+
+def _problem(error: Any) -> str:
+    """One pydantic error as ``<FIELD> <what>``, in the instance file's own field names."""
+    key = _KEYS.get(str(error["loc"][0]), str(error["loc"][0])) if error["loc"] else "(top level)"
+    if error["type"] == "value_error":
+        return f"{key} {str(error['msg']).removeprefix('Value error, ')}"
+    if error["type"] == "string_type":
+        return f"{key} must be a string (got {type(error['input']).__name__})"
+    return f"{key} {error['msg']}"
 
 
 def _id_list(value: Any) -> list[str]:
@@ -94,7 +122,27 @@ class Instance(BaseModel):
     @field_validator("version", mode="before")
     @classmethod
     def _version(cls, value: Any) -> str | None:
-        return None if value is None else str(value)
+        """SWE-bench writes ``"0.12"``; some copies a number. Anything else is a typo."""
+        if value is None or isinstance(value, str):
+            return value
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return str(value)
+        raise ValueError(f"must be a string or a number (got {type(value).__name__})")
+
+    @field_validator("repo")
+    @classmethod
+    def _repo(cls, value: str) -> str:
+        """``owner/name`` as on GitHub: the URL and the mirror's folder are built from it."""
+        if not REPO_RE.match(value) or any(part in (".", "..") for part in value.split("/")):
+            raise ValueError(f"must be owner/name as on GitHub (got {value!r})")
+        return value
+
+    @field_validator("base_commit")
+    @classmethod
+    def _sha(cls, value: str) -> str:
+        if not SHA_RE.match(value.strip().lower()):
+            raise ValueError(f"must be a commit SHA of 7 to 40 hex digits (got {value[:60]!r})")
+        return value.strip().lower()
 
 
 def _decode(
@@ -169,12 +217,9 @@ def read_instances(path: Path) -> list[Instance]:
         try:
             instances.append(Instance.model_validate(renamed))
         except ValidationError as exc:
-            first = exc.errors()[0]
-            key = {"fail_to_pass": "FAIL_TO_PASS", "pass_to_pass": "PASS_TO_PASS"}.get(
-                str(first["loc"][0]), str(first["loc"][0])
-            )
             raise UserInputError(
-                f"{path}:{line}: instance {value.get('instance_id', '?')!r}: {key} {first['msg']}",
+                f"{path}:{line}: instance {value.get('instance_id', '?')!r}: "
+                f"{_problem(exc.errors()[0])}",
                 FIX,
             ) from None
     if not instances:
@@ -191,9 +236,25 @@ def _files(patch: str) -> int:
 
 
 def draft(
-    instance: Instance, path: Path, env_map: EnvMap, repo_cache: Path | None
+    instance: Instance,
+    path: Path,
+    env_map: EnvMap,
+    repo_cache: Path | None,
+    strength: Strength = "lifecycle",
+    window: int = DEFAULT_WINDOW,
 ) -> Candidate | RejectedEntry:
-    """Draft one instance's contract; a rejected entry when its repository has no mirror."""
+    """Draft one instance's contract; a rejected entry when its repository has no mirror.
+
+    Args:
+        instance: the instance.
+        path: the instance file (named in the task's source).
+        env_map: recipes by repository and version.
+        repo_cache: local mirrors (the whole history, for the sentinel's window).
+        strength: ``lifecycle`` (base-passing regression, the sentinel window, permissions from
+            the reference's shape) or ``swebench`` (SWE-bench's rules); see
+            :mod:`repogate.tasks.strength`.
+        window: follow-up commits the sentinel replays at lifecycle strength.
+    """
     source = {"file": str(path), "instance_id": instance.instance_id}
     url = f"https://github.com/{instance.repo}"
     try:
@@ -220,8 +281,35 @@ def draft(
             reason="evaluator_error",
             detail=f"{type(exc).__name__}: {exc}"[:2000],
         )
+    try:
+        contract = _contract(instance, repo, (environment, test_command, origin), strength, window)
+    except GitError as exc:  # the mirror's history could not be read: the evaluator's side
+        return RejectedEntry(
+            id=instance.instance_id,
+            source=source,
+            reason="evaluator_error",
+            detail=f"reading the sentinel window: {exc}"[:2000],
+        )
+    files = {
+        "reference.diff": instance.patch.encode(),
+        "hidden_tests.diff": instance.test_patch.encode(),
+    }
+    return Candidate(id=instance.instance_id, source=source, contract=contract, files=files)
+
+
+def _contract(
+    instance: Instance,
+    repo: Path,
+    recipe: tuple[dict[str, Any], str | None, str],
+    strength: Strength,
+    window: int,
+) -> dict[str, Any]:
+    """The draft contract (TOML data) of ``instance`` at ``strength``."""
+    environment, test_command, origin = recipe
+    reference = instance.patch.encode()
     cohort = {
         "source": "swebench",
+        "strength": strength,
         "repo": instance.repo,
         "files": str(_files(instance.patch)),
         "hunks": str(_hunks(instance.patch)),
@@ -235,17 +323,17 @@ def draft(
         "hidden_tests": {"file": "hidden_tests.diff"},
         "fail_to_pass": instance.fail_to_pass,
         "pass_to_pass": instance.pass_to_pass,
-        # SWE-bench's rule: the instance's PASS_TO_PASS is the regression set (its harness never
-        # runs the whole suite; sympy's takes hours)
-        "regression": "declared",
+        # lifecycle: every test that passed at the base must still pass; SWE-bench's rule: the
+        # instance's PASS_TO_PASS only (its harness never runs the whole suite)
+        "regression": "base-passing" if strength == "lifecycle" else "declared",
     }
     if test_command:
         oracles["test_command"] = test_command
-    contract = {
+    contract: dict[str, Any] = {
         "id": instance.instance_id,
-        "repo": url,
+        "repo": f"https://github.com/{instance.repo}",
         "base_commit": instance.base_commit,
-        "profile": "hermetic",
+        "profile": "hermetic",  # hermetic + sentinel: see repogate.tasks.strength
         "cohort": cohort,
         "requirement": {
             "statement": instance.problem_statement or f"resolve {instance.instance_id}",
@@ -263,8 +351,12 @@ def draft(
         "oracles": oracles,
         "reference": {"file": "reference.diff"},
     }
-    files = {
-        "reference.diff": instance.patch.encode(),
-        "hidden_tests.diff": instance.test_patch.encode(),
-    }
-    return Candidate(id=instance.instance_id, source=source, contract=contract, files=files)
+    if strength == "lifecycle":
+        found = sentinel_window(repo, instance.base_commit, reference, window)
+        paths = sorted({c.path for c in file_changes(reference)})
+        contract["permissions"] = permissions_for(reference)
+        contract["sentinel"] = sentinel_table(found, paths)
+        if found.branch:
+            contract["target_branch"] = found.branch
+        cohort.update(cohort_tags(reference, found))
+    return contract

@@ -93,7 +93,8 @@ class SentinelInputs:
         config: the contract's ``[sentinel]`` table.
         run_tests: runs test files in a checkout (see :data:`repogate.gates.sentinel._history.TestRunner`).
         cache_dir: where real-history results are cached.
-        reference: the reference (gold) commit; follow-ups by count start after it.
+        reference: the commit follow-ups start after: the contract's ``sentinel.after`` (an
+            imported fix's landing), else its reference (gold) commit; by count, they start after it.
         target: the target head the candidate was merged into (the contract's ``target_commit``),
             or None: its changes are in ``start_tree`` already, so no replay applies them again
             (:func:`repogate.git.replay_commit`, ``held``).
