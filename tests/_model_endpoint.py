@@ -1,0 +1,103 @@
+"""A scripted OpenAI-compatible endpoint on loopback: the HTTP path is real, the model is a script.
+
+It answers ``POST /v1/chat/completions`` with the next scripted reply (the last one again once
+the script is spent) and ``GET /v1/models/{id}`` with the model's card, and records every request
+(its JSON body and its Authorization header) for tests to assert on.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+REPORTED_MODEL = "fake-coder-2026-01-05"
+"""The model name (with its version) the endpoint reports in every answer."""
+
+
+@dataclass
+class Endpoint:
+    """The running endpoint: its base URL, the script, and what it was asked."""
+
+    base_url: str
+    replies: list[str]
+    tokens_per_call: int = 100
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    authorizations: list[str] = field(default_factory=list)
+
+    def chat_calls(self) -> list[dict[str, Any]]:
+        """The chat-completion requests' bodies, in order."""
+        return [r for r in self.requests if "messages" in r]
+
+
+def _handler(endpoint: Endpoint) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+        def _send(self, body: dict[str, Any]) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            endpoint.authorizations.append(self.headers.get("Authorization", ""))
+            name = self.path.rsplit("/", 1)[-1]
+            endpoint.requests.append({"get": self.path})
+            self._send(
+                {"id": REPORTED_MODEL, "object": "model", "created": 1767571200, "owned_by": name}
+            )
+
+        def do_POST(self) -> None:
+            endpoint.authorizations.append(self.headers.get("Authorization", ""))
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+            endpoint.requests.append(body)
+            index = min(len(endpoint.chat_calls()), len(endpoint.replies)) - 1
+            half = endpoint.tokens_per_call // 2
+            self._send(
+                {
+                    "id": f"call-{len(endpoint.requests)}",
+                    "object": "chat.completion",
+                    "created": 1767571200,
+                    "model": REPORTED_MODEL,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": endpoint.replies[index]},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": endpoint.tokens_per_call - half,
+                        "completion_tokens": half,
+                        "total_tokens": endpoint.tokens_per_call,
+                    },
+                }
+            )
+
+    return Handler
+
+
+@contextmanager
+def scripted_endpoint(replies: Sequence[str], tokens_per_call: int = 100) -> Iterator[Endpoint]:
+    """Serve ``replies`` on 127.0.0.1 (a free port) until the block ends."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    endpoint = Endpoint(
+        f"http://127.0.0.1:{server.server_address[1]}/v1", list(replies), tokens_per_call
+    )
+    server.RequestHandlerClass = _handler(endpoint)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield endpoint
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
