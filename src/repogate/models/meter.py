@@ -5,7 +5,8 @@
 dollars spent, and raises :class:`~repogate.errors.BudgetExceeded` at a limit; after each call it
 adds the call's usage and records the call in the trajectory (a failed call too, with its error).
 A call that takes spending past a limit is kept (its reply was paid for) and the agent stops
-before the next one. The agent's loop catches ``BudgetExceeded`` in one place and ends with
+before its next call or sandboxed action (:func:`repogate.agents.model_agent.run_action` checks
+too). The agent's loop catches ``BudgetExceeded`` in one place and ends with
 status ``budget_exceeded``.
 """
 
