@@ -145,6 +145,13 @@ def test_baseline_that_finds_the_bug_is_accepted(
     shown = capsys.readouterr().out
     assert "trajectory: done: 2 model calls; 2 commands; 2 edits; 500 tokens" in shown
     assert REPORTED_MODEL in shown
+    # The same agent text against another endpoint is another configuration: refused, exit 2.
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    again = main(
+        ["run", str(parser.contracts[0]), "--agent", "baseline:fake-coder", "--out", str(out)]
+    )
+    assert again == ExitCode.USAGE
+    assert "agent baseline:fake-coder changed" in capsys.readouterr().err
 
 
 def test_baseline_that_edits_the_tests_is_rejected_by_integrity(
@@ -285,5 +292,16 @@ def test_replay_of_a_recorded_trajectory_is_accepted_without_an_endpoint(
     )
     monkeypatch.delenv("OPENAI_API_KEY")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    row = _run(capsys, parser.contracts[0], f"baseline:@{recording}", tmp_path / "again")
-    assert row["accepted"] is True and row["agent_status"] == "done"
+    again = tmp_path / "again"
+    code, rows = run_json(
+        capsys,
+        str(parser.contracts[0]),
+        *("--agent", f"baseline:@{recording}", "--agent", "null", "--out", str(again)),
+    )
+    assert code == ExitCode.OK
+    replayed = next(r for r in rows if r["agent"] != "null")
+    assert replayed["accepted"] is True and replayed["agent_status"] == "done"
+    # The report's autonomy rule can take the baseline agent as its baseline.
+    assert main(["report", str(again), "--json", "--baseline", "baseline:@recorded"]) == ExitCode.OK
+    report = json.loads(capsys.readouterr().out)
+    assert report["baseline"] == "baseline:@recorded"
