@@ -13,8 +13,17 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from repogate.cli import main
+from repogate.models.trajectory import Trajectory
+from repogate.tasks.scenarios import BuiltScenario
+
+TEST_KEY = "sk-test-never-written-4711"
+"""The API key the model-agent tests set; no file of a run may hold it."""
 REPORTED_MODEL = "fake-coder-2026-01-05"
 """The model name (with its version) the endpoint reports in every answer."""
 
@@ -101,3 +110,68 @@ def scripted_endpoint(replies: Sequence[str], tokens_per_call: int = 100) -> Ite
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+@dataclass
+class ModelRuns:
+    """``repogate run --json`` of one model-driven agent on a scenario, against a scripted endpoint.
+
+    Attributes:
+        scenario: the built scenario (its first contract is run).
+        out: the run folder of the last run.
+    """
+
+    scenario: BuiltScenario
+    tmp_path: Path
+    capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch
+    out: Path = Path()
+
+    def contract(self, permissions: str) -> Path:
+        """A copy of the scenario's contract with ``permissions`` lines added (budgets)."""
+        text = self.scenario.contracts[0].read_text()
+        path = self.scenario.contracts[0].parent / "budgeted.toml"
+        path.write_text(text.replace("[permissions]\n", f"[permissions]\n{permissions}\n", 1))
+        return path
+
+    def run(self, agent: str, contract: Path | None = None) -> dict[str, object]:
+        """Run ``agent`` (against whatever ``OPENAI_BASE_URL`` names); return its one row."""
+        self.out = self.tmp_path / f"run{len(list(self.tmp_path.glob('run*')))}"
+        chosen = contract or self.scenario.contracts[0]
+        argv = ["run", str(chosen), "--agent", agent, "--out", str(self.out), "--json"]
+        assert main(argv) == 0
+        (row,) = json.loads(self.capsys.readouterr().out)
+        assert isinstance(row, dict)
+        return row
+
+    def served(
+        self, agent: str, replies: Sequence[str], tokens: int = 100, contract: Path | None = None
+    ) -> tuple[dict[str, object], Endpoint]:
+        """Run ``agent`` against ``replies`` served on loopback."""
+        with scripted_endpoint(replies, tokens) as endpoint:
+            self.monkeypatch.setenv("OPENAI_BASE_URL", endpoint.base_url)
+            return self.run(agent, contract), endpoint
+
+    def unreachable(self, agent: str) -> dict[str, object]:
+        """Run ``agent`` against a loopback port nothing listens on."""
+        with scripted_endpoint([]) as gone:
+            url = gone.base_url
+        self.monkeypatch.setenv("OPENAI_BASE_URL", url)
+        return self.run(agent)
+
+    def trajectory(self) -> Trajectory:
+        """The last run's one attempt's trajectory."""
+        return Trajectory.model_validate_json(
+            self.attempt().joinpath("agent", "trajectory.json").read_bytes()
+        )
+
+    def attempt(self) -> Path:
+        """The last run's one attempt folder."""
+        (folder,) = (self.out / "attempts").iterdir()
+        return folder
+
+    def no_key_anywhere(self, key: str) -> None:
+        """Assert that no file of the last run holds ``key``."""
+        for path in self.out.rglob("*"):
+            if path.is_file() and not path.is_symlink():
+                assert key.encode() not in path.read_bytes(), path

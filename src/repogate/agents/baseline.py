@@ -33,33 +33,25 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from repogate._files import first_problem, read_text, write_bytes_nofollow
+from repogate._files import read_toml_model, write_bytes_nofollow
 from repogate._model import FrozenModel
 from repogate._version import __version__
 from repogate.agent_spec import ModelSpec
 from repogate.agents import _baseline_prompts as prompts
 from repogate.agents._edits import Edit, EditSession, parse_edits
 from repogate.agents._localise import rank, read_files, skeleton
-from repogate.agents.model_agent import (
-    build_model,
-    endpoint_of,
-    finish,
-    last_reported,
-    reported_model,
-    run_action,
-)
-from repogate.errors import AgentSpecError, BudgetExceeded, ModelError
-from repogate.models.meter import DEFAULT_SAMPLES, Budget, Meter
+from repogate.agents.model_agent import GaveUp, ModelAgent, endpoint_of, run_action
+from repogate.errors import AgentSpecError
+from repogate.models.meter import DEFAULT_SAMPLES, Meter
 from repogate.models.openai_compat import Sampling
-from repogate.models.trajectory import Note, Recorder
-from repogate.protocols import ChatMessage, Proposal, TaskView
+from repogate.models.trajectory import Note
+from repogate.protocols import ChatMessage, TaskView
 from repogate.sandbox import SandboxPolicy
 
 AGENT_VERSION = "baseline/1"
@@ -89,17 +81,13 @@ def load_config(path: Path | None) -> BaselineConfig:
     """
     if path is None:
         return BaselineConfig()
-    text = read_text(path, "baseline configuration", AgentSpecError, "give a .toml file")
-    try:
-        return BaselineConfig.model_validate(tomllib.loads(text))
-    except tomllib.TOMLDecodeError as exc:
-        raise AgentSpecError(
-            f"baseline configuration {path} is not TOML: {exc}", "fix it"
-        ) from None
-    except ValidationError as exc:
-        raise AgentSpecError(
-            f"baseline configuration {path}: {first_problem(exc)}", "see repogate.agents.baseline"
-        ) from None
+    return read_toml_model(
+        path,
+        BaselineConfig,
+        "baseline configuration",
+        AgentSpecError,
+        "see repogate.agents.baseline",
+    )
 
 
 def configuration(spec: ModelSpec) -> dict[str, Any]:
@@ -156,31 +144,19 @@ def _remove_new(workspace: Path, before: set[str]) -> None:
             path.unlink(missing_ok=True)
 
 
-class BaselineAgent:
+class BaselineAgent(ModelAgent[BaselineConfig]):
     """Localise, repair, validate (:class:`~repogate.protocols.Agent`; see the module docstring)."""
 
-    def __init__(self, spec: ModelSpec, config: BaselineConfig, budget: Budget) -> None:
-        self.spec = spec.text
-        self._spec = spec
-        self._config = config
-        self._budget = budget
+    def _sampling(self) -> Sampling:
+        return self._config.sampling
 
-    def propose(
-        self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy
-    ) -> Proposal:
-        """Run the three steps; every end (budget, model failure, no edit) is a status."""
-        recorder = Recorder()
-        meter = Meter(build_model(self._spec, self._config.sampling), self._budget, recorder)
-        status = "done"
-        try:
-            detail = self._work(task, workspace, policy, meter)
-        except BudgetExceeded as exc:
-            status, detail = "budget_exceeded", str(exc)
-        except ModelError as exc:
-            status, detail = "agent_error", f"model call failed: {exc}"
-        except _NoUsableEdit as exc:
-            status, detail = "agent_error", str(exc)
-        return finish(self._spec, recorder, output, status, detail, last_reported(recorder))
+    def _configuration(self) -> dict[str, Any]:
+        return configuration(self._spec)
+
+    def _loop(
+        self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy, meter: Meter
+    ) -> tuple[str, str]:
+        return "done", self._work(task, workspace, policy, meter)
 
     def _work(self, task: TaskView, workspace: Path, policy: SandboxPolicy, meter: Meter) -> str:
         chosen, files = self._localise(task, workspace, meter)
@@ -203,7 +179,7 @@ class BaselineAgent:
                 if scored is not None and scored.done:
                     break
             if best is None:
-                raise _NoUsableEdit(
+                raise GaveUp(
                     f"no usable edit in {self._budget.samples} samples (none applied exactly)"
                 )
             meter.recorder.add(Note(text=f"sample {best.sample} kept: {best.summary}"))
@@ -284,15 +260,6 @@ class BaselineAgent:
         finally:
             _remove_new(workspace, before)
         return _score(tests.output, repro)
-
-    def describe(self) -> dict[str, Any]:
-        """The spec, its configuration (:func:`configuration`) and what the endpoint reports."""
-        return {
-            "spec": self.spec,
-            "kind": "baseline",
-            **configuration(self._spec),
-            "reported_model": reported_model(self._spec, self._config.sampling),
-        }
 
 
 def _statement(task: TaskView) -> str:

@@ -38,19 +38,10 @@ from typing import Any
 from repogate._files import write_bytes_nofollow
 from repogate._version import __version__
 from repogate.agent_spec import ModelSpec
-from repogate.agents.model_agent import (
-    build_model,
-    endpoint_of,
-    finish,
-    last_reported,
-    reported_model,
-    run_action,
-)
-from repogate.errors import AgentSpecError, BudgetExceeded, ModelError
-from repogate.models.meter import Budget, Meter
-from repogate.models.openai_compat import Sampling
-from repogate.models.trajectory import Recorder
-from repogate.protocols import ChatMessage, Proposal, TaskView
+from repogate.agents.model_agent import ModelAgent, endpoint_of, run_action
+from repogate.errors import AgentSpecError
+from repogate.models.meter import Meter
+from repogate.protocols import ChatMessage, TaskView
 from repogate.sandbox import SandboxPolicy
 
 ADAPTER_VERSION = "mini-adapter/1"
@@ -254,22 +245,16 @@ class SandboxEnvironment:
         return {"info": {"config": {"environment": self.config, "environment_type": "repogate"}}}
 
 
-class MiniAgent:
+class MiniAgent(ModelAgent[dict[str, Any]]):
     """mini-swe-agent's ``DefaultAgent`` with :class:`SeamModel` and :class:`SandboxEnvironment`."""
 
-    def __init__(self, spec: ModelSpec, config: dict[str, Any], budget: Budget) -> None:
-        self.spec = spec.text
-        self._spec = spec
-        self._config = config
-        self._budget = budget
+    def _configuration(self) -> dict[str, Any]:
+        return configuration(self._spec)
 
-    def propose(
-        self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy
-    ) -> Proposal:
-        """Run the loop on the task's statement; every end is a status, never a raise."""
+    def _loop(
+        self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy, meter: Meter
+    ) -> tuple[str, str]:
         default = _import("minisweagent.agents.default")
-        recorder = Recorder()
-        meter = Meter(build_model(self._spec, Sampling()), self._budget, recorder)
         model = SeamModel(meter, self._config.get("model", {}), self._spec.model)
         env = SandboxEnvironment(workspace, policy, meter, self._config.get("environment", {}))
         known = set(default.AgentConfig.model_fields)
@@ -277,22 +262,10 @@ class MiniAgent:
         agent = default.DefaultAgent(model, env, **{**settings, "output_path": None})
         try:
             ended = agent.run(task.statement)
-            exit_status = str(ended.get("exit_status", ""))
-            status = _ENDS.get(exit_status, "agent_error")
-            detail = f"mini-swe-agent exit status {exit_status or 'none'}"
-        except BudgetExceeded as exc:
-            status, detail = "budget_exceeded", str(exc)
-        except ModelError as exc:
-            status, detail = "agent_error", f"model call failed: {exc}"
-        own = json.dumps(agent.serialize(), indent=1, default=str).encode()
-        write_bytes_nofollow(output, "mini-trajectory.json", own)
-        return finish(self._spec, recorder, output, status, detail, last_reported(recorder))
-
-    def describe(self) -> dict[str, Any]:
-        """The spec, its configuration and what the endpoint reports of the model."""
-        return {
-            "spec": self.spec,
-            "kind": "mini",
-            **configuration(self._spec),
-            "reported_model": reported_model(self._spec, Sampling()),
-        }
+        finally:  # its own record, whatever the end
+            own = json.dumps(agent.serialize(), indent=1, default=str).encode()
+            write_bytes_nofollow(output, "mini-trajectory.json", own)
+        exit_status = str(ended.get("exit_status", ""))
+        return _ENDS.get(exit_status, "agent_error"), (
+            f"mini-swe-agent exit status {exit_status or 'none'}"
+        )

@@ -10,13 +10,13 @@ trajectory), and at most the wall time left. Every attempt, whatever its end, le
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from repogate import sandbox
 from repogate._version import __version__
 from repogate.agent_spec import ModelSpec
-from repogate.errors import BudgetExceeded
-from repogate.models.meter import Meter
+from repogate.errors import BudgetExceeded, ModelError
+from repogate.models.meter import Budget, Meter
 from repogate.models.openai_compat import OpenAIModel, Sampling, endpoint, require_key
 from repogate.models.replay import ReplayModel, load_replies
 from repogate.models.trajectory import (
@@ -26,8 +26,10 @@ from repogate.models.trajectory import (
     Recorder,
     write_trajectory,
 )
-from repogate.protocols import ChatModel, Proposal, Usage
+from repogate.protocols import ChatModel, Proposal, TaskView, Usage
 from repogate.sandbox import SandboxPolicy
+
+C = TypeVar("C")
 
 
 def check_ready(spec: ModelSpec) -> None:
@@ -88,6 +90,67 @@ def run_action(
     )
     meter.recorder.add(action)
     return action
+
+
+class GaveUp(Exception):
+    """The agent ends without a usable proposal (no usable edit); its message says why."""
+
+
+class ModelAgent(Generic[C]):
+    """What the model-driven agents share: spec, configuration, budget, and how an attempt ends.
+
+    A subclass gives its sampling settings, its configuration for the manifest and its loop
+    (``_loop``: returns its status and detail). Every end is a status, caught here in one place:
+    a budget reached is ``budget_exceeded``, a failed model call or :class:`GaveUp` is
+    ``agent_error``. The trajectory is written whatever the end.
+
+    Args:
+        spec: the parsed spec.
+        config: the agent's own configuration.
+        budget: the contract's budgets.
+    """
+
+    def __init__(self, spec: ModelSpec, config: C, budget: Budget) -> None:
+        self.spec = spec.text
+        self._spec = spec
+        self._config = config
+        self._budget = budget
+
+    def _sampling(self) -> Sampling:
+        return Sampling()
+
+    def _configuration(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _loop(
+        self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy, meter: Meter
+    ) -> tuple[str, str]:
+        raise NotImplementedError
+
+    def propose(
+        self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy
+    ) -> Proposal:
+        """Run the agent's loop with a metered model; every end is a status, never a raise."""
+        recorder = Recorder()
+        meter = Meter(build_model(self._spec, self._sampling()), self._budget, recorder)
+        try:
+            status, detail = self._loop(task, workspace, output, policy, meter)
+        except BudgetExceeded as exc:
+            status, detail = "budget_exceeded", str(exc)
+        except ModelError as exc:
+            status, detail = "agent_error", f"model call failed: {exc}"
+        except GaveUp as exc:
+            status, detail = "agent_error", str(exc)
+        return finish(self._spec, recorder, output, status, detail, last_reported(recorder))
+
+    def describe(self) -> dict[str, Any]:
+        """The manifest's entry: spec, kind, configuration, and what the endpoint reports."""
+        return {
+            "spec": self.spec,
+            "kind": self._spec.kind,
+            **self._configuration(),
+            "reported_model": reported_model(self._spec, self._sampling()),
+        }
 
 
 def finish(
