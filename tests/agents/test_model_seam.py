@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 from pathlib import Path
 
 import pytest
@@ -228,3 +229,22 @@ def test_openai_model_over_http_prices_tokens_and_keeps_the_key_out_of_errors(
     assert key not in str(caught.value) and "APIConnectionError" in str(caught.value)
     assert "error" in offline.reported()
     assert os.environ["OPENAI_API_KEY"] == key
+
+
+def test_model_agents_travel_to_worker_processes_without_a_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent is pickled to a worker (``--workers``): it must go whole, and carry no key."""
+    from repogate.agents import make_agent
+    from repogate.contract import load_contract
+    from repogate.tasks.scenarios import build_scenario
+
+    key = "sk-never-pickled-31337"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    built = build_scenario("parser", tmp_path / "scenario")
+    contract = load_contract(built.contracts[0])
+    for text in ("baseline:m", "mini:m"):
+        agent = make_agent(parse_agent_spec(text), contract, built.repo)
+        data = pickle.dumps(agent)
+        assert key.encode() not in data
+        assert pickle.loads(data).spec == text  # noqa: S301 - our own bytes, just made
