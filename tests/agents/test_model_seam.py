@@ -248,3 +248,26 @@ def test_model_agents_travel_to_worker_processes_without_a_key(
         data = pickle.dumps(agent)
         assert key.encode() not in data
         assert pickle.loads(data).spec == text  # noqa: S301 - our own bytes, just made
+
+
+def test_a_cmd_agents_trajectory_file_is_read_and_a_bad_one_named(tmp_path: Path) -> None:
+    from repogate.agents.command import read_agent_output
+
+    good = tmp_path / "good"
+    good.mkdir()
+    recorder = Recorder()
+    recorder.call([ChatMessage(role="user", content="fix it")], 0.0, _reply("done", 42), 1.0)
+    write_trajectory(good, recorder.finish("cmd:agent", "m", "done", ""))
+    found = read_agent_output(good)
+    assert (found["trajectory"], found["model_calls"], found["steps"]) == ("trajectory.json", 1, 0)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "trajectory.json").write_text('{"steps": [{"kind": "dance"}]}')
+    said = read_agent_output(bad)
+    assert "trajectory" not in said
+    assert said["detail"].startswith("trajectory.json is not a repogate trajectory")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "trajectory.json").symlink_to(good / "trajectory.json")
+    refused = read_agent_output(linked)
+    assert "trajectory" not in refused and refused["refused_links"] == ("trajectory.json",)
