@@ -35,6 +35,7 @@ class Endpoint:
     base_url: str
     replies: list[str]
     tokens_per_call: int = 100
+    cost_per_call: float | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
     authorizations: list[str] = field(default_factory=list)
 
@@ -87,6 +88,11 @@ def _handler(endpoint: Endpoint) -> type[BaseHTTPRequestHandler]:
                         "prompt_tokens": endpoint.tokens_per_call - half,
                         "completion_tokens": half,
                         "total_tokens": endpoint.tokens_per_call,
+                        **(
+                            {}
+                            if endpoint.cost_per_call is None
+                            else {"cost": endpoint.cost_per_call}
+                        ),
                     },
                 }
             )
@@ -95,11 +101,19 @@ def _handler(endpoint: Endpoint) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def scripted_endpoint(replies: Sequence[str], tokens_per_call: int = 100) -> Iterator[Endpoint]:
-    """Serve ``replies`` on 127.0.0.1 (a free port) until the block ends."""
+def scripted_endpoint(
+    replies: Sequence[str], tokens_per_call: int = 100, cost_per_call: float | None = None
+) -> Iterator[Endpoint]:
+    """Serve ``replies`` on 127.0.0.1 (a free port) until the block ends.
+
+    ``cost_per_call`` is sent as ``usage.cost`` (as OpenRouter does) when given.
+    """
     server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
     endpoint = Endpoint(
-        f"http://127.0.0.1:{server.server_address[1]}/v1", list(replies), tokens_per_call
+        f"http://127.0.0.1:{server.server_address[1]}/v1",
+        list(replies),
+        tokens_per_call,
+        cost_per_call,
     )
     server.RequestHandlerClass = _handler(endpoint)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

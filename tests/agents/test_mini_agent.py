@@ -87,3 +87,15 @@ def test_mini_against_an_unreachable_endpoint_is_the_agents_failure(model_runs: 
     row = model_runs.unreachable("mini:fake-coder")
     assert row["agent_status"] == "agent_error"
     assert str(row["agent_detail"]).startswith("model call failed: APIConnectionError")
+
+
+def test_mini_that_edits_the_tests_is_rejected_by_integrity(model_runs: ModelRuns) -> None:
+    """A loop that weakens the tests it is graded on gets through the agent, not the gate."""
+    replies = [
+        _command("sed -i 's/\"timeout=0\", //' tests/test_parser.py"),
+        _command("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
+    ]
+    row, _ = model_runs.served("mini:fake-coder", replies)
+    assert row["agent_status"] == "done"
+    assert row["accepted"] is False
+    assert "oracle_untouched" in row["failed"]  # type: ignore[operator]

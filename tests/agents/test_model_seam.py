@@ -222,7 +222,11 @@ def test_openai_model_over_http_prices_tokens_and_keeps_the_key_out_of_errors(
     (body,) = endpoint.chat_calls()
     assert (body["temperature"], body["seed"], body["max_tokens"]) == (0.3, 7, 4096)
     assert key not in str(model.describe())
-    monkeypatch.setenv("OPENAI_BASE_URL", endpoint.base_url)  # nothing listens there now
+    with scripted_endpoint(["priced"], cost_per_call=0.0125) as priced:
+        monkeypatch.setenv("OPENAI_BASE_URL", priced.base_url)
+        said = model.complete([ChatMessage(role="user", content="hi")], 0.0)
+    assert said.usage.cost_usd == 0.0125  # the endpoint's own figure beats the configured prices
+    monkeypatch.setenv("OPENAI_BASE_URL", priced.base_url)  # nothing listens there now
     offline = OpenAIModel("m", Sampling(max_retries=0, timeout_s=5))
     with pytest.raises(ModelError) as caught:
         offline.complete([ChatMessage(role="user", content="hi")], 0.0)

@@ -110,10 +110,6 @@ class _Scored:
     done: bool
 
 
-class _NoUsableEdit(Exception):
-    """No sample gave an edit that applied."""
-
-
 def _score(output: str, repro: int | None) -> tuple[int, int, str]:
     counts = {"passed": 0, "failed": 0, "error": 0}
     for number, word in _COUNTS.findall(output[-4000:]):
