@@ -99,3 +99,20 @@ def test_mini_that_edits_the_tests_is_rejected_by_integrity(model_runs: ModelRun
     assert row["agent_status"] == "done"
     assert row["accepted"] is False
     assert "oracle_untouched" in row["failed"]  # type: ignore[operator]
+
+
+def test_mini_past_its_wall_time_is_stopped_inside_the_action(model_runs: ModelRuns) -> None:
+    """A sandboxed action gets at most the wall time left; then the agent stops."""
+    text = (
+        model_runs.scenario.contracts[0]
+        .read_text()
+        .replace("time_budget_s = 120", "time_budget_s = 4")
+    )
+    contract = model_runs.scenario.contracts[0].parent / "short.toml"
+    contract.write_text(text)
+    row, endpoint = model_runs.served("mini:fake-coder", [_command("sleep 60")], 10, contract)
+    assert row["agent_status"] == "budget_exceeded"
+    assert str(row["agent_detail"]).startswith("wall_time_s budget of 4 reached")
+    (action,) = [s for s in model_runs.trajectory().steps if isinstance(s, Action)]
+    assert action.timed_out and action.seconds < 10
+    assert len(endpoint.chat_calls()) == 1
