@@ -222,6 +222,7 @@ def test_openai_model_over_http_prices_tokens_and_keeps_the_key_out_of_errors(
     (body,) = endpoint.chat_calls()
     assert (body["temperature"], body["seed"], body["max_tokens"]) == (0.3, 7, 4096)
     assert key not in str(model.describe())
+    assert key.encode() not in pickle.dumps(model)  # its client, which holds the key, stays here
     with scripted_endpoint(["priced"], cost_per_call=0.0125) as priced:
         monkeypatch.setenv("OPENAI_BASE_URL", priced.base_url)
         said = model.complete([ChatMessage(role="user", content="hi")], 0.0)

@@ -1,9 +1,10 @@
 """Any OpenAI-compatible chat-completions endpoint, through the ``openai`` package.
 
 The endpoint is ``OPENAI_BASE_URL`` (the OpenAI client's own variable; unset: OpenAI's), the key
-``OPENAI_API_KEY``, both read from the harness's environment when a call is made. The key is
-never stored on an object, written to a file or a log, or passed to the sandbox; an error message
-that quotes it has it replaced by ``<key>``. The client's exceptions are translated here, once,
+``OPENAI_API_KEY``, both read from the harness's environment when a call is made. The key is held
+in memory only, by the one client an attempt's model makes (never pickled), and never written to
+a file or a log or passed to the sandbox; an error message that quotes it has it replaced by
+``<key>``. The client's exceptions are translated here, once,
 into :class:`~repogate.errors.ModelError`.
 
 Cost: a response's ``usage.cost`` when the endpoint reports one (OpenRouter and LiteLLM proxies
@@ -79,6 +80,24 @@ class OpenAIModel:
     def __init__(self, name: str, sampling: Sampling) -> None:
         self.name = name
         self.sampling = sampling
+        self._made: tuple[str, str, openai.OpenAI] | None = None
+
+    def _client(self, key: str) -> openai.OpenAI:
+        """The client for this key and endpoint, made once (making one costs ~0.1 s)."""
+        url = endpoint()
+        if self._made is None or self._made[:2] != (key, url):
+            client = openai.OpenAI(
+                api_key=key,
+                base_url=url,
+                timeout=self.sampling.timeout_s,
+                max_retries=self.sampling.max_retries,
+            )
+            self._made = (key, url, client)
+        return self._made[2]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its client (which holds the key): a worker makes its own."""
+        return {**self.__dict__, "_made": None}
 
     def complete(self, messages: Sequence[ChatMessage], temperature: float) -> ModelReply:
         """Send one chat completion; see :meth:`repogate.protocols.ChatModel.complete`.
@@ -97,18 +116,12 @@ class OpenAIModel:
         if self.sampling.seed is not None:
             extra["seed"] = self.sampling.seed
         try:
-            with openai.OpenAI(
-                api_key=key,
-                base_url=endpoint(),
-                timeout=self.sampling.timeout_s,
-                max_retries=self.sampling.max_retries,
-            ) as client:
-                response = client.chat.completions.create(
-                    model=self.name,
-                    messages=[{"role": m.role, "content": m.content} for m in messages],  # type: ignore[misc]
-                    temperature=temperature,
-                    **extra,
-                )
+            response = self._client(key).chat.completions.create(
+                model=self.name,
+                messages=[{"role": m.role, "content": m.content} for m in messages],  # type: ignore[misc]
+                temperature=temperature,
+                **extra,
+            )
         except openai.OpenAIError as exc:
             raise ModelError(_redacted(f"{type(exc).__name__}: {exc}", key)) from None
         if not response.choices:
