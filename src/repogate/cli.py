@@ -129,7 +129,7 @@ def run_cmd(
         list[str] | None,
         typer.Option(
             "--agent",
-            help="gold | null | predictions:FILE | cmd:'COMMAND' | scripted:FILE (repeatable).",
+            help="gold | null | predictions:FILE | cmd:'COMMAND' | scripted:FILE | baseline:MODEL | mini:MODEL (repeatable; see docs/model-agents.md).",
         ),
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="Run directory (rerun to resume).")] = Path(
