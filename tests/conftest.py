@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from _model_endpoint import TEST_KEY, ModelRuns
 from repogate import sandbox
 from repogate.cli import main
 from repogate.store import AttemptRecord, Store
@@ -40,6 +41,18 @@ def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An environment cache shared by one test module's runs (venvs are built once)."""
     return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture
+def model_runs(
+    parser: BuiltScenario,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> ModelRuns:
+    """Runs of a model-driven agent on the parser scenario, the test key set (``TEST_KEY``)."""
+    monkeypatch.setenv("OPENAI_API_KEY", TEST_KEY)
+    return ModelRuns(parser, tmp_path, capsys, monkeypatch)
 
 
 @pytest.fixture

@@ -21,13 +21,16 @@ import json
 import os
 import secrets
 import stat
+import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from repogate.errors import UserInputError
+
+_M = TypeVar("_M", bound=BaseModel)
 
 
 def read_text(path: Path, what: str, error: Callable[[str, str], UserInputError], fix: str) -> str:
@@ -92,6 +95,28 @@ def read_json_object(
         got = _JSON_TYPES.get(type(data), type(data).__name__)
         raise error(f"{what} {path}: expected a JSON object {{...}}, got {got}", fix)
     return data
+
+
+def read_toml_model(
+    path: Path,
+    model: type[_M],
+    what: str,
+    error: Callable[[str, str], UserInputError],
+    fix: str,
+) -> _M:
+    """Read ``path`` as TOML and validate it as ``model``.
+
+    Raises:
+        UserInputError: (``error``) unreadable, not TOML, or not valid (the first key named,
+            then ``fix``).
+    """
+    text = read_text(path, what, error, "give a TOML file")
+    try:
+        return model.model_validate(tomllib.loads(text))
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{what} {path} is not TOML: {exc}", "fix the TOML syntax") from None
+    except ValidationError as exc:
+        raise error(f"{what} {path}: {first_problem(exc)}", fix) from None
 
 
 def first_problem(exc: ValidationError) -> str:

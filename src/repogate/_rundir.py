@@ -62,7 +62,8 @@ class RunInputs(BaseModel):
         for spec, fingerprint in self.agents.items():
             if recorded.agents.get(spec, fingerprint) != fingerprint:
                 raise RunDirError(
-                    f"{where}: agent {spec} changed (a file it names differs)",
+                    f"{where}: agent {spec} changed (a file it names, or a model-driven "
+                    "agent's configuration: endpoint, sampling, prompts, version, differs)",
                     _NEW_FOLDER,
                 )
         return recorded.model_copy(update={"agents": {**recorded.agents, **self.agents}})

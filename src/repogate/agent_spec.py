@@ -10,7 +10,14 @@ text                    value               agent
 ``cmd:COMMAND``         :class:`CmdSpec`    any command-line agent, split as a shell splits
                                             words (no shell runs it)
 ``scripted:FILE``       :class:`ScriptSpec` canned edits from a TOML file
+``baseline:MODEL``      :class:`ModelSpec`  localise, repair, validate with MODEL
+                                            (``baseline:MODEL:CONFIG.toml`` sets sampling)
+``mini:MODEL``          :class:`ModelSpec`  mini-swe-agent's loop with MODEL, actions in
+                                            the sandbox (``mini:MODEL:CONFIG.yaml``)
 ======================  ==================  ===============================================
+
+A model-driven agent's MODEL is the name sent to the OpenAI-compatible endpoint
+(``OPENAI_BASE_URL``), or ``@FILE``: replay the replies of a recorded trajectory.
 
 :data:`AgentSpec` is their union, told apart by ``kind``. :func:`parse_agent_spec` is the one
 place the text is read; everything after it (the runner, the store's attempt ids, the agents'
@@ -22,6 +29,7 @@ there, once (``file``, ``argv``), while ``text`` keeps what the user wrote.
 from __future__ import annotations
 
 import hashlib
+import json
 import shlex
 from collections.abc import Iterable
 from pathlib import Path
@@ -32,7 +40,11 @@ from pydantic import Field
 from repogate._model import FrozenModel
 from repogate.errors import AgentSpecError
 
-KINDS_HINT = "use one of: gold, null, predictions:FILE, cmd:'COMMAND', scripted:FILE"
+KINDS_HINT = (
+    "use one of: gold, null, predictions:FILE, cmd:'COMMAND', scripted:FILE, baseline:MODEL, "
+    "mini:MODEL"
+)
+_CONFIG_SUFFIXES = {"baseline": (".toml",), "mini": (".yaml", ".yml")}
 
 
 class GoldSpec(FrozenModel):
@@ -169,8 +181,43 @@ class ScriptSpec(FrozenModel):
         return (self.file,)
 
 
+class ModelSpec(FrozenModel):
+    """``baseline:MODEL[:CONFIG]`` or ``mini:MODEL[:CONFIG]``: a model-driven agent.
+
+    Attributes:
+        kind: ``baseline`` (:mod:`repogate.agents.baseline`) or ``mini``
+            (:mod:`repogate.agents.mini`).
+        arg: what followed the kind, as written.
+        model: the model name sent to the endpoint (``@FILE`` for a replay, as written).
+        replay: the recorded trajectory a replay answers from, else None.
+        config: the agent's configuration file (TOML for the baseline, mini-swe-agent's YAML for
+            mini), else None (the defaults).
+    """
+
+    kind: Literal["baseline", "mini"]
+    arg: str
+    model: str
+    replay: Path | None = None
+    config: Path | None = None
+
+    @property
+    def text(self) -> str:
+        """The spec as written."""
+        return f"{self.kind}:{self.arg}"
+
+    @property
+    def name(self) -> str:
+        """``baseline:MODEL`` (a replay: ``baseline:@STEM``); ``--baseline`` takes it."""
+        model = f"@{self.replay.stem}" if self.replay is not None else self.model
+        return f"{self.kind}:{model}"
+
+    def files(self) -> tuple[Path, ...]:
+        """The configuration file and the recording, when given."""
+        return tuple(p for p in (self.config, self.replay) if p is not None)
+
+
 AgentSpec = Annotated[
-    GoldSpec | NullSpec | PredSpec | CmdSpec | ScriptSpec, Field(discriminator="kind")
+    GoldSpec | NullSpec | PredSpec | CmdSpec | ScriptSpec | ModelSpec, Field(discriminator="kind")
 ]
 """One agent spec, told apart by ``kind``."""
 
@@ -210,6 +257,17 @@ def _predictions(arg: str) -> PredSpec:
     return PredSpec(arg=arg, file=Path(arg))
 
 
+def _model_spec(kind: Literal["baseline", "mini"], arg: str) -> ModelSpec:
+    """``MODEL`` or ``MODEL:CONFIG`` (CONFIG ends in the kind's suffix); ``@FILE`` replays."""
+    model, sep, config = arg.rpartition(":")
+    if not (sep and model and config.endswith(_CONFIG_SUFFIXES[kind])):
+        model, config = arg, ""
+    replay = Path(model[1:]) if model.startswith("@") and len(model) > 1 else None
+    return ModelSpec(
+        kind=kind, arg=arg, model=model, replay=replay, config=Path(config) if config else None
+    )
+
+
 def parse_agent_spec(text: str) -> AgentSpec:
     """Parse one ``--agent`` value.
 
@@ -229,7 +287,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
         if sep:
             raise AgentSpecError(f"agent {text!r} takes no argument", f"write it as {kind}")
         return GoldSpec() if kind == "gold" else NullSpec()
-    if kind not in ("predictions", "cmd", "scripted"):
+    if kind not in ("predictions", "cmd", "scripted", "baseline", "mini"):
         raise AgentSpecError(f"unknown agent {text!r}", KINDS_HINT)
     if not arg:
         raise AgentSpecError(f"agent {text!r} needs an argument", f"write it as {kind}:...")
@@ -237,18 +295,27 @@ def parse_agent_spec(text: str) -> AgentSpec:
         return _predictions(arg)
     if kind == "scripted":
         return ScriptSpec(arg=arg, file=Path(arg))
+    if kind in ("baseline", "mini"):
+        return _model_spec(kind, arg)  # type: ignore[arg-type]
     return CmdSpec(arg=arg, argv=tuple(_absolute_if_file(w) for w in split_command(arg)))
 
 
 def fingerprint(spec: AgentSpec) -> str:
     """Return sha256 over the spec's text and the content of every file it names (hex).
 
-    A scripted agent, a predictions file or a command's script that changed is another agent.
+    A scripted agent, a predictions file or a command's script that changed is another agent. A
+    model-driven agent's fingerprint also covers its configuration as the run would record it
+    (:func:`repogate.agents.configuration`: endpoint, sampling, prompt templates' digests, agent
+    versions), so a rerun under another configuration is refused.
     """
     digest = hashlib.sha256(spec.text.encode())
     for path in spec.files():
         if path.is_file():
             digest.update(path.read_bytes())
+    if isinstance(spec, ModelSpec):
+        from repogate.agents import configuration  # the agents import this module
+
+        digest.update(json.dumps(configuration(spec), sort_keys=True).encode())
     return digest.hexdigest()
 
 

@@ -25,6 +25,7 @@ from repogate._version import __version__
 from repogate.contract import contract_schema
 from repogate.decision import Decision, Evidence, decide
 from repogate.errors import EvidenceError, ExitCode, RepogateError, UserInputError
+from repogate.models.trajectory import TRAJECTORY_FILE, read_trajectory, summary
 from repogate.report.terminal import attempts_table, decision_table, print_table, shown_status
 from repogate.store import AttemptRecord, Store
 
@@ -128,7 +129,7 @@ def run_cmd(
         list[str] | None,
         typer.Option(
             "--agent",
-            help="gold | null | predictions:FILE | cmd:'COMMAND' | scripted:FILE (repeatable).",
+            help="gold | null | predictions:FILE | cmd:'COMMAND' | scripted:FILE | baseline:MODEL | mini:MODEL (repeatable; see docs/model-agents.md).",
         ),
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="Run directory (rerun to resume).")] = Path(
@@ -315,6 +316,10 @@ def _show_one(run_dir: Path, record: AttemptRecord, agent_status: str, receipts:
     typer.echo(f"agent status: {agent_status}; attempt status: {shown_status(record.status)}")
     if record.crash:
         typer.echo(f"crash: {record.crash}")
+    trajectory = read_trajectory(folder / "agent")
+    if trajectory is not None:
+        said = trajectory if isinstance(trajectory, str) else summary(trajectory)
+        typer.echo(f"trajectory: {said} (agent/{TRAJECTORY_FILE})")
     if record.decision is not None:
         print_table(decision_table(record.decision))
     typer.echo(f"evidence: {folder}")

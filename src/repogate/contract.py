@@ -197,6 +197,10 @@ class EnvironmentRecipe(_Model):
         return values
 
 
+_LATER_BUDGETS = ("cost_budget_usd", "sample_budget")
+"""Permissions added after contracts were first digested: left out of the digest while unset."""
+
+
 class Permissions(_Model):
     """What the agent may do: editable and forbidden path globs, commands, budgets, network.
 
@@ -214,7 +218,12 @@ class Permissions(_Model):
     time_budget_s: float = Field(default=600.0, gt=0)
     """The agent's wall-clock budget, in seconds; at the budget it is stopped and judged on its files."""
     token_budget: int | None = Field(default=None, ge=0)
-    """The agent's token budget, reported beside the verdict (None: unlimited)."""
+    """The agent's token budget (None: unlimited). A model-driven agent (``baseline:``, ``mini:``)
+    stops with status ``budget_exceeded`` on reaching it; for others it is reported only."""
+    cost_budget_usd: float | None = Field(default=None, ge=0)
+    """The agent's budget in US dollars (None: unlimited); enforced for model-driven agents."""
+    sample_budget: int | None = Field(default=None, gt=0)
+    """Most repair samples the ``baseline:`` agent may draw (None: its own setting, 4)."""
     network: bool = False
     """Whether the agent may reach the network."""
     max_workspace_bytes: int = Field(default=2 * 1024**3, gt=0)
@@ -447,8 +456,14 @@ class TransitionContract(_Model):
 
     def policy_digest(self) -> str:
         """Return sha256 over the contract's canonical JSON and the evaluator version (hex)."""
+        dumped = self.model_dump(mode="json")
+        # Budgets added later leave the digest of a contract that does not set them unchanged,
+        # so runs made before them still resume.
+        for key in _LATER_BUDGETS:
+            if dumped["permissions"][key] is None:
+                del dumped["permissions"][key]
         canonical = json.dumps(
-            {"contract": self.model_dump(mode="json"), "evaluator": __version__},
+            {"contract": dumped, "evaluator": __version__},
             sort_keys=True,
             separators=(",", ":"),
         )

@@ -14,6 +14,10 @@ The hierarchy, drawn once::
     ├── GitError                   a git command failed (command, exit code and stderr kept)
     ├── EnvironmentBuildError      an environment could not be built: the environment's fault, not the agent's
     ├── PatchApplyError            a patch does not apply to the state it was meant for
+    ├── ModelError                 a model call failed (endpoint unreachable, refused, no completion):
+    │                              the model-driven agent's failure (``agent_error``), never a crash
+    ├── BudgetExceeded             a model-driven agent reached a budget of its contract
+    │                              (``budget_exceeded``); caught in one place, the agent's loop
     └── ReportError                a test report is missing, too large or not JUnit XML
                                    (defined beside its parser, :mod:`repogate.oracles.junit`)
 
@@ -129,3 +133,28 @@ class EnvironmentBuildError(RepogateError):
 
 class PatchApplyError(RepogateError):
     """A patch does not apply cleanly (no reverse apply, no fuzz) to the state it targets."""
+
+
+class ModelError(RepogateError):
+    """A model call failed: the endpoint is unreachable, refused the call, or sent no completion.
+
+    Raised by :mod:`repogate.models` (the OpenAI client's exceptions are translated there, once);
+    a model-driven agent ends with status ``agent_error`` and the message, never a harness crash.
+    The message never holds the API key.
+    """
+
+
+class BudgetExceeded(RepogateError):
+    """A model-driven agent reached one of its budgets (tokens, US dollars, wall time, samples).
+
+    Args:
+        which: the budget's name (``tokens``, ``cost_usd``, ``wall_time_s``, ``samples``).
+        limit: its limit.
+        spent: what was spent when it was noticed.
+    """
+
+    def __init__(self, which: str, limit: float, spent: float) -> None:
+        super().__init__(f"{which} budget of {limit:g} reached (spent {spent:g})")
+        self.which = which
+        self.limit = limit
+        self.spent = spent

@@ -1,6 +1,8 @@
 """The run manifest: what a run was, written before its first attempt.
 
-It records the evaluator version, each agent's spec and the model and scaffold it reports, the
+It records the evaluator version, each agent's spec and the model and scaffold it reports (for a
+model-driven agent: the model the endpoint reported, the sampling settings, the prompt templates'
+digests and the agent's version, :func:`repogate.agents.configuration`), the
 tool rights, budgets and network policy each contract grants, the isolation actually in force, the
 seeds, human interventions, the contracts' digests and the rule that selected them: enough to tell
 what produced the denominator, and to rerun it.
@@ -33,6 +35,8 @@ class ContractEntry(BaseModel):
     cohort: dict[str, str]
     time_budget_s: float
     token_budget: int | None
+    cost_budget_usd: float | None = None
+    sample_budget: int | None = None
     agent_network: bool
     install_network: bool
     editable: tuple[str, ...]
@@ -84,6 +88,8 @@ def contract_entry(contract: TransitionContract, source: str) -> ContractEntry:
         cohort=contract.cohort,
         time_budget_s=contract.permissions.time_budget_s,
         token_budget=contract.permissions.token_budget,
+        cost_budget_usd=contract.permissions.cost_budget_usd,
+        sample_budget=contract.permissions.sample_budget,
         agent_network=contract.permissions.network,
         install_network=contract.environment.network,
         editable=contract.permissions.editable,

@@ -36,6 +36,7 @@ class TaskView(FrozenModel):
         commands: commands it may run.
         time_budget_s: its wall-clock budget in seconds.
         token_budget: its token budget, or None.
+        cost_budget_usd: its budget in US dollars, or None.
         network: whether it has network access.
     """
 
@@ -49,6 +50,7 @@ class TaskView(FrozenModel):
     commands: tuple[str, ...] = ()
     time_budget_s: float
     token_budget: int | None = None
+    cost_budget_usd: float | None = None
     network: bool = False
 
 
@@ -88,8 +90,12 @@ class Proposal(BaseModel):
     """What an agent returns. Its real proposal is what it leaves in the workspace.
 
     Attributes:
-        status: ``done``; ``stopped`` when stopped at its budget; ``crashed`` when it failed to run;
-            ``no_prediction`` when a predictions file has no row for the task (an empty patch).
+        status: ``done``; ``stopped`` when stopped at its time budget; ``crashed`` when it failed
+            to run; ``no_prediction`` when a predictions file has no row for the task (an empty
+            patch); for a model-driven agent (:mod:`repogate.agents.baseline`,
+            :mod:`repogate.agents.mini`) ``budget_exceeded`` when it reached a budget of its
+            contract (tokens, cost, wall time, samples) and ``agent_error`` when its model
+            failed (unreachable endpoint) or gave no usable edit. Whatever it left is judged.
         model: the model the agent reports (or its kind, e.g. ``gold``).
         scaffold: the scaffold name and version it reports.
         usage: tokens and cost.
@@ -100,11 +106,16 @@ class Proposal(BaseModel):
         applied: for an agent that hands over a patch file (gold, predictions), how the harness
             applied it: the step of SWE-bench's ladder and any fuzz (:func:`repogate.git.apply_ladder`).
         refused_links: files of its output folder that were symbolic links: not followed, not read.
+        model_calls: model calls made (model-driven agents; 0 when not known).
+        steps: actions and edits run in its sandbox (model-driven agents; 0 when not known).
+        trajectory: the trajectory file's name in its output folder, when it left one.
     """
 
     model_config = ConfigDict(frozen=True)
 
-    status: Literal["done", "stopped", "crashed", "no_prediction"] = "done"
+    status: Literal[
+        "done", "stopped", "crashed", "no_prediction", "budget_exceeded", "agent_error"
+    ] = "done"
     model: str = ""
     scaffold: str = ""
     usage: Usage = Usage()
@@ -114,6 +125,63 @@ class Proposal(BaseModel):
     claimed_patch_digest: str | None = None
     applied: PatchApplication | None = None
     refused_links: tuple[str, ...] = ()
+    model_calls: int = Field(default=0, ge=0)
+    steps: int = Field(default=0, ge=0)
+    trajectory: str | None = None
+
+
+class ChatMessage(FrozenModel):
+    """One message of a chat completion's prompt, as the model sees it.
+
+    Attributes:
+        role: ``system``, ``user`` or ``assistant`` (OpenAI's chat roles).
+        content: its text, exactly as sent.
+    """
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class ModelReply(FrozenModel):
+    """What one model call returned.
+
+    Attributes:
+        text: the completion's text (empty when the model sent none).
+        model: the model name the endpoint reported (``model`` of the response), its version.
+        finish_reason: why the completion ended (``stop``, ``length``, ...), as reported.
+        usage: tokens (prompt plus completion) and US dollars of this call.
+        fingerprint: the endpoint's ``system_fingerprint``, when it sent one.
+    """
+
+    text: str
+    model: str = ""
+    finish_reason: str = ""
+    usage: Usage = Usage()
+    fingerprint: str | None = None
+
+
+class ChatModel(Protocol):
+    """A language model behind the model seam: messages in, text and usage out.
+
+    It is called in the harness's process, never in the sandbox: an agent's model calls need no
+    network grant, and only its actions (shell commands, edits) run sandboxed. Implementations:
+    :mod:`repogate.models.openai_compat` (any OpenAI-compatible endpoint) and
+    :mod:`repogate.models.replay` (answers from a recorded trajectory).
+    """
+
+    name: str
+
+    def complete(self, messages: Sequence[ChatMessage], temperature: float) -> ModelReply:
+        """Return the model's completion of ``messages`` sampled at ``temperature``.
+
+        Raises:
+            ModelError: the call failed (unreachable, refused, no completion).
+        """
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Return what rebuilds it: kind, model name, endpoint (never a key), sampling settings."""
+        ...
 
 
 class Agent(Protocol):

@@ -156,8 +156,9 @@ def _manifest(
         dict.fromkeys(w for r in ready for w in r.warnings)
     )
     seen: dict[str, dict[str, object]] = {}
-    for r in ready:
-        seen.setdefault(r.plan.agent_spec.text, r.agent.describe())
+    for r in ready:  # described once per spec: a model-driven agent asks its endpoint
+        if r.plan.agent_spec.text not in seen:
+            seen[r.plan.agent_spec.text] = r.agent.describe()
     before = store.manifest()
     for described in before.agents if before is not None else ():
         spec = str(described.get("spec", ""))

@@ -9,6 +9,8 @@ spec                 agent
                      file of several models is one agent per model (``FILE#MODEL``)
 ``cmd:COMMAND``      runs any command-line agent in its workspace under the sandbox
 ``scripted:FILE``    canned edits from a TOML file (shipped for tests and demos)
+``baseline:MODEL``   localise, repair, validate with a model (:mod:`repogate.agents.baseline`)
+``mini:MODEL``       mini-swe-agent's loop, actions in the sandbox (:mod:`repogate.agents.mini`)
 ===================  ==========================================================================
 """
 
@@ -16,21 +18,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from repogate.agent_spec import (
     AgentSpec,
     CmdSpec,
     GoldSpec,
+    ModelSpec,
     NullSpec,
     PredSpec,
     ScriptSpec,
     parse_agent_spec,
 )
+from repogate.agents import baseline, mini
 from repogate.agents.command import CommandAgent
 from repogate.agents.gold import GoldAgent, NullAgent
+from repogate.agents.model_agent import check_ready
 from repogate.agents.predictions import PredictionsAgent, load_predictions
 from repogate.agents.scripted import ScriptedAgent, load_script
 from repogate.contract import TransitionContract
+from repogate.models.meter import budget_of
 from repogate.protocols import Agent
 
 
@@ -46,6 +53,8 @@ def make_agent(spec: AgentSpec, contract: TransitionContract, repo: Path) -> Age
         AgentSpecError: an unusable file, or one that does not cover ``contract``.
         ContractError: the reference patch does not apply at the base (gold).
     """
+    if isinstance(spec, ModelSpec):
+        return _model_agent(spec, contract)
     match spec:
         case GoldSpec():
             return GoldAgent.create(contract, repo)
@@ -57,6 +66,26 @@ def make_agent(spec: AgentSpec, contract: TransitionContract, repo: Path) -> Age
             return CommandAgent(spec)
         case ScriptSpec():
             return ScriptedAgent(spec, load_script(spec.file))
+
+
+def _model_agent(spec: ModelSpec, contract: TransitionContract) -> Agent:
+    """A model-driven agent with the contract's budgets; its key or recording checked first."""
+    check_ready(spec)
+    if spec.kind == "baseline":
+        config = baseline.load_config(spec.config)
+        return baseline.BaselineAgent(spec, config, budget_of(contract, config.samples))
+    return mini.MiniAgent(spec, mini.load_config(spec), budget_of(contract))
+
+
+def configuration(spec: ModelSpec) -> dict[str, Any]:
+    """What a model-driven agent is configured with, for its fingerprint and the run manifest.
+
+    Versions, model, endpoint (never a key), sampling settings, prompt templates' digests.
+
+    Raises:
+        AgentSpecError: its configuration file is unusable (or mini-swe-agent is not installed).
+    """
+    return baseline.configuration(spec) if spec.kind == "baseline" else mini.configuration(spec)
 
 
 def parse_specs(texts: Sequence[str]) -> list[AgentSpec]:
@@ -88,6 +117,8 @@ def resolve_specs(specs: Sequence[AgentSpec]) -> list[AgentSpec]:
     for spec in specs:
         if isinstance(spec, ScriptSpec):
             load_script(spec.file)
+        if isinstance(spec, ModelSpec):
+            configuration(spec)  # its configuration file read and checked
         if isinstance(spec, PredSpec) and spec.model is None:
             models = sorted(load_predictions(spec.file))
             if len(models) > 1:

@@ -5,7 +5,9 @@ The agent is told its task through two environment variables:
 - ``REPOGATE_TASK``: the task view as JSON (statement, stated criteria, permissions; never oracles);
 - ``REPOGATE_OUTPUT``: a folder outside the workspace where it may leave ``requirements.json``
   (a list of claims: claim, source, confidence, test_implication), ``usage.json`` (tokens,
-  cost_usd), ``agent.json`` (model, scaffold) and any trajectory file.
+  cost_usd), ``agent.json`` (model, scaffold) and ``trajectory.json`` in repogate's trajectory
+  format (:mod:`repogate.models.trajectory`; ``repogate show`` summarises it, and its counts
+  of model calls and steps go into the proposal).
 
 It runs with the contract's time budget, no network unless granted, and a scrubbed environment.
 The harness reads its output folder without following links (a link planted there is named in
@@ -26,6 +28,7 @@ from pydantic import BaseModel, RootModel, ValidationError
 from repogate import sandbox
 from repogate._files import PlantedLinkError, first_problem, read_bytes_nofollow
 from repogate.agent_spec import CmdSpec
+from repogate.models.trajectory import TRAJECTORY_FILE, Trajectory, read_trajectory
 from repogate.protocols import ClaimedRequirement, Proposal, TaskView, Usage
 from repogate.sandbox import SandboxPolicy
 
@@ -99,7 +102,8 @@ def read_agent_output(output: Path) -> dict[str, Any]:
 
     Returns:
         Keyword arguments for :class:`~repogate.protocols.Proposal`: ``requirements``, ``usage``,
-        ``model``, ``scaffold``, ``refused_links`` and ``detail`` (the notes), each only when found.
+        ``model``, ``scaffold``, ``refused_links``, ``trajectory``, ``model_calls``, ``steps`` and
+        ``detail`` (the notes), each only when found.
     """
     found: dict[str, Any] = {}
     refused: list[str] = []
@@ -122,6 +126,13 @@ def read_agent_output(output: Path) -> dict[str, Any]:
     # Every link it planted there is recorded, none followed.
     with contextlib.suppress(OSError), os.scandir(output) as entries:
         refused += [_printable(e.name) for e in entries if e.is_symlink() and e.name not in refused]
+    trajectory = read_trajectory(output)
+    if isinstance(trajectory, Trajectory):
+        found["trajectory"] = TRAJECTORY_FILE
+        found["model_calls"] = trajectory.model_calls
+        found["steps"] = trajectory.actions + trajectory.edits
+    elif trajectory is not None:
+        notes.append(f"{trajectory}; ignored")
     if refused:
         found["refused_links"] = tuple(sorted(refused)[:_MAX_LINKS_LISTED])
     if notes:

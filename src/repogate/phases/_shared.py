@@ -75,6 +75,7 @@ def task_view(contract: TransitionContract) -> TaskView:
         commands=contract.permissions.commands,
         time_budget_s=contract.permissions.time_budget_s,
         token_budget=contract.permissions.token_budget,
+        cost_budget_usd=contract.permissions.cost_budget_usd,
         network=contract.permissions.network,
     )
 
