@@ -19,6 +19,17 @@ folder the code makes or adds later, such as its temporary folder) or in a ``con
 own); anything else (``pytest.Function.runtest = lambda self: None`` in library code) is
 recorded, and the harness then trusts none of the session's outcomes.
 
+With ``REPOGATE_GUARD_READS=1`` (gate E's trace run, on the base or the reference, never on a
+candidate) it also records, with an audit hook (:func:`sys.addaudithook`, PEP 578), which files of
+the checkout other than Python code the session opens for reading, each with who opened it: the
+innermost frame whose code is a file of the checkout. That file is *test code* when it holds a
+collected test (not a doctest: those live in product modules), is a ``conftest.py``, a test module
+(``test_*.py``, ``*_test.py``) or a file in a ``tests``/``test``/``testing`` folder, or the frame is
+a doctest example's; any other file of the checkout is *product code*. An open with no frame of
+the checkout (pytest reading its configuration, the import system) is neither and not recorded.
+The record's ``reads`` then lists the files test code opened and those product code opened
+(:mod:`repogate.oracles.graded_reads`).
+
 It runs inside the process the candidate's code runs in: that code can find and defeat it. It
 raises the bar; it is no boundary. It must run on every pytest the target may pin, so it uses
 only old, stable hooks and tolerates missing names.
@@ -117,6 +128,14 @@ _HOT = (
 
 _DESCRIPTORS = (classmethod, staticmethod, property)
 _ORACLE_FOLDERS = {"tests", "test", "testing"}
+
+_READS = bool(_OUT) and os.environ.get("REPOGATE_GUARD_READS") == "1"
+_MAX_READS = 1000  # files kept per side: the record stays far below the harness's size cap
+_CODE = (".py", ".pyc", ".pyo", ".pyi", ".so", ".pyd")
+_opened: dict[str, set[str]] = {}  # data file of the checkout -> files of the frames that opened it
+_frame_files: dict[str, str] = {}  # code file -> relative checkout path, "" when outside it
+_test_files: set[str] = set()  # files holding a collected test other than a doctest
+_tracing = [False]
 
 _found: list[str] = []
 _finished = False
@@ -298,6 +317,74 @@ def _check_hooks(config: Any) -> None:
                 _note(f"{name} implemented by code from {_where(impl.function)}")
 
 
+def _inside(path: str) -> str:
+    """``path`` relative to the checkout, or "" when it lies outside it."""
+    real = os.path.realpath(path)
+    return os.path.relpath(real, _ROOT) if real.startswith(_ROOT + os.sep) else ""
+
+
+def _reader(frame: types.FrameType | None) -> str:
+    """The checkout file of the innermost frame from ``frame`` outwards in it, else ""."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith("<doctest "):
+            return "<doctest>"
+        relative = _frame_files.get(name)
+        if relative is None:
+            relative = _frame_files[name] = "" if name.startswith("<") else _inside(name)
+        if relative:
+            return relative
+        frame = frame.f_back
+    return ""
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    """Record a read of a checkout file other than Python code, with the file that asked."""
+    if event != "open" or _tracing[0] or len(_opened) >= 4 * _MAX_READS:
+        return
+    _tracing[0] = True
+    try:
+        path, mode, flags = (tuple(args) + (None, None, None))[:3]
+        if isinstance(mode, str):
+            if not ("r" in mode or "+" in mode):
+                return
+        elif isinstance(flags, int) and flags & os.O_ACCMODE == os.O_WRONLY:
+            return
+        if path is None or isinstance(path, int):
+            return
+        relative = _inside(os.fsdecode(os.fspath(path)))
+        parts = relative.split(os.sep)
+        if not relative or relative.endswith(_CODE) or ".git" in parts or "__pycache__" in parts:
+            return
+        if os.path.isfile(os.path.join(_ROOT, relative)):
+            _opened.setdefault(relative, set()).add(_reader(sys._getframe(1)))
+    except Exception:  # noqa: BLE001 - a path it cannot read is not recorded, the open goes on
+        return
+    finally:
+        _tracing[0] = False
+
+
+def _test_code(reader: str) -> bool:
+    name = os.path.basename(reader)
+    return (
+        reader == "<doctest>"
+        or reader in _test_files
+        or _oracle_file(reader)
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+    )
+
+
+def _reads() -> dict[str, list[str]]:
+    """The data files test code opened and those product code opened, sorted, capped."""
+    test: set[str] = set()
+    product: set[str] = set()
+    for path, readers in list(_opened.items()):
+        for reader in readers - {""}:
+            (test if _test_code(reader) else product).add(path)
+    return {"test": sorted(test)[:_MAX_READS], "product": sorted(product)[:_MAX_READS]}
+
+
 def _write() -> None:
     if not _OUT:
         return
@@ -308,6 +395,8 @@ def _write() -> None:
         "changes": _found,
         "passed_calls": len(_passed),
     }
+    if _READS:
+        record["reads"] = _reads()
     record["mac"] = _sign(json.dumps(record, sort_keys=True, separators=(",", ":")).encode())
     target = os.path.join(_OUT, f"guard-{os.getpid()}.json")
     temporary = f"{target}.tmp"
@@ -325,6 +414,18 @@ for _key, _value in _BEFORE.items():  # changed before this plugin loaded (a sha
     if _planted(_value):
         _note(f"{_key} comes from {_where(_value)}")
 _write()
+if _READS:
+    sys.addaudithook(_audit)
+
+
+def pytest_collection_finish(session: Any) -> None:
+    """Note the files holding a collected test other than a doctest (test code, for the trace)."""
+    for item in getattr(session, "items", ()):
+        where = getattr(item, "path", None) or getattr(item, "fspath", None)
+        if where is not None and "Doctest" not in type(item).__name__:
+            relative = _inside(str(where))
+            if relative:
+                _test_files.add(relative)
 
 
 def pytest_runtest_logreport(report: Any) -> None:

@@ -46,6 +46,7 @@ from repogate._toolchain import SYSTEM_PATH
 from repogate.environment import BuiltEnvironment, activate
 from repogate.oracles import guard as guard_plugin
 from repogate.oracles._channel import ReportChannel
+from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.imports import shadowing
 from repogate.oracles.junit import (
     MAX_REPORT_BYTES,
@@ -98,6 +99,7 @@ class TestRun(FrozenModel):
         execution: the command's exit code, time and output tails.
         tampering: what the harness's guard saw the candidate's code change in pytest's
             test-running machinery (empty when nothing); a run with any is ``error``.
+        reads: what the session read from the checkout, when traced (``trace_reads``).
     """
 
     __test__ = False
@@ -112,6 +114,7 @@ class TestRun(FrozenModel):
     report_sha256: str | None
     execution: ExecSummary
     tampering: tuple[str, ...] = ()
+    reads: TracedReads | None = None
 
 
 def select_files(test_ids: Sequence[str], workdir: Path) -> list[str]:
@@ -245,6 +248,7 @@ def run_tests(
     policy: sandbox.SandboxPolicy,
     *,
     tool_path: Path | None = None,
+    trace_reads: bool = False,
 ) -> TestRun:
     """Run the test command on ``workdir`` in ``env`` and read the outcomes from its JUnit report.
 
@@ -262,6 +266,8 @@ def run_tests(
             and coverage, :mod:`repogate.oracles.base_suite`), after the checkout's roots (the
             environment's own coverage keeps its place); a checkout holding a top-level module
             of a name it provides is refused (``error``): it would be loaded in its place.
+        trace_reads: record which checkout files test code and product code open (gate E's
+            trace on the base or the reference, :mod:`repogate.oracles.graded_reads`).
 
     Returns:
         The run as data; ``status="error"`` with a reason when no trustworthy outcome exists.
@@ -287,7 +293,7 @@ def run_tests(
         **policy.env,
         **_variables(env, workdir),
         "HYPOTHESIS_STORAGE_DIRECTORY": str(report_dir / "hypothesis"),
-        **guard.env(),
+        **guard.env(trace_reads=trace_reads),
     }
     tools = (tool_path,) if tool_path is not None else ()
     for folder in (*tools, guard.plugin_dir):
@@ -341,6 +347,7 @@ def run_tests(
         report_sha256=digest,
         execution=_summary(result),
         tampering=tampering,
+        reads=guard_plugin.traced_reads(guard) if trace_reads else None,
     )
 
 
