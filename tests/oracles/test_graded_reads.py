@@ -88,5 +88,7 @@ def test_the_trace_puts_each_file_on_the_side_of_the_code_that_opened_it(tmp_pat
 def test_only_records_that_carry_a_trace_make_one() -> None:
     """A record without ``reads`` (an untraced session) is no trace; values not strings are dropped."""
     assert merge_records([{"finished": True}]) is None
-    merged = merge_records([{"reads": {"test": ["a", 3], "product": ["b"]}}, {"reads": {"test": ["c"]}}])
+    merged = merge_records(
+        [{"reads": {"test": ["a", 3], "product": ["b"]}}, {"reads": {"test": ["c"]}}]
+    )
     assert merged == TracedReads(test=("a", "c"), product=("b",))

@@ -35,7 +35,7 @@ raises the bar; it is no boundary. It must run on every pytest the target may pi
 only old, stable hooks and tolerates missing names.
 """
 
-# ruff: noqa: PTH105, PTH109, PTH112, PTH118, PTH120, PTH123, PTH206
+# ruff: noqa: PTH105, PTH109, PTH112, PTH113, PTH118, PTH119, PTH120, PTH123, PTH206
 # (os.path and open(): the guard imports as little as it can into the session it watches)
 from __future__ import annotations
 
@@ -344,7 +344,7 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
         return
     _tracing[0] = True
     try:
-        path, mode, flags = (tuple(args) + (None, None, None))[:3]
+        path, mode, flags = (*tuple(args), None, None, None)[:3]
         if isinstance(mode, str):
             if not ("r" in mode or "+" in mode):
                 return
@@ -358,7 +358,7 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
             return
         if os.path.isfile(os.path.join(_ROOT, relative)):
             _opened.setdefault(relative, set()).add(_reader(sys._getframe(1)))
-    except Exception:  # noqa: BLE001 - a path it cannot read is not recorded, the open goes on
+    except Exception:
         return
     finally:
         _tracing[0] = False

@@ -31,6 +31,7 @@ from repogate.gates.graded_trees import reference_tree
 from repogate.gates.verification import grade_tree, rerunner, run_repeated
 from repogate.oracles.base_suite import plugin_digest
 from repogate.oracles.embedded import EmbeddedOracle
+from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.grading import BaseCheck, confirm_in_reference
 from repogate.oracles.imports import foreign_imports
 from repogate.oracles.pytest_runner import run_tests
@@ -277,6 +278,54 @@ def _in_reference(
     )
 
 
+def _trace_reads(
+    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment
+) -> TracedReads | str:
+    """Run the graded ids once with the guard's read trace; return what they read, or why not.
+
+    On the reference (the graded tests pass there, so they read all they need) or, without one,
+    on the base with the hidden tests (:mod:`repogate.oracles.graded_reads`).
+    """
+    patch = _reference(cfg)
+    tree = cfg.work / "reads-traced"
+    if patch:
+        reference_tree(
+            workspace(cfg),
+            progress.base,
+            patch,
+            progress.hidden,
+            progress.hidden_paths,
+            tree,
+            embedded=progress.embedded,
+            export=exporter(cfg),
+        )
+    else:
+        graded_maker(cfg, progress, progress.base)(tree)
+    oracles = cfg.contract.oracles
+    ids = [*oracles.fail_to_pass, *oracles.pass_to_pass]
+    reports = cfg.evidence / "tests-reads-traced"
+    ran = run_tests(
+        env, tree, oracles.test_command, ids, reports, oracle_policy(cfg), trace_reads=True
+    )
+    if ran.status != "ok" or ran.reads is None:
+        return ran.reason or "the guard's signed record carries no trace"
+    return ran.reads.model_copy(update={"tree": "reference" if patch else "base"})
+
+
+def _with_reads(
+    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment, seen: BaseState
+) -> BaseState:
+    """``seen`` with the graded tests' reads traced; invalid when they cannot be traced."""
+    try:
+        reads = _trace_reads(cfg, progress, env)
+    except PatchApplyError as exc:
+        reads = f"the traced tree cannot be made: {exc}"
+    if isinstance(reads, str):
+        why = f"the files the graded tests read could not be traced: {reads}"
+        return invalid(env, why, seen.details, seen.flaky)
+    return seen.model_copy(update={"reads": reads})
+
+
 def _as_of(cfg: AttemptConfig, progress: AttemptProgress) -> str | None:
     """The resolution bound of the recipe: the base commit's date, or None (see the recipe)."""
     if cfg.contract.environment.resolve_as_of != "base_commit":
@@ -307,7 +356,10 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> BaseState:
     with locked(cached.with_suffix(".lock")):  # two workers on one task check its base once
         hit = cached.is_file()
         seen = read_cached(cached.read_text(), env) if hit else _check_base(cfg, progress, env)
-        if not hit and seen.checks[0].passed:
+        traced = seen.checks[0].passed and seen.reads is None  # a handed-over result: no trace
+        if traced:
+            seen = _with_reads(cfg, progress, env, seen)
+        if (traced or not hit) and seen.checks[0].passed:
             write_atomic(cached, seen.model_dump_json(exclude={"environment"}))
     if seen.checks[0].passed:
         detail = (
@@ -324,6 +376,7 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> BaseState:
         "base_state_key": key,
         "base_state_cached": hit,
         "graded_from_hidden_text": [e.test_id for e in progress.embedded],
+        "graded_reads": None if seen.reads is None else seen.reads.model_dump(mode="json"),
     }
     return seen.model_copy(update={"details": details})
 
@@ -348,6 +401,7 @@ def environment(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgres
             base_flaky=frozenset(seen.flaky),
             base_xfailed=frozenset(seen.xfailed),
             base_xpassed=frozenset(seen.xpassed),
+            graded_reads=seen.reads,
         )
     if receipt.status != "passed":
         why = receipt.checks[0].detail if receipt.checks else str(receipt.crash)
