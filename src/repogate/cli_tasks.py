@@ -191,6 +191,7 @@ def _check_one(
     contract: TransitionContract, cache: Path, options: IngestOptions, as_json: bool
 ) -> dict[str, Any]:
     """Check one contract's states and gold attempt; print its line (unless JSON); return its row."""
+    from repogate.runner import contract_notices
     from repogate.tasks.ingest import gold_after
     from repogate.tasks.validate import CheckConfig, Rejected, check_states
 
@@ -200,11 +201,15 @@ def _check_one(
     row: dict[str, Any]
     try:
         checked = check_states(contract, source, CheckConfig.in_cache(cache, work, options.repeats))
+        notices = contract_notices(contract, source)
+        for line in () if as_json else notices:
+            typer.echo(f"warning: {line}", err=True)
         assert contract.source_file is not None
         checked = gold_after(contract.source_file, source, checked, run_dir, options)
         if checked.gold != "accepted":
             raise Rejected("reference_not_accepted", checked.gold, checked)
         row = {"id": contract.id, "valid": True, "validation": checked.model_dump(mode="json")}
+        row["notices"] = list(notices)
     except Rejected as rejected:
         row = {"id": contract.id, "valid": False, "reason": rejected.reason}
         row["detail"] = rejected.detail

@@ -79,6 +79,20 @@ def _load_warnings(contract: TransitionContract, hidden: bytes) -> tuple[str, ..
     return load_notices(contract, touched_paths(hidden))
 
 
+def contract_notices(contract: TransitionContract, source: Path) -> tuple[str, ...]:
+    """Return the load-time notices of ``contract`` (graded ids held in editable files).
+
+    Args:
+        contract: the task.
+        source: its full-history repository (the hidden tests are read from it).
+
+    Raises:
+        ContractError: the hidden test patch or commit cannot be read.
+    """
+    patch = contract.oracles.hidden_tests
+    return _load_warnings(contract, b"" if patch is None else load_patch(patch, contract, source))
+
+
 def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Ready]:
     """Resolve every repository and build every agent; raises the first user error."""
     ready = []

@@ -18,6 +18,11 @@ import pytest
 
 from _task import make_task, scripted, verdicts
 from repogate.cli import main
+from repogate.contract import load_contract
+from repogate.gates.graded_oracle import GradedOracle, graded_edits, graded_modules, load_notices
+from repogate.git import ChangedPath
+from repogate.oracles.embedded import is_doctest_id
+from repogate.oracles.graded_reads import TracedReads
 from repogate.store import Store
 
 PYPROJECT = (
@@ -169,3 +174,55 @@ def _integrity(out: Path) -> dict[str, tuple[str, dict[str, str]]]:
             name = verdicts([{"agent": attempt.agent, "outcome": ""}]).popitem()[0]
             found[name] = (check.detail, receipt.details["graded_oracle_rules"])
     return found
+
+
+def test_doctest_ids_are_told_from_test_function_ids() -> None:
+    """Doctests are graded from the hidden text; test functions make their module oracle."""
+    doctests = [
+        "calc/__init__.py::calc.add",
+        "calc/__init__.py::calc",
+        "calc.py::calc",
+        "docs/usage.txt::usage.txt",
+    ]
+    functions = [
+        "units/selfcheck.py::test_yards",
+        "units/selfcheck.py::TestK::test_m",
+        "units/selfcheck.py::test_p[a.b]",
+        "units/selfcheck.py",
+    ]
+    assert [is_doctest_id(i) for i in doctests] == [True] * 4
+    assert [is_doctest_id(i) for i in functions] == [False] * 4
+
+
+def test_the_load_notice_names_graded_functions_in_editable_modules(tmp_path: Path) -> None:
+    """Ids in test files or the hidden tests go unsaid; doctests and self-check modules are named."""
+    contract_file = tmp_path / "c.toml"
+    contract_file.write_text(
+        f'id = "t1"\nrepo = "repo"\nbase_commit = "{"a" * 40}"\n[requirement]\nstatement = "s"\n'
+        '[permissions]\neditable = ["units/**"]\n[oracles]\nfail_to_pass = '
+        + json.dumps([*IDS, "units/__init__.py::units.f", "units/tests/test_x.py::test_x"])
+        + "\n",
+        encoding="utf-8",
+    )
+    contract = load_contract(contract_file)
+    notices = load_notices(contract, ["tests/test_convert.py"])
+    assert notices == (
+        "contract t1 grades ids inside files the agent may edit: units/__init__.py::units.f; "
+        "they are graded from the hidden tests' version of that text",
+        "contract t1 grades test functions in modules the agent may edit, outside the test "
+        "folders: units/selfcheck.py::test_yards; those modules are oracle as a whole (a patch "
+        "editing them fails oracle_untouched)",
+    )
+    assert graded_modules(contract, ["tests/test_convert.py"]) == ("units/selfcheck.py",)
+
+
+def test_a_file_the_patch_adds_is_not_an_edit_of_what_the_tests_read() -> None:
+    """The tests may read a file the fix adds: a candidate adding it is not refused; deleting one is."""
+    oracle = GradedOracle(reads=TracedReads(test=("d/new.json", "d/old.json"), tree="reference"))
+    added = graded_edits([ChangedPath("A", "d/new.json", None, is_symlink=False)], oracle)
+    assert added.oracle == () and added.rules == {}
+    deleted = graded_edits([ChangedPath("D", "d/old.json", None, is_symlink=False)], oracle)
+    assert deleted.rules == {"d/old.json": "read only by graded tests"}
+    assert deleted.oracle[0].startswith(
+        "d/old.json (only the graded tests read it, traced at the reference"
+    )

@@ -100,20 +100,18 @@ def graded_edits(changed: Sequence[ChangedPath], oracle: GradedOracle) -> Graded
     where = f"traced at the {reads.tree}" if reads is not None else ""
     refused: list[str] = []
     rules: dict[str, OracleRule] = {}
-    for change in changed:
-        for path in {change.path, change.old_path} - {None}:
-            assert path is not None
-            if path in oracle.modules:
-                rules[path] = "graded module"
-                refused.append(f"{path} (holds a graded test function: rule 'graded module')")
-            elif path in test_only and not (change.status == "A" and path == change.path):
-                rules[path] = "read only by graded tests"
-                refused.append(
-                    f"{path} (only the graded tests read it, {where}: "
-                    "rule 'read only by graded tests')"
-                )
-            elif path in shared:
-                rules[path] = "read by product code too"
+    for change in changed:  # renames come as a delete and an add (``--no-renames``)
+        path = change.path
+        if path in oracle.modules:
+            rules[path] = "graded module"
+            refused.append(f"{path} (holds a graded test function: rule 'graded module')")
+        elif path in test_only and change.status != "A":
+            rules[path] = "read only by graded tests"
+            refused.append(
+                f"{path} (only the graded tests read it, {where}: rule 'read only by graded tests')"
+            )
+        elif path in shared:
+            rules[path] = "read by product code too"
     return GradedEdits(oracle=tuple(sorted(set(refused))), rules=rules)
 
 
