@@ -92,3 +92,5 @@ def test_only_records_that_carry_a_trace_make_one() -> None:
         [{"reads": {"test": ["a", 3], "product": ["b"]}}, {"reads": {"test": ["c"]}}]
     )
     assert merged == TracedReads(test=("a", "c"), product=("b",))
+    cut = merge_records([{"reads": {"test": [], "truncated": True}}])
+    assert cut is not None and cut.truncated

@@ -8,7 +8,8 @@ an edit to it:
 - ``graded module``: a ``.py`` file outside the test folders and the hidden tests that holds a
   graded test function (a self-check module the project's pytest configuration collects, such as
   ``python_files = ["selfcheck.py"]``). The whole file is oracle: its functions, its module-level
-  tables, its fixtures. Editing it fails ``oracle_untouched``.
+  tables, its fixtures. Editing it fails ``oracle_untouched`` (a project that keeps product code
+  in the same module as a graded test function cannot have that module fixed by the agent).
 - ``read only by graded tests``: a file other than Python code that only test code opened in
   gate E's traced run of the graded ids (:mod:`repogate.oracles.graded_reads`): a table of
   expected values, a fixture's data file. Changing or deleting it fails ``oracle_untouched``.
@@ -88,7 +89,8 @@ def graded_edits(changed: Sequence[ChangedPath], oracle: GradedOracle) -> Graded
     """Return which of ``changed`` edit what the graded tests are made of, and by which rule.
 
     A file only the graded tests read that the patch adds (absent at the base) is not an edit of
-    the oracle: the tests read it at the reference, and a candidate must be able to add it.
+    the oracle: the tests read it at the reference, and a candidate must be able to add it. Files
+    of the test folders are left to :mod:`repogate.gates.integrity`'s test-file rule.
 
     Args:
         changed: the patch's changed paths.
@@ -102,6 +104,8 @@ def graded_edits(changed: Sequence[ChangedPath], oracle: GradedOracle) -> Graded
     rules: dict[str, OracleRule] = {}
     for change in changed:  # renames come as a delete and an add (``--no-renames``)
         path = change.path
+        if matches_any(path, TEST_GLOBS):
+            continue  # a file of the test folders: gate I's test-file rule decides it
         if path in oracle.modules:
             rules[path] = "graded module"
             refused.append(f"{path} (holds a graded test function: rule 'graded module')")

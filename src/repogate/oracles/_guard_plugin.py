@@ -35,7 +35,7 @@ raises the bar; it is no boundary. It must run on every pytest the target may pi
 only old, stable hooks and tolerates missing names.
 """
 
-# ruff: noqa: PTH105, PTH109, PTH112, PTH113, PTH118, PTH119, PTH120, PTH123, PTH206
+# ruff: noqa: PTH100, PTH105, PTH109, PTH112, PTH113, PTH118, PTH119, PTH120, PTH123, PTH206
 # (os.path and open(): the guard imports as little as it can into the session it watches)
 from __future__ import annotations
 
@@ -130,10 +130,12 @@ _DESCRIPTORS = (classmethod, staticmethod, property)
 _ORACLE_FOLDERS = {"tests", "test", "testing"}
 
 _READS = bool(_OUT) and os.environ.get("REPOGATE_GUARD_READS") == "1"
-_MAX_READS = 1000  # files kept per side: the record stays far below the harness's size cap
+_MAX_READS = 1000  # files kept per side, and characters below: far below the record's size cap
+_MAX_READ_CHARS = 64 * 1024
 _CODE = (".py", ".pyc", ".pyo", ".pyi", ".so", ".pyd")
 _opened: dict[str, set[str]] = {}  # data file of the checkout -> files of the frames that opened it
 _frame_files: dict[str, str] = {}  # code file -> relative checkout path, "" when outside it
+_data_files: dict[str, str] = {}  # absolute path opened -> relative data file, "" when none
 _test_files: set[str] = set()  # files holding a collected test other than a doctest
 _tracing = [False]
 
@@ -352,16 +354,25 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
             return
         if path is None or isinstance(path, int):
             return
-        relative = _inside(os.fsdecode(os.fspath(path)))
-        parts = relative.split(os.sep)
-        if not relative or relative.endswith(_CODE) or ".git" in parts or "__pycache__" in parts:
-            return
-        if os.path.isfile(os.path.join(_ROOT, relative)):
+        name = os.path.abspath(os.fsdecode(os.fspath(path)))
+        relative = _data_files.get(name)
+        if relative is None:
+            relative = _data_files[name] = _data_file(name)
+        if relative:
             _opened.setdefault(relative, set()).add(_reader(sys._getframe(1)))
     except Exception:
         return
     finally:
         _tracing[0] = False
+
+
+def _data_file(path: str) -> str:
+    """``path`` relative to the checkout when it is a file there other than code or git's, else ""."""
+    relative = _inside(path)
+    parts = relative.split(os.sep)
+    if not relative or relative.endswith(_CODE) or ".git" in parts or "__pycache__" in parts:
+        return ""
+    return relative if os.path.isfile(os.path.join(_ROOT, relative)) else ""
 
 
 def _test_code(reader: str) -> bool:
@@ -375,14 +386,27 @@ def _test_code(reader: str) -> bool:
     )
 
 
-def _reads() -> dict[str, list[str]]:
+def _reads() -> dict[str, Any]:
     """The data files test code opened and those product code opened, sorted, capped."""
     test: set[str] = set()
     product: set[str] = set()
     for path, readers in list(_opened.items()):
         for reader in readers - {""}:
             (test if _test_code(reader) else product).add(path)
-    return {"test": sorted(test)[:_MAX_READS], "product": sorted(product)[:_MAX_READS]}
+    kept = {"test": _capped(test), "product": _capped(product)}
+    whole = len(kept["test"]) == len(test) and len(kept["product"]) == len(product)
+    return {**kept, "truncated": not whole or len(_opened) >= 4 * _MAX_READS}
+
+
+def _capped(paths: set[str]) -> list[str]:
+    kept: list[str] = []
+    size = 0
+    for path in sorted(paths)[:_MAX_READS]:
+        size += len(path) + 4
+        if size > _MAX_READ_CHARS:
+            break
+        kept.append(path)
+    return kept
 
 
 def _write() -> None:

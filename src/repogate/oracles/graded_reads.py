@@ -40,11 +40,15 @@ class TracedReads(FrozenModel):
         test: files test code opened, relative to the checkout, sorted.
         product: files product code opened, sorted.
         tree: the state the session ran on.
+        truncated: the session opened more files than a record keeps (1,000 a side, 64 KiB of
+            names): the lists are the first ones by name, and a file missing from ``product``
+            may read as test-only.
     """
 
     test: tuple[str, ...] = ()
     product: tuple[str, ...] = ()
     tree: TracedTree = "base"
+    truncated: bool = False
 
     @property
     def test_only(self) -> tuple[str, ...]:
@@ -67,14 +71,19 @@ def merge_records(records: list[Mapping[str, object]]) -> TracedReads | None:
     """
     test: set[str] = set()
     product: set[str] = set()
-    seen = False
+    seen = truncated = False
     for record in records:
         reads = record.get("reads")
         if not isinstance(reads, dict):
             continue
         seen = True
+        truncated = truncated or reads.get("truncated") is True
         for side, into in (("test", test), ("product", product)):
             values = reads.get(side)
             if isinstance(values, list):
                 into.update(v for v in values if isinstance(v, str))
-    return TracedReads(test=tuple(sorted(test)), product=tuple(sorted(product))) if seen else None
+    if not seen:
+        return None
+    return TracedReads(
+        test=tuple(sorted(test)), product=tuple(sorted(product)), truncated=truncated
+    )
