@@ -17,8 +17,9 @@ an edit to it:
   a fix may edit it (the edit is recorded in the receipt, never refused).
 
 A ``conftest.py`` on the tests' path is oracle by :mod:`repogate.gates.integrity`'s hook rule.
-Compare SWE-bench's harness, which resets only the test files of the test patch
-(``harness/grading.py``): what a test reads outside them is left to the candidate there.
+Compare SWE-bench's harness, whose evaluation script checks out only the files the test patch
+modifies at the base before applying it (``swebench/harness/test_spec``,
+``make_eval_script_list_common``): what a test reads outside them is the candidate's there.
 """
 
 from __future__ import annotations

@@ -357,10 +357,12 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
         name = os.path.abspath(os.fsdecode(os.fspath(path)))
         relative = _data_files.get(name)
         if relative is None:
-            relative = _data_files[name] = _data_file(name)
+            relative = _data_file(name)
+            if len(_data_files) < 64 * _MAX_READS:  # a bounded cache: thousands of temp files
+                _data_files[name] = relative
         if relative:
             _opened.setdefault(relative, set()).add(_reader(sys._getframe(1)))
-    except Exception:
+    except Exception:  # a path it cannot read is not recorded; the open itself goes on
         return
     finally:
         _tracing[0] = False
