@@ -226,3 +226,60 @@ def test_a_file_the_patch_adds_is_not_an_edit_of_what_the_tests_read() -> None:
     assert deleted.oracle[0].startswith(
         "d/old.json (only the graded tests read it, traced at the reference"
     )
+
+
+@pytest.mark.slow
+def test_what_only_the_base_suites_passing_tests_read_is_their_oracle(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A regression hidden by editing the table a non-declared passing test reads fails V-regression.
+
+    The regression set is every test that passes at the base, not only the declared ids; a patch
+    that breaks ``mul`` and rewrites ``calc/data/mul.json`` (read only by ``test_mul_table``) to the
+    broken output kept every base-passing test passing.
+    """
+    monkeypatch.setenv("REPOGATE_CACHE", str(tmp_path / "cache"))
+
+    def calc(add: str, mul: str) -> str:
+        return f"def add(a, b):\n    return a {add} b\n\n\ndef mul(a, b):\n    return a {mul} b\n"
+
+    table = (
+        "import json\nfrom pathlib import Path\n\nfrom calc import mul\n\n\n"
+        "def test_mul_table():\n"
+        '    rows = json.loads((Path(__file__).parent.parent / "calc/data/mul.json").read_text())\n'
+        "    for a, b, c in rows:\n        assert mul(a, b) == c\n"
+    )
+    contract, _, _ = make_task(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "calc"\nversion = "1.0.0"\n',
+            "calc/__init__.py": calc("-", "*"),
+            "calc/data/mul.json": "[[2, 3, 6], [4, 5, 20]]\n",
+            "tests/test_table.py": table,
+        },
+        {
+            "calc/__init__.py": calc("+", "*"),
+            "tests/test_add.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        },
+        install=["uv pip install pytest"],
+        fail_to_pass=["tests/test_add.py::test_add"],
+        editable=["calc/**"],
+    )
+    hides = scripted(
+        tmp_path,
+        "hides-regression",
+        {"calc/__init__.py": calc("+", "+"), "calc/data/mul.json": "[[2, 3, 5], [4, 5, 9]]\n"},
+    )
+    out = tmp_path / "run"
+    main(["run", str(contract), "--agent", "gold", "--agent", hides, "--out", str(out), "--json"])
+    rows = json.loads(capsys.readouterr().out)
+    assert verdicts(rows) == {"gold": "accepted", "hides-regression": "rejected"}
+    assert rows[1]["failed"] == ["regression_tests_passed"]
+    with Store.open(out) as store:
+        attempt = store.attempts()[1]
+        receipt = next(r for r in store.receipts(attempt.attempt_id) if r.gate == "V-regression")
+    detail = next(c.detail for c in receipt.checks if c.name == "regression_tests_passed")
+    assert detail.startswith(
+        "edits what only tests passing at the base read: calc/data/mul.json (traced in the base's "
+        "whole-suite run: rule 'read only by graded tests')"
+    )
