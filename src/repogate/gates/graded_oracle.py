@@ -65,6 +65,11 @@ class GradedEdits(FrozenModel):
     oracle: tuple[str, ...] = ()
     rules: dict[str, OracleRule] = Field(default_factory=dict)
 
+    @property
+    def refused(self) -> dict[str, OracleRule]:
+        """The edited paths a rule refused (every rule but ``read by product code too``)."""
+        return {p: r for p, r in self.rules.items() if r != "read by product code too"}
+
 
 def _test_id_file(test_id: str) -> str:
     return test_id.split("::", 1)[0]
