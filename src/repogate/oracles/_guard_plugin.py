@@ -19,23 +19,17 @@ folder the code makes or adds later, such as its temporary folder) or in a ``con
 own); anything else (``pytest.Function.runtest = lambda self: None`` in library code) is
 recorded, and the harness then trusts none of the session's outcomes.
 
-With ``REPOGATE_GUARD_READS=1`` (gate E's trace run, on the base or the reference, never on a
-candidate) it also records, with an audit hook (:func:`sys.addaudithook`, PEP 578), which files of
-the checkout other than Python code the session opens for reading, each with who opened it: the
-innermost frame whose code is a file of the checkout. That file is *test code* when it holds a
-collected test (not a doctest: those live in product modules), is a ``conftest.py``, a test module
-(``test_*.py``, ``*_test.py``) or a file in a ``tests``/``test``/``testing`` folder, or the frame is
-a doctest example's; any other file of the checkout is *product code*. An open with no frame of
-the checkout (pytest reading its configuration, the import system) is neither and not recorded.
-The record's ``reads`` then lists the files test code opened and those product code opened
-(:mod:`repogate.oracles.graded_reads`).
+With ``REPOGATE_GUARD_READS=1`` (runs on the base or the reference, never on a candidate) it
+also starts the read trace (:mod:`repogate.oracles._guard_reads`, copied beside it as
+``repogate_reads.py``), and its record's ``reads`` lists the checkout's data files test code and
+product code opened (:mod:`repogate.oracles.graded_reads`).
 
 It runs inside the process the candidate's code runs in: that code can find and defeat it. It
 raises the bar; it is no boundary. It must run on every pytest the target may pin, so it uses
 only old, stable hooks and tolerates missing names.
 """
 
-# ruff: noqa: PTH100, PTH105, PTH109, PTH112, PTH113, PTH118, PTH119, PTH120, PTH123, PTH206
+# ruff: noqa: PTH105, PTH109, PTH112, PTH118, PTH120, PTH123, PTH206
 # (os.path and open(): the guard imports as little as it can into the session it watches)
 from __future__ import annotations
 
@@ -130,14 +124,6 @@ _DESCRIPTORS = (classmethod, staticmethod, property)
 _ORACLE_FOLDERS = {"tests", "test", "testing"}
 
 _READS = bool(_OUT) and os.environ.get("REPOGATE_GUARD_READS") == "1"
-_MAX_READS = 1000  # files kept per side, and characters below: far below the record's size cap
-_MAX_READ_CHARS = 64 * 1024
-_CODE = (".py", ".pyc", ".pyo", ".pyi", ".so", ".pyd")
-_opened: dict[str, set[str]] = {}  # data file of the checkout -> files of the frames that opened it
-_frame_files: dict[str, str] = {}  # code file -> relative checkout path, "" when outside it
-_data_files: dict[str, str] = {}  # absolute path opened -> relative data file, "" when none
-_test_files: set[str] = set()  # files holding a collected test other than a doctest
-_tracing = [False]
 
 _found: list[str] = []
 _finished = False
@@ -319,98 +305,6 @@ def _check_hooks(config: Any) -> None:
                 _note(f"{name} implemented by code from {_where(impl.function)}")
 
 
-def _inside(path: str) -> str:
-    """``path`` relative to the checkout, or "" when it lies outside it."""
-    real = os.path.realpath(path)
-    return os.path.relpath(real, _ROOT) if real.startswith(_ROOT + os.sep) else ""
-
-
-def _reader(frame: types.FrameType | None) -> str:
-    """The checkout file of the innermost frame from ``frame`` outwards in it, else ""."""
-    while frame is not None:
-        name = frame.f_code.co_filename
-        if name.startswith("<doctest "):
-            return "<doctest>"
-        relative = _frame_files.get(name)
-        if relative is None:
-            relative = _frame_files[name] = "" if name.startswith("<") else _inside(name)
-        if relative:
-            return relative
-        frame = frame.f_back
-    return ""
-
-
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    """Record a read of a checkout file other than Python code, with the file that asked."""
-    if event != "open" or _tracing[0] or len(_opened) >= 4 * _MAX_READS:
-        return
-    _tracing[0] = True
-    try:
-        path, mode, flags = (*tuple(args), None, None, None)[:3]
-        if isinstance(mode, str):
-            if not ("r" in mode or "+" in mode):
-                return
-        elif isinstance(flags, int) and flags & os.O_ACCMODE == os.O_WRONLY:
-            return
-        if path is None or isinstance(path, int):
-            return
-        name = os.path.abspath(os.fsdecode(os.fspath(path)))
-        relative = _data_files.get(name)
-        if relative is None:
-            relative = _data_file(name)
-            if len(_data_files) < 64 * _MAX_READS:  # a bounded cache: thousands of temp files
-                _data_files[name] = relative
-        if relative:
-            _opened.setdefault(relative, set()).add(_reader(sys._getframe(1)))
-    except Exception:  # a path it cannot read is not recorded; the open itself goes on
-        return
-    finally:
-        _tracing[0] = False
-
-
-def _data_file(path: str) -> str:
-    """``path`` relative to the checkout when it is a file there other than code or git's, else ""."""
-    relative = _inside(path)
-    parts = relative.split(os.sep)
-    if not relative or relative.endswith(_CODE) or ".git" in parts or "__pycache__" in parts:
-        return ""
-    return relative if os.path.isfile(os.path.join(_ROOT, relative)) else ""
-
-
-def _test_code(reader: str) -> bool:
-    name = os.path.basename(reader)
-    return (
-        reader == "<doctest>"
-        or reader in _test_files
-        or _oracle_file(reader)
-        or name.startswith("test_")
-        or name.endswith("_test.py")
-    )
-
-
-def _reads() -> dict[str, Any]:
-    """The data files test code opened and those product code opened, sorted, capped."""
-    test: set[str] = set()
-    product: set[str] = set()
-    for path, readers in list(_opened.items()):
-        for reader in readers - {""}:
-            (test if _test_code(reader) else product).add(path)
-    kept = {"test": _capped(test), "product": _capped(product)}
-    whole = len(kept["test"]) == len(test) and len(kept["product"]) == len(product)
-    return {**kept, "truncated": not whole or len(_opened) >= 4 * _MAX_READS}
-
-
-def _capped(paths: set[str]) -> list[str]:
-    kept: list[str] = []
-    size = 0
-    for path in sorted(paths)[:_MAX_READS]:
-        size += len(path) + 4
-        if size > _MAX_READ_CHARS:
-            break
-        kept.append(path)
-    return kept
-
-
 def _write() -> None:
     if not _OUT:
         return
@@ -422,7 +316,7 @@ def _write() -> None:
         "passed_calls": len(_passed),
     }
     if _READS:
-        record["reads"] = _reads()
+        record["reads"] = _trace.reads(_oracle_file)
     record["mac"] = _sign(json.dumps(record, sort_keys=True, separators=(",", ":")).encode())
     target = os.path.join(_OUT, f"guard-{os.getpid()}.json")
     temporary = f"{target}.tmp"
@@ -439,19 +333,17 @@ _HOT_BEFORE = _hot()
 for _key, _value in _BEFORE.items():  # changed before this plugin loaded (a shadowed import)
     if _planted(_value):
         _note(f"{_key} comes from {_where(_value)}")
+if _READS:  # the read trace, copied beside this file (runs on the base or the reference only)
+    import repogate_reads as _trace  # type: ignore[import-not-found]
+
+    _trace.start(_ROOT)
 _write()
-if _READS:
-    sys.addaudithook(_audit)
 
 
 def pytest_collection_finish(session: Any) -> None:
-    """Note the files holding a collected test other than a doctest (test code, for the trace)."""
-    for item in getattr(session, "items", ()):
-        where = getattr(item, "path", None) or getattr(item, "fspath", None)
-        if where is not None and "Doctest" not in type(item).__name__:
-            relative = _inside(str(where))
-            if relative:
-                _test_files.add(relative)
+    """Tell the read trace which files hold a collected test (test code), when it runs."""
+    if _READS:
+        _trace.note_tests(getattr(session, "items", ()))
 
 
 def pytest_runtest_logreport(report: Any) -> None:

@@ -36,8 +36,11 @@ MODULE = "repogate_guard"
 """The guard's module name, as ``-p`` loads it."""
 BOOT = "repogate_boot.py"
 """The bootstrap that starts ``python -m pytest`` sessions, beside the guard (its key's first reader)."""
+READS = "repogate_reads.py"
+"""The read trace the guard imports when asked to (:mod:`repogate.oracles._guard_reads`)."""
 _SOURCE = Path(__file__).with_name("_guard_plugin.py")
 _BOOT_SOURCE = Path(__file__).with_name("_guard_boot.py")
+_READS_SOURCE = Path(__file__).with_name("_guard_reads.py")
 _RECORD = re.compile(r"guard-\d+\.json")
 _MAX_RECORD_BYTES = 256 * 1024
 _MAX_RECORDS = 64
@@ -107,7 +110,7 @@ def prepare(report_dir: Path) -> Guard:
         report_dir: the run's harness-owned report folder (outside the checkout).
     """
     guard = Guard(report_dir / "guard-plugin", report_dir / "guard")
-    for name, source in ((f"{MODULE}.py", _SOURCE), (BOOT, _BOOT_SOURCE)):
+    for name, source in ((f"{MODULE}.py", _SOURCE), (BOOT, _BOOT_SOURCE), (READS, _READS_SOURCE)):
         write_bytes_nofollow(
             report_dir, f"guard-plugin/{name}", source.read_bytes(), make_parents=True
         )
