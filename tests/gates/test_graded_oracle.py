@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from _task import make_task, scripted, verdicts
-from repogate.cli import main
+from _task import make_task, run_rows, scripted, verdicts
 from repogate.contract import load_contract
 from repogate.gates.graded_oracle import GradedOracle, graded_edits, graded_modules, load_notices
 from repogate.git import ChangedPath
@@ -82,6 +81,14 @@ BASE = {
 }
 FIXED = {"units/convert.py": _convert("2.54", "1.609", "91.44")}
 HONEST = {**FIXED, "units/data/factors.json": '{"cm_per_foot": 30.48}\n'}
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test builds its environments in its own cache (no result of another test is reused)."""
+    monkeypatch.setenv("REPOGATE_CACHE", str(tmp_path / "cache"))
+
+
 IDS = [
     "tests/test_convert.py::test_inches_table",
     "tests/test_convert.py::test_miles",
@@ -92,10 +99,9 @@ IDS = [
 
 @pytest.mark.slow
 def test_what_the_graded_tests_read_is_oracle_and_the_products_data_is_not(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Four cheats on what graded tests read are rejected; the reference editing product data passes."""
-    monkeypatch.setenv("REPOGATE_CACHE", str(tmp_path / "cache"))
     contract, _, _ = make_task(
         tmp_path,
         BASE,
@@ -137,10 +143,7 @@ def test_what_the_graded_tests_read_is_oracle_and_the_products_data_is_not(
     }
     agents = ["gold", *(scripted(tmp_path, name, files) for name, files in cheats.items())]
     out = tmp_path / "run"
-    argv = ["run", str(contract), "--out", str(out), "--json"]
-    main([*argv, *[a for spec in agents for a in ("--agent", spec)]])
-    said = capsys.readouterr()
-    rows = json.loads(said.out)
+    rows, err = run_rows(contract, agents, out, capsys)
     assert verdicts(rows) == {
         "gold": "accepted",
         "table": "rejected",
@@ -160,8 +163,8 @@ def test_what_the_graded_tests_read_is_oracle_and_the_products_data_is_not(
     )
     assert said_by["assertion"][0] == said_by["module-table"][0] == module
     assert said_by["gold"] == ("", {"units/data/factors.json": "read by product code too"})
-    assert said.err.count("grades test functions in modules the agent may edit") == 1
-    assert "outside the test folders: units/selfcheck.py::test_yards;" in said.err
+    assert err.count("grades test functions in modules the agent may edit") == 1
+    assert "outside the test folders: units/selfcheck.py::test_yards;" in err
 
 
 def _integrity(out: Path) -> dict[str, tuple[str, dict[str, str]]]:
@@ -230,7 +233,7 @@ def test_a_file_the_patch_adds_is_not_an_edit_of_what_the_tests_read() -> None:
 
 @pytest.mark.slow
 def test_what_only_the_base_suites_passing_tests_read_is_their_oracle(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A regression hidden by editing the table a non-declared passing test reads fails V-regression.
 
@@ -238,7 +241,6 @@ def test_what_only_the_base_suites_passing_tests_read_is_their_oracle(
     that breaks ``mul`` and rewrites ``calc/data/mul.json`` (read only by ``test_mul_table``) to the
     broken output kept every base-passing test passing.
     """
-    monkeypatch.setenv("REPOGATE_CACHE", str(tmp_path / "cache"))
 
     def calc(add: str, mul: str) -> str:
         return f"def add(a, b):\n    return a {add} b\n\n\ndef mul(a, b):\n    return a {mul} b\n"
@@ -271,8 +273,7 @@ def test_what_only_the_base_suites_passing_tests_read_is_their_oracle(
         {"calc/__init__.py": calc("+", "+"), "calc/data/mul.json": "[[2, 3, 5], [4, 5, 9]]\n"},
     )
     out = tmp_path / "run"
-    main(["run", str(contract), "--agent", "gold", "--agent", hides, "--out", str(out), "--json"])
-    rows = json.loads(capsys.readouterr().out)
+    rows, _ = run_rows(contract, ["gold", hides], out, capsys)
     assert verdicts(rows) == {"gold": "accepted", "hides-regression": "rejected"}
     assert rows[1]["failed"] == ["regression_tests_passed"]
     with Store.open(out) as store:
