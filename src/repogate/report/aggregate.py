@@ -34,7 +34,7 @@ from repogate.report.model import (
     Stage,
 )
 from repogate.report.stats import acceptance, median, pass_at_k, pass_hat_k, wilson
-from repogate.vocabulary import UNFINISHED, UNFINISHED_STATES
+from repogate.vocabulary import UNFINISHED
 
 
 def _by_agent(facts: Iterable[Fact]) -> dict[str, list[Fact]]:
@@ -47,7 +47,7 @@ def _by_agent(facts: Iterable[Fact]) -> dict[str, list[Fact]]:
 def acceptance_row(agent: str, cohort: str, facts: Sequence[Fact]) -> Acceptance:
     """Acceptance of ``agent`` over ``facts`` (all of one cohort), with its interval."""
     tasks = per_task(facts)
-    finished = sum(f.outcome not in UNFINISHED_STATES for f in facts)
+    finished = sum(f.finished for f in facts)
     accepted = sum(s for s, _ in tasks.values())
     scored = sum(t for _, t in tasks.values())
     return Acceptance(
@@ -107,7 +107,7 @@ def _errors(agent: str, facts: Sequence[Fact]) -> Errors:
     for f in facts:
         if f.error_kind is not None:
             kinds[f.error_kind] += 1
-    unfinished = sum(f.outcome in UNFINISHED_STATES for f in facts)
+    unfinished = sum(not f.finished for f in facts)
     return Errors(agent=agent, attempts=len(facts), unfinished=unfinished, kinds=kinds)
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from repogate.decision import Decision
 from repogate.report.load import Attempt, cohort_of
 from repogate.report.model import ErrorKind
-from repogate.vocabulary import CheckName, attempt_state
+from repogate.vocabulary import UNFINISHED_STATES, CheckName, attempt_state
 
 INTEGRITY: tuple[CheckName, ...] = (
     "edits_permitted",
@@ -118,6 +118,11 @@ class Fact:
     def accepted(self) -> bool:
         """The attempt was accepted."""
         return self.outcome == "accepted"
+
+    @property
+    def finished(self) -> bool:
+        """Decided or crashed: not ``not started``, ``running`` or ``interrupted``."""
+        return self.outcome not in UNFINISHED_STATES
 
     @property
     def sentinel(self) -> str:
