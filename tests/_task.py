@@ -7,6 +7,7 @@ import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from _lifecycle_git import ENV, write
 
@@ -98,6 +99,27 @@ def scripted(root: Path, name: str, files: Mapping[str, str]) -> str:
     spec = root / f"{name}.toml"
     spec.write_text(f'description = "{name}"\n{edits}', encoding="utf-8")
     return f"scripted:{spec}"
+
+
+def run_rows(
+    contract: Path, agents: Sequence[str], out: Path, capsys: Any
+) -> tuple[list[dict[str, Any]], str]:
+    """Run ``agents`` on ``contract`` into ``out`` (``run --json``); return its rows and stderr."""
+    from repogate.cli import main
+
+    main(
+        [
+            "run",
+            str(contract),
+            *[a for s in agents for a in ("--agent", s)],
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
+    said = capsys.readouterr()
+    rows: list[dict[str, Any]] = json.loads(said.out)
+    return rows, str(said.err)
 
 
 def verdicts(rows: Sequence[Mapping[str, object]]) -> dict[str, str]:

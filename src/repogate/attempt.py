@@ -17,6 +17,7 @@ from repogate import clock, git
 from repogate.contract import TransitionContract
 from repogate.environment import BuiltEnvironment
 from repogate.oracles.embedded import EmbeddedOracle
+from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.junit import TestOutcome
 from repogate.protocols import Agent, EvidenceSink, Proposal
 from repogate.receipt import Observation, Receipt, Seen, Status, observed
@@ -93,6 +94,8 @@ class AttemptProgress:
             candidate leaves them as they were.
         base_xpassed: PASS_TO_PASS tests ``xpassed`` at the base (gate E): the same outcome on
             the candidate leaves them as they were.
+        graded_reads: what the graded tests and the product code read from the repository
+            (gate E's trace); gate I refuses edits of what only the graded tests read.
         pending: receipts observed before the candidate existed (E), bound once it does.
         proposal: what the agent returned (propose).
         state: the candidate state (propose).
@@ -117,6 +120,7 @@ class AttemptProgress:
     base_flaky: frozenset[str] = frozenset()
     base_xfailed: frozenset[str] = frozenset()
     base_xpassed: frozenset[str] = frozenset()
+    graded_reads: TracedReads | None = None
     pending: tuple[Receipt, ...] = ()
     proposal: Proposal | None = None
     state: CandidateState | None = None

@@ -26,8 +26,9 @@ from repogate.contract import contract_schema
 from repogate.decision import Decision, Evidence, decide
 from repogate.errors import EvidenceError, ExitCode, RepogateError, UserInputError
 from repogate.models.trajectory import TRAJECTORY_FILE, read_trajectory, summary
-from repogate.report.terminal import attempts_table, decision_table, print_table, shown_status
+from repogate.report.terminal import attempts_table, decision_table, print_table
 from repogate.store import AttemptRecord, Store
+from repogate.vocabulary import attempt_state
 
 __all__ = [
     "CHECK_INTERRUPTED_MESSAGE",
@@ -269,7 +270,12 @@ def show_cmd(
             changed = {k: v for k, v in changed.items() if k == record.attempt_id}
     if as_json:
         rows = [
-            {**r.model_dump(mode="json"), "evidence": _evidence_status(r, changed)} for r in records
+            {
+                **r.model_dump(mode="json"),
+                "state": attempt_state(r.status, live=live),
+                "evidence": _evidence_status(r, changed),
+            }
+            for r in records
         ]
         typer.echo(json.dumps(rows, indent=2))
     elif attempt is None:
@@ -278,7 +284,8 @@ def show_cmd(
         )
         print_table(table)
     else:
-        _show_one(run_dir, records[0], statuses.get(records[0].attempt_id, "done"), receipts)
+        said = statuses.get(records[0].attempt_id, "done")
+        _show_one(run_dir, records[0], said, receipts, live=live)
     for attempt_id, problems in changed.items():
         typer.echo(
             f"error: attempt {attempt_id}: evidence changed since it was stored ({problems}); "
@@ -308,12 +315,15 @@ def _pick(records: list[AttemptRecord], attempt: str) -> AttemptRecord:
     )
 
 
-def _show_one(run_dir: Path, record: AttemptRecord, agent_status: str, receipts: list[str]) -> None:
+def _show_one(
+    run_dir: Path, record: AttemptRecord, agent_status: str, receipts: list[str], *, live: bool
+) -> None:
     folder = run_dir / "attempts" / record.attempt_id
     typer.echo(
         f"attempt {record.attempt_id}: {record.agent} on {record.contract_id}, epoch {record.epoch}"
     )
-    typer.echo(f"agent status: {agent_status}; attempt status: {shown_status(record.status)}")
+    state = attempt_state(record.status, live=live)
+    typer.echo(f"agent status: {agent_status}; attempt status: {state}")
     if record.crash:
         typer.echo(f"crash: {record.crash}")
     trajectory = read_trajectory(folder / "agent")

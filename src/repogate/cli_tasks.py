@@ -16,7 +16,7 @@ import typer
 from repogate import git
 from repogate._folders import remove_if_empty
 from repogate.contract import TransitionContract, load_contract
-from repogate.errors import ExitCode, GitError, UserInputError
+from repogate.errors import ContractError, ExitCode, GitError, UserInputError
 from repogate.runner import default_cache
 from repogate.tasks.ingest import IngestOptions
 from repogate.tasks.strength import DEFAULT_WINDOW, Strength
@@ -221,6 +221,7 @@ def _check_one(
     contract: TransitionContract, cache: Path, options: IngestOptions, as_json: bool
 ) -> dict[str, Any]:
     """Check one contract's states and gold attempt; print its line (unless JSON); return its row."""
+    from repogate.runner import contract_notices
     from repogate.tasks.ingest import gold_after
     from repogate.tasks.validate import CheckConfig, Rejected, check_states
 
@@ -229,15 +230,23 @@ def _check_one(
     run_dir = cache / "check-runs" / contract.id
     row: dict[str, Any]
     try:
+        notices = contract_notices(contract, source)
+    except ContractError:  # an unreadable hidden test patch: the check itself says so
+        notices = ()
+    for line in () if as_json else notices:
+        typer.echo(f"warning: {line}", err=True)
+    try:
         checked = check_states(contract, source, CheckConfig.in_cache(cache, work, options.repeats))
         assert contract.source_file is not None
         checked = gold_after(contract.source_file, source, checked, run_dir, options)
         if checked.gold != "accepted":
             raise Rejected("reference_not_accepted", checked.gold, checked)
         row = {"id": contract.id, "valid": True, "validation": checked.model_dump(mode="json")}
+        row["notices"] = list(notices)
     except Rejected as rejected:
         row = {"id": contract.id, "valid": False, "reason": rejected.reason}
         row["detail"] = rejected.detail
+        row["notices"] = list(notices)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         shutil.rmtree(run_dir, ignore_errors=True)

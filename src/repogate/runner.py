@@ -25,9 +25,9 @@ from repogate.agents import make_agent
 from repogate.contract import TransitionContract
 from repogate.errors import UserInputError
 from repogate.executors.local import LocalExecutor
+from repogate.gates.graded_oracle import load_notices
 from repogate.jobs import AttemptEvent, AttemptJob, ReceiptMade, Started
 from repogate.manifest import RunManifest, contract_entry
-from repogate.oracles.embedded import embedded_ids
 from repogate.patches import load_patch, touched_paths
 from repogate.protocols import Agent, Executor
 from repogate.store import AttemptRecord, Store, attempt_id_for
@@ -76,14 +76,21 @@ class _Ready:
 
 def _load_warnings(contract: TransitionContract, hidden: bytes) -> tuple[str, ...]:
     """Return what a person should know about a contract before its attempts run."""
-    inside = embedded_ids(contract, touched_paths(hidden))
-    if not inside:
-        return ()
-    return (
-        f"contract {contract.id} grades ids inside files the agent may edit: "
-        + ", ".join(inside)
-        + "; they are graded from the hidden tests' version of that text",
-    )
+    return load_notices(contract, touched_paths(hidden))
+
+
+def contract_notices(contract: TransitionContract, source: Path) -> tuple[str, ...]:
+    """Return the load-time notices of ``contract`` (graded ids held in editable files).
+
+    Args:
+        contract: the task.
+        source: its full-history repository (the hidden tests are read from it).
+
+    Raises:
+        ContractError: the hidden test patch or commit cannot be read.
+    """
+    patch = contract.oracles.hidden_tests
+    return _load_warnings(contract, b"" if patch is None else load_patch(patch, contract, source))
 
 
 def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Ready]:

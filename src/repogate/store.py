@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Literal
+from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -60,11 +60,7 @@ from repogate.errors import RunDirError
 from repogate.manifest import RunManifest
 from repogate.receipt import Artifact, Crash, Receipt
 from repogate.state import CandidateState
-
-AttemptStatus = Literal["planned", "running", "done", "crashed"]
-"""``planned`` begun in the store, waiting its turn; ``running`` a worker started it; ``done``
-decided; ``crashed`` the evaluator failed on it. Planned and running are unfinished."""
-UNFINISHED: tuple[AttemptStatus, ...] = ("planned", "running")
+from repogate.vocabulary import AttemptStatus
 
 
 class AttemptRecord(BaseModel):

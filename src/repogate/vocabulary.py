@@ -157,3 +157,32 @@ REPORTS: dict[GateId, tuple[CheckName, ...]] = {
 ``error`` in the decision, whatever another gate reporting the same check saw (the regression
 step, the extra commands and gate V all report ``regression_tests_passed``). ``propose`` and
 ``stop`` report checks only when they stop the attempt, and cannot crash."""
+
+AttemptStatus = Literal["planned", "running", "done", "crashed"]
+"""An attempt's status as the store records it: ``planned`` begun in the store, waiting its turn;
+``running`` a worker started it; ``done`` decided; ``crashed`` the evaluator failed on it. Planned
+and running are unfinished. Readers word it with :func:`attempt_state`, never as stored."""
+UNFINISHED: tuple[AttemptStatus, ...] = ("planned", "running")
+
+AttemptState = Literal["not started", "running", "interrupted", "done", "crashed"]
+"""How every reader of a run (``show``, ``report`` as text, JSON and HTML) words an attempt's
+progress (see :data:`ATTEMPT_STATES`); a decided attempt is then read by its outcome."""
+
+ATTEMPT_STATES: dict[AttemptState, str] = {
+    "not started": "begun in the store, waiting its turn (stored ``planned``)",
+    "running": "started, unfinished, while a run holds the run folder's lock",
+    "interrupted": "started, unfinished, and no run holds the folder (stopped or killed)",
+    "done": "decided: accepted, rejected or error",
+    "crashed": "the evaluator failed on it; kept with its crash",
+}
+"""Every attempt state, documented."""
+UNFINISHED_STATES: tuple[AttemptState, ...] = ("not started", "running", "interrupted")
+
+
+def attempt_state(status: AttemptStatus, *, live: bool) -> AttemptState:
+    """Word a stored attempt status, knowing whether a run holds the run folder (``live``)."""
+    if status == "planned":
+        return "not started"
+    if status == "running":
+        return "running" if live else "interrupted"
+    return status

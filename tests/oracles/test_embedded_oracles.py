@@ -8,13 +8,11 @@ tests' version, and a contract that grades such ids says so when it is loaded.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from _task import make_task, scripted, verdicts
-from repogate.cli import main
+from _task import make_task, run_rows, scripted, verdicts
 from repogate.oracles.embedded import splice_docstring
 
 
@@ -81,20 +79,7 @@ def test_graded_doctests_in_editable_files_are_graded_from_the_hidden_tests_text
             "docs/usage.txt": ">>> from calc import mul\n>>> mul(2, 5)\n7\n",
         },
     )
-    out = tmp_path / "run"
-    agents = ["gold", rewrite, delete, text]
-    main(
-        [
-            "run",
-            str(contract),
-            *[a for spec in agents for a in ("--agent", spec)],
-            "--out",
-            str(out),
-            "--json",
-        ]
-    )
-    said = capsys.readouterr()
-    rows = json.loads(said.out)
+    rows, err = run_rows(contract, ["gold", rewrite, delete, text], tmp_path / "run", capsys)
     assert verdicts(rows) == {
         "gold": "accepted",
         "rewrites-doctest": "rejected",
@@ -102,8 +87,8 @@ def test_graded_doctests_in_editable_files_are_graded_from_the_hidden_tests_text
         "rewrites-usage": "rejected",
     }
     assert all(r["failed"] == ["requirements_recovered", "focused_tests_passed"] for r in rows[1:])
-    assert said.err.count("grades ids inside files the agent may edit") == 1
-    assert "calc/__init__.py::calc.add, docs/usage.txt::usage.txt" in said.err
+    assert err.count("grades ids inside files the agent may edit") == 1
+    assert "calc/__init__.py::calc.add, docs/usage.txt::usage.txt" in err
 
 
 def test_splice_keeps_the_candidates_code_and_takes_the_oracles_docstring() -> None:

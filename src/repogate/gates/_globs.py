@@ -12,6 +12,9 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+TEST_GLOBS = ("**/test_*.py", "**/*_test.py", "**/tests/**", "**/test/**", "**/testing/**")
+"""Test files by pytest's default naming and the folders projects keep tests in: the oracle's."""
+
 
 @lru_cache(maxsize=512)
 def _regex(pattern: str) -> re.Pattern[str]:

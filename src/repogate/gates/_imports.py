@@ -46,7 +46,7 @@ _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
 _NATIVE_SUFFIXES = tuple(
     sorted({".so", ".pyd", ".dll", ".dylib", *importlib.machinery.EXTENSION_SUFFIXES})
 )
-HARNESS_MODULES = frozenset({"repogate_guard", "repogate_regress"})
+HARNESS_MODULES = frozenset({"repogate_guard", "repogate_reads", "repogate_regress"})
 """Top-level names of the harness's own pytest plugins (loaded by name with ``-p``)."""
 _MODULE_SUFFIXES = (".py", ".pyw", *_NATIVE_SUFFIXES)
 _ENV_TIMEOUT_S = 60

@@ -20,6 +20,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from repogate.environment import BuiltEnvironment
+from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.grading import BaseCheck, base_state_check, observe_ids
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.reruns import Rerun, Runner, flaky_ids, rerun
@@ -49,12 +50,16 @@ class BaseState(Observation):
             they were.
         environment: the environment the check ran in; None only in a cached result, which is
             stored without it (its digest is part of the cache key).
+        reads: what the graded tests and the product code read from the repository, traced on
+            the reference or the base (:mod:`repogate.oracles.graded_reads`); None until traced
+            (a result handed over by task validation is traced when first read).
     """
 
     flaky: tuple[str, ...]
     xfailed: tuple[str, ...]
     xpassed: tuple[str, ...] = ()
     environment: BuiltEnvironment | None = None
+    reads: TracedReads | None = None
 
 
 def read_cached(text: str, env: BuiltEnvironment) -> BaseState:

@@ -14,7 +14,10 @@ Checks:
   adding its own focused test is good practice, and the grader runs only the files that hold the
   graded ids, with the hidden tests' files reset to the base. A new top-level module or package
   named like one importable from the environment or its standard library (``iniconfig/``
-  shadowing pytest's own dependency) is refused here too (:mod:`repogate.gates._imports`).
+  shadowing pytest's own dependency) is refused here too (:mod:`repogate.gates._imports`). So is
+  an edit to what the graded tests are made of beyond the test files: a module outside the test
+  folders holding a graded test function, a file only the graded tests read (traced at gate E);
+  the rule that decided is recorded (:mod:`repogate.gates.graded_oracle`).
 
 ``edits_permitted`` also refuses what runs instead of the source a reviewer reads: bytecode,
 native extension modules and libraries, and coding cookies whose codec hides code (``utf-7``).
@@ -30,8 +33,9 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from repogate.contract import Permissions
-from repogate.gates._globs import matches_any
+from repogate.gates._globs import TEST_GLOBS, matches_any
 from repogate.gates._imports import native_modules, shadowing, unsafe_cookies
+from repogate.gates.graded_oracle import GradedOracle, graded_edits
 from repogate.git import ChangedPath
 from repogate.patches import added_lines
 from repogate.receipt import Check, Observation
@@ -57,7 +61,6 @@ HOOK_GLOBS = (
     "azure-pipelines.yml",
     ".travis.yml",
 )
-TEST_GLOBS = ("**/test_*.py", "**/*_test.py", "**/tests/**", "**/test/**", "**/testing/**")
 TEST_MODULE_GLOBS = ("**/test_*.py", "**/*_test.py")
 # Compiled code is no source change: Python runs a .pyc without reading the source beside it.
 COMPILED_GLOBS = ("**/__pycache__/**", "**/*.pyc", "**/*.pyo")
@@ -191,6 +194,7 @@ def check_integrity(
     hidden_paths: Sequence[str] = (),
     patch: bytes = b"",
     importable: Collection[str] = (),
+    graded: GradedOracle | None = None,
 ) -> Observation:
     """Return the ``edits_permitted`` and ``oracle_untouched`` checks for one candidate.
 
@@ -208,7 +212,10 @@ def check_integrity(
         importable: top-level module names importable from the environment and its standard
             library (:func:`repogate.gates._imports.environment_names`); a new top-level module
             of the patch named like one of them is an oracle edit.
+        graded: what the graded tests are made of beyond the test files (graded modules, the
+            files gate E traced them reading); an edit of it is an oracle edit.
     """
+    reads = graded_edits(changed, graded or GradedOracle())
     stray = sorted(
         {
             *forbidden_edits(changed, permissions),
@@ -221,6 +228,7 @@ def check_integrity(
             *oracle_edits(changed, read, base, candidate, hidden_paths),
             *runner_tampering(patch),
             *shadowing(changed, read, base, candidate, importable),
+            *reads.oracle,
         }
     )
     return Observation(
@@ -236,5 +244,13 @@ def check_integrity(
                 detail="edits the oracle: " + "; ".join(oracle) if oracle else "",
             ),
         ),
-        details={"changed": [c.path for c in changed], "stray": stray, "oracle_edits": oracle},
+        details={
+            "changed": [c.path for c in changed],
+            "stray": stray,
+            "oracle_edits": oracle,
+            "graded_oracle_rules": dict(sorted(reads.rules.items())),
+            "graded_reads": "not traced"
+            if graded is None or graded.reads is None
+            else graded.reads.model_dump(mode="json"),
+        },
     )

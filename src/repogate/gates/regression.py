@@ -13,6 +13,11 @@ marks it flaky, excluded from the verdict with a record. A failure that reproduc
 ``regression_tests_passed``. Every run is on a fresh tree of the candidate, never one that earlier
 test code wrote (:func:`repogate.gates.graded_trees.fresh_tree`), so a failure kept away by a file
 an earlier run left in the checkout is not called flaky.
+
+What only the base's passing tests read is their oracle too: a patch changing a data file that
+only test code opened in the base's whole-suite run (the guard's read trace) fails
+``regression_tests_passed`` (a broken test hidden by rewriting its table), unless gate I already
+refused it as the graded tests' (:mod:`repogate.gates.graded_oracle`).
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
 
+from repogate.gates.graded_oracle import GradedOracle, graded_edits
 from repogate.gates.verification import untampered_check
+from repogate.git import ChangedPath
 from repogate.oracles.base_suite import BaseSuite
 from repogate.oracles.junit import TestOutcome, match_ids
 from repogate.oracles.pytest_runner import TestRun
@@ -54,12 +61,34 @@ def _observe(ids: Sequence[str], outcomes: Mapping[str, TestOutcome]) -> dict[st
     return {t: "missing" if matched[t] is None else outcomes[str(matched[t])] for t in ids}
 
 
+def suite_oracle_edits(
+    suite: BaseSuite, changed: Sequence[ChangedPath], graded: GradedOracle
+) -> tuple[str, ...]:
+    """Return the changed data files only the base suite's tests read, each with why, sorted.
+
+    Args:
+        suite: the base's whole-suite record (its read trace; none traced: nothing found).
+        changed: the candidate's changed paths.
+        graded: what gate I holds as the graded tests' (refused there, not counted again).
+    """
+    if suite.reads is None:
+        return ()
+    already = graded_edits(changed, graded).refused
+    found = graded_edits(changed, GradedOracle(reads=suite.reads)).refused
+    return tuple(
+        f"{path} (traced in the base's whole-suite run: rule '{rule}')"
+        for path, rule in sorted(found.items())
+        if path not in already
+    )
+
+
 def check_regressions(
     suite: BaseSuite,
     selection: Selection,
     already: Mapping[str, TestOutcome],
     exclude: Collection[str],
     run: RunIds,
+    edited: Sequence[str] = (),
 ) -> Observation:
     """Run the selected base-passing tests on the candidate and grade them.
 
@@ -70,6 +99,8 @@ def check_regressions(
         exclude: ids left out of the regression set: the graded FAIL_TO_PASS / PASS_TO_PASS
             ids (graded apart) and tests that flipped at the base.
         run: runs ids on the candidate's test tree.
+        edited: data files only the base suite's tests read that the candidate changed
+            (:func:`suite_oracle_edits`): each fails the check.
 
     Returns:
         ``regression_tests_passed``: ``error`` when the base's whole suite gave no trustworthy
@@ -128,9 +159,15 @@ def check_regressions(
         return Observation(
             checks=(Check(name=CHECK, status="failed", detail=why), *tampered), details=details
         )
+    problems = [f"edits what only tests passing at the base read: {'; '.join(edited)}"] * bool(
+        edited
+    )
     if failing:
         bad = [f"{t} ({seen[t]})" for t in failing]
-        detail = f"passed at the base, not on the candidate: {_listing(bad)} [{scope}]"
+        problems.append(f"passed at the base, not on the candidate: {_listing(bad)}")
+    if problems:
+        details["oracle_edits"] = list(edited)
+        detail = f"{'; '.join(problems)} [{scope}]"
         return Observation(
             checks=(Check(name=CHECK, status="failed", detail=detail),), details=details
         )

@@ -19,6 +19,11 @@ folder the code makes or adds later, such as its temporary folder) or in a ``con
 own); anything else (``pytest.Function.runtest = lambda self: None`` in library code) is
 recorded, and the harness then trusts none of the session's outcomes.
 
+With ``REPOGATE_GUARD_READS=1`` (runs on the base or the reference, never on a candidate) it
+also starts the read trace (:mod:`repogate.oracles._guard_reads`, copied beside it as
+``repogate_reads.py``), and its record's ``reads`` lists the checkout's data files test code and
+product code opened (:mod:`repogate.oracles.graded_reads`).
+
 It runs inside the process the candidate's code runs in: that code can find and defeat it. It
 raises the bar; it is no boundary. It must run on every pytest the target may pin, so it uses
 only old, stable hooks and tolerates missing names.
@@ -117,6 +122,8 @@ _HOT = (
 
 _DESCRIPTORS = (classmethod, staticmethod, property)
 _ORACLE_FOLDERS = {"tests", "test", "testing"}
+
+_READS = bool(_OUT) and os.environ.get("REPOGATE_GUARD_READS") == "1"
 
 _found: list[str] = []
 _finished = False
@@ -308,6 +315,8 @@ def _write() -> None:
         "changes": _found,
         "passed_calls": len(_passed),
     }
+    if _READS:
+        record["reads"] = _trace.reads(_oracle_file)
     record["mac"] = _sign(json.dumps(record, sort_keys=True, separators=(",", ":")).encode())
     target = os.path.join(_OUT, f"guard-{os.getpid()}.json")
     temporary = f"{target}.tmp"
@@ -324,7 +333,17 @@ _HOT_BEFORE = _hot()
 for _key, _value in _BEFORE.items():  # changed before this plugin loaded (a shadowed import)
     if _planted(_value):
         _note(f"{_key} comes from {_where(_value)}")
+if _READS:  # the read trace, copied beside this file (runs on the base or the reference only)
+    import repogate_reads as _trace  # type: ignore[import-not-found]
+
+    _trace.start(_ROOT)
 _write()
+
+
+def pytest_collection_finish(session: Any) -> None:
+    """Tell the read trace which files hold a collected test (test code), when it runs."""
+    if _READS:
+        _trace.note_tests(getattr(session, "items", ()))
 
 
 def pytest_runtest_logreport(report: Any) -> None:

@@ -6,7 +6,8 @@ patch touches, so a neighbouring file's tests are never checked). This module re
 once per base state and test setup:
 
 1. a plain run of the whole suite (the project's own selection) at the base with the hidden tests
-   applied: its passing ids are the regression set;
+   applied: its passing ids are the regression set, and the guard's read trace records which
+   data files test code and product code opened (what only tests read is their oracle);
 2. a second run under coverage with one dynamic context per test (:mod:`._pytest_plugin`), from
    which :mod:`repogate.oracles.selection` picks the tests a candidate's change can affect.
 
@@ -34,6 +35,7 @@ from repogate._files import write_bytes_nofollow
 from repogate._model import FrozenModel
 from repogate._toolchain import SYSTEM_PATH, tool, trust, uv_bin
 from repogate.environment import BuiltEnvironment
+from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.pytest_runner import TestRun, run_tests
 from repogate.oracles.selection import CoverageMap
 
@@ -55,6 +57,8 @@ class BaseSuite(FrozenModel):
         duration_s: wall seconds of the plain run.
         coverage: per-test coverage, or None (``coverage_reason`` says why).
         coverage_reason: why there is no coverage (empty when there is).
+        reads: what the plain run's test code and product code read from the checkout (the
+            guard's read trace, :mod:`repogate.oracles.graded_reads`); None when not traced.
     """
 
     schema_version: int = 1
@@ -65,6 +69,7 @@ class BaseSuite(FrozenModel):
     duration_s: float
     coverage: CoverageMap | None
     coverage_reason: str = ""
+    reads: TracedReads | None = None
 
 
 def plugin_digest() -> str:
@@ -233,7 +238,8 @@ def record_base_suite(
     Returns:
         The record; ``status="error"`` when the plain run gave no trustworthy report.
     """
-    plain = run_tests(env, tree, suite_command(test_command), None, report_dir / "plain", policy)
+    command = suite_command(test_command)
+    plain = run_tests(env, tree, command, None, report_dir / "plain", policy, trace_reads=True)
     if plain.status != "ok":
         return BaseSuite(
             status="error",
@@ -255,6 +261,7 @@ def record_base_suite(
         duration_s=plain.execution.duration_s,
         coverage=cover,
         coverage_reason=why,
+        reads=plain.reads,
     )
 
 

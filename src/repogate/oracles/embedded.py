@@ -27,9 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repogate.contract import TransitionContract
-from repogate.gates._globs import matches_any
-
-_TEST_GLOBS = ("**/test_*.py", "**/*_test.py", "**/tests/**", "**/test/**", "**/testing/**")
+from repogate.gates._globs import TEST_GLOBS, matches_any
 
 
 @dataclass(frozen=True)
@@ -47,8 +45,27 @@ class EmbeddedOracle:
     text: bytes
 
 
+def is_doctest_id(test_id: str) -> bool:
+    """True when ``test_id`` names a doctest, as pytest's doctest plugin names them.
+
+    A doctest text file (``docs/usage.txt::usage.txt``: the file is no ``.py``), or a docstring of
+    a module (``calc/__init__.py::calc``, the module's name) or of an object in it
+    (``calc/__init__.py::calc.add``, a dotted name). A test function's id
+    (``units/selfcheck.py::test_yards``, ``...::TestK::test_m``, ``...::test_p[a.b]``) is not one.
+    """
+    path, _, name = test_id.partition("::")
+    if not path.endswith(".py"):
+        return True
+    if not name or "::" in name:
+        return False
+    name = name.split("[", 1)[0]
+    parts = path.removesuffix(".py").split("/")
+    module = parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]
+    return "." in name or name == module
+
+
 def embedded_ids(contract: TransitionContract, hidden_paths: Sequence[str]) -> tuple[str, ...]:
-    """Return the graded ids whose file the agent may edit and the hidden tests do not cover.
+    """Return the graded doctest ids whose file the agent may edit and the hidden tests do not cover.
 
     Args:
         contract: the task.
@@ -59,7 +76,7 @@ def embedded_ids(contract: TransitionContract, hidden_paths: Sequence[str]) -> t
     found = []
     for test_id in (*contract.oracles.fail_to_pass, *contract.oracles.pass_to_pass):
         path = test_id.split("::", 1)[0]
-        if path in hidden or matches_any(path, _TEST_GLOBS):
+        if path in hidden or matches_any(path, TEST_GLOBS) or not is_doctest_id(test_id):
             continue
         if matches_any(path, permissions.editable) and not matches_any(path, permissions.forbidden):
             found.append(test_id)

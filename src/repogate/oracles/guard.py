@@ -30,13 +30,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_nofollow
+from repogate.oracles.graded_reads import TracedReads, merge_records
 
 MODULE = "repogate_guard"
 """The guard's module name, as ``-p`` loads it."""
 BOOT = "repogate_boot.py"
 """The bootstrap that starts ``python -m pytest`` sessions, beside the guard (its key's first reader)."""
+READS = "repogate_reads.py"
+"""The read trace the guard imports when asked to (:mod:`repogate.oracles._guard_reads`)."""
 _SOURCE = Path(__file__).with_name("_guard_plugin.py")
 _BOOT_SOURCE = Path(__file__).with_name("_guard_boot.py")
+_READS_SOURCE = Path(__file__).with_name("_guard_reads.py")
 _RECORD = re.compile(r"guard-\d+\.json")
 _MAX_RECORD_BYTES = 256 * 1024
 _MAX_RECORDS = 64
@@ -67,9 +71,10 @@ class Guard:
         """The bootstrap (:mod:`repogate.oracles._guard_boot`), in the read-only plugin folder."""
         return self.plugin_dir / BOOT
 
-    def env(self) -> dict[str, str]:
-        """The variable that switches the guard on."""
-        return {"REPOGATE_GUARD_DIR": str(self.out_dir)}
+    def env(self, *, trace_reads: bool = False) -> dict[str, str]:
+        """The variables that switch the guard on (and its read trace, when ``trace_reads``)."""
+        traced = {"REPOGATE_GUARD_READS": "1"} if trace_reads else {}
+        return {"REPOGATE_GUARD_DIR": str(self.out_dir), **traced}
 
     @contextlib.contextmanager
     def key_pipe(self) -> Iterator[tuple[int, dict[str, str]]]:
@@ -105,7 +110,7 @@ def prepare(report_dir: Path) -> Guard:
         report_dir: the run's harness-owned report folder (outside the checkout).
     """
     guard = Guard(report_dir / "guard-plugin", report_dir / "guard")
-    for name, source in ((f"{MODULE}.py", _SOURCE), (BOOT, _BOOT_SOURCE)):
+    for name, source in ((f"{MODULE}.py", _SOURCE), (BOOT, _BOOT_SOURCE), (READS, _READS_SOURCE)):
         write_bytes_nofollow(
             report_dir, f"guard-plugin/{name}", source.read_bytes(), make_parents=True
         )
@@ -140,6 +145,24 @@ def _records(guard: Guard) -> tuple[list[dict[str, object]], list[str]]:
     return records, problems
 
 
+def _finished_records(guard: Guard) -> list[dict[str, object]]:
+    """The records the harness's guard signed with the run's key and saw the session finish."""
+    expected = os.path.realpath(guard.module_path)
+    return [
+        r
+        for r in _records(guard)[0]
+        if r.get("finished") is True and r.get("module") == expected and guard.signed(r)
+    ]
+
+
+def traced_reads(guard: Guard) -> TracedReads | None:
+    """Return what the run's read trace saw (:mod:`repogate.oracles.graded_reads`), or None.
+
+    Only signed records of a finished session count; None when none carries a trace.
+    """
+    return merge_records(list(_finished_records(guard)))
+
+
 def findings(guard: Guard, reported: bool, passed: int = 0) -> tuple[str, ...]:
     """Return what the guard saw changed in the run, empty when nothing was.
 
@@ -162,11 +185,7 @@ def findings(guard: Guard, reported: bool, passed: int = 0) -> tuple[str, ...]:
         changes = record.get("changes")
         if isinstance(changes, list):
             found += [str(c) for c in changes]
-    done = [
-        r
-        for r in records
-        if r.get("finished") is True and r.get("module") == expected and guard.signed(r)
-    ]
+    done = _finished_records(guard)
     if reported and not done:
         found.append(
             "the harness's guard saw no session finish (unregistered, shadowed, the process left "

@@ -47,6 +47,7 @@ from repogate.environment import BuiltEnvironment, activate
 from repogate.oracles import guard as guard_plugin
 from repogate.oracles import services
 from repogate.oracles._channel import ReportChannel
+from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.imports import shadowing
 from repogate.oracles.junit import (
     MAX_REPORT_BYTES,
@@ -101,6 +102,7 @@ class TestRun(FrozenModel):
             test-running machinery (empty when nothing); a run with any is ``error``.
         services: the environment's services started for this run (``httpbin ready after
             0.41 s``); a service that did not start makes the run ``error`` (the environment's).
+        reads: what the session read from the checkout, when traced (``trace_reads``).
     """
 
     __test__ = False
@@ -116,6 +118,7 @@ class TestRun(FrozenModel):
     execution: ExecSummary
     tampering: tuple[str, ...] = ()
     services: tuple[str, ...] = ()
+    reads: TracedReads | None = None
 
 
 def select_files(test_ids: Sequence[str], workdir: Path) -> list[str]:
@@ -249,6 +252,7 @@ def run_tests(
     policy: sandbox.SandboxPolicy,
     *,
     tool_path: Path | None = None,
+    trace_reads: bool = False,
 ) -> TestRun:
     """Run the test command on ``workdir`` in ``env`` and read the outcomes from its JUnit report.
 
@@ -266,6 +270,8 @@ def run_tests(
             and coverage, :mod:`repogate.oracles.base_suite`), after the checkout's roots (the
             environment's own coverage keeps its place); a checkout holding a top-level module
             of a name it provides is refused (``error``): it would be loaded in its place.
+        trace_reads: record which checkout files test code and product code open (gate E's
+            trace on the base or the reference, :mod:`repogate.oracles.graded_reads`).
 
     Returns:
         The run as data; ``status="error"`` with a reason when no trustworthy outcome exists.
@@ -293,7 +299,7 @@ def run_tests(
         **services.variables(needs),
         **_variables(env, workdir),
         "HYPOTHESIS_STORAGE_DIRECTORY": str(report_dir / "hypothesis"),
-        **guard.env(),
+        **guard.env(trace_reads=trace_reads),
     }
     tools = (tool_path,) if tool_path is not None else ()
     for folder in (*tools, guard.plugin_dir):
@@ -359,6 +365,7 @@ def run_tests(
         execution=_summary(result),
         tampering=tampering,
         services=tuple(started.started),
+        reads=guard_plugin.traced_reads(guard) if trace_reads else None,
     )
 
 

@@ -11,6 +11,7 @@ from repogate import git
 from repogate.attempt import AttemptConfig, AttemptProgress, emit, gate, gate_seen
 from repogate.gates._imports import environment_names
 from repogate.gates.dependency import check_dependency_policy
+from repogate.gates.graded_oracle import GradedOracle, graded_modules
 from repogate.gates.integrity import check_integrity
 from repogate.gates.oracle_commands import check_commands
 from repogate.gates.requirements import check_requirements
@@ -43,6 +44,10 @@ def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
             progress.hidden_paths,
             progress.patch,
             environment_names(progress.workspace_env.python),
+            GradedOracle(
+                modules=graded_modules(cfg.contract, progress.hidden_paths),
+                reads=progress.graded_reads,
+            ),
         ),
     )
 

@@ -27,17 +27,17 @@ from repogate.gates.base_state import (
     reference_verdict,
     reproduced,
 )
-from repogate.gates.graded_trees import reference_tree
 from repogate.gates.verification import grade_tree, rerunner, run_repeated
 from repogate.oracles.base_suite import plugin_digest
 from repogate.oracles.embedded import EmbeddedOracle
+from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.grading import BaseCheck, confirm_in_reference
 from repogate.oracles.imports import foreign_imports
 from repogate.oracles.pytest_runner import run_tests
 from repogate.oracles.reruns import flaky_ids
 from repogate.patches import load_patch
 from repogate.phases._shared import install_tree, oracle_policy, workspace
-from repogate.phases._trees import export, exporter, graded_maker
+from repogate.phases._trees import export, graded_maker, reference_maker
 from repogate.receipt import Check, observed
 from repogate.sandbox import SandboxPolicy
 from repogate.state import sha256_hex
@@ -140,18 +140,7 @@ def _validate_reference(
         return "", {"reference": "no reference patch to validate"}
     tree = cfg.work / "reference-graded"
 
-    def make(dest: Path) -> None:
-        reference_tree(
-            workspace(cfg),
-            progress.base,
-            patch,
-            progress.hidden,
-            progress.hidden_paths,
-            dest,
-            embedded=progress.embedded,
-            export=exporter(cfg),
-        )
-
+    make = reference_maker(cfg, progress, patch)
     try:
         make(tree)
     except PatchApplyError as exc:
@@ -248,16 +237,7 @@ def _in_reference(
     tree = cfg.work / "reference-hidden"
     try:
         reference = load_patch(source, cfg.contract, cfg.source)
-        reference_tree(
-            workspace(cfg),
-            progress.base,
-            reference,
-            progress.hidden,
-            progress.hidden_paths,
-            tree,
-            embedded=progress.embedded,
-            export=exporter(cfg),
-        )
+        reference_maker(cfg, progress, reference)(tree)
     except (PatchApplyError, ContractError) as exc:
         return verdict, f"the reference does not apply, ids not confirmed: {exc}"
     ran = run_tests(
@@ -275,6 +255,47 @@ def _in_reference(
         confirmed,
         f"{len(verdict.uncollected)} id(s) of files not collectable at the base checked in the reference state",
     )
+
+
+def _trace_reads(
+    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment
+) -> TracedReads | str:
+    """Run the graded ids once with the guard's read trace; return what they read, or why not.
+
+    On the reference (the graded tests pass there, so they read all they need) or, without one,
+    on the base with the hidden tests (:mod:`repogate.oracles.graded_reads`).
+    """
+    patch = _reference(cfg)
+    tree = cfg.work / "reads-traced"
+    make = (
+        reference_maker(cfg, progress, patch)
+        if patch
+        else graded_maker(cfg, progress, progress.base)
+    )
+    make(tree)
+    oracles = cfg.contract.oracles
+    ids = [*oracles.fail_to_pass, *oracles.pass_to_pass]
+    reports = cfg.evidence / "tests-reads-traced"
+    ran = run_tests(
+        env, tree, oracles.test_command, ids, reports, oracle_policy(cfg), trace_reads=True
+    )
+    if ran.status != "ok" or ran.reads is None:
+        return ran.reason or "the guard's signed record carries no trace"
+    return ran.reads.model_copy(update={"tree": "reference" if patch else "base"})
+
+
+def _with_reads(
+    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment, seen: BaseState
+) -> BaseState:
+    """``seen`` with the graded tests' reads traced; invalid when they cannot be traced."""
+    try:
+        reads = _trace_reads(cfg, progress, env)
+    except PatchApplyError as exc:
+        reads = f"the traced tree cannot be made: {exc}"
+    if isinstance(reads, str):
+        why = f"the files the graded tests read could not be traced: {reads}"
+        return invalid(env, why, seen.details, seen.flaky)
+    return seen.model_copy(update={"reads": reads})
 
 
 def _as_of(cfg: AttemptConfig, progress: AttemptProgress) -> str | None:
@@ -307,7 +328,10 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> BaseState:
     with locked(cached.with_suffix(".lock")):  # two workers on one task check its base once
         hit = cached.is_file()
         seen = read_cached(cached.read_text(), env) if hit else _check_base(cfg, progress, env)
-        if not hit and seen.checks[0].passed:
+        traced = seen.checks[0].passed and seen.reads is None  # a handed-over result: no trace
+        if traced:
+            seen = _with_reads(cfg, progress, env, seen)
+        if (traced or not hit) and seen.checks[0].passed:
             write_atomic(cached, seen.model_dump_json(exclude={"environment"}))
     if seen.checks[0].passed:
         detail = (
@@ -324,6 +348,7 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> BaseState:
         "base_state_key": key,
         "base_state_cached": hit,
         "graded_from_hidden_text": [e.test_id for e in progress.embedded],
+        "graded_reads": None if seen.reads is None else seen.reads.model_dump(mode="json"),
     }
     return seen.model_copy(update={"details": details})
 
@@ -348,6 +373,7 @@ def environment(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgres
             base_flaky=frozenset(seen.flaky),
             base_xfailed=frozenset(seen.xfailed),
             base_xpassed=frozenset(seen.xpassed),
+            graded_reads=seen.reads,
         )
     if receipt.status != "passed":
         why = receipt.checks[0].detail if receipt.checks else str(receipt.crash)

@@ -21,8 +21,9 @@ from repogate._files import read_tree_files
 from repogate._version import __version__
 from repogate.attempt import AttemptConfig, AttemptProgress, gate
 from repogate.errors import EnvironmentBuildError
+from repogate.gates.graded_oracle import GradedOracle, graded_modules
 from repogate.gates.graded_trees import fresh_tree, graded_tree
-from repogate.gates.regression import check_regressions, narrowed
+from repogate.gates.regression import check_regressions, narrowed, suite_oracle_edits
 from repogate.oracles.base_suite import (
     BaseSuite,
     plugin_digest,
@@ -55,6 +56,7 @@ def _suite_key(cfg: AttemptConfig, progress: AttemptProgress) -> str:
         coverage.__version__,
         __version__,
         plugin_digest(),
+        "reads-traced-1",  # the plain run carries the guard's read trace
     ]
     return sha256_hex("\0".join(parts).encode())
 
@@ -159,7 +161,15 @@ def regressions(
                 tools if filtered and isinstance(tools, Path) else None,
             )
 
-        seen = check_regressions(suite, selection, already, exclude, run)
+        edited = suite_oracle_edits(
+            suite,
+            git.changed_paths(workspace(cfg), progress.base, rev),
+            GradedOracle(
+                modules=graded_modules(cfg.contract, progress.hidden_paths),
+                reads=progress.graded_reads,
+            ),
+        )
+        seen = check_regressions(suite, selection, already, exclude, run, edited)
         record = {**seen.details, "base_suite_key": key, "base_suite_cached": hit}
         return seen.model_copy(update={"details": record})
 

@@ -8,12 +8,13 @@ as with :func:`repogate.git.export_tree`, without packing years of history again
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 from repogate import git
 from repogate.attempt import AttemptConfig, AttemptProgress
-from repogate.gates.graded_trees import Exporter, TreeMaker, graded_tree
+from repogate.gates.graded_trees import Exporter, TreeMaker, graded_tree, reference_tree
 from repogate.phases._shared import workspace
 
 
@@ -43,17 +44,33 @@ def graded_maker(cfg: AttemptConfig, progress: AttemptProgress, rev: str) -> Tre
     Each call exports the commit again: a fresh tree no test code wrote, for a first run, a
     repeat or a rerun (:func:`repogate.gates.graded_trees.fresh_tree`).
     """
+    return partial(_write_tree, cfg, progress, graded_tree, rev)
 
-    def make(dest: Path) -> None:
-        graded_tree(
-            workspace(cfg),
-            progress.base,
-            rev,
-            progress.hidden,
-            progress.hidden_paths,
-            dest,
-            embedded=progress.embedded,
-            export=exporter(cfg),
-        )
 
-    return make
+def reference_maker(cfg: AttemptConfig, progress: AttemptProgress, patch: bytes) -> TreeMaker:
+    """Return what writes the base plus the reference ``patch``, hidden tests applied, to a folder.
+
+    The returned maker raises ``PatchApplyError`` when the reference or the hidden test patch
+    does not apply (:func:`repogate.gates.graded_trees.reference_tree`).
+    """
+    return partial(_write_tree, cfg, progress, reference_tree, patch)
+
+
+def _write_tree(
+    cfg: AttemptConfig,
+    progress: AttemptProgress,
+    write: Callable[..., None],
+    state: str | bytes,
+    dest: Path,
+) -> None:
+    """Write one state (a commit, or the reference patch) with the hidden tests to ``dest``."""
+    write(
+        workspace(cfg),
+        progress.base,
+        state,
+        progress.hidden,
+        progress.hidden_paths,
+        dest,
+        embedded=progress.embedded,
+        export=exporter(cfg),
+    )

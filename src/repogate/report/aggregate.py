@@ -37,7 +37,7 @@ from repogate.report.model import (
 )
 from repogate.report.policy import Policy, describe
 from repogate.report.stats import Interval, median, over_tasks, pass_at_k, pass_hat_k
-from repogate.store import UNFINISHED
+from repogate.vocabulary import UNFINISHED
 
 
 def _by_agent(facts: Iterable[Fact]) -> dict[str, list[Fact]]:
@@ -50,7 +50,7 @@ def _by_agent(facts: Iterable[Fact]) -> dict[str, list[Fact]]:
 def acceptance_row(agent: str, cohort: str, facts: Sequence[Fact]) -> Acceptance:
     """Acceptance of ``agent`` over ``facts`` (all of one cohort), with its interval."""
     tasks = per_task(facts)
-    finished = sum(f.outcome != "running" for f in facts)
+    finished = sum(f.finished for f in facts)
     accepted = sum(s for s, _ in tasks.values())
     scored = sum(t for _, t in tasks.values())
     return Acceptance(
@@ -121,7 +121,7 @@ def _errors(agent: str, facts: Sequence[Fact]) -> Errors:
     for f in facts:
         if f.error_kind is not None:
             kinds[f.error_kind] += 1
-    unfinished = sum(f.outcome == "running" for f in facts)
+    unfinished = sum(not f.finished for f in facts)
     return Errors(agent=agent, attempts=len(facts), unfinished=unfinished, kinds=kinds)
 
 

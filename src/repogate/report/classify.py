@@ -2,7 +2,9 @@
 
 - An attempt is *scored* when it was accepted or rejected. An evaluator or environment error
   (outcome ``error``) or a harness crash is kept apart, by kind, and never counted as the agent's
-  failure. An attempt begun and not finished is *unfinished* (outcome ``running``).
+  failure. An attempt begun and not finished is *unfinished*: its outcome is its state,
+  ``not started``, ``running`` or ``interrupted`` (:func:`repogate.vocabulary.attempt_state`, the
+  words ``show`` uses too).
 - *Resolved* is SWE-bench's notion: FAIL_TO_PASS and PASS_TO_PASS passed (the
   ``focused_tests_passed`` and ``regression_tests_passed`` checks), whatever the other gates say
   (SWE-bench ``harness/grading.py``, ``get_resolution_status``: FULL only when both pass).
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from repogate.decision import Decision
 from repogate.report.load import Attempt, cohort_of
 from repogate.report.model import ErrorKind
-from repogate.vocabulary import CheckName
+from repogate.vocabulary import UNFINISHED_STATES, CheckName, attempt_state
 
 INTEGRITY: tuple[CheckName, ...] = (
     "edits_permitted",
@@ -31,10 +33,14 @@ _INVALID = ("task invalid", "the hidden tests do not apply", "base-state test ru
 
 
 def outcome(attempt: Attempt) -> str:
-    """``accepted``, ``rejected``, ``error`` (evaluator/environment), ``crashed`` or ``running``."""
+    """``accepted``, ``rejected``, ``error`` (evaluator/environment), else the attempt's state.
+
+    An undecided attempt's state is ``crashed``, ``not started``, ``running`` or ``interrupted``
+    (:func:`repogate.vocabulary.attempt_state`).
+    """
     if attempt.decision is not None:
         return attempt.decision.outcome
-    return "crashed" if attempt.status == "crashed" else "running"
+    return attempt_state(attempt.status, live=attempt.live)
 
 
 def error_kind(attempt: Attempt) -> ErrorKind | None:
@@ -114,6 +120,11 @@ class Fact:
         return self.outcome == "accepted"
 
     @property
+    def finished(self) -> bool:
+        """Decided or crashed: not ``not started``, ``running`` or ``interrupted``."""
+        return self.outcome not in UNFINISHED_STATES
+
+    @property
     def sentinel(self) -> str:
         """The sentinel stage's status, ``skipped`` when it did not run."""
         return self.stages.get("sentinel passed", "skipped")
@@ -159,4 +170,4 @@ def per_task(facts: Iterable[Fact]) -> dict[str, tuple[int, int]]:
 
 def finished_tasks(facts: Iterable[Fact]) -> set[str]:
     """Task ids with a finished attempt (scored, an error or a crash) among ``facts``."""
-    return {f.attempt.contract for f in facts if f.outcome != "running"}
+    return {f.attempt.contract for f in facts if f.finished}

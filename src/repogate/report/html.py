@@ -22,7 +22,7 @@ _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:80em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px;
 text-align:left;vertical-align:top}th{background:#f3f3f3}.accepted{color:#070}.rejected{color:#a00}
-.error,.crashed,.running{color:#a60}.note{color:#555;font-size:90%}.partial{background:#fe9;padding:.5em}
+.error,.crashed,.running,.interrupted,.not-started{color:#a60}.note{color:#555;font-size:90%}.partial{background:#fe9;padding:.5em}
 """
 
 
@@ -285,7 +285,7 @@ def _attempts(report: Report, page_dir: Path) -> str:
         + _cell(r.agent)
         + _cell(r.epoch)
         + _cell(r.cohort)
-        + _cell(r.outcome, cls=r.outcome)
+        + _cell(r.outcome, cls=r.outcome.replace(" ", "-"))
         + _cell({True: "yes", False: "no", None: "-"}[r.resolved])
         + _cell(", ".join((*r.failed, *r.errored)) + (f" ({r.error_kind})" if r.error_kind else ""))
         + _cell(r.sentinel)

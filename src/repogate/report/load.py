@@ -17,7 +17,8 @@ from repogate.decision import Decision
 from repogate.errors import ChangedEvidenceError, RunDirError, UserInputError
 from repogate.manifest import RunManifest
 from repogate.receipt import Crash
-from repogate.store import UNFINISHED, AttemptRecord, Store
+from repogate.store import AttemptRecord, Store
+from repogate.vocabulary import UNFINISHED, AttemptStatus
 
 UNSET = "(unset)"
 
@@ -30,7 +31,9 @@ class Attempt:
         run: the run directory it was read from.
         attempt_id: its id in that run's store; ``evidence`` its folder relative to ``run``.
         contract: the contract (task) id; ``agent`` the agent's short name; ``spec`` its full spec.
-        status: ``done``, ``crashed``, ``running`` or ``planned`` (not started yet).
+        status: as stored (:data:`repogate.vocabulary.AttemptStatus`).
+        live: a run holds the run folder it was read from (a ``running`` attempt is under way,
+            not interrupted: :func:`repogate.vocabulary.attempt_state`).
         decision: the decision, when one was made.
         crash: what the attempt raised, for a crashed attempt.
         cohort: the contract's cohort tags.
@@ -42,10 +45,11 @@ class Attempt:
     agent: str
     spec: str
     epoch: int
-    status: str
+    status: AttemptStatus
     decision: Decision | None
     crash: Crash | None
     cohort: dict[str, str] = field(default_factory=dict)
+    live: bool = False
 
     @property
     def evidence(self) -> str:
@@ -160,6 +164,7 @@ def _merged(folders: list[_Folder], names: dict[str, str]) -> Run:
                 decision=r.decision,
                 crash=r.crash,
                 cohort=cohorts.get(r.contract_id, {}),
+                live=folder.writing,
             )
     return Run(
         first.path,

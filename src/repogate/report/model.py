@@ -87,8 +87,9 @@ class AttemptRow(FrozenModel):
 
     Attributes:
         run: the run directory; ``evidence`` the attempt's folder relative to it.
-        outcome: ``accepted``, ``rejected``, ``error`` (evaluator/environment), ``crashed``, or
-            ``running`` (not finished).
+        outcome: ``accepted``, ``rejected``, ``error`` (evaluator/environment), else the
+            attempt's state: ``crashed``, ``not started``, ``running`` or ``interrupted``
+            (:data:`repogate.vocabulary.ATTEMPT_STATES`, the words ``show`` uses).
         resolved: SWE-bench's resolved (FAIL_TO_PASS and PASS_TO_PASS passed); None when the tests
             did not decide.
         error_kind: for ``error`` and ``crashed``, the kind of fault.

@@ -21,7 +21,7 @@ from typing import Any
 from repogate.errors import UserInputError
 from repogate.report.classify import resolved
 from repogate.report.load import Attempt, Run
-from repogate.store import UNFINISHED
+from repogate.vocabulary import UNFINISHED
 
 SCHEMA_VERSION = 2
 

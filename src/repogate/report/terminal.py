@@ -12,6 +12,7 @@ from rich.table import Table
 from repogate.agent_spec import agent_labels
 from repogate.decision import Decision
 from repogate.store import AttemptRecord
+from repogate.vocabulary import attempt_state
 
 _STYLE = {"passed": "green", "failed": "red", "error": "yellow", "skipped": "dim"}
 
@@ -102,7 +103,7 @@ def attempts_table(
                 "",
             )
         elif decision is None:
-            status = shown_status(record.status, interrupted=interrupted)
+            status = attempt_state(record.status, live=not interrupted)
             verdict = "[yellow]crashed" if status == "crashed" else f"[dim]{status}"
             row = (verdict, agent_note + escape(str(record.crash or "")), "", "")
         else:
@@ -121,17 +122,6 @@ def attempts_table(
             *row,
         )
     return table
-
-
-def shown_status(status: str, *, interrupted: bool = False) -> str:
-    """How ``show`` words an attempt's store status.
-
-    ``planned`` (begun in the store, waiting its turn) is ``not started``; ``running`` is
-    ``interrupted`` when ``interrupted`` is set (no run holds the folder).
-    """
-    if status == "planned":
-        return "not started"
-    return "interrupted" if interrupted and status == "running" else status
 
 
 def _why(decision: Decision) -> str:
