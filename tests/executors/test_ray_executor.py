@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import os
+import signal
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,11 +15,15 @@ import pytest
 from test_workers import assert_whole
 
 from conftest import run_json
+from repogate._descendants import descendants
 from repogate.cli import ExitCode
 from repogate.store import Store
 from repogate.tasks.scenarios import BuiltScenario
 
 pytestmark = pytest.mark.slow
+
+SLOW_START_TRIES = 6
+"""Starts of the test's cluster tried: each waits Ray's fixed 30 s, missed at a load of 10-20."""
 
 
 @pytest.fixture
@@ -32,13 +38,19 @@ def cluster(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     from repogate.executors.ray import start_local_cluster
 
-    with _ray_daemons():
-        start_local_cluster(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    before = descendants()
     try:
+        with _ray_daemons():  # a slow machine gets more tries than a run's default
+            start_local_cluster(
+                SLOW_START_TRIES, num_cpus=2, include_dashboard=False, log_to_driver=False
+            )
         yield
     finally:
         with _ray_daemons():
             ray.shutdown()
+        for pid in descendants() - before:  # whatever Ray left, even when its start failed
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 @contextlib.contextmanager
