@@ -47,4 +47,3 @@ def test_the_example_agent_is_accepted_with_its_claims_usage_and_trajectory(
     steps = [json.loads(line) for line in lines]
     assert [s["action"] for s in steps] == ["read_task", "edit"]  # kept as the agent wrote it
     assert "parser-bounded-config: 2 steps" in (folder / "agent.stdout.txt").read_text()
-
