@@ -6,7 +6,7 @@ import json
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from types import FrameType
 
@@ -37,7 +37,7 @@ signal.signal(signal.SIGINT, _runner_ctrl_c)
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
     result = yield
     if _RUNNER_INTERRUPTED.is_set():
         item.session.shouldstop = "Ctrl-C reached the test runner"

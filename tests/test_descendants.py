@@ -19,7 +19,7 @@ from repogate._descendants import descendants, killed_on_failure
 
 # A daemon as Ray starts one: in a session of its own, with a child of its own, writing its
 # process id and its child's, then living on.
-DAEMON = 'sleep 100000 & echo "$$ $!" > "$1"; wait'
+DAEMON = 'sleep 100000 & echo "$$ $!" > "$1"; exec sleep 100000'
 
 
 def _started_daemon(pids: Path) -> tuple[subprocess.Popen[bytes], int]:
