@@ -7,10 +7,9 @@ loaded the run's pipeline, the store and the report's scientific stack for every
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+
+from _loaded import modules_loaded_by
 
 HEAVY = ("scipy", "numpy", "matplotlib", "repogate.report", "repogate.runner", "repogate.store")
 
@@ -19,16 +18,5 @@ HEAVY = ("scipy", "numpy", "matplotlib", "repogate.report", "repogate.runner", "
     "args", [["version"], ["--help"], ["run", "--help"], ["tasks", "mine", "--help"]]
 )
 def test_the_command_line_alone_is_loaded(args: list[str]) -> None:
-    probe = (
-        "import sys\n"
-        "from repogate.cli import main\n"
-        f"code = main({args!r})\n"
-        "print(' '.join(sorted(sys.modules)))\n"
-        "sys.exit(code)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    loaded = set(done.stdout.split())
+    loaded = modules_loaded_by(args)
     assert [m for m in HEAVY if m in loaded] == []
