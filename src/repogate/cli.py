@@ -49,7 +49,7 @@ app = typer.Typer(
 def _register_tasks() -> None:
     from repogate.cli_tasks import app as tasks_app
 
-    app.add_typer(tasks_app, name="tasks")
+    app.add_typer(tasks_app, name="tasks", short_help="Import, mine and check tasks.")
 
 
 _register_tasks()
@@ -109,7 +109,7 @@ def load_evidence(path: Path) -> Evidence:
         ) from None
 
 
-@app.command("decide")
+@app.command("decide", short_help="Apply the gates to evidence; exit 0 if accepted.")
 def decide_cmd(
     evidence: Annotated[
         Path,
@@ -131,7 +131,7 @@ def decide_cmd(
     raise typer.Exit(ExitCode.OK if decision.accepted else ExitCode.NOT_ACCEPTED)
 
 
-@app.command("run")
+@app.command("run", short_help="Run agents on contracts and decide each attempt.")
 def run_cmd(
     contracts: Annotated[
         list[Path] | None,
@@ -200,7 +200,7 @@ def run_cmd(
     raise typer.Exit(code)
 
 
-@app.command("report")
+@app.command("report", short_help="Acceptance with intervals, funnel, resolved.")
 def report_cmd(
     run_dirs: Annotated[
         list[Path],
@@ -256,7 +256,7 @@ def schema_cmd(
     typer.echo(json.dumps(_schema_of(name), indent=2))
 
 
-@app.command("show")
+@app.command("show", short_help="A run's attempts, or one attempt's checks.")
 def show_cmd(
     run_dir: Annotated[
         Path, typer.Argument(metavar="RUN_DIR", help="A run directory written by `repogate run`.")

@@ -68,7 +68,7 @@ def _summary(root: Path) -> None:
     typer.echo(f"task set {root}: " + ", ".join(parts))
 
 
-@app.command("import")
+@app.command("import", short_help="SWE-bench instances as validated contracts.")
 def import_cmd(
     instances: Annotated[
         Path,
@@ -188,7 +188,7 @@ def mine_cmd(
     _summary(out)
 
 
-@app.command("check")
+@app.command("check", short_help="Validate contracts; exit 0 when all are sound.")
 def check_cmd(
     contracts: Annotated[
         list[Path],
