@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import signal
-from collections.abc import Iterator
+import threading
+from collections.abc import Generator, Iterator
 from pathlib import Path
+from types import FrameType
 
 import pytest
 
@@ -16,11 +18,42 @@ from repogate.cli import main
 from repogate.store import AttemptRecord, Store
 from repogate.tasks.scenarios import BuiltScenario, build_scenario
 
-# A suite started in the background by a shell without job control inherits SIGINT ignored, and
-# so would every `repogate` process the tests start: the Ctrl-C tests would see the run finish
-# (exit 0) instead of stopping. Python's own handler here makes children start with the default.
-if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+_RUNNER_INTERRUPTED = threading.Event()
+
+
+def _runner_ctrl_c(signum: int, frame: FrameType | None) -> None:
+    """Ctrl-C to the test runner: remember it, then raise ``KeyboardInterrupt`` as Python does."""
+    _RUNNER_INTERRUPTED.set()
+    signal.default_int_handler(signum, frame)
+
+
+# A Ctrl-C to pytest while a test runs `repogate` in this process (`main([...])`) is caught there,
+# as the command line catches it, and came out as a failed test (exit 130) with the session going
+# on. The runner's own handler remembers it, and the session stops after that test
+# (`pytest_runtest_protocol` below). A test that sends SIGINT to this process on purpose takes it
+# with a handler of its own (`own_sigint`), so its signal never stops the session. A suite started
+# in the background by a shell without job control inherits SIGINT ignored; a handler here also
+# makes the `repogate` processes the tests start begin with the default, so their Ctrl-C tests stop.
+signal.signal(signal.SIGINT, _runner_ctrl_c)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    result = yield
+    if _RUNNER_INTERRUPTED.is_set():
+        item.session.shouldstop = "Ctrl-C reached the test runner"
+    return result
+
+
+@pytest.fixture
+def own_sigint() -> Iterator[None]:
+    """For a test that sends SIGINT to this process itself: Python's handler while it runs."""
+    runner = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, runner)
+
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -69,6 +69,7 @@ def test_ctrl_c_says_how_to_resume(parser: BuiltScenario, tmp_path: Path) -> Non
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
+        start_new_session=True,  # a Ctrl-C to the test runner's terminal does not reach it
     )
     assert proc.stderr is not None
     first = proc.stderr.readline()

@@ -10,20 +10,21 @@ from __future__ import annotations
 
 import sys
 
-from repogate._interrupted import interrupted_message
+from repogate._interrupted import interrupted_message, sigterm_as_ctrl_c
 
 INTERRUPTED = 130
 """:attr:`repogate.errors.ExitCode.INTERRUPTED`, named here without loading the package."""
 
 
 def main() -> int:
-    """Load the command line and run it; Ctrl-C while it loads prints one line and gives 130."""
-    try:
-        from repogate.cli import main as cli_main
-    except KeyboardInterrupt:
-        sys.stderr.write(interrupted_message(sys.argv[1:]) + "\n")
-        return INTERRUPTED
-    return cli_main()
+    """Load the command line and run it; Ctrl-C (or SIGTERM) while it loads: one line, 130."""
+    with sigterm_as_ctrl_c():
+        try:
+            from repogate.cli import main as cli_main
+        except KeyboardInterrupt:
+            sys.stderr.write(interrupted_message(sys.argv[1:]) + "\n")
+            return INTERRUPTED
+        return cli_main()
 
 
 if __name__ == "__main__":

@@ -1,12 +1,16 @@
-"""What Ctrl-C prints, by command: one line saying what is kept and how to go on.
+"""What Ctrl-C prints, by command: one line saying what is kept and how to go on; SIGTERM as Ctrl-C.
 
 Imported by the console script's entry point before the rest of repogate loads (so it imports
-nothing), and by :mod:`repogate.cli`.
+nothing of repogate's), and by :mod:`repogate.cli`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
 
 INTERRUPTED_MESSAGE = "interrupted: finished attempts are kept; rerun the same command to resume"
 """``repogate run``: its finished attempts are in the run folder."""
@@ -30,3 +34,29 @@ def interrupted_message(args: Sequence[str]) -> str:
     """The line Ctrl-C prints for the command line ``args`` (without the program name)."""
     words = tuple(args[:2])
     return _BY_COMMAND.get(words, _BY_COMMAND.get(words[:1], OTHER_INTERRUPTED_MESSAGE))
+
+
+def _interrupt(_signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def sigterm_as_ctrl_c() -> Iterator[None]:
+    """While the block runs, SIGTERM raises ``KeyboardInterrupt`` in the main thread, as SIGINT does.
+
+    A scheduler's stop (systemd, a CI runner's timeout, ``kill PID``) sends SIGTERM to the main
+    process alone; handled as Ctrl-C it stops the whole tree the command started (each sandboxed
+    command's session is killed as the interrupt unwinds), keeps what is finished, prints one
+    line and exits 130, instead of dying at once with 143 and leaving that tree running. The
+    previous handler is back when the block ends (a caller in the same process, such as a test
+    runner calling :func:`repogate.cli.main`, keeps its own). Off the main thread, where Python
+    installs no handler, it does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

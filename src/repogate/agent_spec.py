@@ -355,11 +355,12 @@ def agent_labels(texts: Iterable[str], width: int | None = None) -> dict[str, st
     for name in short.values():
         taken[name] = taken.get(name, 0) + 1
     return {
-        text: name if taken[name] == 1 else _middle_cut(text, width) for text, name in short.items()
+        text: name if taken[name] == 1 else middle_cut(text, width) for text, name in short.items()
     }
 
 
-def _middle_cut(text: str, width: int | None) -> str:
+def middle_cut(text: str, width: int | None) -> str:
+    """``text`` cut in its middle to ``width`` characters (``payme…compat``); whole when it fits."""
     if width is None or len(text) <= width:
         return text
     head = (width - 1) // 2

@@ -9,26 +9,24 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic import ValidationError
 
-from repogate._files import first_problem, read_json_object
 from repogate._interrupted import (
     CHECK_INTERRUPTED_MESSAGE,
     INTERRUPTED_MESSAGE,
     TASKS_INTERRUPTED_MESSAGE,
     interrupted_message,
+    sigterm_as_ctrl_c,
 )
 from repogate._version import __version__
-from repogate.contract import contract_schema
-from repogate.decision import Decision, Evidence, decide
 from repogate.errors import EvidenceError, ExitCode, RepogateError, UserInputError
-from repogate.models.trajectory import TRAJECTORY_FILE, read_trajectory, summary
-from repogate.report.terminal import attempts_table, decision_table, print_table
-from repogate.store import AttemptRecord, Store
 from repogate.vocabulary import attempt_state
+
+if TYPE_CHECKING:  # each command loads what it uses: `version` and `--help` load none of them
+    from repogate.decision import Evidence
+    from repogate.store import AttemptRecord
 
 __all__ = [
     "CHECK_INTERRUPTED_MESSAGE",
@@ -44,6 +42,7 @@ app = typer.Typer(
     help="Decide whether a coding agent's change became an accepted repository state transition.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,  # plain help: `--out PATH`, never `<bool>` or a name cut short
     pretty_exceptions_enable=False,
 )
 
@@ -51,7 +50,7 @@ app = typer.Typer(
 def _register_tasks() -> None:
     from repogate.cli_tasks import app as tasks_app
 
-    app.add_typer(tasks_app, name="tasks")
+    app.add_typer(tasks_app, name="tasks", short_help="Import, mine and check tasks.")
 
 
 _register_tasks()
@@ -60,6 +59,8 @@ SCHEMAS = ("contract", "evidence", "decision", "reviews")
 
 
 def _schema_of(name: str) -> dict[str, Any]:
+    from repogate.contract import contract_schema
+    from repogate.decision import Decision, Evidence
     from repogate.gates.authority import reviews_schema
 
     builders = {
@@ -82,6 +83,11 @@ def load_evidence(path: Path) -> Evidence:
         EvidenceError: missing file, not JSON, not a JSON object, wrong schema version, or not
             valid evidence.
     """
+    from pydantic import ValidationError
+
+    from repogate._files import first_problem, read_json_object
+    from repogate.decision import Evidence
+
     raw = read_json_object(
         path,
         "evidence file",
@@ -104,14 +110,20 @@ def load_evidence(path: Path) -> Evidence:
         ) from None
 
 
-@app.command("decide")
+@app.command("decide", short_help="Apply the gates to evidence; exit 0 if accepted.")
 def decide_cmd(
     evidence: Annotated[
-        Path, typer.Argument(help="Evidence JSON (see `repogate schema evidence`).")
+        Path,
+        typer.Argument(
+            metavar="EVIDENCE.json", help="Evidence JSON (see `repogate schema evidence`)."
+        ),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the decision as JSON.")] = False,
 ) -> None:
     """Apply the non-compensating gates to typed evidence; exit 0 when accepted, 1 when not."""
+    from repogate.decision import decide
+    from repogate.report.terminal import decision_table, print_table
+
     decision = decide(load_evidence(evidence))
     if as_json:
         typer.echo(decision.model_dump_json(indent=2))
@@ -120,27 +132,38 @@ def decide_cmd(
     raise typer.Exit(ExitCode.OK if decision.accepted else ExitCode.NOT_ACCEPTED)
 
 
-@app.command("run")
+@app.command("run", short_help="Run agents on contracts and decide each attempt.")
 def run_cmd(
     contracts: Annotated[
         list[Path] | None,
-        typer.Argument(help="Contract TOML files; none runs the embedded default."),
+        typer.Argument(
+            metavar="CONTRACT.toml", help="Contract TOML files; none runs the embedded default."
+        ),
     ] = None,
     agent: Annotated[
         list[str] | None,
         typer.Option(
             "--agent",
-            help="gold | null | predictions:FILE | cmd:'COMMAND' | scripted:FILE | baseline:MODEL | mini:MODEL (repeatable; see docs/model-agents.md).",
+            metavar="SPEC",
+            help="gold | null | predictions:FILE | cmd:'COMMAND' | scripted:FILE | baseline:MODEL"
+            " | mini:MODEL (repeatable; see docs/agents.md and docs/model-agents.md).",
         ),
     ] = None,
-    out: Annotated[Path, typer.Option("--out", help="Run directory (rerun to resume).")] = Path(
-        "repogate-run"
-    ),
+    out: Annotated[
+        Path, typer.Option("--out", metavar="DIR", help="Run directory (rerun to resume).")
+    ] = Path("repogate-run"),
     repo_cache: Annotated[
         Path | None,
-        typer.Option("--repo-cache", envvar="REPOGATE_REPO_CACHE", help="Local mirrors of URLs."),
+        typer.Option(
+            "--repo-cache",
+            metavar="DIR",
+            envvar="REPOGATE_REPO_CACHE",
+            help="Local mirrors of URLs.",
+        ),
     ] = None,
-    epochs: Annotated[int, typer.Option("--epochs", min=1, help="Repeats of every attempt.")] = 1,
+    epochs: Annotated[
+        int, typer.Option("--epochs", metavar="N", min=1, help="Repeats of every attempt.")
+    ] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print decisions as JSON.")] = False,
     allow_weak_isolation: Annotated[
         bool,
@@ -154,11 +177,16 @@ def run_cmd(
     workers: Annotated[
         int | None,
         typer.Option(
-            "--workers", help="Attempts at once (local: default 1; ray: default the cluster's)."
+            "--workers",
+            metavar="N",
+            help="Attempts at once (local: default 1; ray: default the cluster's).",
         ),
     ] = None,
     executor: Annotated[
-        str, typer.Option("--executor", help="Where attempts run: local | ray (repogate\\[ray]).")
+        str,
+        typer.Option(
+            "--executor", metavar="local|ray", help="Where attempts run (ray: repogate[ray])."
+        ),
     ] = "local",
     require_all_predictions: Annotated[
         bool,
@@ -184,33 +212,46 @@ def run_cmd(
     raise typer.Exit(code)
 
 
-@app.command("report")
+@app.command("report", short_help="Acceptance with intervals, funnel, resolved.")
 def report_cmd(
     run_dirs: Annotated[
-        list[Path], typer.Argument(help="Run directories written by `repogate run`.")
+        list[Path],
+        typer.Argument(metavar="RUN_DIR", help="Run directories written by `repogate run`."),
     ],
     by: Annotated[
         str | None,
-        typer.Option("--by", help="Group by this cohort tag (a contract's \\[cohort] key)."),
+        typer.Option(
+            "--by", metavar="KEY", help="Group by this cohort tag (a contract's [cohort] key)."
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     html: Annotated[
         Path | None,
         typer.Option(
             "--html",
+            metavar="FILE",
             help="Write a self-contained HTML page to FILE (missing folders are created, and named).",
         ),
     ] = None,
     fmt: Annotated[
         str | None,
-        typer.Option("--format", help="swebench: print SWE-bench's report.json for one agent."),
+        typer.Option(
+            "--format",
+            metavar="swebench",
+            help="swebench: print SWE-bench's report.json for one agent.",
+        ),
     ] = None,
     baseline: Annotated[
         str | None,
-        typer.Option("--baseline", help="Baseline agent for the paired comparison and autonomy."),
+        typer.Option(
+            "--baseline",
+            metavar="AGENT",
+            help="Baseline agent for the paired comparison and autonomy.",
+        ),
     ] = None,
     agent: Annotated[
-        str | None, typer.Option("--agent", help="The agent --format swebench reports on.")
+        str | None,
+        typer.Option("--agent", metavar="NAME", help="The agent --format swebench reports on."),
     ] = None,
     policy: Annotated[
         Path | None,
@@ -229,18 +270,23 @@ def report_cmd(
 
 @app.command("schema")
 def schema_cmd(
-    name: Annotated[str, typer.Argument(help=f"One of: {', '.join(SCHEMAS)}.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help=f"One of: {', '.join(SCHEMAS)}.")],
 ) -> None:
     """Print the JSON Schema of a contract, evidence file or decision."""
     typer.echo(json.dumps(_schema_of(name), indent=2))
 
 
-@app.command("show")
+@app.command("show", short_help="A run's attempts, or one attempt's checks.")
 def show_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory written by `repogate run`.")],
+    run_dir: Annotated[
+        Path, typer.Argument(metavar="RUN_DIR", help="A run directory written by `repogate run`.")
+    ],
     attempt: Annotated[
         str | None,
-        typer.Argument(help="One attempt: its row number in the table (#) or its attempt id."),
+        typer.Argument(
+            metavar="N|ATTEMPT_ID",
+            help="One attempt: its row number in the table (#) or its attempt id.",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print attempts as JSON.")] = False,
 ) -> None:
@@ -253,6 +299,8 @@ def show_cmd(
     standard error, and the command exits 3.
     """
     from repogate.cli_run import agent_outcomes
+    from repogate.report.terminal import attempts_table, print_table
+    from repogate.store import Store
 
     with Store.open(run_dir) as store:
         records = store.attempts()
@@ -318,6 +366,9 @@ def _pick(records: list[AttemptRecord], attempt: str) -> AttemptRecord:
 def _show_one(
     run_dir: Path, record: AttemptRecord, agent_status: str, receipts: list[str], *, live: bool
 ) -> None:
+    from repogate.models.trajectory import TRAJECTORY_FILE, read_trajectory, summary
+    from repogate.report.terminal import decision_table, print_table
+
     folder = run_dir / "attempts" / record.attempt_id
     typer.echo(
         f"attempt {record.attempt_id}: {record.agent} on {record.contract_id}, epoch {record.epoch}"
@@ -366,10 +417,12 @@ def main(argv: list[str] | None = None) -> int:
     Ctrl-C prints one line on what is kept and how to resume (by command:
     :func:`repogate._interrupted.interrupted_message`) and gives :attr:`ExitCode.INTERRUPTED`, however
     typer reports it: as ``KeyboardInterrupt``, as ``typer.Abort`` (click), or, as typer 0.29
-    does, by returning 130 itself.
+    does, by returning 130 itself. SIGTERM is handled as Ctrl-C while the command runs
+    (:func:`repogate._interrupted.sigterm_as_ctrl_c`).
     """
     try:
-        result = app(args=argv, standalone_mode=False)
+        with sigterm_as_ctrl_c():
+            result = app(args=argv, standalone_mode=False)
     except UserInputError as exc:
         typer.echo(f"error: {exc}", err=True)
         return ExitCode.USAGE

@@ -9,40 +9,52 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from repogate import git
-from repogate._folders import remove_if_empty
-from repogate.contract import TransitionContract, load_contract
-from repogate.errors import ContractError, ExitCode, GitError, UserInputError
-from repogate.runner import default_cache
-from repogate.tasks.ingest import IngestOptions
-from repogate.tasks.strength import DEFAULT_WINDOW, Strength
+from repogate.errors import ContractError, ExitCode, UserInputError
+from repogate.tasks.strength import DEFAULT_WINDOW
+
+if TYPE_CHECKING:  # loaded by the commands that use them: `--help` loads none of them
+    from repogate.contract import TransitionContract
+    from repogate.tasks.ingest import IngestOptions
+    from repogate.tasks.strength import Strength
 
 app = typer.Typer(
     name="tasks",
     help="Task supply: import SWE-bench instances, mine a repository's history, check contracts.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,  # plain help: `--out PATH`, never `<bool>` or a name cut short
 )
 
 RepoCache = Annotated[
     Path | None,
-    typer.Option("--repo-cache", envvar="REPOGATE_REPO_CACHE", help="Local mirrors of URLs."),
+    typer.Option(
+        "--repo-cache", metavar="DIR", envvar="REPOGATE_REPO_CACHE", help="Local mirrors of URLs."
+    ),
 ]
 Repeats = Annotated[
-    int, typer.Option("--repeats", min=1, max=10, help="Runs of each state (N of N must agree).")
+    int,
+    typer.Option(
+        "--repeats", metavar="N", min=1, max=10, help="Runs of each state (N of N must agree)."
+    ),
 ]
 EnvMapOpt = Annotated[
     Path | None,
-    typer.Option("--env-map", help="TOML: python and install commands by repo and version."),
+    typer.Option(
+        "--env-map", metavar="FILE", help="TOML: python and install commands by repo and version."
+    ),
 ]
-Out = Annotated[Path, typer.Option("--out", help="Task-set folder (rerun to resume).")]
+Out = Annotated[
+    Path, typer.Option("--out", metavar="DIR", help="Task-set folder (rerun to resume).")
+]
 Timeout = Annotated[
     float | None,
-    typer.Option("--test-timeout", min=1, help="Seconds per test run (default: the contract's)."),
+    typer.Option(
+        "--test-timeout", metavar="S", min=1, help="Seconds per test run (default: the contract's)."
+    ),
 ]
 
 
@@ -58,16 +70,22 @@ def _summary(root: Path) -> None:
     typer.echo(f"task set {root}: " + ", ".join(parts))
 
 
-@app.command("import")
+@app.command("import", short_help="SWE-bench instances as validated contracts.")
 def import_cmd(
-    instances: Annotated[Path, typer.Argument(help="SWE-bench instances (.json or .jsonl).")],
+    instances: Annotated[
+        Path,
+        typer.Argument(metavar="INSTANCES.json[l]", help="SWE-bench instances (.json or .jsonl)."),
+    ],
     out: Out,
     repo_cache: RepoCache = None,
     env_map: EnvMapOpt = None,
     repeats: Repeats = 1,
     test_timeout: Timeout = None,
     ids: Annotated[
-        str | None, typer.Option("--ids", help="Comma-separated instance ids (default: all).")
+        str | None,
+        typer.Option(
+            "--ids", metavar="ID,ID...", help="Comma-separated instance ids (default: all)."
+        ),
     ] = None,
     strength: Annotated[
         str,
@@ -133,14 +151,20 @@ def import_cmd(
 
 @app.command("mine")
 def mine_cmd(
-    repo: Annotated[str, typer.Argument(help="Repository: a URL (with --repo-cache) or a path.")],
-    span: Annotated[str, typer.Option("--range", help="Commits A..B (first-parent line of B).")],
+    repo: Annotated[
+        str, typer.Argument(metavar="REPO", help="Repository: a URL (with --repo-cache) or a path.")
+    ],
+    span: Annotated[
+        str, typer.Option("--range", metavar="A..B", help="Commits A..B (first-parent line of B).")
+    ],
     out: Out,
     paths: Annotated[
-        list[str] | None, typer.Option("--paths", help="Only commits touching this glob.")
+        list[str] | None,
+        typer.Option("--paths", metavar="GLOB", help="Only commits touching this glob."),
     ] = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="At most N candidates, oldest first.")
+        int | None,
+        typer.Option("--limit", metavar="N", min=1, help="At most N candidates, oldest first."),
     ] = None,
     repo_cache: RepoCache = None,
     env_map: EnvMapOpt = None,
@@ -148,6 +172,8 @@ def mine_cmd(
     test_timeout: Timeout = None,
 ) -> None:
     """Mine validated tasks from commits that change code and tests."""
+    from repogate import git
+    from repogate.errors import GitError
     from repogate.tasks import mine
     from repogate.tasks.ingest import IngestOptions, ingest, with_timeout
     from repogate.tasks.recipe import load_env_map
@@ -193,14 +219,21 @@ def mine_cmd(
     _summary(out)
 
 
-@app.command("check")
+@app.command("check", short_help="Validate contracts; exit 0 when all are sound.")
 def check_cmd(
-    contracts: Annotated[list[Path], typer.Argument(help="Contract TOML files or task sets.")],
+    contracts: Annotated[
+        list[Path],
+        typer.Argument(metavar="CONTRACT.toml|DIR", help="Contract TOML files or task sets."),
+    ],
     repo_cache: RepoCache = None,
     repeats: Repeats = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
 ) -> None:
     """Validate contracts (declared ids confirmed by running); exit 0 when all are sound, 1 if not."""
+    from repogate._folders import remove_if_empty
+    from repogate.contract import load_contract
+    from repogate.runner import default_cache
+    from repogate.tasks.ingest import IngestOptions
     from repogate.tasks.taskset import contract_files
 
     # every contract is read before anything runs
@@ -221,6 +254,7 @@ def _check_one(
     contract: TransitionContract, cache: Path, options: IngestOptions, as_json: bool
 ) -> dict[str, Any]:
     """Check one contract's states and gold attempt; print its line (unless JSON); return its row."""
+    from repogate import git
     from repogate.runner import contract_notices
     from repogate.tasks.ingest import gold_after
     from repogate.tasks.validate import CheckConfig, Rejected, check_states

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from _lifecycle_git import new_repo
+from _loaded import modules_loaded_by
 from _sentinel_support import CountingRunner
 from conftest import run_json
 from repogate.agent_spec import GoldSpec
@@ -270,19 +271,9 @@ def test_a_worker_killed_mid_attempt_is_a_crash_and_the_run_goes_on(
 
 def test_the_default_path_never_imports_ray(parser: BuiltScenario, tmp_path: Path) -> None:
     """Ray is an optional extra: a run without --executor ray must not need it, nor load it."""
-    script = (
-        "import sys\n"
-        "from repogate.cli import main\n"
-        f"code = main(['run', {str(parser.contracts[0])!r}, '--agent', 'null', '--agent', 'gold',"
-        f" '--workers', '2', '--out', {str(tmp_path / 'run')!r}, '--json'])\n"
-        "assert code == 0, code\n"
-        "print('ray loaded' if 'ray' in sys.modules else 'ray not loaded')\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().endswith("ray not loaded")
+    args = [str(parser.contracts[0]), "--agent", "null", "--agent", "gold", "--workers", "2"]
+    loaded = modules_loaded_by(["run", *args, "--out", str(tmp_path / "run"), "--json"])
+    assert "repogate.executors.local" in loaded and "ray" not in loaded
 
 
 @pytest.mark.parametrize(

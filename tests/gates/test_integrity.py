@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from repogate import git
+from repogate._toolchain import find_python
 from repogate.contract import Permissions
+from repogate.errors import EnvironmentBuildError
 from repogate.gates._imports import environment_names
 from repogate.gates.integrity import check_integrity
 from repogate.receipt import Check
@@ -309,13 +311,18 @@ def test_environment_names_lists_installed_and_standard_modules() -> None:
 
 
 @pytest.mark.parametrize("version", ["3.7", "3.9"])
-def test_environment_names_on_a_python_without_stdlib_module_names(version: str) -> None:
+def test_environment_names_on_a_python_without_stdlib_module_names(
+    version: str, tmp_path: Path
+) -> None:
     """``sys.stdlib_module_names`` is new in Python 3.10: on marshmallow-1745's Python 3.9 gate I
     crashed (``edits_permitted`` an error for gold). Older interpreters list their standard
-    library's folders instead."""
-    found = sorted(Path.home().glob(f".pyenv/versions/{version}.*/bin/python{version}"))
-    if not found:
-        pytest.skip(f"no CPython {version} under ~/.pyenv on this machine")
-    names = environment_names(found[-1])
+    library's folders instead. The interpreter is found as an environment's is (PYENV_ROOT's
+    versions, else ~/.pyenv's, then PATH): a new user's machine with PYENV_ROOT set and no
+    ~/.pyenv skipped this test."""
+    try:
+        python = find_python(version, tmp_path)
+    except EnvironmentBuildError:
+        pytest.skip(f"no CPython {version} on this machine (PYENV_ROOT, ~/.pyenv, PATH)")
+    names = environment_names(python)
     assert {"os", "json", "sys", "collections", "math", "email"} <= names
     assert "site-packages" not in names

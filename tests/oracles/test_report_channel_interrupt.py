@@ -22,7 +22,7 @@ def _readers() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "report-channel"]
 
 
-def test_ctrl_c_during_collect_leaves_no_reader_running(tmp_path: Path) -> None:
+def test_ctrl_c_during_collect_leaves_no_reader_running(tmp_path: Path, own_sigint: None) -> None:
     main = threading.get_ident()
     # the reader waits up to 0.1 s in select(); the Ctrl-C lands while collect() waits for it
     ctrl_c = threading.Timer(0.02, signal.pthread_kill, (main, signal.SIGINT))

@@ -43,16 +43,40 @@ def _records(root: Path) -> list[AttemptRecord]:
     ]
 
 
-def test_final_table_is_one_line_per_attempt_within_100_columns(root: Path) -> None:
+def test_final_table_is_one_row_per_attempt_within_100_columns(root: Path) -> None:
     records = _records(root)
     buffer = io.StringIO()
     Console(file=buffer, width=100).print(attempts_table(records, "run /tmp/somewhere"))
     lines = buffer.getvalue().splitlines()
     assert max(len(line) for line in lines) <= 100
     rows = [line for line in lines if line[:1].isdigit()]
-    assert [row.split()[0] for row in rows] == ["1", "2", "3"]  # one line each, numbered
+    assert [row.split()[0] for row in rows] == ["1", "2", "3"]  # numbered as `show RUN N` takes
     assert "accepted" in rows[0] and "rejected" in rows[1] and "crashed" in rows[2]
-    assert "an-agent-with" in rows[1] and "…" in rows[1]  # cut, never wrapped
+    assert "an-agent-with" in rows[1] and "…" in rows[1]  # an agent label is cut
+    shown = rows[0].split()[1]  # a long contract id is cut in its middle: both ends stay
+    assert shown.startswith("a-contract") and shown.endswith("on-and-on") and "…" in shown
+
+
+def test_contract_ids_sharing_a_prefix_and_every_failed_check_are_shown_whole(root: Path) -> None:
+    """New user: `show` cut `payments-retry-timeout-compat` to `payments-retry-timeout…`, which
+    read as the other contract, and cut check names (`generated_artifacts_fre…`)."""
+    rejected = _records(root)[1].decision
+    assert rejected is not None and len(rejected.failed) > 1
+    common = {"started_at": "2026-01-05T00:00:00Z", "status": "done", "decision": rejected}
+    records = [
+        AttemptRecord(attempt_id=f"a{n}", contract_id=cid, agent=agent, epoch=0, **common)
+        for n, (cid, agent) in enumerate(
+            [("payments-retry-timeout", "full"), ("payments-retry-timeout-compat", "compat-stale")]
+        )
+    ]
+    buffer = io.StringIO()
+    Console(file=buffer, width=100).print(attempts_table(records, "run"))
+    text = buffer.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert "payments-re…meout-compat" in text and "payments-retry-timeout " in text
+    shown = " ".join(text.split())
+    for name in rejected.failed:
+        assert name in shown.replace(" ,", ",") or name in text.replace("\n", ""), name
 
 
 def test_progress_bar_counts_outcomes_with_eta_on_a_terminal(root: Path) -> None:

@@ -1,7 +1,8 @@
 """Ctrl-C during task validation is never the candidate's fault: nothing is recorded for it.
 
 ``repogate tasks mine`` runs as a terminal runs it, in its own process group, and gets SIGINT
-to the whole group (git children included, as a terminal sends it) at three moments: while the
+to the whole group (git children included, as a terminal sends it; once SIGTERM to the main
+process alone, as a scheduler sends it) at three moments: while the
 first candidate's states run, while its gold attempt runs, and while a later candidate's gold
 attempt runs. Each time: exit 130 with one line, nothing appended for the interrupted candidate,
 every finished one kept; the last rerun validates what was left and nothing twice. ``tasks
@@ -30,21 +31,38 @@ pytestmark = pytest.mark.slow
 CLI = [sys.executable, "-m", "repogate.cli"]
 
 
+HANG_S = 3600
+"""Only turns a hang into a failure: every wait here is on an event, at any load."""
+
+
 def _interrupt_when(
-    cmd: list[str], folder: Path, pattern: str, said: str = TASKS_INTERRUPTED_MESSAGE
+    cmd: list[str],
+    folder: Path,
+    pattern: str,
+    said: str = TASKS_INTERRUPTED_MESSAGE,
+    *,
+    scheduler_stop: bool = False,
 ) -> str:
-    """Start ``cmd``; once ``folder`` holds a match of ``pattern``, Ctrl-C it; return stderr."""
+    """Start ``cmd``; once ``folder`` holds a match of ``pattern``, Ctrl-C it; return stderr.
+
+    Ctrl-C is SIGINT to the whole group, as a terminal sends it; with ``scheduler_stop``, SIGTERM
+    to the main process alone, as a scheduler or `kill PID` sends it (the same must follow).
+    """
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
-    deadline = time.monotonic() + 600
+    hang = time.monotonic() + HANG_S
     seen = None
-    while seen is None and proc.poll() is None and time.monotonic() < deadline:
+    while seen is None and proc.poll() is None:
+        assert time.monotonic() < hang, f"{pattern} never appeared"
         seen = next(folder.glob(pattern), None)
         time.sleep(0.005)
     assert seen is not None, f"{pattern} never appeared: {proc.communicate()}"
-    os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=300)
+    if scheduler_stop:
+        os.kill(proc.pid, signal.SIGTERM)
+    else:
+        os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=HANG_S)
     assert proc.returncode == ExitCode.INTERRUPTED, err
     assert err.strip().splitlines() == [said], err  # one line, no traceback
     return err
@@ -70,14 +88,15 @@ def test_ctrl_c_while_candidates_validate_records_nothing_for_them(
 
     _interrupt_when(cmd, out, f"work/{sub}/reports/*")  # the state runs
     assert _recorded(out) == ([], [])
-    _interrupt_when(cmd, out, f"validation/{sub}/attempts/*/receipts/*")  # its gold attempt
+    # its gold attempt, stopped as a scheduler stops a job: SIGTERM to the main process alone
+    _interrupt_when(cmd, out, f"validation/{sub}/attempts/*/receipts/*", scheduler_stop=True)
     assert _recorded(out) == ([], [])
     # div's gold attempt (not accepted once it finishes: it edits the CI oracle)
     _interrupt_when(cmd, out, f"validation/{div}/attempts/*/receipts/*")
     assert _recorded(out) == ([sub], [ids["negative"], ids["mul"]])
     assert not (out / "rejected.jsonl").read_text().count(div)
 
-    again = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=600)
+    again = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=HANG_S)
     assert again.returncode == ExitCode.OK, again.stderr
     printed = [line for line in again.stdout.splitlines() if not line.startswith("task set")]
     assert printed == [f"{div}: reference_not_accepted"]  # the rest is kept, not redone

@@ -28,7 +28,7 @@ from repogate.state import CandidateState
 
 @contextmanager
 def interrupt_deferred() -> Iterator[None]:
-    """Hold Ctrl-C (SIGINT) back while the block runs; it is raised right after, if it came.
+    """Hold Ctrl-C (SIGINT, and SIGTERM taken as it) back while the block runs; raised right after.
 
     For cleanup that must finish once begun (removing an attempt's working folder): an interrupt
     there would leave half a folder and surface as an error from the middle of the removal. Off
@@ -37,7 +37,7 @@ def interrupt_deferred() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         yield
     finally:

@@ -27,6 +27,7 @@ from typing import Any
 import ray
 from ray.exceptions import RayError
 
+from repogate._descendants import killed_on_failure
 from repogate.errors import RepogateError
 from repogate.executors._perform import perform
 from repogate.jobs import AttemptEvent, AttemptJob, Finished
@@ -53,7 +54,9 @@ def start_local_cluster(tries: int = START_TRIES, **init: Any) -> int:
     ``ray/_private/node.py``, not configurable) and then raises a bare ``Exception``; on a machine
     at a load of ~20 it misses that wait. Each failure of that kind is shut down cleanly and
     tried again, up to ``tries`` times; the GCS port wait is lengthened to ``GCS_PORT_WAIT_S``
-    unless the environment sets it.
+    unless the environment sets it. Whatever a failed try started (GCS server, raylet, agents:
+    Ray keeps no handle on them when its node fails to start) is killed before the next try or
+    the error, so no daemon is left behind.
 
     Returns:
         The try that started it (1-based).
@@ -65,7 +68,8 @@ def start_local_cluster(tries: int = START_TRIES, **init: Any) -> int:
     os.environ.setdefault("RAY_gcs_server_port_wait_time_s", str(GCS_PORT_WAIT_S))
     for attempt in range(1, tries + 1):
         try:
-            ray.init(**init)
+            with killed_on_failure():  # a failed init leaves its daemons running, unreachable
+                ray.init(**init)
         except Exception as exc:  # Ray raises a bare Exception when its node start times out
             ray.shutdown()
             if _NODE_TIMEOUT not in str(exc):

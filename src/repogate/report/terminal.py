@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from repogate.agent_spec import agent_labels
+from repogate.agent_spec import agent_labels, middle_cut
 from repogate.decision import Decision
 from repogate.store import AttemptRecord
 from repogate.vocabulary import attempt_state
@@ -35,16 +35,22 @@ def decision_table(decision: Decision) -> Table:
     return table
 
 
-# (column, max width): the widths sum, with one space after each column, to at most 100.
-_COLUMNS = (
-    ("#", 3),
-    ("contract", 23),
-    ("agent", 14),
-    ("ep", 2),
-    ("verdict", 11),
-    ("why (first check, +more)", 24),
-    ("sentinel", 8),
-    ("wall s", 6),
+# (column, max width or None: as wide as its values) and whether the column may wrap. A contract
+# id longer than its column is cut in its middle (two ids sharing a long prefix looked alike when
+# cut at the end); the why column names every failed check in full, wrapping between names, so
+# a row may take more than one line.
+_CONTRACT_WIDTH = 24
+_CRASH_WIDTH = 60
+"""Characters of a crash's type and message shown (``show RUN_DIR N`` prints it whole)."""
+_COLUMNS: tuple[tuple[str, int | None, bool], ...] = (
+    ("#", 3, False),
+    ("contract", _CONTRACT_WIDTH, False),
+    ("agent", 14, False),
+    ("ep", 2, False),
+    ("verdict", None, False),
+    ("why (failed checks)", None, True),
+    ("sentinel", 8, False),
+    ("wall s", 6, False),
 )
 WIDTH = 100
 
@@ -57,11 +63,13 @@ def attempts_table(
     interrupted: bool = False,
     changed: Mapping[str, str] | None = None,
 ) -> Table:
-    """Return a table with one line per attempt, at most 100 columns wide.
+    """Return a table with one row per attempt, at most 100 columns wide.
 
-    Columns: row number (what ``repogate show RUN_DIR N`` takes), contract, agent, epoch, verdict,
-    the first failed (else errored) check with how many more, sentinel status, wall time. Long
-    values are cut with an ellipsis, never wrapped; ``repogate show RUN_DIR N`` gives the details.
+    Columns: row number (what ``repogate show RUN_DIR N`` takes), contract id (cut in its middle
+    past 24 characters, so ids sharing a prefix stay apart), agent, epoch, verdict, every failed
+    (else errored) check by its full name (wrapping between names), sentinel status, wall time.
+    An agent label longer than its column is cut with an ellipsis, a crash's message in its
+    middle; ``repogate show RUN_DIR N`` gives the details.
 
     Args:
         records: the attempts, in order.
@@ -79,69 +87,78 @@ def attempts_table(
         title=title,
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        padding=(0, 1, 0, 0),
+        padding=(0, 0, 0, 0),  # the box puts one space between columns
         pad_edge=False,
         show_edge=False,
     )
-    for column, width in _COLUMNS:
-        table.add_column(
-            column,
-            no_wrap=True,
-            overflow="ellipsis",
-            max_width=width,
-        )
-    labels = agent_labels((r.agent for r in records), width=dict(_COLUMNS)["agent"])
+    labels = agent_labels((r.agent for r in records), width=_COLUMNS[2][1])
+    rows: list[tuple[str, ...]] = []
+    verdicts: list[str] = []
     for number, record in enumerate(records, 1):
         decision = record.decision
         said = statuses.get(record.attempt_id, "done")
         agent_note = "" if said == "done" else f"(agent {said}) "
         if record.attempt_id in (changed or {}):
-            row = (
-                "[red]changed",
-                "evidence changed: " + escape((changed or {})[record.attempt_id]),
-                "",
-                "",
-            )
+            verdict, style = "changed", "red"
+            why = "evidence changed: " + escape((changed or {})[record.attempt_id])
+            rest = ("", "")
         elif decision is None:
-            status = attempt_state(record.status, live=not interrupted)
-            verdict = "[yellow]crashed" if status == "crashed" else f"[dim]{status}"
-            row = (verdict, agent_note + escape(str(record.crash or "")), "", "")
+            verdict = attempt_state(record.status, live=not interrupted)
+            style = "yellow" if verdict == "crashed" else "dim"
+            why = agent_note + escape(middle_cut(str(record.crash or ""), _CRASH_WIDTH))
+            rest = ("", "")
         else:
-            style = {"accepted": "green", "rejected": "red", "error": "yellow"}[decision.outcome]
-            row = (
-                f"[{style}]{decision.outcome}",
-                agent_note + escape(_why(decision)),
-                _stage(decision.stages.get("sentinel passed", "skipped")),
-                f"{decision.soft.wall_time_s:.1f}",
+            verdict = decision.outcome
+            style = {"accepted": "green", "rejected": "red", "error": "yellow"}[verdict]
+            why = agent_note + escape(_why(decision))
+            sentinel = _stage(decision.stages.get("sentinel passed", "skipped"))
+            rest = (sentinel, f"{decision.soft.wall_time_s:.1f}")
+        verdicts.append(verdict)
+        rows.append(
+            (
+                str(number),
+                escape(middle_cut(record.contract_id, _CONTRACT_WIDTH)),
+                escape(labels[record.agent]),
+                str(record.epoch),
+                f"[{style}]{verdict}",
+                why,
+                *rest,
             )
-        table.add_row(
-            str(number),
-            escape(record.contract_id),
-            escape(labels[record.agent]),
-            str(record.epoch),
-            *row,
         )
+    whole = {  # the widths a column never goes below: its longest value, its longest check name
+        "contract": min(max((len(r.contract_id) for r in records), default=0), _CONTRACT_WIDTH),
+        "verdict": max(map(len, verdicts), default=0),
+        "why (failed checks)": 1  # a name and its comma stay on one line
+        + max((len(n) for r in records if r.decision for n in r.decision.failed), default=0),
+        "sentinel": len("sentinel"),
+        "wall s": len("wall s"),
+    }
+    for column, width, wraps in _COLUMNS:
+        table.add_column(
+            column,
+            no_wrap=not wraps,
+            overflow="fold" if wraps else "ellipsis",
+            max_width=width,
+            min_width=max(len(column), whole[column]) if column in whole else None,
+        )
+    for row in rows:
+        table.add_row(*row)
     return table
 
 
 def _why(decision: Decision) -> str:
-    """The first failed check, else the first errored one, and how many more there are."""
-    names = decision.failed or tuple(_errored(decision).splitlines())
-    if not names:
-        return ""
-    return names[0] + (f" +{len(names) - 1}" if len(names) > 1 else "")
+    """Every failed check, else every errored one that says why (not those never reached)."""
+    return ", ".join(decision.failed or _errored(decision))
 
 
-def _errored(decision: Decision) -> str:
+def _errored(decision: Decision) -> tuple[str, ...]:
     """The errored checks; for an attempt stopped before the agent ran, only why it stopped."""
-    explained = [
-        c
+    explained = tuple(
+        c.name
         for c in decision.checks
         if c.status == "error" and not c.detail.startswith(("not observed", "no candidate"))
-    ]
-    if len(explained) < len(decision.errored) and explained:
-        return "\n".join(f"{c.name}: {c.detail}" for c in explained)
-    return "\n".join(decision.errored)
+    )
+    return explained or decision.errored
 
 
 def _stage(status: str) -> str:

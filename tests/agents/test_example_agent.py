@@ -1,0 +1,49 @@
+"""The example `cmd:` agent of docs/agents.md runs as the page says, through the real protocol.
+
+A protocol page whose example does not run teaches the wrong thing: this runs
+`examples/agents/bounds_agent.py` with `repogate run` on the parser scenario (the contract the
+README's first command builds into `runs/demo/scenarios/parser/`) and reads back each of its
+output files where the page says they go.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from repogate.cli import ExitCode, main
+from repogate.store import Store
+from repogate.tasks.scenarios import BuiltScenario
+
+
+@pytest.mark.slow
+def test_the_example_agent_is_accepted_with_its_claims_usage_and_trajectory(
+    parser: BuiltScenario, tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = root / "examples" / "agents" / "bounds_agent.py"
+    out = tmp_path / "run"
+    spec = f"cmd:python3 {agent}"
+    code = main(["run", str(parser.contracts[0]), "--agent", spec, "--out", str(out), "--json"])
+    rows = json.loads(capsys.readouterr().out)
+    assert code == ExitCode.OK, rows
+    (row,) = rows
+    assert row["outcome"] == "accepted", row
+    with Store.open(out) as store:
+        (record,) = store.attempts()
+        folder = store.attempt_dir(record.attempt_id)
+        propose = next(r for r in store.receipts(record.attempt_id) if r.gate == "propose")
+    assert record.decision is not None
+    assert record.decision.soft.tokens == 1234  # usage.json
+    assert record.decision.soft.agent_cost_usd == pytest.approx(0.01)
+    proposal = propose.details["proposal"]
+    assert proposal["model"] == "none (a fixed rule)"  # agent.json
+    assert proposal["status"] == "done"
+    claims = proposal["requirements"]  # requirements.json, the stated criteria and one inferred
+    assert {c.get("criterion") for c in claims} >= {"R1", "R2"}
+    assert any(c["source"] == "inferred" for c in claims)
+    lines = (folder / "agent" / "trajectory.jsonl").read_text().splitlines()
+    steps = [json.loads(line) for line in lines]
+    assert [s["action"] for s in steps] == ["read_task", "edit"]  # kept as the agent wrote it
+    assert "parser-bounded-config: 2 steps" in (folder / "agent.stdout.txt").read_text()

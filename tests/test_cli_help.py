@@ -1,0 +1,32 @@
+"""`--help` as a new user reads it: no `<bool>` or `<list[str]>` placeholders, nothing cut short.
+
+New user: `repogate run --help` showed `--json <bool>` and `--agent <list[str]>` in a panel that cut
+option and variable names at narrow widths, and the command list ended its lines with `...`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from repogate.cli import main
+
+COMMANDS = [[], ["run"], ["report"], ["show"], ["decide"], ["schema"], ["tasks"]]
+COMMANDS += [["tasks", "import"], ["tasks", "mine"], ["tasks", "check"]]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "repogate")
+def test_help_names_values_and_cuts_nothing(
+    command: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main([*command, "--help"]) == 0
+    text = capsys.readouterr().out
+    options = [line.split() for line in text.splitlines() if line.startswith("  --")]
+    assert options, text
+    for words in options:  # `--out DIR  Run directory ...`: a metavar, never a type in brackets
+        assert not words[1].startswith("<"), words
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("Usage:"))
+    assert "…" not in body and not re.search(r"\.\.\.\s*$", body, re.MULTILINE), text
+    assert "\\[" not in text, text  # no markup escape shown as text
