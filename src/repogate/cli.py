@@ -257,6 +257,7 @@ def report_cmd(
         Path | None,
         typer.Option(
             "--policy",
+            metavar="FILE",
             help="A TOML policy file: the autonomy rule's and gate claims' thresholds "
             "(docs/report.md; default: the documented defaults).",
         ),

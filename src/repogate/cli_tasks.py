@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from repogate.errors import ContractError, ExitCode, UserInputError
-from repogate.tasks.strength import DEFAULT_WINDOW
+from repogate.vocabulary import DEFAULT_WINDOW
 
 if TYPE_CHECKING:  # loaded by the commands that use them: `--help` loads none of them
     from repogate.contract import TransitionContract
     from repogate.tasks.ingest import IngestOptions
-    from repogate.tasks.strength import Strength
+    from repogate.vocabulary import Strength
 
 app = typer.Typer(
     name="tasks",
@@ -91,6 +91,7 @@ def import_cmd(
         str,
         typer.Option(
             "--as",
+            metavar="STRENGTH",
             help="lifecycle: every base-passing test, the sentinel over the fix's later history, "
             "permissions from the reference's shape (default); swebench: SWE-bench's own rules.",
         ),
@@ -99,6 +100,7 @@ def import_cmd(
         int,
         typer.Option(
             "--sentinel-window",
+            metavar="N",
             min=0,
             help="Follow-up commits after the fix the sentinel replays (lifecycle strength).",
         ),

@@ -186,3 +186,11 @@ def attempt_state(status: AttemptStatus, *, live: bool) -> AttemptState:
     if status == "running":
         return "running" if live else "interrupted"
     return status
+
+
+Strength = Literal["lifecycle", "swebench"]
+"""How strongly ``tasks import`` judges an instance (:mod:`repogate.tasks.import_strength`):
+``lifecycle``, repogate's default; ``swebench``, SWE-bench's own rules."""
+
+DEFAULT_WINDOW = 3
+"""Follow-up commits the sentinel replays after an imported instance's fix, by default."""

@@ -18,14 +18,14 @@ from _lifecycle_git import ENV, write
 from _tasks_repo import build_history, diff, instance
 from repogate import git
 from repogate.cli import main
-from repogate.tasks.ingest import Candidate
-from repogate.tasks.recipe import load_env_map
-from repogate.tasks.strength import (
+from repogate.tasks.import_strength import (
     cohort_tags,
     permissions_for,
     sentinel_table,
     sentinel_window,
 )
+from repogate.tasks.ingest import Candidate
+from repogate.tasks.recipe import load_env_map
 from repogate.tasks.swebench import draft, read_instances
 
 

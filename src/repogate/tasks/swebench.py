@@ -16,7 +16,7 @@ hints_text, created_at`` optional) becomes one draft contract:
 - at lifecycle strength (the default), base-passing regression, the sentinel window of the fix's
   real later history, permissions from the reference's shape and the cohort tags of its shape;
   ``--as swebench`` keeps SWE-bench's rules (declared regression, no sentinel, no permissions).
-  Both are explained, with the choice of profile, in :mod:`repogate.tasks.strength`.
+  Both are explained, with the choice of profile, in :mod:`repogate.tasks.import_strength`.
 
 FAIL_TO_PASS and PASS_TO_PASS arrive as lists, as JSON-encoded strings (the Hugging Face
 datasets) or as Python-literal strings (some agents' copies); all three are read.
@@ -41,17 +41,16 @@ from repogate import git
 from repogate.contract import SHA_RE
 from repogate.errors import GitError, UserInputError
 from repogate.patches import file_changes
-from repogate.tasks.ingest import Candidate
-from repogate.tasks.recipe import EnvMap, recipe_for
-from repogate.tasks.strength import (
-    DEFAULT_WINDOW,
-    Strength,
+from repogate.tasks.import_strength import (
     cohort_tags,
     permissions_for,
     sentinel_table,
     sentinel_window,
 )
+from repogate.tasks.ingest import Candidate
+from repogate.tasks.recipe import EnvMap, recipe_for
 from repogate.tasks.taskset import RejectedEntry
+from repogate.vocabulary import DEFAULT_WINDOW, Strength
 
 REQUIRED = (
     "instance_id",
@@ -252,7 +251,7 @@ def draft(
         repo_cache: local mirrors (the whole history, for the sentinel's window).
         strength: ``lifecycle`` (base-passing regression, the sentinel window, permissions from
             the reference's shape) or ``swebench`` (SWE-bench's rules); see
-            :mod:`repogate.tasks.strength`.
+            :mod:`repogate.tasks.import_strength`.
         window: follow-up commits the sentinel replays at lifecycle strength.
     """
     source = {"file": str(path), "instance_id": instance.instance_id}
@@ -333,7 +332,7 @@ def _contract(
         "id": instance.instance_id,
         "repo": f"https://github.com/{instance.repo}",
         "base_commit": instance.base_commit,
-        "profile": "hermetic",  # hermetic + sentinel: see repogate.tasks.strength
+        "profile": "hermetic",  # hermetic + sentinel: see repogate.tasks.import_strength
         "cohort": cohort,
         "requirement": {
             "statement": instance.problem_statement or f"resolve {instance.instance_id}",

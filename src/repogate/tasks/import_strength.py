@@ -37,7 +37,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
 
 from repogate import git
 from repogate._model import FrozenModel
@@ -45,12 +44,6 @@ from repogate.contract import Sentinel
 from repogate.gates._globs import matches_any
 from repogate.patches import file_changes
 from repogate.tasks.mine import is_test_path
-
-Strength = Literal["lifecycle", "swebench"]
-"""``lifecycle``: repogate's default strength for imports; ``swebench``: SWE-bench's own rules."""
-
-DEFAULT_WINDOW = 3
-"""Follow-up commits the sentinel replays after an imported instance's fix, by default."""
 
 TEST_GLOBS = (
     "**/tests/**",
