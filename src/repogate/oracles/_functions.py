@@ -54,6 +54,21 @@ class Target(FrozenModel):
         return f"{self.module}.{self.qualname}"
 
 
+def is_test_path(path: str) -> bool:
+    """True for a test file or a file under a test folder: never code the oracles mutate or compare.
+
+    ``test_*.py``, ``*_test.py``, ``conftest.py``, or anything under ``tests/``, ``test/`` or
+    ``testing/``.
+    """
+    name = path.rsplit("/", 1)[-1]
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or any(p in ("tests", "test", "testing") for p in path.split("/")[:-1])
+    )
+
+
 def module_name(path: str, roots: Sequence[str]) -> str | None:
     """The dotted name ``path`` imports as, from the first import root holding it; None if none."""
     for root in (*[r for r in roots if r not in ("", ".")], "."):

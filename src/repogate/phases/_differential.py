@@ -23,7 +23,7 @@ from repogate.environment import activate
 from repogate.errors import ContractError, PatchApplyError
 from repogate.gates.differential import check_behaviour, not_run
 from repogate.gates.graded_trees import reference_tree
-from repogate.oracles._functions import changed_functions, test_literals
+from repogate.oracles._functions import changed_functions, is_test_path, test_literals
 from repogate.patches import load_patch, touched_paths
 from repogate.phases._shared import oracle_policy, workspace
 from repogate.phases._trees import exporter, graded_maker
@@ -32,17 +32,6 @@ from repogate.receipt import Observation
 WORKER = "_differential_worker.py"
 SESSION_BUDGET_S = 600.0
 """The longest one call server may live, in seconds (each call has its own, shorter budget)."""
-
-
-def _is_test_file(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    parts = path.split("/")
-    return (
-        name.startswith("test_")
-        or name.endswith("_test.py")
-        or name == "conftest.py"
-        or any(p in ("tests", "test", "testing") for p in parts[:-1])
-    )
 
 
 def _graded_tests_passed(progress: AttemptProgress) -> bool:
@@ -107,7 +96,7 @@ def _observe(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
             read_bytes_nofollow(trees[1], path),
         )
         for path in paths
-        if path.endswith(".py") and path not in hidden and not _is_test_file(path)
+        if path.endswith(".py") and path not in hidden and not is_test_path(path)
     }
     targets = changed_functions(files, progress.workspace_env.import_roots)
     test_sources = [read_bytes_nofollow(trees[1], p) for p in sorted(hidden) if p.endswith(".py")]
