@@ -17,6 +17,7 @@ from repogate.decision import STAGES, SoftMetrics
 from repogate.errors import UserInputError
 from repogate.report import compare
 from repogate.report.classify import Fact, fact, per_task
+from repogate.report.differs import differs_rows
 from repogate.report.load import Run, check_cohort_key
 from repogate.report.model import (
     ERROR_KINDS,
@@ -278,6 +279,7 @@ def build_report(runs: list[Run], by: str | None = None, baseline: str | None = 
         soft=tuple(_soft(agent, mine) for agent, mine in grouped.items()),
         resolved=tuple(resolved_rows),
         gaps=tuple(gaps),
+        differs=differs_rows(grouped),
         paired=compare.paired_rows(grouped, chosen),
         autonomy_rule=compare.AUTONOMY_RULE,
         autonomy=compare.autonomy(grouped, chosen),

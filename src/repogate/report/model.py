@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Literal
 
 from repogate._model import FrozenModel
+from repogate.report.differs import DiffersFromReference
 from repogate.report.stats import Interval, PairedDifference
 
 ErrorKind = Literal[
@@ -279,6 +280,7 @@ class Report(FrozenModel):
     soft: tuple[Soft, ...]
     resolved: tuple[ResolvedVsAccepted, ...]
     gaps: tuple[Gap, ...]
+    differs: tuple[DiffersFromReference, ...] = ()
     paired: tuple[Paired, ...]
     autonomy_rule: str
     autonomy: tuple[Autonomy, ...]
