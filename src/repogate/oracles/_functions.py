@@ -7,7 +7,7 @@ Read from source text with :mod:`ast` only: the harness never imports the code u
   the base and the reference (``ast.dump``, so comments and formatting are no change). Each is
   a :class:`Target`, with the reason it cannot be called when it cannot (an instance method needs
   an instance, a generator or coroutine gives no comparable result, ``*args``-only signatures).
-- :func:`test_literals`: the literal values the task's tests pass (any constant in the hidden test
+- :func:`literals_in_tests`: the literal values the task's tests pass (any constant in the hidden test
   files), the seeds the strategies draw from first.
 - :func:`strategy_for`: a Hypothesis strategy for one target's arguments: the contract's named
   strategies, then the annotation (``int``, ``str``, ``list[int]``, ``X | None`` ...), then the
@@ -189,7 +189,7 @@ def changed_functions(
     return targets
 
 
-def test_literals(sources: Iterable[bytes]) -> list[Any]:
+def literals_in_tests(sources: Iterable[bytes]) -> list[Any]:
     """The constants the tests hold (str, bytes, int, float, bool), first seen first, deduplicated."""
     seen: dict[tuple[str, str], Any] = {}
     for source in sources:
@@ -276,7 +276,7 @@ def strategy_for(
 
     Args:
         target: the function.
-        literals: the tests' literal values (:func:`test_literals`).
+        literals: the tests' literal values (:func:`literals_in_tests`).
         named: parameter name -> a zero-argument function of ``hypothesis.strategies`` (the
             contract's ``oracles.strategies``); checked by the caller.
 

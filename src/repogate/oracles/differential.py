@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import errors as hypothesis_errors
@@ -65,6 +65,12 @@ class _Stop(Exception):
 
 class _Differs(Exception):
     """The two states disagreed on one input (Hypothesis shrinks it)."""
+
+
+def _halt() -> NoReturn:
+    # One raising line: Hypothesis tells failures apart by where they were raised, and a stop
+    # seen again on replay from another line would read as a flaky test.
+    raise _Stop
 
 
 class Server:
@@ -152,17 +158,18 @@ class _Run:
             self.stop_kind = (
                 "timed out" if "timed out" in detail or "ended" in detail else "not applicable"
             )
-            raise _Stop
+            _halt()
         return _key(answer)
 
     def body(self, drawn: tuple[tuple[Any, ...], dict[str, Any]]) -> None:
         if self.stopped:
-            raise _Stop
+            _halt()
         args, kwargs = drawn
         reference = self.call(1, args, kwargs)
         if self.examples < _DETERMINISM_PROBES and self.call(1, args, kwargs) != reference:
-            self.stopped = f"not deterministic: the reference disagrees with itself on {_call_text(self.target, args, kwargs)}"
-            raise _Stop
+            call = _call_text(self.target, args, kwargs)
+            self.stopped = f"not deterministic: the reference disagrees with itself on {call}"
+            _halt()
         candidate = self.call(0, args, kwargs)
         self.examples += 1
         if candidate != reference:
@@ -223,8 +230,9 @@ def compare_function(
         reason = f"Hypothesis health check failed: {str(exc).splitlines()[0]}"
         return FunctionOutcome(function=name, outcome="not applicable", reason=reason)
     except hypothesis_errors.HypothesisException as exc:  # Flaky, Unsatisfiable ...
-        reason = f"not deterministic or not testable (Hypothesis {type(exc).__name__})"
-        return FunctionOutcome(function=name, outcome="not applicable", reason=reason)
+        if not (run.found or run.stopped):  # else what was seen before it is the outcome
+            reason = f"not deterministic or not testable (Hypothesis {type(exc).__name__})"
+            return FunctionOutcome(function=name, outcome="not applicable", reason=reason)
     if run.found:  # Hypothesis replays the shrunk input last
         shown, candidate, reference = run.found[-1]
         return FunctionOutcome(

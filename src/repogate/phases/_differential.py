@@ -23,7 +23,7 @@ from repogate.environment import activate
 from repogate.errors import ContractError, PatchApplyError
 from repogate.gates.differential import check_behaviour, not_run
 from repogate.gates.graded_trees import reference_tree
-from repogate.oracles._functions import changed_functions, is_test_path, test_literals
+from repogate.oracles._functions import changed_functions, is_test_path, literals_in_tests
 from repogate.patches import load_patch, touched_paths
 from repogate.phases._shared import oracle_policy, workspace
 from repogate.phases._trees import exporter, graded_maker
@@ -100,7 +100,7 @@ def _observe(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     }
     targets = changed_functions(files, progress.workspace_env.import_roots)
     test_sources = [read_bytes_nofollow(trees[1], p) for p in sorted(hidden) if p.endswith(".py")]
-    literals = test_literals(s for s in test_sources if s is not None)
+    literals = literals_in_tests(s for s in test_sources if s is not None)
     tools = cfg.work / "differential-tools"
     tools.mkdir(exist_ok=True)
     shutil.copyfile(Path(str(resources.files("repogate.oracles") / WORKER)), tools / WORKER)
