@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from repogate.tasks._mutants import added_lines, mutate_file, mutants_of, spread
+from repogate.tasks._mutants import added_lines, mutants_of, mutate_file, spread
 
 PATCH = b"""diff --git a/pkg/m.py b/pkg/m.py
 --- a/pkg/m.py
@@ -14,9 +14,8 @@ PATCH = b"""diff --git a/pkg/m.py b/pkg/m.py
 +    if x > 100:
 +        return 100
 +    return x
- 
- LIMIT = 7
-"""
+"""  # the two context lines after the hunk's added lines follow (one of them blank)
+PATCH += b" \n LIMIT = 7\n"
 TEXT = 'def f(x):\n    """Doc."""\n    if x > 100:\n        return 100\n    return x\n\nLIMIT = 7\n'
 
 
