@@ -273,6 +273,21 @@ class Oracles(_Model):
     ``hypothesis.strategies`` that takes no argument (``text``, ``integers``, ``booleans`` ...).
     Parameters not named are drawn from their annotations and the literals the tests pass."""
 
+    @field_validator("strategies")
+    @classmethod
+    def _known_strategies(cls, value: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+        if value:
+            from repogate.oracles._functions import valid_strategy_name  # imports Hypothesis
+
+            for function, params in value.items():
+                for param, name in params.items():
+                    if not valid_strategy_name(name):
+                        raise ValueError(
+                            f"{function}.{param} = {name!r} is not a function of "
+                            "hypothesis.strategies taking no argument (e.g. 'text', 'integers')"
+                        )
+        return value
+
 
 class Authority(_Model):
     """Who may let the change land: CODEOWNERS (read at the base), review evidence, approvals needed."""

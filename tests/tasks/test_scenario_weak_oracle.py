@@ -18,6 +18,8 @@ import tomli_w
 
 from conftest import stored_attempts
 from repogate.cli import main
+from repogate.contract import load_contract
+from repogate.errors import ContractError
 from repogate.store import AttemptRecord
 from repogate.tasks.scenarios import BuiltScenario, build_scenario
 from repogate.tasks.taskset import Selection, TaskEntry, TaskSet
@@ -189,3 +191,16 @@ def test_strength_finds_survivors_and_tags_the_task_weak(
     assert main(["tasks", "strength", str(root), "--budget", "4"]) == 0  # resumed: nothing runs
     assert capsys.readouterr().out.startswith("gauge-clamp-percent: mutation score 0.25")
     assert len((root / "strength.jsonl").read_text().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["no_such", "lists", "_internal"])
+def test_a_strategy_hypothesis_cannot_draw_alone_is_refused_when_the_contract_loads(
+    built: BuiltScenario, name: str
+) -> None:
+    """Bad input is named at load time (``lists`` needs an argument), never met mid-run."""
+    data = tomllib.loads(built.contracts[0].read_text())
+    data["oracles"]["strategies"] = {"gauge.percent.clamp_percent": {"value": name}}
+    bad = built.contracts[0].with_name(f"bad-{name}.toml")
+    bad.write_text(tomli_w.dumps(data))
+    with pytest.raises(ContractError, match=f"clamp_percent.value = '{name}' is not a function"):
+        load_contract(bad)
