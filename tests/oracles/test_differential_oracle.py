@@ -73,10 +73,19 @@ def _compare(
             server.close()
 
 
-def test_the_reference_against_itself_shows_no_difference(tmp_path: Path) -> None:
-    """Gold is never flagged: the reference compared with itself finds 0 differences."""
+def test_the_reference_against_itself_shows_no_difference(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gold is never flagged: the reference compared with itself finds 0 differences.
+
+    Hypothesis writes nothing into the folder the harness was started in (its default home).
+    """
+    user = tmp_path / "user"
+    user.mkdir()
+    monkeypatch.chdir(user)
     seen = _compare(tmp_path, REFERENCE)
     assert seen.outcome == "same" and seen.examples == 60 and seen.reason == ""
+    assert list(user.iterdir()) == []
 
 
 def test_a_wrong_but_plausible_candidate_is_flagged_with_the_shrunk_input(tmp_path: Path) -> None:

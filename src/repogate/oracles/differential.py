@@ -21,12 +21,14 @@ applicable`` naming the check.
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import errors as hypothesis_errors
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from repogate._interactive import Session
 from repogate._model import FrozenModel
@@ -223,7 +225,14 @@ def compare_function(
     )(given(strategy_for(target, literals, named))(check))
     name = target.name
     try:
-        test()
+        with tempfile.TemporaryDirectory(prefix="repogate-hypothesis-") as home:
+            # Hypothesis keeps caches under its home folder, by default the current one: the
+            # user's. A private one per function, removed after.
+            set_hypothesis_home_dir(home)
+            try:
+                test()
+            finally:
+                set_hypothesis_home_dir(None)
     except (_Differs, _Stop):
         pass
     except hypothesis_errors.FailedHealthCheck as exc:

@@ -22,11 +22,10 @@ from repogate.attempt import AttemptConfig, AttemptProgress, gate
 from repogate.environment import activate
 from repogate.errors import ContractError, PatchApplyError
 from repogate.gates.differential import check_behaviour, not_run
-from repogate.gates.graded_trees import reference_tree
 from repogate.oracles._functions import changed_functions, is_test_path, literals_in_tests
 from repogate.patches import load_patch, touched_paths
 from repogate.phases._shared import oracle_policy, workspace
-from repogate.phases._trees import exporter, graded_maker
+from repogate.phases._trees import graded_maker, reference_maker
 from repogate.receipt import Observation
 
 WORKER = "_differential_worker.py"
@@ -75,16 +74,7 @@ def _observe(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     trees = cfg.work / "differential-candidate", cfg.work / "differential-reference"
     graded_maker(cfg, progress, state.candidate_commit)(trees[0])
     try:
-        reference_tree(
-            workspace(cfg),
-            progress.base,
-            reference,
-            progress.hidden,
-            progress.hidden_paths,
-            trees[1],
-            embedded=progress.embedded,
-            export=exporter(cfg),
-        )
+        reference_maker(cfg, progress, reference)(trees[1])
     except PatchApplyError as exc:
         return not_run(f"the reference patch does not apply: {exc}", hard)
     hidden = set(progress.hidden_paths)

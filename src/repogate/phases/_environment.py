@@ -27,7 +27,6 @@ from repogate.gates.base_state import (
     reference_verdict,
     reproduced,
 )
-from repogate.gates.graded_trees import reference_tree
 from repogate.gates.verification import grade_tree, rerunner, run_repeated
 from repogate.oracles.base_suite import plugin_digest
 from repogate.oracles.embedded import EmbeddedOracle
@@ -37,7 +36,7 @@ from repogate.oracles.pytest_runner import run_tests
 from repogate.oracles.reruns import flaky_ids
 from repogate.patches import load_patch
 from repogate.phases._shared import install_tree, oracle_policy, workspace
-from repogate.phases._trees import export, exporter, graded_maker
+from repogate.phases._trees import export, graded_maker, reference_maker
 from repogate.receipt import Check, observed
 from repogate.sandbox import SandboxPolicy
 from repogate.state import sha256_hex
@@ -139,19 +138,7 @@ def _validate_reference(
     if not patch:
         return "", {"reference": "no reference patch to validate"}
     tree = cfg.work / "reference-graded"
-
-    def make(dest: Path) -> None:
-        reference_tree(
-            workspace(cfg),
-            progress.base,
-            patch,
-            progress.hidden,
-            progress.hidden_paths,
-            dest,
-            embedded=progress.embedded,
-            export=exporter(cfg),
-        )
-
+    make = reference_maker(cfg, progress, patch)
     try:
         make(tree)
     except PatchApplyError as exc:
@@ -248,16 +235,7 @@ def _in_reference(
     tree = cfg.work / "reference-hidden"
     try:
         reference = load_patch(source, cfg.contract, cfg.source)
-        reference_tree(
-            workspace(cfg),
-            progress.base,
-            reference,
-            progress.hidden,
-            progress.hidden_paths,
-            tree,
-            embedded=progress.embedded,
-            export=exporter(cfg),
-        )
+        reference_maker(cfg, progress, reference)(tree)
     except (PatchApplyError, ContractError) as exc:
         return verdict, f"the reference does not apply, ids not confirmed: {exc}"
     ran = run_tests(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from repogate import git
 from repogate.attempt import AttemptConfig, AttemptProgress
-from repogate.gates.graded_trees import Exporter, TreeMaker, graded_tree
+from repogate.gates.graded_trees import Exporter, TreeMaker, graded_tree, reference_tree
 from repogate.phases._shared import workspace
 
 
@@ -49,6 +49,31 @@ def graded_maker(cfg: AttemptConfig, progress: AttemptProgress, rev: str) -> Tre
             workspace(cfg),
             progress.base,
             rev,
+            progress.hidden,
+            progress.hidden_paths,
+            dest,
+            embedded=progress.embedded,
+            export=exporter(cfg),
+        )
+
+    return make
+
+
+def reference_maker(cfg: AttemptConfig, progress: AttemptProgress, patch: bytes) -> TreeMaker:
+    """Return what writes the reference's graded tree to a new folder.
+
+    The base plus ``patch``, hidden tests applied
+    (:func:`~repogate.gates.graded_trees.reference_tree`).
+
+    Raises (when called):
+        PatchApplyError: the reference or the hidden test patch does not apply.
+    """
+
+    def make(dest: Path) -> None:
+        reference_tree(
+            workspace(cfg),
+            progress.base,
+            patch,
             progress.hidden,
             progress.hidden_paths,
             dest,
