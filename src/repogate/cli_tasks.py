@@ -248,13 +248,14 @@ def _strength_line(task_id: str, strength: Any, validation_s: float | None) -> s
     if validation_s:
         cost += f", {strength.seconds / validation_s:.2f} x its validation ({validation_s:.1f} s)"
     survivors = [
-        f"\n  survived: {m.path}:{m.line} {m.before!r} -> {m.after!r} ({m.operator})"
+        f"\n  {m.status}: {m.path}:{m.line} {m.before!r} -> {m.after!r} ({m.operator})"
         for m in strength.mutants
-        if m.status == "survived"
+        if m.status in ("survived", "equivalent-looking")
     ]
     return (
         f"{task_id}: mutation score {score} ({strength.killed} killed, {strength.survived} "
-        f"survived, {strength.equivalent} equivalent, {strength.invalid} invalid, "
+        f"survived, {strength.equivalent_looking} equivalent-looking, {strength.equivalent} "
+        f"equivalent, {strength.invalid} invalid, "
         f"{strength.errors} errors; {strength.run} run of {strength.made} made); "
         f"weak_oracle {strength.cohort_tag}; cost {cost}" + "".join(survivors)
     )

@@ -44,6 +44,15 @@ def test_a_mutant_with_the_references_own_ast_is_equivalent() -> None:
     assert [m.equivalent for m in made if m.line == 3] == [False, False]
 
 
+def test_a_mutant_of_a_message_text_only_is_marked_so() -> None:
+    """A survivor changing only a message is equivalent-looking, kept apart from real survivors."""
+    text = "def f(x):\n    if x > 1:\n        raise ValueError('too big')\n    return x\n"
+    made = {(m.before, m.after): m for m in mutate_file("m.py", text, {2, 3})}
+    assert made[("'too big'", "'XXtoo bigXX'")].text_only
+    assert not made[("> 1", ">= 1")].text_only
+    assert not any(m.equivalent for m in made.values())
+
+
 def test_a_file_that_does_not_parse_gives_no_mutant() -> None:
     assert mutate_file("m.py", "def (:\n", {1}) == []
 

@@ -170,8 +170,8 @@ def test_strength_finds_survivors_and_tags_the_task_weak(
     assert main(["tasks", "strength", str(root), "--budget", "4"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(
-        "gauge-clamp-percent: mutation score 0.25 (1 killed, 3 survived, 0 equivalent, 0 invalid, "
-        "0 errors; 4 run of 10 made); weak_oracle yes; cost "
+        "gauge-clamp-percent: mutation score 0.25 (1 killed, 3 survived, 0 equivalent-looking, "
+        "0 equivalent, 0 invalid, 0 errors; 4 run of 10 made); weak_oracle yes; cost "
     )
     assert "x its validation (5.0 s)" in out
     assert "survived: gauge/percent.py:13 '< 0' -> '<= 0' (operator_swap_op)" in out

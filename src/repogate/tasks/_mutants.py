@@ -14,7 +14,8 @@ added here, modelled on its style: a removed statement (a simple statement line 
 ``pass``) and a swapped return value (``return X`` becomes ``return None``).
 
 A mutant whose code parses to the same AST as the reference is *equivalent* (a change of
-spelling only) and is kept apart, never run.
+spelling only) and is kept apart, never run. A mutant that changes only string constants (a
+message's text) is marked ``text_only``: run, and if it survives, *equivalent-looking*.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class Mutant:
     after: str
     text: str
     equivalent: bool
+    text_only: bool = False
 
 
 def added_lines(patch: bytes) -> dict[str, set[int]]:
@@ -105,12 +107,19 @@ class _Collect(cst.CSTVisitor):
         return True
 
 
-def _dump(text: str) -> str | None:
-    """The AST of ``text`` with docstrings left out (so a mutated docstring is no change)."""
+def _dump(text: str, *, strings: bool = True) -> str | None:
+    """The AST of ``text`` with docstrings left out (so a mutated docstring is no change).
+
+    ``strings=False`` also blanks every string constant (a message's text).
+    """
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
+    if not strings:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                node.value = ""
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
@@ -138,7 +147,7 @@ def mutate_file(path: str, text: str, lines: set[int]) -> list[Mutant]:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     collect = _Collect(lines)
     wrapper.visit(collect)
-    original = _dump(text)
+    original, textless = _dump(text), _dump(text, strings=False)
     out: list[Mutant] = []
     seen: set[str] = set()
     operators = [*mutation_operators, *_OWN]
@@ -164,6 +173,7 @@ def mutate_file(path: str, text: str, lines: set[int]) -> list[Mutant]:
                         after=module.code_for_node(replacement).strip()[:200],
                         text=code,
                         equivalent=_dump(code) == original,
+                        text_only=_dump(code, strings=False) == textless,
                     )
                 )
     return out

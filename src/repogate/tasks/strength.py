@@ -7,7 +7,8 @@ FAIL_TO_PASS and PASS_TO_PASS tests and the base-passing regression set), under 
 profile with the differential oracle off and no sentinel: a mutant is *killed* when
 ``focused_tests_passed`` or ``regression_tests_passed`` fails, *survived* when it is accepted.
 Mutants that parse to the reference's own AST are *equivalent* and not run; mutants that do not
-compile are *invalid*; an attempt that errored or was rejected by another check is an *error*
+compile are *invalid*; a survivor that changes only a string's text (a message) is
+*equivalent-looking*; an attempt that errored or was rejected by another check is an *error*
 with its reason. None of these counts in the score.
 
 The mutation score is killed / (killed + survived). A task is ``weak_oracle`` when its score is
@@ -50,7 +51,7 @@ DEFAULT_BUDGET = 20
 """Mutants run per task unless told otherwise."""
 KILLING = ("focused_tests_passed", "regression_tests_passed")
 
-MutantStatus = Literal["killed", "survived", "equivalent", "invalid", "error"]
+MutantStatus = Literal["killed", "survived", "equivalent-looking", "equivalent", "invalid", "error"]
 
 
 class MutantResult(FrozenModel):
@@ -61,7 +62,8 @@ class MutantResult(FrozenModel):
         path: the file mutated; line: the line (after the reference).
         operator: the operator's name (mutmut's, or ``_statement_removed``/``_return_swapped``).
         before: the code replaced; after: what replaced it.
-        status: ``killed``, ``survived``, ``equivalent``, ``invalid`` or ``error``.
+        status: ``killed``, ``survived``, ``equivalent-looking`` (survived, and changes only a
+            string's text), ``equivalent``, ``invalid`` or ``error``.
         reason: the failed checks (killed), or why it was not scored.
         diff: the mutant's diff against the reference (survivors only).
     """
@@ -85,6 +87,7 @@ class Strength(FrozenModel):
         made: mutants made on the reference's added lines (every operator, every node).
         run: mutants run as candidates (at most the budget).
         killed, survived, equivalent, invalid, errors: counts by status.
+        equivalent_looking: survivors that change only a string's text (a message), kept apart.
         score: killed / (killed + survived); None when nothing was scored.
         weak_oracle: ``score < threshold`` with at least ``MIN_MUTANTS`` scored; None when not said.
         threshold: :data:`WEAK_BELOW` as used.
@@ -99,6 +102,7 @@ class Strength(FrozenModel):
     run: int = 0
     killed: int = 0
     survived: int = 0
+    equivalent_looking: int = 0
     equivalent: int = 0
     invalid: int = 0
     errors: int = 0
@@ -245,7 +249,10 @@ def measure(
     for n, mutant in chosen:
         record = by_model.get(f"mutant-{n:04d}")
         status, reason = _judge(record) if record is not None else ("error", "no attempt record")
-        results.append(_result(mutant, n, status, reason, diffs[n] if status == "survived" else ""))
+        if status == "survived" and mutant.text_only:
+            status, reason = "equivalent-looking", "survived; changes only a string's text"
+        survived = status in ("survived", "equivalent-looking")
+        results.append(_result(mutant, n, status, reason, diffs[n] if survived else ""))
         if say is not None:
             say(
                 f"  mutant {n} {mutant.path}:{mutant.line} {mutant.before!r} -> {mutant.after!r}: {status}"
@@ -258,7 +265,7 @@ def _summary(
 ) -> Strength:
     count = {
         s: sum(r.status == s for r in results)
-        for s in ("killed", "survived", "equivalent", "invalid", "error")
+        for s in ("killed", "survived", "equivalent-looking", "equivalent", "invalid", "error")
     }
     scored = count["killed"] + count["survived"]
     score = round(count["killed"] / scored, 4) if scored else None
@@ -269,6 +276,7 @@ def _summary(
         run=run_count,
         killed=count["killed"],
         survived=count["survived"],
+        equivalent_looking=count["equivalent-looking"],
         equivalent=count["equivalent"],
         invalid=count["invalid"],
         errors=count["error"],
