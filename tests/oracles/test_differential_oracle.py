@@ -42,7 +42,13 @@ def _tree(root: Path, name: str, source: bytes) -> Path:
 
 
 def _starter(tree: Path, tools: Path, budget_s: float = 120.0) -> Callable[[], Session]:
-    policy = SandboxPolicy(timeout_s=budget_s, writable=(), writable_cwd=True, readable=(tools,))
+    policy = SandboxPolicy(
+        timeout_s=budget_s,
+        writable=(),
+        writable_cwd=True,
+        readable=(tools,),
+        env={"PYTHONHASHSEED": "0"},  # as the phase starts them
+    )
     return partial(Session, [sys.executable, str(tools / WORKER)], tree, policy)
 
 
@@ -156,6 +162,33 @@ def test_a_nondeterministic_function_is_not_applicable(tmp_path: Path) -> None:
     seen = _compare(tmp_path, reference, reference)
     assert seen.outcome == "not applicable"
     assert seen.reason.startswith("not deterministic: the reference disagrees with itself")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"    return time.time() if value > 50 else value\n",  # a clock, past the first inputs
+        b"    return Box(value) if value > 50 else value\n",  # an object holding a clock
+        b"    return random.random() if value > 50 else value\n",  # a random draw
+    ],
+)
+def test_a_reference_that_disagrees_with_itself_is_never_a_difference(
+    tmp_path: Path, body: bytes
+) -> None:
+    """Gold is never flagged for a clock (seen on click-fcd85032cf: a progress bar's start time)."""
+    source = (
+        b"import random, time\n"
+        b"class Box:\n    def __init__(self, value):\n        self.value, self.at = value, time.time()\n"
+        b"def clamp(value: int) -> int:\n" + body
+    )
+    seen = _compare(tmp_path, source, source)
+    assert seen.outcome == "not applicable"
+    assert seen.reason.startswith("not deterministic: the reference ")
+
+
+def test_hash_order_agrees_between_the_two_processes(tmp_path: Path) -> None:
+    source = b"def clamp(value: int) -> list[str]:\n    return list({str(value), 'a', 'b', 'c'})\n"
+    assert _compare(tmp_path, source, source).outcome == "same"
 
 
 def test_a_strategy_hypothesis_refuses_is_not_applicable(tmp_path: Path) -> None:

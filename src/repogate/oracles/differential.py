@@ -6,7 +6,9 @@ Hypothesis (https://hypothesis.readthedocs.io) draws inputs for each function
 whose working folder is its own tree (:class:`repogate._interactive.Session`): the candidate's
 and the reference's code never share a process, and neither can write a file the other reads.
 The outcomes compared are the result (a canonical description), the exception's type, and the
-arguments after the call (mutation). On the first difference Hypothesis shrinks the input; the
+arguments after the call (mutation). Before a difference counts, the reference is asked again:
+one that disagrees with itself (a clock, a random draw) makes the function ``not applicable``;
+both servers run with one fixed hash seed, so set and dict orders agree between the processes. On the first difference Hypothesis shrinks the input; the
 shortest distinguishing input is recorded with both outcomes, never a bare flag (after PatchDiff,
 arXiv 2503.15223, which compares a patch's behaviour with the reference's the same way).
 
@@ -174,6 +176,11 @@ class _Run:
             _halt()
         candidate = self.call(0, args, kwargs)
         self.examples += 1
+        if candidate != reference and self.call(1, args, kwargs) != reference:
+            # a clock, a random draw, an address: the reference disagrees with itself here
+            call = _call_text(self.target, args, kwargs)
+            self.stopped = f"not deterministic: the reference gives two results for {call}"
+            _halt()
         if candidate != reference:
             self.found.append(
                 (_call_text(self.target, args, kwargs), _said(candidate), _said(reference))

@@ -51,7 +51,7 @@ def _session_factory(
     base = oracle_policy(cfg)
     policy = base.model_copy(
         update={
-            "env": {**base.env, **activate(env, tree)},
+            "env": {**base.env, **activate(env, tree), "PYTHONHASHSEED": "0"},
             "readable": (*base.readable, tools),
             "timeout_s": min(base.timeout_s, SESSION_BUDGET_S),
         }
