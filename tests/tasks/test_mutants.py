@@ -53,6 +53,16 @@ def test_a_mutant_of_a_message_text_only_is_marked_so() -> None:
     assert not any(m.equivalent for m in made.values())
 
 
+def test_a_string_code_reads_is_never_text_only() -> None:
+    """A key, a compared value or a returned string is behaviour (seen on click-948d7a707a:
+    ``extra["envvars"]`` mutated to ``extra["ENVVARS"]`` survived, and is a real survivor)."""
+    text = "def f(d, x):\n    d['envvars'] = 1\n    return x == 'on' or 'off'\n"
+    made = mutate_file("m.py", text, {2, 3})
+    strings = [m for m in made if m.operator == "operator_string"]
+    assert {m.before for m in strings} == {"'envvars'", "'on'", "'off'"}
+    assert not any(m.text_only for m in strings)
+
+
 def test_a_file_that_does_not_parse_gives_no_mutant() -> None:
     assert mutate_file("m.py", "def (:\n", {1}) == []
 

@@ -15,7 +15,7 @@ added here, modelled on its style: a removed statement (a simple statement line 
 
 A mutant whose code parses to the same AST as the reference is *equivalent* (a change of
 spelling only) and is kept apart, never run. A mutant that changes only string constants (a
-message's text) is marked ``text_only``: run, and if it survives, *equivalent-looking*.
+message passed to a call) is marked ``text_only``: run, and if it survives, *equivalent-looking*.
 """
 
 from __future__ import annotations
@@ -110,16 +110,21 @@ class _Collect(cst.CSTVisitor):
 def _dump(text: str, *, strings: bool = True) -> str | None:
     """The AST of ``text`` with docstrings left out (so a mutated docstring is no change).
 
-    ``strings=False`` also blanks every string constant (a message's text).
+    ``strings=False`` also blanks the string constants passed to calls (a message's text:
+    ``raise ValueError("...")``, ``warnings.warn("...")``); a string used as a key, compared or
+    returned stays, since code reads it.
     """
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    if not strings:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                node.value = ""
+    if not strings:  # a string passed to a call: a message (a key or a compared value is not)
+        for call in [n for n in ast.walk(tree) if isinstance(n, ast.Call)]:
+            for arg in [*call.args, *(k.value for k in call.keywords)]:
+                parts = arg.values if isinstance(arg, ast.JoinedStr) else [arg]
+                for part in parts:
+                    if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                        part.value = ""
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
