@@ -8,6 +8,7 @@ as with :func:`repogate.git.export_tree`, without packing years of history again
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -37,18 +38,22 @@ def export(cfg: AttemptConfig, rev: str, dest: Path) -> None:
     exporter(cfg)(workspace(cfg), rev, dest)
 
 
-def graded_maker(cfg: AttemptConfig, progress: AttemptProgress, rev: str) -> TreeMaker:
-    """Return what writes ``rev``'s graded tree (:func:`graded_tree`) to a new folder.
+def _maker(
+    cfg: AttemptConfig,
+    progress: AttemptProgress,
+    write: Callable[..., None],
+    change: str | bytes,
+) -> TreeMaker:
+    """What writes a tree with ``write``: the base, ``change``, the hidden tests, graded text.
 
-    Each call exports the commit again: a fresh tree no test code wrote, for a first run, a
-    repeat or a rerun (:func:`repogate.gates.graded_trees.fresh_tree`).
+    ``write`` is :func:`graded_tree` (``change`` a commit) or :func:`reference_tree` (a patch).
     """
 
     def make(dest: Path) -> None:
-        graded_tree(
+        write(
             workspace(cfg),
             progress.base,
-            rev,
+            change,
             progress.hidden,
             progress.hidden_paths,
             dest,
@@ -57,6 +62,15 @@ def graded_maker(cfg: AttemptConfig, progress: AttemptProgress, rev: str) -> Tre
         )
 
     return make
+
+
+def graded_maker(cfg: AttemptConfig, progress: AttemptProgress, rev: str) -> TreeMaker:
+    """Return what writes ``rev``'s graded tree (:func:`graded_tree`) to a new folder.
+
+    Each call exports the commit again: a fresh tree no test code wrote, for a first run, a
+    repeat or a rerun (:func:`repogate.gates.graded_trees.fresh_tree`).
+    """
+    return _maker(cfg, progress, graded_tree, rev)
 
 
 def reference_maker(cfg: AttemptConfig, progress: AttemptProgress, patch: bytes) -> TreeMaker:
@@ -68,17 +82,4 @@ def reference_maker(cfg: AttemptConfig, progress: AttemptProgress, patch: bytes)
     Raises (when called):
         PatchApplyError: the reference or the hidden test patch does not apply.
     """
-
-    def make(dest: Path) -> None:
-        reference_tree(
-            workspace(cfg),
-            progress.base,
-            patch,
-            progress.hidden,
-            progress.hidden_paths,
-            dest,
-            embedded=progress.embedded,
-            export=exporter(cfg),
-        )
-
-    return make
+    return _maker(cfg, progress, reference_tree, patch)
