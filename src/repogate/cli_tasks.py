@@ -50,6 +50,16 @@ EnvMapOpt = Annotated[
 Out = Annotated[
     Path, typer.Option("--out", metavar="DIR", help="Task-set folder (rerun to resume).")
 ]
+StrengthOpt = Annotated[
+    int,
+    typer.Option(
+        "--strength",
+        min=0,
+        max=500,
+        help="After validation, measure each task's oracle strength with at most N mutants "
+        "(0: not measured; see `repogate tasks strength`).",
+    ),
+]
 Timeout = Annotated[
     float | None,
     typer.Option(
@@ -105,6 +115,7 @@ def import_cmd(
             help="Follow-up commits after the fix the sentinel replays (lifecycle strength).",
         ),
     ] = DEFAULT_WINDOW,
+    mutants: StrengthOpt = 0,
 ) -> None:
     """Import SWE-bench instances as validated contracts into a task-set folder."""
     from repogate.tasks import swebench
@@ -149,6 +160,8 @@ def import_cmd(
     options = IngestOptions(repo_cache=repo_cache, repeats=repeats)
     ingest(with_timeout(drafts, test_timeout), taskset, options, _say)
     _summary(out)
+    if mutants and taskset.tasks():
+        measure_strength([out], mutants, repo_cache)
 
 
 @app.command("mine")
@@ -172,6 +185,7 @@ def mine_cmd(
     env_map: EnvMapOpt = None,
     repeats: Repeats = 1,
     test_timeout: Timeout = None,
+    mutants: StrengthOpt = 0,
 ) -> None:
     """Mine validated tasks from commits that change code and tests."""
     from repogate import git
@@ -219,6 +233,8 @@ def mine_cmd(
     options = IngestOptions(repo_cache=repo_cache, repeats=repeats)
     ingest(with_timeout(drafts, test_timeout), taskset, options, _say)
     _summary(out)
+    if mutants and taskset.tasks():
+        measure_strength([out], mutants, repo_cache)
 
 
 @app.command("check", short_help="Validate contracts; exit 0 when all are sound.")
@@ -291,3 +307,107 @@ def _check_one(
             f"{contract.id}: " + ("valid" if row["valid"] else f"{row['reason']}: {row['detail']}")
         )
     return row
+
+
+Budget = Annotated[
+    int,
+    typer.Option("--budget", min=1, max=500, help="At most N mutants run per task (cost bound)."),
+]
+
+
+def _strength_line(task_id: str, strength: Any, validation_s: float | None) -> str:
+    if strength.note:
+        return f"{task_id}: oracle strength not measured: {strength.note}"
+    score = "-" if strength.score is None else f"{strength.score:.2f}"
+    cost = f"{strength.seconds:.1f} s"
+    if validation_s:
+        cost += f", {strength.seconds / validation_s:.2f} x its validation ({validation_s:.1f} s)"
+    survivors = [
+        f"\n  {m.status}: {m.path}:{m.line} {m.before!r} -> {m.after!r} ({m.operator})"
+        for m in strength.mutants
+        if m.status in ("survived", "equivalent-looking")
+    ]
+    return (
+        f"{task_id}: mutation score {score} ({strength.killed} killed, {strength.survived} "
+        f"survived, {strength.equivalent_looking} equivalent-looking, {strength.equivalent} "
+        f"equivalent, {strength.invalid} invalid, "
+        f"{strength.errors} errors; {strength.run} run of {strength.made} made); "
+        f"weak_oracle {strength.cohort_tag}; cost {cost}" + "".join(survivors)
+    )
+
+
+def measure_strength(
+    paths: list[Path], budget: int, repo_cache: Path | None, as_json: bool = False
+) -> list[dict[str, Any]]:
+    """Measure every task named (contract files, task sets); print one line each; return rows.
+
+    In a task set the record is appended to ``strength.jsonl`` (a rerun skips tasks already
+    there), the mutants' run stores kept under ``strength/<id>/``, and the contract's
+    ``[cohort]`` gains ``weak_oracle`` and ``mutation_score``.
+    """
+    from repogate._folders import remove_if_empty
+    from repogate.contract import load_contract
+    from repogate.runner import RunOptions, default_cache
+    from repogate.tasks import strength as st
+    from repogate.tasks.taskset import TaskSet, contract_files, is_task_set
+
+    rows: list[dict[str, Any]] = []
+    cache = default_cache().resolve()
+    for given in paths:
+        in_set = is_task_set(given)
+        done = st.done_in(given) if in_set else {}
+        timings = (
+            {
+                t.id: t.validation.validation_seconds + t.validation.gold_seconds
+                for t in TaskSet.open(given).tasks()
+            }
+            if in_set
+            else {}
+        )
+        for path, label in contract_files([given]):
+            contract = load_contract(path)
+            if contract.id in done:
+                result = done[contract.id]
+            else:
+                work = (
+                    (given / "strength" / contract.id)
+                    if in_set
+                    else cache / "strength" / contract.id
+                )
+                if work.exists():
+                    shutil.rmtree(work)
+                options = RunOptions(
+                    out=work / "run",
+                    repo_cache=repo_cache,
+                    selection=f"oracle strength of {contract.id}: mutants of its reference",
+                )
+                result = st.measure(contract, label, work, options, budget=budget)
+                if in_set:
+                    st.append(given, result)
+                    st.tag_contract(path, result)
+                else:
+                    st.remove_work(work)
+            if not as_json:
+                typer.echo(_strength_line(contract.id, result, timings.get(contract.id)))
+            rows.append(result.model_dump(mode="json"))
+    if not paths or not any(is_task_set(p) for p in paths):
+        remove_if_empty(cache / "strength")
+    return rows
+
+
+@app.command("strength")
+def strength_cmd(
+    contracts: Annotated[list[Path], typer.Argument(help="Contract TOML files or task sets.")],
+    budget: Budget = 20,
+    repo_cache: RepoCache = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
+) -> None:
+    """Oracle strength: run mutants of each reference's added lines; score and weak_oracle tag."""
+    from repogate.contract import load_contract
+    from repogate.tasks.taskset import contract_files
+
+    for path, _ in contract_files(contracts):
+        load_contract(path)  # every contract is read before anything runs
+    rows = measure_strength(contracts, budget, repo_cache, as_json)
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))

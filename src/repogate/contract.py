@@ -311,6 +311,32 @@ class Oracles(_Model):
     """Which tests must keep passing: ``base-passing`` (every test that passed in the base's
     whole-suite run; the default) or ``declared`` (only the PASS_TO_PASS ids, SWE-bench's rule).
     Narrowing is recorded in the ``V-regression`` receipt and shown in the check's detail."""
+    differential: Literal["off", "soft", "hard"] = "soft"
+    """The differential oracle (``behaviour_matches_reference``): the functions the candidate or
+    the reference changed, called on Hypothesis-generated inputs at both states in separate
+    sandboxed processes. ``soft`` (the default) reports it beside the verdict in every profile,
+    ``hard`` makes it a hard check (a difference, or no function it could call, rejects or
+    errors the attempt), ``off`` does not run it."""
+    strategies: dict[str, dict[str, str]] = Field(default_factory=dict)
+    """Hypothesis strategies for the differential oracle, by function (``module.function`` or
+    ``module.Class.method``) and parameter name: the name of a function of
+    ``hypothesis.strategies`` that takes no argument (``text``, ``integers``, ``booleans`` ...).
+    Parameters not named are drawn from their annotations and the literals the tests pass."""
+
+    @field_validator("strategies")
+    @classmethod
+    def _known_strategies(cls, value: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+        if value:
+            from repogate.oracles._functions import valid_strategy_name  # imports Hypothesis
+
+            for function, params in value.items():
+                for param, name in params.items():
+                    if not valid_strategy_name(name):
+                        raise ValueError(
+                            f"{function}.{param} = {name!r} is not a function of "
+                            "hypothesis.strategies taking no argument (e.g. 'text', 'integers')"
+                        )
+        return value
 
 
 class Authority(_Model):

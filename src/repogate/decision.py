@@ -50,6 +50,9 @@ LIFECYCLE_CHECKS: tuple[CheckName, ...] = (
     "post_merge_sentinel_passed",
     "release_receipt_present",
 )
+ADVISORY_CHECKS: tuple[CheckName, ...] = ("behaviour_matches_reference",)
+"""Checks reported in every profile beside the verdict; one is hard only where the contract asks
+(:attr:`Evidence.also_hard`: ``oracles.differential = "hard"``)."""
 STAGES: dict[str, tuple[CheckName, ...]] = {
     "environment reconstructed": ("environment_reproduced",),
     "requirement recovered": ("requirements_recovered",),
@@ -62,9 +65,14 @@ STAGES: dict[str, tuple[CheckName, ...]] = {
 Outcome = Literal["accepted", "rejected", "error"]
 
 
-def hard_checks(profile: Profile) -> tuple[CheckName, ...]:
-    """Return the hard checks of ``profile``, in the order failures are reported."""
-    return LIFECYCLE_CHECKS if profile == "lifecycle" else HERMETIC_CHECKS
+def hard_checks(profile: Profile, also_hard: Iterable[CheckName] = ()) -> tuple[CheckName, ...]:
+    """Return the hard checks of ``profile``, in the order failures are reported.
+
+    ``also_hard`` names advisory checks (:data:`ADVISORY_CHECKS`) the contract makes hard; they
+    follow the profile's own.
+    """
+    own = LIFECYCLE_CHECKS if profile == "lifecycle" else HERMETIC_CHECKS
+    return (*own, *(n for n in ADVISORY_CHECKS if n in set(also_hard)))
 
 
 class SoftMetrics(FrozenModel):
@@ -98,6 +106,8 @@ class Evidence(BaseModel):
         soft: soft metrics.
         isolation: the isolation untrusted code ran under (``WEAK ISOLATION ...`` when weaker
             than bubblewrap's allowlist).
+        also_hard: advisory checks the contract makes hard (``behaviour_matches_reference``
+            under ``oracles.differential = "hard"``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -111,6 +121,7 @@ class Evidence(BaseModel):
     soft: SoftMetrics = Field(default_factory=SoftMetrics)
     stopped_at: str | None = None
     isolation: str = ""
+    also_hard: tuple[CheckName, ...] = ()
 
 
 class Decision(BaseModel):
@@ -130,6 +141,8 @@ class Decision(BaseModel):
             test passed on the candidate (gate V's graded run), whatever the other checks say;
             kept beside ``accepted`` for comparison with SWE-bench's numbers
             (``swebench/harness/grading.py``, ``get_resolution_status``: ``FULL``).
+        advisory: the advisory checks (:data:`ADVISORY_CHECKS`) not hard for this attempt, as
+            observed: reported beside the verdict, never changing it.
         receipt_digests: the attempt's receipt files (path relative to the attempt folder) with
             the sha256 of each, filled in by the store when it records the decision: the link
             from the decision to its evidence in the store's digest chain (:mod:`repogate._chain`).
@@ -148,6 +161,7 @@ class Decision(BaseModel):
     soft: SoftMetrics
     isolation: str = ""
     resolved: bool = False
+    advisory: tuple[Check, ...] = ()
     receipt_digests: tuple[Artifact, ...] = ()
 
 
@@ -237,6 +251,18 @@ def _fold(name: str, receipts: Iterable[Receipt]) -> Check:
     return Check(name=name, status="passed", detail="; ".join(c.detail for c in found if c.detail))
 
 
+def _advisory(name: CheckName, receipts: tuple[Receipt, ...]) -> Check:
+    """Fold an advisory check as a hard one is folded, but keep ``skipped`` as it is.
+
+    ``skipped`` is "not applicable", said so in the detail: reported, never scored.
+    """
+    folded = _fold(name, receipts)
+    own = [c for r in receipts if r.crash is None for c in r.checks if c.name == name]
+    if own and all(c.status == "skipped" for c in own):
+        return folded.model_copy(update={"status": "skipped"})
+    return folded
+
+
 def _stages(checks: dict[CheckName, Check], receipts: tuple[Receipt, ...]) -> dict[str, Status]:
     """Return partial progress per stage, from hard checks and soft observations alike.
 
@@ -269,10 +295,17 @@ def decide(evidence: Evidence) -> Decision:
         The decision; ``accepted`` only when every hard check passed.
     """
     identity = _identity_checks(evidence)
+    hard = hard_checks(evidence.profile, evidence.also_hard)
     checks = {
         name: identity[name] if name in identity else _fold(name, evidence.receipts)
-        for name in hard_checks(evidence.profile)
+        for name in hard
     }
+    reported = {c.name for r in evidence.receipts for c in r.checks}
+    advisory = tuple(
+        _advisory(name, evidence.receipts)
+        for name in ADVISORY_CHECKS
+        if name not in hard and name in reported
+    )
     failed = tuple(n for n, c in checks.items() if c.status == "failed")
     errored = tuple(n for n, c in checks.items() if c.status == "error")
     outcome: Outcome = "rejected" if failed else "error" if errored else "accepted"
@@ -289,4 +322,5 @@ def decide(evidence: Evidence) -> Decision:
         soft=evidence.soft,
         isolation=evidence.isolation,
         resolved=_resolved(evidence.receipts),
+        advisory=advisory,
     )

@@ -10,6 +10,8 @@ propose        task view -> the agent's edits; candidate commit,       never (a 
 integrity      changed paths -> I receipt                              never
 verification   candidate + hidden tests -> V receipts (tests,          never
                commands, dependency policy)
+differential   changed functions, candidate and reference trees ->    never
+               V-differential receipt (behaviour_matches_reference)
 lifecycle      candidate -> generated, authority, release receipts     never
 requirements   criteria + receipts so far -> R receipt                 never
 merge          merged tree -> merge receipt; V again when it differs   never
@@ -32,6 +34,7 @@ from repogate._files import read_bytes_nofollow
 from repogate.attempt import AttemptConfig, AttemptProgress, Phase, StopAttempt
 from repogate.decision import Decision, Evidence, SoftMetrics, decide, hard_checks
 from repogate.phases import (
+    differential,
     environment,
     integrity,
     lifecycle,
@@ -45,6 +48,7 @@ from repogate.phases import (
 from repogate.protocols import Proposal
 from repogate.receipt import Check, Observation, observe
 from repogate.state import CandidateState, patch_digest
+from repogate.vocabulary import CheckName
 
 PHASES: tuple[tuple[str, Phase], ...] = (
     ("prepare", prepare),
@@ -52,6 +56,7 @@ PHASES: tuple[tuple[str, Phase], ...] = (
     ("propose", propose),
     ("integrity", integrity),
     ("verification", verification),
+    ("differential", differential),
     ("lifecycle", lifecycle),
     ("requirements", requirements),
     ("merge", merge),
@@ -119,8 +124,14 @@ def progress_decision(cfg: AttemptConfig, progress: AttemptProgress) -> Decision
         receipts=progress.receipts,
         soft=soft_metrics(progress),
         isolation=cfg.isolation,
+        also_hard=also_hard(cfg),
     )
     return decide(evidence)
+
+
+def also_hard(cfg: AttemptConfig) -> tuple[CheckName, ...]:
+    """The advisory checks the contract makes hard (``oracles.differential = "hard"``)."""
+    return ("behaviour_matches_reference",) if cfg.contract.oracles.differential == "hard" else ()
 
 
 def soft_metrics(progress: AttemptProgress) -> SoftMetrics:
@@ -149,7 +160,7 @@ def _stopped_evidence(cfg: AttemptConfig, progress: AttemptProgress, stop: StopA
     seen = {c.name for r in (*progress.receipts, *progress.pending) for c in r.checks}
     unobserved = tuple(  # the phase only: its reason is said once, by the check that stopped it
         Check(name=n, status="error", detail=f"not observed: the attempt stopped at {stop.phase}")
-        for n in hard_checks(cfg.contract.profile)
+        for n in hard_checks(cfg.contract.profile, also_hard(cfg))
         if n not in seen
     )
     stop_receipt = observe(
@@ -173,4 +184,5 @@ def _stopped_evidence(cfg: AttemptConfig, progress: AttemptProgress, stop: StopA
         soft=SoftMetrics(wall_time_s=clock.monotonic() - progress.started),
         stopped_at=stop.phase,
         isolation=cfg.isolation,
+        also_hard=also_hard(cfg),
     )

@@ -43,8 +43,9 @@ CheckName = Literal[
     "review_threads_resolved",
     "post_merge_sentinel_passed",
     "release_receipt_present",
+    "behaviour_matches_reference",
 ]
-"""A hard check, as receipts name it and profiles list it (see :data:`CHECKS`)."""
+"""A check, as receipts name it and profiles list it (see :data:`CHECKS`)."""
 
 GateId = Literal[
     "E",
@@ -55,6 +56,7 @@ GateId = Literal[
     "V-commands",
     "V-dependencies",
     "V-generated",
+    "V-differential",
     "A",
     "release",
     "R",
@@ -116,8 +118,15 @@ CHECKS: dict[CheckName, Doc] = {
         "S", "the merged change survives regeneration and the real follow-up commits"
     ),
     "release_receipt_present": Doc("A", "the patch adds a release-notes entry"),
+    "behaviour_matches_reference": Doc(
+        "V",
+        "the functions the candidate or the reference changed, called in separate sandboxed"
+        " processes on Hypothesis-generated inputs, return, raise and mutate their arguments as"
+        " the reference does (reported in every profile; hard only where the contract sets"
+        ' oracles.differential = "hard")',
+    ),
 }
-"""Every hard check, documented."""
+"""Every check, documented (hard in a profile, or reported beside the verdict)."""
 
 GATES: dict[GateId, Doc] = {
     "E": Doc("E", "environment build and the base-state check (before the candidate exists)"),
@@ -130,6 +139,7 @@ GATES: dict[GateId, Doc] = {
     "V-commands": Doc("V", "the contract's extra oracle commands, against the base"),
     "V-dependencies": Doc("V", "the lockfile policy and the replay of the lock command"),
     "V-generated": Doc("V", "generated-artefact freshness, regenerated in a clean tree"),
+    "V-differential": Doc("V", "the candidate's changed functions called beside the reference's"),
     "A": Doc("A", "CODEOWNERS read at the base and approvals bound to the patch digest"),
     "release": Doc("A", "the release-notes entry the patch adds"),
     "R": Doc("R", "criteria against the receipts so far; the agent's own claims compared"),
@@ -147,6 +157,7 @@ REPORTS: dict[GateId, tuple[CheckName, ...]] = {
     "V-commands": ("regression_tests_passed",),
     "V-dependencies": ("dependency_policy_passed",),
     "V-generated": ("generated_artifacts_fresh",),
+    "V-differential": ("behaviour_matches_reference",),
     "A": ("code_owner_approved", "review_threads_resolved"),
     "release": ("release_receipt_present",),
     "R": ("requirements_recovered",),

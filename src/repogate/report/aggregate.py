@@ -18,6 +18,7 @@ from repogate.decision import STAGES, SoftMetrics
 from repogate.errors import UserInputError
 from repogate.report import autonomy, gates
 from repogate.report.classify import Fact, counts, fact, per_task
+from repogate.report.differs import differs_rows
 from repogate.report.load import Run, check_cohort_key
 from repogate.report.model import (
     ERROR_KINDS,
@@ -306,6 +307,7 @@ def build_report(
         soft=tuple(_soft(agent, mine) for agent, mine in grouped.items()),
         resolved=tuple(resolved_rows),
         gaps=tuple(gaps),
+        differs=differs_rows(grouped),
         paired=autonomy.paired_rows(grouped, chosen),
         estimand=ESTIMAND,
         policy=policy,

@@ -13,6 +13,7 @@ from html import escape
 from pathlib import Path
 
 from repogate.errors import UserInputError
+from repogate.report import differs
 from repogate.report.charts import cohort_chart, funnel_chart, resolved_chart
 from repogate.report.model import AttemptRow, Report
 from repogate.report.stats import Interval
@@ -313,6 +314,7 @@ def render_html(report: Report, page_dir: Path) -> str:
         f"{cohort_chart(report)}{_acceptance(report)}"
         f"<h2>Stage funnel</h2>{funnel_chart(report)}{_funnel(report)}"
         f"<h2>Resolved (SWE-bench) vs accepted</h2>{resolved_chart(report)}{_resolved(report)}"
+        f"{differs.html_section(report.differs, page_dir)}"
         f"{_small_tables(report)}{_judgements(report)}"
         f"<h2>Attempts</h2>{_attempts(report, page_dir)}</body></html>\n"
     )

@@ -12,6 +12,7 @@ from typing import Literal
 
 from repogate._model import FrozenModel
 from repogate.report.differences import PairedDifference
+from repogate.report.differs import DiffersFromReference
 from repogate.report.policy import Policy
 from repogate.report.stats import Interval
 
@@ -389,6 +390,7 @@ class Report(FrozenModel):
     soft: tuple[Soft, ...]
     resolved: tuple[ResolvedVsAccepted, ...]
     gaps: tuple[Gap, ...]
+    differs: tuple[DiffersFromReference, ...] = ()
     paired: tuple[Paired, ...]
     estimand: str
     policy: Policy

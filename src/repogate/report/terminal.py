@@ -18,7 +18,7 @@ _STYLE = {"passed": "green", "failed": "red", "error": "yellow", "skipped": "dim
 
 
 def decision_table(decision: Decision) -> Table:
-    """Return a table of one decision: every hard check, its status and detail, then soft metrics."""
+    """Return a table of one decision: hard checks, advisory checks (marked), soft metrics."""
     verdict = {"accepted": "[green]accepted", "rejected": "[red]rejected", "error": "[yellow]error"}
     table = Table(
         title=f"{escape(decision.task_id)} ({decision.profile}): {verdict[decision.outcome]}",
@@ -30,6 +30,9 @@ def decision_table(decision: Decision) -> Table:
     for check in decision.checks:
         style = _STYLE[check.status]
         table.add_row(check.name, f"[{style}]{check.status}", escape(check.detail))
+    for check in decision.advisory:  # reported beside the verdict, never changing it
+        style = _STYLE[check.status]
+        table.add_row(f"{check.name} (advisory)", f"[{style}]{check.status}", escape(check.detail))
     soft = decision.soft.model_dump()
     table.caption = "soft: " + ", ".join(f"{k}={v:g}" for k, v in soft.items() if v)
     return table

@@ -7,6 +7,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from repogate.report import differs
 from repogate.report.model import Report
 from repogate.report.stats import Interval
 
@@ -298,6 +299,7 @@ def print_report(report: Report, console: Console | None = None) -> None:
         _errors,
         _soft,
         _resolved,
+        lambda r: differs.text_table(r.differs),
         _paired,
         _autonomy,
         _gates,

@@ -1,0 +1,266 @@
+"""The differential oracle: call the candidate's and the reference's versions of each changed function.
+
+Hypothesis (https://hypothesis.readthedocs.io) draws inputs for each function
+(:func:`repogate.oracles._functions.strategy_for`), and each input is sent to two call servers
+(:mod:`repogate.oracles._differential_worker`), one per state, each a separate sandboxed process
+whose working folder is its own tree (:class:`repogate._interactive.Session`): the candidate's
+and the reference's code never share a process, and neither can write a file the other reads.
+The outcomes compared are the result (a canonical description), the exception's type, and the
+arguments after the call (mutation). Before a difference counts, the reference is asked again:
+one that disagrees with itself (a clock, a random draw) makes the function ``not applicable``;
+both servers run with one fixed hash seed, so set and dict orders agree between the processes. On the first difference Hypothesis shrinks the input; the
+shortest distinguishing input is recorded with both outcomes, never a bare flag (after PatchDiff,
+arXiv 2503.15223, which compares a patch's behaviour with the reference's the same way).
+
+Every failure to compare is an outcome with its reason, never a crash: a function that does not
+import in one state, is not deterministic (the reference disagrees with itself on one input), or
+cannot be called (:class:`~repogate.oracles._functions.Target`) is ``not applicable``; a call
+past its budget (a hang) or a server that dies (a fork that kills it, an exit) is ``timed out``
+(the server is restarted for the next function); a Hypothesis health-check failure is ``not
+applicable`` naming the check.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, NoReturn
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import errors as hypothesis_errors
+from hypothesis.configuration import set_hypothesis_home_dir
+
+from repogate._interactive import Session
+from repogate._model import FrozenModel
+from repogate.oracles._functions import Target, strategy_for
+
+Outcome = Literal["same", "differs", "not applicable", "timed out"]
+
+_DETERMINISM_PROBES = 3
+
+
+class FunctionOutcome(FrozenModel):
+    """What comparing one function found.
+
+    Attributes:
+        function: ``module.qualname``.
+        outcome: ``same``, ``differs``, ``not applicable`` or ``timed out``.
+        reason: why it was not compared (``not applicable``, ``timed out``).
+        examples: inputs called in both states.
+        input: the shortest distinguishing input, as a call (``differs`` only).
+        candidate: the candidate's outcome on it.
+        reference: the reference's outcome on it.
+    """
+
+    function: str
+    outcome: Outcome
+    reason: str = ""
+    examples: int = 0
+    input: str = ""
+    candidate: str = ""
+    reference: str = ""
+
+
+class _Stop(Exception):
+    """A call could not be compared (hang, dead server, nondeterminism): stop this function."""
+
+
+class _Differs(Exception):
+    """The two states disagreed on one input (Hypothesis shrinks it)."""
+
+
+def _halt() -> NoReturn:
+    # One raising line: Hypothesis tells failures apart by where they were raised, and a stop
+    # seen again on replay from another line would read as a flaky test.
+    raise _Stop
+
+
+class Server:
+    """One state's call server, restarted when it died (after a hang or an exit).
+
+    Args:
+        start: opens a new :class:`Session` of the server for this state.
+        call_timeout_s: the budget of one call, in seconds.
+    """
+
+    def __init__(self, start: Callable[[], Session], call_timeout_s: float) -> None:
+        self._start = start
+        self._session: Session | None = None
+        self._timeout = call_timeout_s
+        self._next = 0
+
+    def ask(self, request: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str]:
+        """Send ``request``; return the answer (None when there is none) and why there is none."""
+        if self._session is None or not self._session.alive:
+            if self._session is not None:
+                self._session.close()
+            self._session = self._start().__enter__()
+        self._next += 1
+        line = self._session.ask(json.dumps({**request, "id": self._next}), self._timeout)
+        if line is None:
+            return None, self._session.failure
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            return None, "an answer that is not JSON"
+        if not isinstance(answer, dict) or answer.get("id") != self._next:
+            self._session.close()  # the stream is out of step: start afresh next time
+            return None, "an answer out of step with its question"
+        return answer, ""
+
+    def close(self) -> None:
+        """Stop the server."""
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+
+def _key(answer: Mapping[str, Any]) -> tuple[str, str, str]:
+    if answer.get("kind") == "returned":
+        return "returned", str(answer.get("value")), str(answer.get("args"))
+    return "raised", str(answer.get("type")), str(answer.get("args"))
+
+
+def _said(key: tuple[str, str, str]) -> str:
+    kind, what, args = key
+    return f"{'returned' if kind == 'returned' else 'raised'} {what} (arguments after: {args})"
+
+
+def _call_text(target: Target, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> str:
+    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
+    return f"{target.name}({', '.join(parts)})"
+
+
+@dataclass
+class _Run:
+    target: Target
+    servers: tuple[Server, Server]
+    examples: int = 0
+    stopped: str = ""
+    stop_kind: Outcome = "not applicable"
+    found: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def call(
+        self, which: int, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+    ) -> tuple[str, str, str]:
+        request = {
+            "op": "call",
+            "module": self.target.module,
+            "qualname": self.target.qualname,
+            "args": repr(args),
+            "kwargs": repr(dict(kwargs)),
+        }
+        answer, why = self.servers[which].ask(request)
+        state = ("candidate", "reference")[which]
+        if answer is None or answer.get("kind") not in ("returned", "raised"):
+            detail = why or str((answer or {}).get("message", "no answer"))
+            self.stopped = (
+                f"the {state}'s call server: {detail} on {_call_text(self.target, args, kwargs)}"
+            )
+            self.stop_kind = (
+                "timed out" if "timed out" in detail or "ended" in detail else "not applicable"
+            )
+            _halt()
+        return _key(answer)
+
+    def body(self, drawn: tuple[tuple[Any, ...], dict[str, Any]]) -> None:
+        if self.stopped:
+            _halt()
+        args, kwargs = drawn
+        reference = self.call(1, args, kwargs)
+        if self.examples < _DETERMINISM_PROBES and self.call(1, args, kwargs) != reference:
+            call = _call_text(self.target, args, kwargs)
+            self.stopped = f"not deterministic: the reference disagrees with itself on {call}"
+            _halt()
+        candidate = self.call(0, args, kwargs)
+        self.examples += 1
+        if candidate != reference and self.call(1, args, kwargs) != reference:
+            # a clock, a random draw, an address: the reference disagrees with itself here
+            call = _call_text(self.target, args, kwargs)
+            self.stopped = f"not deterministic: the reference gives two results for {call}"
+            _halt()
+        if candidate != reference:
+            self.found.append(
+                (_call_text(self.target, args, kwargs), _said(candidate), _said(reference))
+            )
+            raise _Differs
+
+
+def compare_function(
+    target: Target,
+    servers: tuple[Server, Server],
+    literals: Sequence[Any],
+    named: Mapping[str, str],
+    max_examples: int,
+) -> FunctionOutcome:
+    """Compare ``target`` in the candidate (``servers[0]``) and the reference (``servers[1]``).
+
+    Returns:
+        The outcome; ``differs`` carries the shortest distinguishing input Hypothesis found.
+    """
+    if target.not_applicable:
+        return FunctionOutcome(
+            function=target.name, outcome="not applicable", reason=target.not_applicable
+        )
+    probe = {"op": "probe", "module": target.module, "qualname": target.qualname}
+    for which, state in enumerate(("candidate", "reference")):
+        answer, why = servers[which].ask(probe)
+        if answer is None or answer.get("kind") != "ok":
+            reason = why or str((answer or {}).get("message", ""))
+            return FunctionOutcome(
+                function=target.name,
+                outcome="timed out" if "timed out" in why else "not applicable",
+                reason=f"cannot be imported in the {state}: {reason}",
+            )
+    run = _Run(target, servers)
+
+    def check(drawn: tuple[tuple[Any, ...], dict[str, Any]]) -> None:
+        run.body(drawn)
+
+    test = settings(
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        verbosity=Verbosity.quiet,
+        report_multiple_bugs=False,
+        print_blob=False,
+        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+        suppress_health_check=(HealthCheck.too_slow,),
+    )(given(strategy_for(target, literals, named))(check))
+    name = target.name
+    try:
+        with tempfile.TemporaryDirectory(prefix="repogate-hypothesis-") as home:
+            # Hypothesis keeps caches under its home folder, by default the current one: the
+            # user's. A private one per function, removed after.
+            set_hypothesis_home_dir(home)
+            try:
+                test()
+            finally:
+                set_hypothesis_home_dir(None)
+    except (_Differs, _Stop):
+        pass
+    except hypothesis_errors.FailedHealthCheck as exc:
+        reason = f"Hypothesis health check failed: {str(exc).splitlines()[0]}"
+        return FunctionOutcome(function=name, outcome="not applicable", reason=reason)
+    except hypothesis_errors.HypothesisException as exc:  # Flaky, Unsatisfiable ...
+        if not (run.found or run.stopped):  # else what was seen before it is the outcome
+            reason = f"not deterministic or not testable (Hypothesis {type(exc).__name__})"
+            return FunctionOutcome(function=name, outcome="not applicable", reason=reason)
+    if run.found:  # Hypothesis replays the shrunk input last
+        shown, candidate, reference = run.found[-1]
+        return FunctionOutcome(
+            function=name,
+            outcome="differs",
+            examples=run.examples,
+            input=shown,
+            candidate=candidate,
+            reference=reference,
+        )
+    if run.stopped:
+        return FunctionOutcome(
+            function=name, outcome=run.stop_kind, reason=run.stopped, examples=run.examples
+        )
+    return FunctionOutcome(function=name, outcome="same", examples=run.examples)

@@ -1,0 +1,1 @@
+"""gauge: readings as percentages."""
