@@ -54,6 +54,7 @@ StrengthOpt = Annotated[
     int,
     typer.Option(
         "--strength",
+        metavar="N",
         min=0,
         max=500,
         help="After validation, measure each task's oracle strength with at most N mutants "
@@ -311,7 +312,13 @@ def _check_one(
 
 Budget = Annotated[
     int,
-    typer.Option("--budget", min=1, max=500, help="At most N mutants run per task (cost bound)."),
+    typer.Option(
+        "--budget",
+        metavar="N",
+        min=1,
+        max=500,
+        help="At most N mutants run per task (cost bound).",
+    ),
 ]
 
 
@@ -395,7 +402,7 @@ def measure_strength(
     return rows
 
 
-@app.command("strength")
+@app.command("strength", short_help="Oracle strength: mutants of each reference's added lines.")
 def strength_cmd(
     contracts: Annotated[list[Path], typer.Argument(help="Contract TOML files or task sets.")],
     budget: Budget = 20,
