@@ -54,6 +54,15 @@ def _register_tasks() -> None:
 
 _register_tasks()
 
+
+def _register_provenance() -> None:
+    from repogate.cli_provenance import register
+
+    register(app)
+
+
+_register_provenance()
+
 SCHEMAS = ("contract", "evidence", "decision", "reviews")
 
 
@@ -158,16 +167,34 @@ def run_cmd(
     executor: Annotated[
         str, typer.Option("--executor", help="Where attempts run: local | ray (repogate\\[ray]).")
     ] = "local",
+    sign_key: Annotated[
+        str | None,
+        typer.Option(
+            "--sign-key",
+            help="Sign every decision and the run summary with this ed25519 private key: a PEM "
+            "file from `repogate keygen`, or env:NAME for a variable holding it.",
+        ),
+    ] = None,
 ) -> None:
     """Run agents on contracts and decide each attempt; exit 0 when every attempt ran."""
     from repogate.agents import parse_specs
     from repogate.cli_run import execute
     from repogate.executors import make_executor
+    from repogate.provenance import load_signer
 
     specs = parse_specs(agent or [])  # every spec and the files it names, before any write
+    signer = None if sign_key is None else load_signer(sign_key)
     chosen = make_executor(executor, workers)
     code = execute(
-        contracts or [], specs, out, repo_cache, epochs, as_json, allow_weak_isolation, chosen
+        contracts or [],
+        specs,
+        out,
+        repo_cache,
+        epochs,
+        as_json,
+        allow_weak_isolation,
+        chosen,
+        signer,
     )
     raise typer.Exit(code)
 
