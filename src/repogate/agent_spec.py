@@ -10,6 +10,8 @@ text                    value               agent
 ``cmd:COMMAND``         :class:`CmdSpec`    any command-line agent, split as a shell splits
                                             words (no shell runs it)
 ``scripted:FILE``       :class:`ScriptSpec` canned edits from a TOML file
+``commit:SHA``          :class:`CommitSpec` proposes commit SHA's tree (a pull request's head;
+                                            what ``repogate gate`` evaluates)
 ======================  ==================  ===============================================
 
 :data:`AgentSpec` is their union, told apart by ``kind``. :func:`parse_agent_spec` is the one
@@ -22,6 +24,7 @@ there, once (``file``, ``argv``), while ``text`` keeps what the user wrote.
 from __future__ import annotations
 
 import hashlib
+import re
 import shlex
 from collections.abc import Iterable
 from pathlib import Path
@@ -32,7 +35,7 @@ from pydantic import Field
 from repogate._model import FrozenModel
 from repogate.errors import AgentSpecError
 
-KINDS_HINT = "use one of: gold, null, predictions:FILE, cmd:'COMMAND', scripted:FILE"
+KINDS_HINT = "use one of: gold, null, predictions:FILE, cmd:'COMMAND', scripted:FILE, commit:SHA"
 
 
 class GoldSpec(FrozenModel):
@@ -165,8 +168,33 @@ class ScriptSpec(FrozenModel):
         return (self.file,)
 
 
+class CommitSpec(FrozenModel):
+    """``commit:SHA``: no agent; the candidate is commit SHA's tree (a pull request's head).
+
+    Attributes:
+        arg: the commit as written (7-40 hex digits).
+    """
+
+    kind: Literal["commit"] = "commit"
+    arg: str = Field(pattern=r"^[0-9a-f]{7,40}$")
+
+    @property
+    def text(self) -> str:
+        """The spec as written."""
+        return f"commit:{self.arg}"
+
+    @property
+    def name(self) -> str:
+        """``commit:`` and the commit's first 12 digits."""
+        return f"commit:{self.arg[:12]}"
+
+    def files(self) -> tuple[Path, ...]:
+        """Files the agent reads (none)."""
+        return ()
+
+
 AgentSpec = Annotated[
-    GoldSpec | NullSpec | PredSpec | CmdSpec | ScriptSpec, Field(discriminator="kind")
+    GoldSpec | NullSpec | PredSpec | CmdSpec | ScriptSpec | CommitSpec, Field(discriminator="kind")
 ]
 """One agent spec, told apart by ``kind``."""
 
@@ -210,8 +238,8 @@ def parse_agent_spec(text: str) -> AgentSpec:
     """Parse one ``--agent`` value.
 
     Args:
-        text: ``gold``, ``null``, ``predictions:FILE[#MODEL]``, ``cmd:COMMAND`` or
-            ``scripted:FILE``.
+        text: ``gold``, ``null``, ``predictions:FILE[#MODEL]``, ``cmd:COMMAND``,
+            ``scripted:FILE`` or ``commit:SHA``.
 
     Returns:
         The typed spec. Files are not read here (see :func:`repogate.agents.resolve_specs`).
@@ -225,7 +253,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
         if sep:
             raise AgentSpecError(f"agent {text!r} takes no argument", f"write it as {kind}")
         return GoldSpec() if kind == "gold" else NullSpec()
-    if kind not in ("predictions", "cmd", "scripted"):
+    if kind not in ("predictions", "cmd", "scripted", "commit"):
         raise AgentSpecError(f"unknown agent {text!r}", KINDS_HINT)
     if not arg:
         raise AgentSpecError(f"agent {text!r} needs an argument", f"write it as {kind}:...")
@@ -233,6 +261,12 @@ def parse_agent_spec(text: str) -> AgentSpec:
         return _predictions(arg)
     if kind == "scripted":
         return ScriptSpec(arg=arg, file=Path(arg))
+    if kind == "commit":
+        if re.fullmatch(r"[0-9a-f]{7,40}", arg) is None:
+            raise AgentSpecError(
+                f"agent {text!r} names no commit", "write it as commit:SHA (7-40 hex digits)"
+            )
+        return CommitSpec(arg=arg)
     return CmdSpec(arg=arg, argv=tuple(_absolute_if_file(w) for w in split_command(arg)))
 
 

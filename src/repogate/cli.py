@@ -56,9 +56,11 @@ _register_tasks()
 
 
 def _register_provenance() -> None:
+    from repogate.cli_gate import register as register_gate
     from repogate.cli_provenance import register
 
     register(app)
+    register_gate(app)
 
 
 _register_provenance()
@@ -137,7 +139,7 @@ def run_cmd(
         list[str] | None,
         typer.Option(
             "--agent",
-            help="gold | null | predictions:FILE | cmd:'COMMAND' | scripted:FILE (repeatable).",
+            help="gold | null | predictions:FILE | cmd:'COMMAND' | scripted:FILE | commit:SHA (repeatable).",
         ),
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="Run directory (rerun to resume).")] = Path(

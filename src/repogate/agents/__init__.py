@@ -9,6 +9,7 @@ spec                 agent
                      file of several models is one agent per model (``FILE#MODEL``)
 ``cmd:COMMAND``      runs any command-line agent in its workspace under the sandbox
 ``scripted:FILE``    canned edits from a TOML file (shipped for tests and demos)
+``commit:SHA``       no agent: commit SHA's tree is the candidate (``repogate gate``)
 ===================  ==========================================================================
 """
 
@@ -20,6 +21,7 @@ from pathlib import Path
 from repogate.agent_spec import (
     AgentSpec,
     CmdSpec,
+    CommitSpec,
     GoldSpec,
     NullSpec,
     PredSpec,
@@ -27,6 +29,7 @@ from repogate.agent_spec import (
     parse_agent_spec,
 )
 from repogate.agents.command import CommandAgent
+from repogate.agents.commit import CommitAgent
 from repogate.agents.gold import GoldAgent, NullAgent
 from repogate.agents.predictions import PredictionsAgent, load_predictions
 from repogate.agents.scripted import ScriptedAgent, load_script
@@ -57,6 +60,8 @@ def make_agent(spec: AgentSpec, contract: TransitionContract, repo: Path) -> Age
             return CommandAgent(spec)
         case ScriptSpec():
             return ScriptedAgent(spec, load_script(spec.file))
+        case CommitSpec():
+            return CommitAgent.create(spec, contract, repo)
 
 
 def parse_specs(texts: Sequence[str]) -> list[AgentSpec]:
