@@ -58,9 +58,11 @@ _register_tasks()
 def _register_provenance() -> None:
     from repogate.cli_gate import register as register_gate
     from repogate.cli_provenance import register
+    from repogate.cli_reviews import app as reviews_app
 
     register(app)
     register_gate(app)
+    app.add_typer(reviews_app, name="reviews")
 
 
 _register_provenance()

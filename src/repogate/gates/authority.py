@@ -39,6 +39,7 @@ __all__ = [
     "CodeownersProblem",
     "Review",
     "ReviewEvidence",
+    "ReviewMetrics",
     "Thread",
     "check_authority",
     "load_reviews",
@@ -60,26 +61,63 @@ class Review(FrozenModel):
         reviewer: the reviewer's login (``alice`` or ``@alice``) or email address.
         teams: teams the reviewer belongs to, ``org/team`` (a leading ``@`` is allowed).
         state: ``approved``, ``changes_requested`` or ``commented``.
-        patch_digest: sha256 (64 hex) of the patch the review was given on.
+        patch_digest: sha256 (64 hex) of the patch the review was given on; None when the
+            review binds to no known patch (GitHub's ``commit_id`` is null once the commit was
+            garbage-collected): such an approval never counts.
         at: when the review was given (with a time zone).
         minutes: time the reviewer spent, in minutes.
+        commit: the commit the review was given on, when known (GitHub's ``commit_id``).
+        note: how the review was read (``dismissed on GitHub``, ``commit unknown``).
     """
 
     reviewer: str = Field(min_length=1)
     teams: tuple[str, ...] = ()
     state: ReviewState
-    patch_digest: str = Field(pattern=r"^[0-9a-f]{64}$")
+    patch_digest: str | None = Field(pattern=r"^[0-9a-f]{64}$")
     at: AwareDatetime
     minutes: float = Field(default=0.0, ge=0)
+    commit: str | None = None
+    note: str = ""
 
 
 class Thread(FrozenModel):
-    """One review thread: the concern raised, whether and how it was resolved, and by whom."""
+    """One review thread: the concern raised, whether and how it was resolved, and by whom.
+
+    Attributes:
+        concern: the concern, in words (the thread's first comment).
+        resolved: whether the reviewers marked it resolved (GitHub's ``isResolved``).
+        resolution: how it was resolved.
+        by: who resolved it.
+        path: the file the thread is on, when it is on one.
+        line: the line it is on, when known.
+        outdated: the code it was on has changed since (GitHub's ``isOutdated``).
+    """
 
     concern: str
     resolved: bool
     resolution: str = ""
     by: str = ""
+    path: str | None = None
+    line: int | None = None
+    outdated: bool = False
+
+
+class ReviewMetrics(FrozenModel):
+    """Review measures read from a pull request's history; soft, they never change a verdict.
+
+    Attributes:
+        minutes_to_first_review: from the pull request's opening to its first submitted review.
+        substantive_rounds: reviews that requested changes or said something (a body or comments).
+        concerns_raised: review threads (or, without threads, top-level review comments).
+        commits_after_first_review: commits dated after the first review.
+        final_disposition: ``merged``, ``closed`` or ``open``.
+    """
+
+    minutes_to_first_review: float | None = None
+    substantive_rounds: int = 0
+    concerns_raised: int = 0
+    commits_after_first_review: int = 0
+    final_disposition: Literal["merged", "closed", "open"] = "open"
 
 
 class ReviewEvidence(FrozenModel):
@@ -90,12 +128,16 @@ class ReviewEvidence(FrozenModel):
         reviews: every review, in any order (sorted by ``at`` when read).
         threads: the review threads.
         merged_by: who merged the change, when it was merged.
+        metrics: review measures from an import (``repogate reviews import``); soft.
+        notes: what an import could not bind or read, one sentence each.
     """
 
     schema_version: Literal[1] = 1
     reviews: tuple[Review, ...] = ()
     threads: tuple[Thread, ...] = ()
     merged_by: str | None = None
+    metrics: ReviewMetrics | None = None
+    notes: tuple[str, ...] = ()
 
 
 def reviews_schema() -> dict[str, Any]:
@@ -162,7 +204,7 @@ def soft_metrics(evidence: ReviewEvidence, patch_digest: str) -> dict[str, Any]:
     """
     order: list[str] = []
     for review in sorted(evidence.reviews, key=lambda r: r.at):
-        if review.patch_digest not in order:
+        if review.patch_digest is not None and review.patch_digest not in order:
             order.append(review.patch_digest)
     versions = order + ([patch_digest] if order and patch_digest not in order else [])
     return {
@@ -171,6 +213,7 @@ def soft_metrics(evidence: ReviewEvidence, patch_digest: str) -> dict[str, Any]:
         "review_minutes": sum(r.minutes for r in evidence.reviews),
         "changes_after_review": max(len(versions) - 1, 0),
         "merged_by": evidence.merged_by,
+        **({} if evidence.metrics is None else {"github": evidence.metrics.model_dump()}),
     }
 
 
