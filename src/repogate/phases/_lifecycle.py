@@ -112,5 +112,6 @@ def lifecycle(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
             progress.patch,
             cfg.contract.oracles.release_notes,
             lambda path: git.show_file(workspace(cfg), progress.candidate.base_commit, path),
+            cfg.contract.oracles.release_policy,
         ),
     )
