@@ -33,6 +33,10 @@ def gate_cmd(
             help="A test id the pull request must make pass (repeatable); taken from the head.",
         ),
     ] = None,
+    protection: Annotated[
+        Path | None,
+        typer.Option("--protection", help="GitHub's branches/B/protection JSON for the base."),
+    ] = None,
     repo: Annotated[
         Path | None,
         typer.Option("--repo", help="The repository; default: GITHUB_WORKSPACE, else here."),
@@ -63,7 +67,13 @@ def gate_cmd(
 
     signer = None if sign_key is None else load_signer(sign_key)
     request = resolve_request(
-        contract, base=base, head=head, repo=repo, reviews=reviews, fail_to_pass=fail_to_pass or ()
+        contract,
+        base=base,
+        head=head,
+        repo=repo,
+        reviews=reviews,
+        fail_to_pass=fail_to_pass or (),
+        protection=protection,
     )
     check_out_folder(out)
     outcome = run_gate(

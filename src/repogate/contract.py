@@ -283,6 +283,9 @@ class Authority(_Model):
     """Approvals needed, each bound to the candidate's patch digest."""
     author: str = "agent"
     """The change's author, who can never approve it."""
+    branch_protection: str | None = None
+    """GitHub's ``branches/B/protection`` JSON for the target branch, relative to the contract:
+    its required approving review count applies when higher than ``min_approvals``."""
     simulated_reviews: bool = False
     """For demonstrations only: the review file was written before any candidate existed, and a
     ``{{candidate}}`` patch digest in it stands for the digest the candidate gets. Real review

@@ -156,6 +156,11 @@ def test_a_pull_request_breaking_a_test_fails_the_job_and_shadow_mode_only_recor
         ("GITHUB_BASE_REF", [], "error: no base commit; give --base SHA or set GITHUB_BASE_REF"),
         ("", ["--sign-key", "missing.key"], "error: key file missing.key cannot be read"),
         ("", ["--reviews", "missing.json"], "error: review file missing.json does not exist"),
+        (
+            "",
+            ["--protection", "missing.json"],
+            "error: branch protection file missing.json cannot be read",
+        ),
     ],
 )
 def test_bad_gate_input_is_one_line_and_writes_nothing(

@@ -21,7 +21,9 @@ import pytest
 from _lifecycle_git import commit, git
 from repogate import git as rgit
 from repogate.cli import ExitCode, main
+from repogate.errors import EvidenceError
 from repogate.gates.authority import check_authority, load_reviews
+from repogate.gates.protection import load_protection
 from repogate.state import patch_digest
 
 USER = {"login": "", "id": 1, "type": "User", "site_admin": False, "html_url": ""}
@@ -268,3 +270,78 @@ def test_bad_review_json_is_one_line_and_writes_nothing(
     assert err.startswith("error: " + said.format(d=tmp_path)), err
     assert err.count("\n") == 1
     assert not out.exists()
+
+
+PROTECTION = {
+    "url": "https://api.github.com/repos/o/r/branches/main/protection",
+    "required_status_checks": {
+        "url": "",
+        "strict": True,
+        "contexts": ["ci/test"],
+        "checks": [
+            {"context": "ci/test", "app_id": 15368},
+            {"context": "repogate gate", "app_id": None},
+        ],
+    },
+    "required_pull_request_reviews": {
+        "url": "",
+        "dismiss_stale_reviews": False,
+        "require_code_owner_reviews": True,
+        "required_approving_review_count": 2,
+        "require_last_push_approval": False,
+    },
+    "enforce_admins": {"url": "", "enabled": True},
+    "required_linear_history": {"enabled": False},
+    "required_conversation_resolution": {"enabled": True},
+}
+
+
+def test_branch_protection_raises_the_approvals_needed_and_cannot_revive_stale_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The branch keeps stale approvals (dismiss_stale_reviews false): GitHub would count alice's
+    approval of the first commit; repogate binds approvals to the patch and says the branch is laxer."""
+    repo, base, first, fixup = _repo(tmp_path)
+    files = _export(tmp_path, base, first, fixup)
+    assert _import(files, repo, tmp_path / "evidence.json") == ExitCode.OK
+    evidence = load_reviews(tmp_path / "evidence.json")
+    (tmp_path / "protection.json").write_text(json.dumps(PROTECTION))
+    protection = load_protection(tmp_path / "protection.json")
+    assert protection.status_checks == ("ci/test", "repogate gate")
+    assert (protection.required_approvals, protection.code_owner_reviews) == (2, True)
+    changed = list(rgit.changed_paths(repo, base, fixup))
+    digest = patch_digest(rgit.diff_binary(repo, base, fixup))
+    seen = check_authority("* @bob\n", changed, evidence, digest, "agent-bot", 1, protection)
+    assert seen.checks[0].status == "failed"
+    assert "1 of 2 required approvals on the current patch" in seen.checks[0].detail
+    assert "stale approval by alice" not in seen.checks[0].detail  # bob owns; alice is extra
+    assert seen.details["branch_protection"]["approvals_needed"] == 2
+    assert seen.details["branch_protection"]["laxer_than_repogate"] == [
+        "the branch keeps stale approvals; repogate binds approvals to the patch"
+    ]
+    without = check_authority("* @bob\n", changed, evidence, digest, "agent-bot", 1)
+    assert without.checks[0].passed  # the contract alone needs one approval
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        ("[]", "expected a JSON object"),
+        (
+            '{"required_pull_request_reviews": {"required_approving_review_count": "two"}}',
+            "is not in GitHub's shape: key 'required_pull_request_reviews.required_approving_review_count'",
+        ),
+    ],
+)
+def test_bad_branch_protection_is_one_line(tmp_path: Path, data: str, said: str) -> None:
+    path = tmp_path / "protection.json"
+    path.write_text(data)
+    with pytest.raises(EvidenceError) as caught:
+        load_protection(path)
+    assert said in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_no_review_rule_means_none_required(tmp_path: Path) -> None:
+    path = tmp_path / "protection.json"
+    path.write_text('{"required_status_checks": null, "enforce_admins": {"enabled": false}}')
+    assert load_protection(path).required_approvals == 0

@@ -34,6 +34,7 @@ from repogate.contract import (
     load_contract,
 )
 from repogate.errors import GitError, UserInputError
+from repogate.gates.protection import load_protection
 
 __all__ = ["GateRequest", "resolve_request"]
 
@@ -117,6 +118,7 @@ def resolve_request(
     repo: Path | None,
     reviews: Path | None,
     fail_to_pass: Sequence[str] = (),
+    protection: Path | None = None,
     env: Mapping[str, str] | None = None,
 ) -> GateRequest:
     """Resolve a gate's inputs from its options and GitHub Actions' variables.
@@ -130,6 +132,9 @@ def resolve_request(
         fail_to_pass: ``--fail-to-pass``: test ids the pull request must make pass, added to the
             contract's; their files are taken from the head as hidden tests (applied on the base,
             where they must fail, and on the candidate), unless the contract names hidden tests.
+        protection: ``--protection``: GitHub's branch-protection JSON for the base branch
+            (replaces the contract's ``authority.branch_protection``; read now, so a bad file is
+            refused before anything runs).
         env: the environment to read (default ``os.environ``).
 
     Raises:
@@ -164,6 +169,9 @@ def resolve_request(
     authority = contract.authority
     if reviews is not None:
         authority = authority.model_copy(update={"reviews": str(reviews.resolve())})
+    if protection is not None:
+        load_protection(protection)
+        authority = authority.model_copy(update={"branch_protection": str(protection.resolve())})
     bound = contract.model_copy(
         update={
             "repo": str(folder),

@@ -30,6 +30,7 @@ from repogate._files import first_problem, read_json_object
 from repogate._model import FrozenModel
 from repogate.errors import EvidenceError
 from repogate.gates.codeowners import CodeownersProblem, Owners, validate_codeowners
+from repogate.gates.protection import BranchProtection
 from repogate.git import ChangedPath
 from repogate.receipt import Check, Observation
 from repogate.vocabulary import CheckName
@@ -325,6 +326,7 @@ def check_authority(
     patch_digest: str,
     author: str,
     min_approvals: int,
+    protection: BranchProtection | None = None,
 ) -> AuthorityObservation:
     """Decide ``code_owner_approved`` and ``review_threads_resolved`` for one candidate.
 
@@ -335,6 +337,9 @@ def check_authority(
         patch_digest: the digest of the patch under evaluation.
         author: who wrote the patch (the contract's ``authority.author``).
         min_approvals: valid approvals needed overall.
+        protection: the target branch's protection rules (:mod:`repogate.gates.protection`):
+            its approval count applies when higher than ``min_approvals``; where it is laxer
+            than repogate, ``details`` says so.
 
     Returns:
         Two checks. ``code_owner_approved`` errors when the base CODEOWNERS has a line GitHub
@@ -343,9 +348,16 @@ def check_authority(
         and the soft metrics of :func:`soft_metrics` (review minutes and rounds also typed).
     """
     evidence = reviews or ReviewEvidence()
+    needed = max(min_approvals, protection.required_approvals if protection else 0)
     approval, details = _approval_check(
-        codeowners_text, changed, evidence, patch_digest, author, min_approvals
+        codeowners_text, changed, evidence, patch_digest, author, needed
     )
+    if protection is not None:
+        details["branch_protection"] = {
+            **protection.model_dump(),
+            "approvals_needed": needed,
+            "laxer_than_repogate": protection.laxer_than_repogate(),
+        }
     metrics = soft_metrics(evidence, patch_digest)
     details.update(metrics)
     details["unresolved_threads"] = [t.concern for t in evidence.threads if not t.resolved]

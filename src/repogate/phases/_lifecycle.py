@@ -11,6 +11,7 @@ from repogate.errors import ContractError
 from repogate.gates.authority import AuthorityObservation, check_authority, load_reviews
 from repogate.gates.codeowners import CODEOWNERS_LOCATIONS
 from repogate.gates.generated import check_generated
+from repogate.gates.protection import load_protection
 from repogate.gates.release import check_release_notes
 from repogate.phases._shared import generator_policy, workspace
 from repogate.phases._trees import export
@@ -54,6 +55,7 @@ def _authority(cfg: AttemptConfig, progress: AttemptProgress) -> AuthorityObserv
     reviews = None
     if path is not None and path.is_file():
         reviews = load_reviews(path, state.patch_digest if simulated else None)
+    protection = authority.branch_protection
     return check_authority(
         codeowners,
         progress.changed,
@@ -61,6 +63,7 @@ def _authority(cfg: AttemptConfig, progress: AttemptProgress) -> AuthorityObserv
         state.patch_digest,
         authority.author,
         authority.min_approvals,
+        None if protection is None else load_protection(cfg.contract.resolve(protection)),
     )
 
 
