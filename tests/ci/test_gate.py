@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -184,3 +185,120 @@ def test_bad_gate_input_is_one_line_and_writes_nothing(
     err = capsys.readouterr().err
     assert err.startswith(said) and err.count("\n") == 1
     assert not out.exists() and not Path(actions["GITHUB_STEP_SUMMARY"]).exists()
+
+
+LIFECYCLE = CONTRACT.replace(
+    'id = "calc-pr"', 'id = "calc-pr-lifecycle"\nprofile = "lifecycle"'
+) + ('\n[oracles]\nrelease_policy = "none"\n\n[authority]\nauthor = "agent-bot"\n')
+TEST_MUL_ZERO = TEST_MUL + "\n\ndef test_mul_by_zero():\n    assert mul(0, 5) == 1\n"
+
+
+def _github_json(tmp_path: Path, base: str, commits: list[str], approved_on: str) -> list[str]:
+    """GitHub's pulls/N, reviews, commits and GraphQL threads for the pull request; the CLI args."""
+    files = {
+        "pull": {
+            "number": 7,
+            "state": "open",
+            "created_at": "2026-11-01T10:00:00Z",
+            "user": {"login": "agent-bot"},
+            "head": {"ref": "feature", "sha": commits[-1]},
+            "base": {"ref": "main", "sha": base},
+        },
+        "reviews": [
+            {
+                "id": 1,
+                "user": {"login": "alice"},
+                "state": "APPROVED",
+                "commit_id": approved_on,
+                "submitted_at": "2026-11-01T11:00:00Z",
+                "body": "",
+            }
+        ],
+        "commits": [
+            {"sha": sha, "commit": {"committer": {"date": "2026-11-01T09:00:00Z"}}}
+            for sha in commits
+        ],
+        "threads": {
+            "data": {
+                "repository": {
+                    "pullRequest": {
+                        "reviewThreads": {
+                            "nodes": [
+                                {
+                                    "isResolved": True,
+                                    "isOutdated": False,
+                                    "path": "calc/__init__.py",
+                                    "line": 5,
+                                    "comments": {"nodes": [{"body": f"concern {n}"}]},
+                                }
+                                for n in (1, 2)
+                            ]
+                        }
+                    }
+                }
+            }
+        },
+    }
+    args = []
+    for name, data in files.items():
+        path = tmp_path / f"gh-{name}.json"
+        path.write_text(json.dumps(data))
+        args += [f"--{name}", str(path)]
+    return args
+
+
+def test_github_reviews_feed_the_lifecycle_gate_concern_tests_and_stale_approvals(
+    tmp_path: Path, actions: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole chain: GitHub JSON -> `reviews import` -> `gate --reviews` (lifecycle profile).
+
+    The pull request's head is its own tip (``--head``), so reviews of its commits and the
+    candidate share one base (the merge base) and so one patch digest for the same tree.
+    """
+    repo, _, _ = _pull_request(tmp_path, CALC + MUL)
+    git(repo, "checkout", "-q", "feature")
+    first = git(repo, "rev-parse", "HEAD").decode().strip()
+    head = commit(repo, {"tests/test_mul.py": TEST_MUL_ZERO}, "a test a reviewer asked for")
+    git(repo, "checkout", "-q", "main")
+    base = git(repo, "rev-parse", "main").decode().strip()
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
+    monkeypatch.setenv("GITHUB_SHA", head)
+    (tmp_path / "lifecycle.toml").write_text(LIFECYCLE)
+
+    def gate(approved_on: str, concern_tests: tuple[str, str], out: str) -> dict[str, Any]:
+        github = _github_json(tmp_path, base, [first, head], approved_on)
+        evidence = tmp_path / f"{out}-reviews.json"
+        imported = ["reviews", "import", *github, "--repo", str(repo), "--out", str(evidence)]
+        assert main(imported) == ExitCode.OK
+        data = json.loads(evidence.read_text())
+        for thread, test_id in zip(data["threads"], concern_tests, strict=True):
+            thread["test"] = test_id
+        evidence.write_text(json.dumps(data))
+        args = ["gate", "--contract", str(tmp_path / "lifecycle.toml"), "--head", head]
+        args += [
+            "--fail-to-pass",
+            NEW_TEST,
+            "--reviews",
+            str(evidence),
+            "--out",
+            str(tmp_path / out),
+        ]
+        assert main(args) == ExitCode.NOT_ACCEPTED  # a live pull request has no follow-ups yet
+        found = json.loads(next((tmp_path / out).glob("attempts/*/decision.json")).read_text())
+        return {c["name"]: c for c in found["checks"]}
+
+    checks = gate(head, (NEW_TEST, "tests/test_mul.py::test_mul_by_zero"), "v1")
+    assert checks["code_owner_approved"]["status"] == "passed"
+    assert checks["review_threads_resolved"]["status"] == "failed"
+    assert checks["review_threads_resolved"]["detail"] == (
+        "unresolved: concern 2 (its test tests/test_mul.py::test_mul_by_zero failed on the candidate)"
+    )
+    assert checks["release_receipt_present"]["status"] == "passed"  # the project keeps none
+    assert "the window is empty" in checks["post_merge_sentinel_passed"]["detail"]
+
+    checks = gate(first, (NEW_TEST, NEW_TEST), "v2")
+    assert checks["review_threads_resolved"]["status"] == "passed"
+    assert checks["code_owner_approved"]["status"] == "failed"
+    assert (
+        "0 of 1 required approvals on the current patch" in checks["code_owner_approved"]["detail"]
+    )

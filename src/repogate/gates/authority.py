@@ -20,7 +20,7 @@ Review rounds, concerns, minutes and changes after review are reported as soft m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +30,7 @@ from repogate._files import first_problem, read_json_object
 from repogate._model import FrozenModel
 from repogate.errors import EvidenceError
 from repogate.gates.codeowners import CodeownersProblem, Owners, validate_codeowners
+from repogate.gates.concerns import threads_check
 from repogate.gates.protection import BranchProtection
 from repogate.git import ChangedPath
 from repogate.receipt import Check, Observation
@@ -51,7 +52,6 @@ __all__ = [
 
 CANDIDATE_PLACEHOLDER = "{{candidate}}"
 APPROVED: CheckName = "code_owner_approved"
-THREADS: CheckName = "review_threads_resolved"
 ReviewState = Literal["approved", "changes_requested", "commented"]
 
 
@@ -92,6 +92,8 @@ class Thread(FrozenModel):
         path: the file the thread is on, when it is on one.
         line: the line it is on, when known.
         outdated: the code it was on has changed since (GitHub's ``isOutdated``).
+        test: a pytest id in the candidate that checks the concern: the thread is resolved only
+            when it is marked so and this test passes on the candidate (:mod:`.concerns`).
     """
 
     concern: str
@@ -101,6 +103,7 @@ class Thread(FrozenModel):
     path: str | None = None
     line: int | None = None
     outdated: bool = False
+    test: str | None = None
 
 
 class ReviewMetrics(FrozenModel):
@@ -298,15 +301,6 @@ def _approval_check(
     return Check(name=APPROVED, status="passed", detail=detail), details
 
 
-def _threads_check(evidence: ReviewEvidence) -> Check:
-    open_threads = [t.concern for t in evidence.threads if not t.resolved]
-    if open_threads:
-        return Check(name=THREADS, status="failed", detail="unresolved: " + "; ".join(open_threads))
-    if not evidence.threads:
-        return Check(name=THREADS, status="passed", detail="no review threads")
-    return Check(name=THREADS, status="passed", detail=f"{len(evidence.threads)} threads resolved")
-
-
 class AuthorityObservation(Observation):
     """Gate A's observation, with the review soft metrics the decision records.
 
@@ -327,6 +321,8 @@ def check_authority(
     author: str,
     min_approvals: int,
     protection: BranchProtection | None = None,
+    concern_outcomes: Mapping[str, str] | None = None,
+    concern_error: str | None = None,
 ) -> AuthorityObservation:
     """Decide ``code_owner_approved`` and ``review_threads_resolved`` for one candidate.
 
@@ -340,6 +336,8 @@ def check_authority(
         protection: the target branch's protection rules (:mod:`repogate.gates.protection`):
             its approval count applies when higher than ``min_approvals``; where it is laxer
             than repogate, ``details`` says so.
+        concern_outcomes: each thread test's outcome on the candidate (:mod:`.concerns`).
+        concern_error: why the thread tests could not run, when they could not.
 
     Returns:
         Two checks. ``code_owner_approved`` errors when the base CODEOWNERS has a line GitHub
@@ -361,8 +359,13 @@ def check_authority(
     metrics = soft_metrics(evidence, patch_digest)
     details.update(metrics)
     details["unresolved_threads"] = [t.concern for t in evidence.threads if not t.resolved]
+    if concern_outcomes:
+        details["concern_tests"] = dict(concern_outcomes)
     return AuthorityObservation(
-        checks=(approval, _threads_check(evidence)),
+        checks=(
+            approval,
+            threads_check(evidence.threads, concern_outcomes or {}, concern_error),
+        ),
         details=details,
         review_minutes=float(metrics["review_minutes"]),
         review_rounds=int(metrics["review_rounds"]),
