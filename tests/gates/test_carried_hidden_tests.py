@@ -17,6 +17,10 @@ from conftest import run_json
 
 CALC = "def add(a, b):\n    return a {op} b\n"
 TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+BASE: dict[str, str | bytes | None] = {
+    "pyproject.toml": '[project]\nname = "calc"\nversion = "1.0.0"\n',
+    "calc/__init__.py": CALC.format(op="-"),
+}
 WEAK = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) is not None\n"
 
 
@@ -26,10 +30,7 @@ def test_carrying_the_hidden_tests_exactly_is_no_oracle_edit_but_changing_them_i
     monkeypatch.setenv("REPOGATE_CACHE", str(tmp_path / "cache"))
     contract, _, _ = make_task(
         tmp_path,
-        {
-            "pyproject.toml": '[project]\nname = "calc"\nversion = "1.0.0"\n',
-            "calc/__init__.py": CALC.format(op="-"),
-        },
+        BASE,
         {"calc/__init__.py": CALC.format(op="+"), "tests/test_add.py": TEST},
         install=["uv pip install pytest"],
         fail_to_pass=["tests/test_add.py::test_add"],

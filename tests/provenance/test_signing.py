@@ -11,29 +11,20 @@ import json
 import stat
 import subprocess
 import sys
-from functools import partial
 from pathlib import Path
 
 import pytest
 
+from _stored_run import stored_run
 from conftest import run_json
-from repogate.agent_spec import GoldSpec, NullSpec
 from repogate.cli import ExitCode, main
-from repogate.decision import Evidence, decide
 from repogate.provenance import generate, load_signer, sign_run
 from repogate.provenance.sign import DECISION_ENVELOPE, RUN_ENVELOPE, sign_attempt
-from repogate.receipt import Check, Observation, observe
 from repogate.state import CandidateState
-from repogate.store import Store
 from repogate.tasks.scenarios import BuiltScenario
-from repogate.vocabulary import GateId
 
 STATE = CandidateState(base_commit="a" * 40, candidate_commit="b" * 40, patch_digest="c" * 64)
 OTHER = CandidateState(base_commit="a" * 40, candidate_commit="d" * 40, patch_digest="e" * 64)
-
-
-def _same(seen: Observation) -> Observation:
-    return seen
 
 
 def _keys(tmp_path: Path) -> tuple[Path, Path]:
@@ -42,27 +33,7 @@ def _keys(tmp_path: Path) -> tuple[Path, Path]:
 
 def _run(run_dir: Path, state_of_second_receipt: CandidateState = STATE) -> list[str]:
     """A run with two decided attempts, two receipts each; returns the attempt ids."""
-    ids = []
-    with Store.create(run_dir) as store:
-        for agent in (GoldSpec(), NullSpec()):
-            record = store.begin_attempt("t", agent, 0)
-            gates: tuple[tuple[GateId, CandidateState], ...] = (
-                ("E", STATE),
-                ("I", state_of_second_receipt),
-            )
-            for gate, state in gates:
-                seen = Observation(checks=(Check(name="edits_permitted", status="passed"),))
-                receipt = observe(gate, state.state_id, partial(_same, seen))
-                store.add_receipt(record.attempt_id, receipt, state)
-            evidence = Evidence(
-                task_id="t",
-                profile="hermetic",
-                state=STATE,
-                submitted_patch_digest="c" * 64,
-                receipts=tuple(store.receipts(record.attempt_id)),
-            )
-            store.finish_attempt(record.attempt_id, decide(evidence))
-            ids.append(record.attempt_id)
+    ids = stored_run(run_dir, STATE, (("E", STATE), ("I", state_of_second_receipt)), "passed")
     (run_dir / "manifest.json").write_text('{"run": "t"}\n')
     return ids
 

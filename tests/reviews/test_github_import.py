@@ -212,6 +212,8 @@ def test_reviews_bind_to_their_commits_patch_digest_and_stale_approvals_do_not_c
         assert approval.passed is ok, (owners, approval.detail)
     stale = check_authority("* @alice\n", changed, evidence, digest[fixup], "agent-bot", 1)
     assert "stale approval by alice on an earlier patch" in stale.checks[0].detail
+    unbound = check_authority("* @carol\n", changed, evidence, digest[fixup], "agent-bot", 1)
+    assert "(approval by carol binds to no known patch)" in unbound.checks[0].detail
     assert seen.details["github"]["final_disposition"] == "merged"
     # the same evidence judged against the first commit: bob's change request still blocks
     at_first = check_authority("* @alice\n", changed, evidence, digest[first], "agent-bot", 1)

@@ -235,9 +235,13 @@ def _owner_failures(
     reasons = []
     for path_owners, paths in needs.items():
         reason = f"{', '.join(paths)} need an approval from {' or '.join(path_owners)}"
-        stale_owners = sorted({r.reviewer for r in stale for o in path_owners if _is_owner(r, o)})
-        if stale_owners:
-            reason += f" (stale approval by {', '.join(stale_owners)} on an earlier patch)"
+        owned = [r for r in stale if any(_is_owner(r, o) for o in path_owners)]
+        earlier = sorted({r.reviewer for r in owned if r.patch_digest is not None})
+        unbound = sorted({r.reviewer for r in owned if r.patch_digest is None})
+        if earlier:
+            reason += f" (stale approval by {', '.join(earlier)} on an earlier patch)"
+        if unbound:
+            reason += f" (approval by {', '.join(unbound)} binds to no known patch)"
         reasons.append(reason + " on the current patch")
     return reasons, owner_map
 
