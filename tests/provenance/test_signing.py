@@ -249,3 +249,16 @@ def test_run_with_sign_key_signs_each_decision_and_verify_runs_as_a_subprocess(
     code, said = _verify(out, public, capsys)
     assert code == ExitCode.NOT_ACCEPTED
     assert f"FAIL attempts/{attempt.name}/decision.json: changed since it was signed" in said
+
+
+def test_a_key_given_as_text_is_refused_without_echoing_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    private, _ = _keys(tmp_path)
+    pem = private.read_text()
+    out = tmp_path / "out"
+    assert main(["run", "--out", str(out), "--sign-key", pem]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: --sign-key was given a key's text") and err.count("\n") == 1
+    assert pem.splitlines()[1] not in err
+    assert not out.exists()

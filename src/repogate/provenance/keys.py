@@ -73,6 +73,10 @@ def _private_pem(source: str) -> tuple[bytes, str]:
         if not value:
             raise SigningKeyError(f"environment variable {name} is not set or empty", _FIX_PRIVATE)
         return value.encode(), f"environment variable {name}"
+    if "PRIVATE KEY" in source or "\n" in source:  # the key itself: never echo it
+        raise SigningKeyError(
+            "--sign-key was given a key's text, not where to read it", _FIX_PRIVATE
+        )
     path = Path(source)
     try:
         return path.read_bytes(), f"key file {path}"
