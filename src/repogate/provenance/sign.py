@@ -145,14 +145,14 @@ def run_statement(run_dir: Path) -> dict[str, Any]:
     }
 
 
-def sign_run(run_dir: Path, signer: Signer) -> Path:
+def sign_run(run_dir: Path, signer: Signer, *, force: bool = False) -> Path:
     """Sign every decided attempt lacking an envelope, then the run summary; return its path.
 
     An attempt decided by an earlier, unsigned command on the same folder is signed here, so a
-    signed run has no unsigned decision.
+    signed run has no unsigned decision. ``force`` signs every decision again.
     """
     for folder in decided_attempts(run_dir):
-        if not (folder / DECISION_ENVELOPE).is_file():
+        if force or not (folder / DECISION_ENVELOPE).is_file():
             sign_attempt(folder, signer)
     path = run_dir / RUN_ENVELOPE
     write_atomic(path, signed_envelope(run_statement(run_dir), signer))
