@@ -5,19 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 
 from repogate import git
-from repogate.patches import added_lines, touched_paths
+from repogate.patches import added_lines, per_file, touched_paths
 
 
-def test_unicode_and_space_paths(tmp_path: Path) -> None:
-    """A hidden test file named tests/test_ünï.py must be recognised as the hidden tests' file
-    (to protect it and to reset it before the hidden patch is applied)."""
+def _unusual_names(tmp_path: Path) -> tuple[Path, str]:
+    """A repository whose files have a unicode name, a space in a folder's name, binary bytes."""
     repo = tmp_path / "r"
     (repo / "tests" / "a b").mkdir(parents=True)
     (repo / "tests" / "test_ünï.py").write_text("x = 1\n")
     (repo / "tests" / "a b" / "test_x.py").write_text("y = 1\n")
     (repo / "logo.bin").write_bytes(b"\x00\x01")
     git.init_repo(repo)
-    base = git.commit_all(repo, "base")
+    return repo, git.commit_all(repo, "base")
+
+
+def test_unicode_and_space_paths(tmp_path: Path) -> None:
+    """A hidden test file named tests/test_ünï.py must be recognised as the hidden tests' file
+    (to protect it and to reset it before the hidden patch is applied)."""
+    repo, base = _unusual_names(tmp_path)
     (repo / "tests" / "test_ünï.py").write_text("x = 1\nx = 2\n")
     (repo / "tests" / "a b" / "test_x.py").write_text("y = 1\ny = 2\n")
     (repo / "logo.bin").write_bytes(b"\x00\x02")
@@ -66,3 +71,20 @@ def test_patch_source_paths_use_the_contract_glob_dialect(tmp_path: Path) -> Non
         kept = tuple(sorted(p for p in PATHS if not matches(p, pattern)))
         got = touched_paths(git.diff_binary(repo, base, head, exclude=(pattern,)))
         assert tuple(sorted(got)) == kept, pattern
+
+
+def test_per_file_parts_equal_each_paths_own_diff(tmp_path: Path) -> None:
+    """Gate I compares a candidate's change of a hidden-test path with the hidden tests' part for
+    that path: each part must be byte for byte what git prints for that path alone (binary,
+    quoted and space-holding names too), or a carried test would still read as an oracle edit."""
+    repo, base = _unusual_names(tmp_path)
+    (repo / "tests" / "test_ünï.py").write_text("x = 1\nx = 2\n")
+    (repo / "tests" / "a b" / "test_x.py").unlink()
+    (repo / "logo.bin").write_bytes(b"\x00\x02")
+    (repo / "new.txt").write_text("n\n")
+    head = git.commit_all(repo, "change")
+    parts = per_file(git.diff_binary(repo, base, head))
+    assert sorted(parts) == ["logo.bin", "new.txt", "tests/a b/test_x.py", "tests/test_ünï.py"]
+    for path, part in parts.items():
+        assert part == git.diff_binary(repo, base, head, (path,)), path
+    assert per_file(b"") == {}

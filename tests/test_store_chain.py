@@ -14,11 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from repogate.agent_spec import GoldSpec, NullSpec
+from _stored_run import stored_run
 from repogate.cli import ExitCode, main
-from repogate.decision import Evidence, decide
 from repogate.errors import RunDirError
-from repogate.receipt import Check, Observation, observe
 from repogate.state import CandidateState
 from repogate.store import Store
 
@@ -27,27 +25,7 @@ STATE = CandidateState(base_commit="a" * 40, candidate_commit="b" * 40, patch_di
 
 def _run_dir(tmp_path: Path) -> tuple[Path, str, str]:
     """A run with two finished attempts, each with two receipts; returns (dir, id1, id2)."""
-    with Store.create(tmp_path) as store:
-        ids = []
-        for agent in (GoldSpec(), NullSpec()):
-            record = store.begin_attempt("t", agent, 0)
-            for gate in ("E", "I"):
-                receipt = observe(
-                    gate,
-                    STATE.state_id,
-                    lambda: Observation(checks=(Check(name="edits_permitted", status="failed"),)),
-                )
-                assert receipt.crash is None and receipt.status == "failed"
-                store.add_receipt(record.attempt_id, receipt, STATE)
-            evidence = Evidence(
-                task_id="t",
-                profile="hermetic",
-                state=STATE,
-                submitted_patch_digest="c" * 64,
-                receipts=tuple(store.receipts(record.attempt_id)),
-            )
-            store.finish_attempt(record.attempt_id, decide(evidence))
-            ids.append(record.attempt_id)
+    ids = stored_run(tmp_path, STATE, (("E", STATE), ("I", STATE)), "failed")
     return tmp_path, ids[0], ids[1]
 
 

@@ -14,6 +14,8 @@ text                    value               agent
                                             (``baseline:MODEL:CONFIG.toml`` sets sampling)
 ``mini:MODEL``          :class:`ModelSpec`  mini-swe-agent's loop with MODEL, actions in
                                             the sandbox (``mini:MODEL:CONFIG.yaml``)
+``commit:SHA``          :class:`CommitSpec` proposes commit SHA's tree (a pull request's head;
+                                            what ``repogate gate`` evaluates)
 ======================  ==================  ===============================================
 
 A model-driven agent's MODEL is the name sent to the OpenAI-compatible endpoint
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 from collections.abc import Iterable
 from pathlib import Path
@@ -42,7 +45,7 @@ from repogate.errors import AgentSpecError
 
 KINDS_HINT = (
     "use one of: gold, null, predictions:FILE, cmd:'COMMAND', scripted:FILE, baseline:MODEL, "
-    "mini:MODEL"
+    "mini:MODEL, commit:SHA"
 )
 _CONFIG_SUFFIXES = {"baseline": (".toml",), "mini": (".yaml", ".yml")}
 
@@ -216,8 +219,34 @@ class ModelSpec(FrozenModel):
         return tuple(p for p in (self.config, self.replay) if p is not None)
 
 
+class CommitSpec(FrozenModel):
+    """``commit:SHA``: no agent; the candidate is commit SHA's tree (a pull request's head).
+
+    Attributes:
+        arg: the commit as written (7-40 hex digits).
+    """
+
+    kind: Literal["commit"] = "commit"
+    arg: str = Field(pattern=r"^[0-9a-f]{7,40}$")
+
+    @property
+    def text(self) -> str:
+        """The spec as written."""
+        return f"commit:{self.arg}"
+
+    @property
+    def name(self) -> str:
+        """``commit:`` and the commit's first 12 digits."""
+        return f"commit:{self.arg[:12]}"
+
+    def files(self) -> tuple[Path, ...]:
+        """Files the agent reads (none)."""
+        return ()
+
+
 AgentSpec = Annotated[
-    GoldSpec | NullSpec | PredSpec | CmdSpec | ScriptSpec | ModelSpec, Field(discriminator="kind")
+    GoldSpec | NullSpec | PredSpec | CmdSpec | ScriptSpec | ModelSpec | CommitSpec,
+    Field(discriminator="kind"),
 ]
 """One agent spec, told apart by ``kind``."""
 
@@ -272,8 +301,8 @@ def parse_agent_spec(text: str) -> AgentSpec:
     """Parse one ``--agent`` value.
 
     Args:
-        text: ``gold``, ``null``, ``predictions:FILE[#MODEL]``, ``cmd:COMMAND`` or
-            ``scripted:FILE``.
+        text: ``gold``, ``null``, ``predictions:FILE[#MODEL]``, ``cmd:COMMAND``,
+            ``scripted:FILE`` or ``commit:SHA``.
 
     Returns:
         The typed spec. Files are not read here (see :func:`repogate.agents.resolve_specs`).
@@ -287,7 +316,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
         if sep:
             raise AgentSpecError(f"agent {text!r} takes no argument", f"write it as {kind}")
         return GoldSpec() if kind == "gold" else NullSpec()
-    if kind not in ("predictions", "cmd", "scripted", "baseline", "mini"):
+    if kind not in ("predictions", "cmd", "scripted", "baseline", "mini", "commit"):
         raise AgentSpecError(f"unknown agent {text!r}", KINDS_HINT)
     if not arg:
         raise AgentSpecError(f"agent {text!r} needs an argument", f"write it as {kind}:...")
@@ -297,6 +326,12 @@ def parse_agent_spec(text: str) -> AgentSpec:
         return ScriptSpec(arg=arg, file=Path(arg))
     if kind in ("baseline", "mini"):
         return _model_spec(kind, arg)  # type: ignore[arg-type]
+    if kind == "commit":
+        if re.fullmatch(r"[0-9a-f]{7,40}", arg) is None:
+            raise AgentSpecError(
+                f"agent {text!r} names no commit", "write it as commit:SHA (7-40 hex digits)"
+            )
+        return CommitSpec(arg=arg)
     return CmdSpec(arg=arg, argv=tuple(_absolute_if_file(w) for w in split_command(arg)))
 
 

@@ -55,6 +55,19 @@ def _register_tasks() -> None:
 
 _register_tasks()
 
+
+def _register_provenance() -> None:
+    from repogate.cli_gate import register as register_gate
+    from repogate.cli_provenance import register
+    from repogate.cli_reviews import app as reviews_app
+
+    register(app)
+    register_gate(app)
+    app.add_typer(reviews_app, name="reviews")
+
+
+_register_provenance()
+
 SCHEMAS = ("contract", "evidence", "decision", "reviews")
 
 
@@ -146,7 +159,7 @@ def run_cmd(
             "--agent",
             metavar="SPEC",
             help="gold | null | predictions:FILE | cmd:'COMMAND' | scripted:FILE | baseline:MODEL"
-            " | mini:MODEL (repeatable; see docs/agents.md and docs/model-agents.md).",
+            " | mini:MODEL | commit:SHA (repeatable; see docs/agents.md and docs/model-agents.md).",
         ),
     ] = None,
     out: Annotated[
@@ -196,18 +209,37 @@ def run_cmd(
             "missing row is that agent's empty patch, status no_prediction, as SWE-bench counts it).",
         ),
     ] = False,
+    sign_key: Annotated[
+        str | None,
+        typer.Option(
+            "--sign-key",
+            metavar="FILE|env:NAME",
+            help="Sign every decision and the run summary with this ed25519 private key: a PEM "
+            "file from `repogate keygen`, or env:NAME for a variable holding it.",
+        ),
+    ] = None,
 ) -> None:
     """Run agents on contracts and decide each attempt; exit 0 when every attempt ran."""
     from repogate.agents import parse_specs, requiring_all
     from repogate.cli_run import execute
     from repogate.executors import make_executor
+    from repogate.provenance import load_signer
 
     specs = parse_specs(agent or [])  # every spec and the files it names, before any write
     if require_all_predictions:
         specs = requiring_all(specs)
+    signer = None if sign_key is None else load_signer(sign_key)
     chosen = make_executor(executor, workers)
     code = execute(
-        contracts or [], specs, out, repo_cache, epochs, as_json, allow_weak_isolation, chosen
+        contracts or [],
+        specs,
+        out,
+        repo_cache,
+        epochs,
+        as_json,
+        allow_weak_isolation,
+        chosen,
+        signer,
     )
     raise typer.Exit(code)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from rich.console import Console
+from securesystemslib.signer import Signer
 
 from repogate._files import storage_problem
 from repogate._folders import not_a_folder
@@ -223,6 +224,7 @@ def execute(
     as_json: bool,
     allow_weak_isolation: bool = False,
     executor: Executor | None = None,
+    signer: Signer | None = None,
 ) -> ExitCode:
     """Run and report; return ``OK`` when every attempt ran, ``INTERNAL`` when any crashed.
 
@@ -239,6 +241,7 @@ def execute(
             bubblewrap (warned at the start and in the summary). The embedded default with its
             own agents is allowed so without it, and says so the same way.
         executor: where the attempts run (None: one by one in this process).
+        signer: signs every decision and the run summary (``--sign-key``); None signs nothing.
 
     Raises:
         RunDirError: ``out`` is a file, lies below one or is not writable (checked before
@@ -251,7 +254,9 @@ def execute(
     out = out.resolve()
     embedded = not contracts and not agents
     weak = WEAK_FLAG if allow_weak_isolation else EMBEDDED_WEAK if embedded else None
-    options = RunOptions(out=out, repo_cache=repo_cache, epochs=epochs, weak_isolation=weak)
+    options = RunOptions(
+        out=out, repo_cache=repo_cache, epochs=epochs, weak_isolation=weak, signer=signer
+    )
     warning = check_isolation(options)  # before the scenarios are built: bad input writes nothing
     with _disk_refusals(out), _unmade_on_bad_input(out):
         if contracts:

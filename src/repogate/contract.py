@@ -43,6 +43,8 @@ CriterionSource = Literal[
     "ticket", "issue", "commit message", "doc", "compatibility", "convention", "inferred"
 ]
 CriterionKind = Literal["stated", "implicit"]
+ReleasePolicy = Literal["file", "fragments", "none"]
+"""A project's release-notes practice: a changelog file, a fragments folder, or none."""
 
 
 class _Model(FrozenModel):
@@ -303,6 +305,11 @@ class Oracles(_Model):
     """The lockfile policy (``dependency_policy_passed``); lockfiles are detected by name without it."""
     release_notes: tuple[str, ...] = ()
     """Globs of release-notes files or folders where the patch must add an entry."""
+    release_policy: ReleasePolicy | None = None
+    """The project's release-notes practice: ``file`` (lines added to a changelog such as
+    ``CHANGES.rst``), ``fragments`` (a new file in a folder such as towncrier's ``changelog.d/``),
+    or ``none`` (it keeps no per-change notes: ``release_receipt_present`` is not required and
+    passes saying so). Unset: an entry is any new line under ``release_notes``."""
     repeat: int = Field(default=1, ge=1, le=10)
     """How many times the candidate's tests run; a test must pass in every run."""
     timeout_s: float = Field(default=1800.0, gt=0)
@@ -352,6 +359,9 @@ class Authority(_Model):
     """Approvals needed, each bound to the candidate's patch digest."""
     author: str = "agent"
     """The change's author, who can never approve it."""
+    branch_protection: str | None = None
+    """GitHub's ``branches/B/protection`` JSON for the target branch, relative to the contract:
+    its required approving review count applies when higher than ``min_approvals``."""
     simulated_reviews: bool = False
     """For demonstrations only: the review file was written before any candidate existed, and a
     ``{{candidate}}`` patch digest in it stands for the digest the candidate gets. Real review

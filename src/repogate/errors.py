@@ -8,7 +8,8 @@ The hierarchy, drawn once::
     │   ├── EvidenceError          an evidence or review file that is missing or of the wrong schema
     │   ├── RunDirError            a run directory that does not exist or is not a repogate run
     │   ├── AgentSpecError         an ``--agent`` value that names no agent, or a bad predictions file
-    │   └── IsolationError         untrusted code would run without file-system isolation, not allowed
+    │   ├── IsolationError         untrusted code would run without file-system isolation, not allowed
+    │   └── SigningKeyError        a signing or public key that is missing, unreadable or not ed25519
     ├── ChangedEvidenceError       a run's stored evidence changed since the harness wrote it
     │                              (``show`` and ``report`` exit 3: the run, not the input, is wrong)
     ├── GitError                   a git command failed (command, exit code and stderr kept)
@@ -82,6 +83,13 @@ class AgentSpecError(UserInputError):
 
 class IsolationError(UserInputError):
     """Bubblewrap is not usable here and weak isolation was not allowed: nothing untrusted runs."""
+
+
+class SigningKeyError(UserInputError):
+    """A signing key (``--sign-key``) or public key (``--key``) is missing, unreadable or not ed25519.
+
+    The message names the file or environment variable, never the key's bytes.
+    """
 
 
 class ChangedEvidenceError(RepogateError):

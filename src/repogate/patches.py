@@ -158,3 +158,25 @@ def file_changes(patch: bytes) -> tuple[FileChange, ...]:
             entry["hunks"] = "1"
     close()
     return tuple(found)
+
+
+def per_file(patch: bytes) -> dict[str, bytes]:
+    """Split a ``git diff`` patch into its files' parts, keyed by each part's path(s).
+
+    Each part runs from its ``diff --git`` line to the next; a rename's part is listed under both
+    of its paths. The parts are byte-exact slices of ``patch``, so a part equals what
+    ``git diff --binary --full-index A B -- PATH`` prints for that one path. No line inside a
+    part starts with ``diff --git ``: hunk lines start with `` ``, ``+``, ``-`` or a backslash, and
+    git's base85 binary lines hold no space.
+    """
+    starts = [0] if patch.startswith(b"diff --git ") else []
+    at = patch.find(b"\ndiff --git ")
+    while at != -1:
+        starts.append(at + 1)
+        at = patch.find(b"\ndiff --git ", at + 1)
+    parts: dict[str, bytes] = {}
+    for begin, end in zip(starts, [*starts[1:], len(patch)][: len(starts)], strict=True):
+        part = patch[begin:end]
+        for path in touched_paths(part):
+            parts[path] = part
+    return parts

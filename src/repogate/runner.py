@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from securesystemslib.signer import Signer
+
 from repogate import clock, git, sandbox
 from repogate._folders import remove_if_empty
 from repogate._rundir import RunInputs
@@ -30,6 +32,7 @@ from repogate.jobs import AttemptEvent, AttemptJob, ReceiptMade, Started
 from repogate.manifest import RunManifest, contract_entry
 from repogate.patches import load_patch, touched_paths
 from repogate.protocols import Agent, Executor
+from repogate.provenance.sign import sign_attempt, sign_run
 from repogate.store import AttemptRecord, Store, attempt_id_for
 
 CACHE_ENV = "REPOGATE_CACHE"
@@ -58,6 +61,9 @@ class RunOptions:
     embedded default's own scenarios); None refuses to run it so."""
     warn: Callable[[str], None] | None = None
     """Called with each load-time warning (a contract grading ids inside editable files)."""
+    signer: Signer | None = None
+    """Signs each decision as it is stored and the run summary at the end
+    (:mod:`repogate.provenance`); None signs nothing."""
 
 
 def default_cache() -> Path:
@@ -244,6 +250,8 @@ def run(
                 store.add_receipt(event.attempt_id, event.receipt, event.state)
             else:
                 store.finish_attempt(event.attempt_id, event.decision, crash=event.crash)
+                if options.signer is not None and event.decision is not None:
+                    sign_attempt(store.attempt_dir(event.attempt_id), options.signer)
                 if progress:
                     progress(labels[event.attempt_id], store.get(event.attempt_id))
 
@@ -252,6 +260,8 @@ def run(
                 executor.run(jobs, record)
         finally:
             remove_if_empty(options.out / "work")  # each attempt removes its own scratch folder
+        if options.signer is not None:
+            sign_run(store.run_dir, options.signer)
         return store.attempts()
 
 

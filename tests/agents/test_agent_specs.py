@@ -164,6 +164,7 @@ def test_repeated_instance_id_is_a_one_line_usage_error(
         ("cmd:python3 a.py", "cmd"),
         ("scripted:agents/x.toml", "scripted"),
         ("predictions:p.jsonl#model-a", "predictions"),
+        ("commit:0123abcd", "commit"),
     ],
 )
 def test_a_spec_is_parsed_once_into_its_typed_value(text: str, kind: str) -> None:
@@ -191,6 +192,8 @@ def test_a_predictions_spec_names_its_file_and_model() -> None:
         ("gpt", "unknown agent 'gpt'; use one of: gold, null, predictions:FILE"),
         ("gold:x", "agent 'gold:x' takes no argument; write it as gold"),
         ("scripted:", "agent 'scripted:' needs an argument"),
+        ("commit:HEAD", "agent 'commit:HEAD' names no commit; write it as commit:SHA"),
+        ("commit:", "agent 'commit:' needs an argument"),
     ],
 )
 def test_a_malformed_spec_is_refused_at_the_command_line(

@@ -273,5 +273,12 @@ def test_candidate_placeholder_is_replaced_for_scenarios(tmp_path: Path) -> None
 
 def test_reviews_schema_names_the_fields() -> None:
     schema = reviews_schema()
-    assert set(schema["properties"]) == {"schema_version", "reviews", "threads", "merged_by"}
+    assert set(schema["properties"]) == {
+        "schema_version",
+        "reviews",
+        "threads",
+        "merged_by",
+        "metrics",
+        "notes",
+    }
     assert "patch_digest" in schema["$defs"]["Review"]["properties"]

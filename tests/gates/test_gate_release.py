@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from _lifecycle_git import commit, diff, new_repo
+from repogate import git as rgit
 from repogate.gates._globs import matches
 from repogate.gates.release import added_lines, check_release_notes
 
@@ -75,3 +77,45 @@ def test_globs() -> None:
     assert not matches("src/CHANGELOG.md", "CHANGELOG.md")
     assert not matches("docs/a/b.md", "docs/*.md")
     assert matches("spec/retry.json", "/spec/*.json")
+
+
+def _reader(
+    tmp_path: Path, files: dict[str, str | None]
+) -> tuple[bytes, Callable[[str], bytes | None]]:
+    repo, base = new_repo(tmp_path / "r", {**BASE, "changelog.d/41.fix.md": "Old fix.\n"})
+    patch = diff(repo, base, commit(repo, files))
+
+    def read(path: str) -> bytes | None:
+        return rgit.show_file(repo, base, path)
+
+    return patch, read
+
+
+def test_a_project_keeping_no_release_notes_is_not_required_whatever_the_patch(
+    tmp_path: Path,
+) -> None:
+    """A project without per-change notes (openapi-python-client's practice) must not see every
+    change fail ``release_receipt_present``; with or without paths declared, it passes so."""
+    patch = _patch(tmp_path, {"src/a.py": "x = 2\n"})
+    for globs in ([], ["CHANGELOG.md"]):
+        check = check_release_notes(patch, globs, policy="none").checks[0]
+        assert check.status == "passed"
+        assert check.detail.startswith("not required: the project keeps no per-change")
+
+
+def test_a_fragments_project_needs_a_new_fragment_not_an_edited_one(tmp_path: Path) -> None:
+    patch, read = _reader(tmp_path, {"changelog.d/41.fix.md": "Old fix.\nAnd this one.\n"})
+    check = check_release_notes(patch, ["changelog.d/"], read, policy="fragments").checks[0]
+    assert check.status == "failed"
+    assert "changelog.d/41.fix.md edited, but the project's entries are new fragment files" in (
+        check.detail
+    )
+    same = check_release_notes(patch, ["changelog.d/"], read, policy="file").checks[0]
+    assert same.status == "passed"  # a changelog-file project counts the new line
+
+
+def test_a_fragments_project_accepts_a_new_fragment(tmp_path: Path) -> None:
+    patch, read = _reader(tmp_path, {"changelog.d/42.feature.md": "Retries honour the timeout.\n"})
+    seen = check_release_notes(patch, ["changelog.d/"], read, policy="fragments")
+    assert seen.checks[0].status == "passed"
+    assert seen.details["entries"] == {"changelog.d/42.feature.md": 1}

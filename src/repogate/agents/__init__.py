@@ -11,6 +11,7 @@ spec                 agent
 ``scripted:FILE``    canned edits from a TOML file (shipped for tests and demos)
 ``baseline:MODEL``   localise, repair, validate with a model (:mod:`repogate.agents.baseline`)
 ``mini:MODEL``       mini-swe-agent's loop, actions in the sandbox (:mod:`repogate.agents.mini`)
+``commit:SHA``       no agent: commit SHA's tree is the candidate (``repogate gate``)
 ===================  ==========================================================================
 """
 
@@ -23,6 +24,7 @@ from typing import Any
 from repogate.agent_spec import (
     AgentSpec,
     CmdSpec,
+    CommitSpec,
     GoldSpec,
     ModelSpec,
     NullSpec,
@@ -32,6 +34,7 @@ from repogate.agent_spec import (
 )
 from repogate.agents import baseline, mini
 from repogate.agents.command import CommandAgent
+from repogate.agents.commit import CommitAgent
 from repogate.agents.gold import GoldAgent, NullAgent
 from repogate.agents.model_agent import check_ready
 from repogate.agents.predictions import PredictionsAgent, load_predictions
@@ -66,6 +69,8 @@ def make_agent(spec: AgentSpec, contract: TransitionContract, repo: Path) -> Age
             return CommandAgent(spec)
         case ScriptSpec():
             return ScriptedAgent(spec, load_script(spec.file))
+        case CommitSpec():
+            return CommitAgent.create(spec, contract, repo)
 
 
 def _model_agent(spec: ModelSpec, contract: TransitionContract) -> Agent:

@@ -20,7 +20,7 @@ Review rounds, concerns, minutes and changes after review are reported as soft m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +30,8 @@ from repogate._files import first_problem, read_json_object
 from repogate._model import FrozenModel
 from repogate.errors import EvidenceError
 from repogate.gates.codeowners import CodeownersProblem, Owners, validate_codeowners
+from repogate.gates.concerns import threads_check
+from repogate.gates.protection import BranchProtection
 from repogate.git import ChangedPath
 from repogate.receipt import Check, Observation
 from repogate.vocabulary import CheckName
@@ -39,6 +41,7 @@ __all__ = [
     "CodeownersProblem",
     "Review",
     "ReviewEvidence",
+    "ReviewMetrics",
     "Thread",
     "check_authority",
     "load_reviews",
@@ -49,7 +52,6 @@ __all__ = [
 
 CANDIDATE_PLACEHOLDER = "{{candidate}}"
 APPROVED: CheckName = "code_owner_approved"
-THREADS: CheckName = "review_threads_resolved"
 ReviewState = Literal["approved", "changes_requested", "commented"]
 
 
@@ -60,26 +62,66 @@ class Review(FrozenModel):
         reviewer: the reviewer's login (``alice`` or ``@alice``) or email address.
         teams: teams the reviewer belongs to, ``org/team`` (a leading ``@`` is allowed).
         state: ``approved``, ``changes_requested`` or ``commented``.
-        patch_digest: sha256 (64 hex) of the patch the review was given on.
+        patch_digest: sha256 (64 hex) of the patch the review was given on; None when the
+            review binds to no known patch (GitHub's ``commit_id`` is null once the commit was
+            garbage-collected): such an approval never counts.
         at: when the review was given (with a time zone).
         minutes: time the reviewer spent, in minutes.
+        commit: the commit the review was given on, when known (GitHub's ``commit_id``).
+        note: how the review was read (``dismissed on GitHub``, ``commit unknown``).
     """
 
     reviewer: str = Field(min_length=1)
     teams: tuple[str, ...] = ()
     state: ReviewState
-    patch_digest: str = Field(pattern=r"^[0-9a-f]{64}$")
+    patch_digest: str | None = Field(pattern=r"^[0-9a-f]{64}$")
     at: AwareDatetime
     minutes: float = Field(default=0.0, ge=0)
+    commit: str | None = None
+    note: str = ""
 
 
 class Thread(FrozenModel):
-    """One review thread: the concern raised, whether and how it was resolved, and by whom."""
+    """One review thread: the concern raised, whether and how it was resolved, and by whom.
+
+    Attributes:
+        concern: the concern, in words (the thread's first comment).
+        resolved: whether the reviewers marked it resolved (GitHub's ``isResolved``).
+        resolution: how it was resolved.
+        by: who resolved it.
+        path: the file the thread is on, when it is on one.
+        line: the line it is on, when known.
+        outdated: the code it was on has changed since (GitHub's ``isOutdated``).
+        test: a pytest id in the candidate that checks the concern: the thread is resolved only
+            when it is marked so and this test passes on the candidate (:mod:`.concerns`).
+    """
 
     concern: str
     resolved: bool
     resolution: str = ""
     by: str = ""
+    path: str | None = None
+    line: int | None = None
+    outdated: bool = False
+    test: str | None = None
+
+
+class ReviewMetrics(FrozenModel):
+    """Review measures read from a pull request's history; soft, they never change a verdict.
+
+    Attributes:
+        minutes_to_first_review: from the pull request's opening to its first submitted review.
+        substantive_rounds: reviews that requested changes or said something (a body or comments).
+        concerns_raised: review threads (or, without threads, top-level review comments).
+        commits_after_first_review: commits dated after the first review.
+        final_disposition: ``merged``, ``closed`` or ``open``.
+    """
+
+    minutes_to_first_review: float | None = None
+    substantive_rounds: int = 0
+    concerns_raised: int = 0
+    commits_after_first_review: int = 0
+    final_disposition: Literal["merged", "closed", "open"] = "open"
 
 
 class ReviewEvidence(FrozenModel):
@@ -90,12 +132,16 @@ class ReviewEvidence(FrozenModel):
         reviews: every review, in any order (sorted by ``at`` when read).
         threads: the review threads.
         merged_by: who merged the change, when it was merged.
+        metrics: review measures from an import (``repogate reviews import``); soft.
+        notes: what an import could not bind or read, one sentence each.
     """
 
     schema_version: Literal[1] = 1
     reviews: tuple[Review, ...] = ()
     threads: tuple[Thread, ...] = ()
     merged_by: str | None = None
+    metrics: ReviewMetrics | None = None
+    notes: tuple[str, ...] = ()
 
 
 def reviews_schema() -> dict[str, Any]:
@@ -162,7 +208,7 @@ def soft_metrics(evidence: ReviewEvidence, patch_digest: str) -> dict[str, Any]:
     """
     order: list[str] = []
     for review in sorted(evidence.reviews, key=lambda r: r.at):
-        if review.patch_digest not in order:
+        if review.patch_digest is not None and review.patch_digest not in order:
             order.append(review.patch_digest)
     versions = order + ([patch_digest] if order and patch_digest not in order else [])
     return {
@@ -171,6 +217,7 @@ def soft_metrics(evidence: ReviewEvidence, patch_digest: str) -> dict[str, Any]:
         "review_minutes": sum(r.minutes for r in evidence.reviews),
         "changes_after_review": max(len(versions) - 1, 0),
         "merged_by": evidence.merged_by,
+        **({} if evidence.metrics is None else {"github": evidence.metrics.model_dump()}),
     }
 
 
@@ -188,9 +235,13 @@ def _owner_failures(
     reasons = []
     for path_owners, paths in needs.items():
         reason = f"{', '.join(paths)} need an approval from {' or '.join(path_owners)}"
-        stale_owners = sorted({r.reviewer for r in stale for o in path_owners if _is_owner(r, o)})
-        if stale_owners:
-            reason += f" (stale approval by {', '.join(stale_owners)} on an earlier patch)"
+        owned = [r for r in stale if any(_is_owner(r, o) for o in path_owners)]
+        earlier = sorted({r.reviewer for r in owned if r.patch_digest is not None})
+        unbound = sorted({r.reviewer for r in owned if r.patch_digest is None})
+        if earlier:
+            reason += f" (stale approval by {', '.join(earlier)} on an earlier patch)"
+        if unbound:
+            reason += f" (approval by {', '.join(unbound)} binds to no known patch)"
         reasons.append(reason + " on the current patch")
     return reasons, owner_map
 
@@ -254,15 +305,6 @@ def _approval_check(
     return Check(name=APPROVED, status="passed", detail=detail), details
 
 
-def _threads_check(evidence: ReviewEvidence) -> Check:
-    open_threads = [t.concern for t in evidence.threads if not t.resolved]
-    if open_threads:
-        return Check(name=THREADS, status="failed", detail="unresolved: " + "; ".join(open_threads))
-    if not evidence.threads:
-        return Check(name=THREADS, status="passed", detail="no review threads")
-    return Check(name=THREADS, status="passed", detail=f"{len(evidence.threads)} threads resolved")
-
-
 class AuthorityObservation(Observation):
     """Gate A's observation, with the review soft metrics the decision records.
 
@@ -282,6 +324,9 @@ def check_authority(
     patch_digest: str,
     author: str,
     min_approvals: int,
+    protection: BranchProtection | None = None,
+    concern_outcomes: Mapping[str, str] | None = None,
+    concern_error: str | None = None,
 ) -> AuthorityObservation:
     """Decide ``code_owner_approved`` and ``review_threads_resolved`` for one candidate.
 
@@ -292,6 +337,11 @@ def check_authority(
         patch_digest: the digest of the patch under evaluation.
         author: who wrote the patch (the contract's ``authority.author``).
         min_approvals: valid approvals needed overall.
+        protection: the target branch's protection rules (:mod:`repogate.gates.protection`):
+            its approval count applies when higher than ``min_approvals``; where it is laxer
+            than repogate, ``details`` says so.
+        concern_outcomes: each thread test's outcome on the candidate (:mod:`.concerns`).
+        concern_error: why the thread tests could not run, when they could not.
 
     Returns:
         Two checks. ``code_owner_approved`` errors when the base CODEOWNERS has a line GitHub
@@ -300,14 +350,26 @@ def check_authority(
         and the soft metrics of :func:`soft_metrics` (review minutes and rounds also typed).
     """
     evidence = reviews or ReviewEvidence()
+    needed = max(min_approvals, protection.required_approvals if protection else 0)
     approval, details = _approval_check(
-        codeowners_text, changed, evidence, patch_digest, author, min_approvals
+        codeowners_text, changed, evidence, patch_digest, author, needed
     )
+    if protection is not None:
+        details["branch_protection"] = {
+            **protection.model_dump(),
+            "approvals_needed": needed,
+            "laxer_than_repogate": protection.laxer_than_repogate(),
+        }
     metrics = soft_metrics(evidence, patch_digest)
     details.update(metrics)
     details["unresolved_threads"] = [t.concern for t in evidence.threads if not t.resolved]
+    if concern_outcomes:
+        details["concern_tests"] = dict(concern_outcomes)
     return AuthorityObservation(
-        checks=(approval, _threads_check(evidence)),
+        checks=(
+            approval,
+            threads_check(evidence.threads, concern_outcomes or {}, concern_error),
+        ),
         details=details,
         review_minutes=float(metrics["review_minutes"]),
         review_rounds=int(metrics["review_rounds"]),

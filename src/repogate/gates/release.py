@@ -10,12 +10,18 @@ the patch digest is computed over.
 A contract that names no release-notes path cannot be shown to have a receipt: the check fails
 with that reason (the contract, not the patch, must be fixed to make the lifecycle profile
 meaningful), rather than erroring, since nothing about the environment could change the outcome.
+
+The contract's ``oracles.release_policy`` says what the project practises: ``none`` (it keeps no
+per-change release notes, as many projects do: the check passes as "not required", never failing a
+change for a practice the project does not have), ``fragments`` (an entry is a new file under the
+globs, as towncrier's fragments are) or ``file`` (an entry is new lines in a changelog file).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from repogate.contract import ReleasePolicy
 from repogate.gates._globs import matches_any
 from repogate.patches import added_lines as added_text
 from repogate.receipt import Check, Observation, Status
@@ -60,6 +66,7 @@ def check_release_notes(
     diff: bytes,
     release_globs: Sequence[str],
     read_base: Callable[[str], bytes | None] = lambda _path: None,
+    policy: ReleasePolicy | None = None,
 ) -> Observation:
     """Decide ``release_receipt_present``: the patch adds a release-notes entry.
 
@@ -68,6 +75,9 @@ def check_release_notes(
         release_globs: the contract's ``oracles.release_notes`` paths or globs.
         read_base: a file's bytes at the base (None when absent), so that only lines new to the
             file count as an entry.
+        policy: the project's practice (``oracles.release_policy``): ``none`` passes as not
+            required; ``fragments`` counts only files new at the base; ``file`` and None count
+            new lines.
 
     Returns:
         One check: ``passed`` naming the files that gained an entry and how many lines; ``failed``
@@ -76,12 +86,22 @@ def check_release_notes(
         ``entries`` (path to added lines).
     """
     globs = tuple(release_globs)
+    if policy == "none":
+        why = "not required: the project keeps no per-change release notes (release_policy none)"
+        return _result("passed", why, globs, {})
     if not globs:
         return _result(
             "failed", "contract names no release-notes paths (oracles.release_notes)", globs, {}
         )
     touched = {p: n for p, n in new_lines(diff, read_base).items() if matches_any(p, globs)}
     entries = {p: n for p, n in touched.items() if n > 0}
+    if policy == "fragments":
+        old = sorted(p for p in entries if read_base(p) is not None)
+        entries = {p: n for p, n in entries.items() if p not in old}
+        if old and not entries:
+            names = ", ".join(old)
+            why = f"{names} edited, but the project's entries are new fragment files"
+            return _result("failed", why, globs, {})
     if entries:
         named = ", ".join(f"{p} (+{n} lines)" for p, n in sorted(entries.items()))
         return _result("passed", f"release-notes entry added: {named}", globs, entries)

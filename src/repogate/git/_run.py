@@ -215,6 +215,21 @@ def has_object(repo: Path, sha: str) -> bool:
     return not sha.startswith("-") and _ok(["cat-file", "-e", sha], repo)
 
 
+def merge_base(repo: Path, a: str, b: str) -> str | None:
+    """Return the best common ancestor of commits ``a`` and ``b`` (40 hex), None when none.
+
+    Raises:
+        GitError: either commit is unknown.
+    """
+    args = ["merge-base", "--end-of-options", _checked_rev(a), _checked_rev(b)]
+    done = _exec(args, repo)
+    if done.returncode == 1 and not done.stderr.strip():
+        return None
+    if done.returncode != 0:
+        raise _failure(args, done)
+    return done.stdout.decode().strip()
+
+
 def is_ancestor(repo: Path, a: str, b: str) -> bool:
     """Return True when commit ``a`` is an ancestor of (or equal to) commit ``b``.
 

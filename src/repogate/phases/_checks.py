@@ -16,11 +16,31 @@ from repogate.gates.integrity import check_integrity
 from repogate.gates.oracle_commands import check_commands
 from repogate.gates.requirements import check_requirements
 from repogate.gates.verification import GradedTests, grade_tree
+from repogate.patches import per_file
 from repogate.phases._regression import regressions
 from repogate.phases._shared import landed_commit, oracle_policy, workspace
 from repogate.phases._trees import export, graded_maker
-from repogate.receipt import Receipt, Status, observed
+from repogate.receipt import Observation, Receipt, Status, observed
 from repogate.sandbox import SandboxPolicy
+
+
+def _carried_hidden(ws: Path, progress: AttemptProgress) -> set[str]:
+    """Return the hidden-test paths the candidate changes exactly as the hidden tests do.
+
+    A pull request gated with its own tests as hidden tests (``repogate gate --fail-to-pass``)
+    carries them byte for byte; that is no edit of the oracle (the graded tree resets those paths
+    and applies the hidden tests anyway). Any other change to a hidden-test path still is.
+    """
+    state = progress.candidate
+    changed = {c.path for c in progress.changed} | {c.old_path for c in progress.changed}
+    parts = per_file(progress.hidden)
+    return {
+        path
+        for path in progress.hidden_paths
+        if path in changed
+        and path in parts
+        and git.diff_binary(ws, state.base_commit, state.candidate_commit, (path,)) == parts[path]
+    }
 
 
 def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
@@ -31,25 +51,24 @@ def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     def read(rev: str, path: str) -> bytes | None:
         return git.show_file(ws, rev, path)
 
-    return gate(
-        cfg,
-        progress,
-        "I",
-        lambda: check_integrity(
+    def check() -> Observation:
+        carried = _carried_hidden(ws, progress)
+        return check_integrity(
             progress.changed,
             cfg.contract.permissions,
             read,
             state.base_commit,
             state.candidate_commit,
-            progress.hidden_paths,
+            tuple(p for p in progress.hidden_paths if p not in carried),
             progress.patch,
             environment_names(progress.workspace_env.python),
             GradedOracle(
                 modules=graded_modules(cfg.contract, progress.hidden_paths),
                 reads=progress.graded_reads,
             ),
-        ),
-    )
+        )
+
+    return gate(cfg, progress, "I", check)
 
 
 def _verify_tree(

@@ -8,12 +8,21 @@ from pathlib import Path
 from repogate import git
 from repogate.attempt import AttemptConfig, AttemptProgress, gate, gate_seen
 from repogate.errors import ContractError
-from repogate.gates.authority import AuthorityObservation, check_authority, load_reviews
+from repogate.gates.authority import (
+    AuthorityObservation,
+    ReviewEvidence,
+    check_authority,
+    load_reviews,
+)
 from repogate.gates.codeowners import CODEOWNERS_LOCATIONS
+from repogate.gates.concerns import concern_tests
 from repogate.gates.generated import check_generated
+from repogate.gates.protection import load_protection
 from repogate.gates.release import check_release_notes
-from repogate.phases._shared import generator_policy, workspace
-from repogate.phases._trees import export
+from repogate.oracles.grading import observe_ids
+from repogate.oracles.pytest_runner import run_tests
+from repogate.phases._shared import generator_policy, oracle_policy, workspace
+from repogate.phases._trees import export, graded_maker
 from repogate.receipt import Check, Observation
 
 
@@ -54,6 +63,8 @@ def _authority(cfg: AttemptConfig, progress: AttemptProgress) -> AuthorityObserv
     reviews = None
     if path is not None and path.is_file():
         reviews = load_reviews(path, state.patch_digest if simulated else None)
+    protection = authority.branch_protection
+    outcomes, run_error = _concern_outcomes(cfg, progress, reviews)
     return check_authority(
         codeowners,
         progress.changed,
@@ -61,7 +72,38 @@ def _authority(cfg: AttemptConfig, progress: AttemptProgress) -> AuthorityObserv
         state.patch_digest,
         authority.author,
         authority.min_approvals,
+        None if protection is None else load_protection(cfg.contract.resolve(protection)),
+        outcomes,
+        run_error,
     )
+
+
+def _concern_outcomes(
+    cfg: AttemptConfig, progress: AttemptProgress, reviews: ReviewEvidence | None
+) -> tuple[dict[str, str], str | None]:
+    """Run the tests review threads name on a fresh graded tree of the candidate.
+
+    Returns:
+        Each test id's outcome (``passed``, ``failed``, ``missing``...), and why the run gave no
+        trustworthy report (None when it did).
+    """
+    ids = concern_tests(reviews.threads) if reviews is not None else []
+    if not ids:
+        return {}, None
+    tree = cfg.work / "concerns"
+    graded_maker(cfg, progress, progress.candidate.candidate_commit)(tree)
+    run = run_tests(
+        progress.workspace_env,
+        tree,
+        cfg.contract.oracles.test_command,
+        ids,
+        cfg.evidence / "tests-concerns",
+        oracle_policy(cfg),
+    )
+    if run.status != "ok":
+        return {}, run.reason or "no report"
+    observed, _matched, _missing = observe_ids(run.outcomes, ids)
+    return {test_id: str(observed[test_id]) for test_id in ids}, None
 
 
 def _freshness(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
@@ -112,5 +154,6 @@ def lifecycle(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
             progress.patch,
             cfg.contract.oracles.release_notes,
             lambda path: git.show_file(workspace(cfg), progress.candidate.base_commit, path),
+            cfg.contract.oracles.release_policy,
         ),
     )

@@ -1,0 +1,57 @@
+"""``repogate keygen`` and ``repogate verify``: make a signing key pair, check signed verdicts.
+
+``verify`` exits 0 when every signature, digest and state id checks out, 1 naming every failing
+file (one line each, ``FAIL file: what``), and 2 for bad input (a missing or unreadable key, a
+folder holding no verdict).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from repogate.errors import ExitCode
+
+
+def keygen_cmd(
+    out: Annotated[Path, typer.Option("--out", help="Folder for the key pair (made if missing).")],
+) -> None:
+    """Write an ed25519 key pair: repogate-signing.key (private, 0600) and .pub.json (public)."""
+    from repogate.provenance import generate
+
+    private, public = generate(out)
+    typer.echo(f"private key: {private} (keep it secret; give it to `repogate run --sign-key`)")
+    typer.echo(f"public key: {public} (give it to `repogate verify --key`)")
+
+
+def verify_cmd(
+    target: Annotated[
+        Path, typer.Argument(help="A run folder, an attempt folder, or a decision.json.")
+    ],
+    key: Annotated[Path, typer.Option("--key", help="The signer's public key (.pub.json or PEM).")],
+) -> None:
+    """Check signatures, every receipt's digest and state id; exit 1 naming every failing file."""
+    from repogate.provenance import load_public_key, verify_target
+
+    public = load_public_key(key)
+    found = verify_target(target, public)
+    for problem in found.problems:
+        typer.echo(f"FAIL {problem.file}: {problem.message}")
+    summary = " and the run summary" if found.run_summary else ""
+    if found.problems:
+        failing = len({p.file for p in found.problems})
+        typer.echo(
+            f"{target}: {failing} failing files; {found.decisions} decisions verified{summary}"
+        )
+        raise typer.Exit(ExitCode.NOT_ACCEPTED)
+    typer.echo(
+        f"{target}: verified {found.decisions} decisions{summary} with key {public.keyid[:16]}"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``keygen`` and ``verify`` to the ``repogate`` command line."""
+    app.command("keygen")(keygen_cmd)
+    app.command("verify")(verify_cmd)

@@ -1,0 +1,71 @@
+"""``repogate reviews import``: GitHub's review JSON to repogate's review evidence (gate A's input)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    name="reviews",
+    help="Review evidence: import a pull request's reviews from GitHub's JSON.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+@app.command("import")
+def import_cmd(
+    pull: Annotated[Path, typer.Option("--pull", help="pulls/N JSON (REST).")],
+    reviews: Annotated[Path, typer.Option("--reviews", help="pulls/N/reviews JSON (REST).")],
+    out: Annotated[Path, typer.Option("--out", help="Review evidence JSON to write.")],
+    comments: Annotated[
+        Path | None, typer.Option("--comments", help="pulls/N/comments JSON (REST).")
+    ] = None,
+    threads: Annotated[
+        Path | None,
+        typer.Option("--threads", help="GraphQL pullRequest.reviewThreads JSON."),
+    ] = None,
+    commits: Annotated[
+        Path | None, typer.Option("--commits", help="pulls/N/commits JSON (REST).")
+    ] = None,
+    repo: Annotated[
+        Path, typer.Option("--repo", help="A clone holding the pull request's commits.")
+    ] = Path(),
+    base: Annotated[
+        str | None,
+        typer.Option(
+            "--base", help="Base commit for digests; default: merge base of base and head."
+        ),
+    ] = None,
+) -> None:
+    """Bind each review to its commit's patch digest; write the evidence whole or not at all."""
+    from repogate._locks import write_atomic
+    from repogate.reviews import GitHubExport, import_reviews
+    from repogate.reviews.github import (
+        GitHubComment,
+        GitHubCommit,
+        GitHubPull,
+        GitHubReview,
+        read_list,
+        read_object,
+        read_threads,
+    )
+
+    export = GitHubExport(
+        pull=read_object(pull, GitHubPull, "pull request file"),
+        reviews=read_list(reviews, GitHubReview, "reviews file"),
+        comments=() if comments is None else read_list(comments, GitHubComment, "comments file"),
+        threads=None if threads is None else read_threads(threads),
+        commits=None if commits is None else read_list(commits, GitHubCommit, "commits file"),
+    )
+    evidence = import_reviews(export, repo.resolve(), base)
+    write_atomic(out, evidence.model_dump_json(indent=2) + "\n")
+    bound = sum(1 for r in evidence.reviews if r.patch_digest is not None)
+    typer.echo(
+        f"{out}: {len(evidence.reviews)} reviews ({bound} bound to a patch digest), "
+        f"{len(evidence.threads)} threads"
+    )
+    for note in evidence.notes:
+        typer.echo(f"note: {note}")

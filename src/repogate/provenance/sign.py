@@ -1,0 +1,159 @@
+"""Sign verdicts: a DSSE envelope over an in-toto Statement for each decision and for the run.
+
+Each receipt is already an in-toto Statement v1 file (:meth:`repogate.receipt.Receipt.to_in_toto`).
+A decision's Statement names as its subjects ``decision.json`` and every receipt file with their
+sha256, so one signature covers the whole chain; its predicate repeats the attempt, task, state id
+and outcome. The run's Statement names ``manifest.json`` and every attempt's ``decision.json`` and
+decision envelope. Both are wrapped in DSSE envelopes (https://github.com/secure-systems-lab/dsse,
+payload type ``application/vnd.in-toto+json``) signed with ed25519 through securesystemslib,
+offline. Layout::
+
+    RUN_DIR/run.intoto.dsse.json                        the run summary's envelope
+    RUN_DIR/attempts/<id>/decision.intoto.dsse.json     one decision's envelope
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from securesystemslib.dsse import Envelope
+from securesystemslib.signer import Signer
+
+from repogate._chain import DECISION_FILE, file_sha256
+from repogate._locks import write_atomic
+from repogate._storeschema import MANIFEST_FILE
+from repogate.decision import Decision
+from repogate.receipt import IN_TOTO_STATEMENT
+
+__all__ = [
+    "DECISION_ENVELOPE",
+    "DECISION_PREDICATE",
+    "PAYLOAD_TYPE",
+    "RUN_ENVELOPE",
+    "RUN_PREDICATE",
+    "decided_attempts",
+    "decision_statement",
+    "receipt_files",
+    "run_statement",
+    "sign_attempt",
+    "sign_run",
+    "signed_envelope",
+]
+
+PAYLOAD_TYPE = "application/vnd.in-toto+json"
+DECISION_ENVELOPE = "decision.intoto.dsse.json"
+RUN_ENVELOPE = "run.intoto.dsse.json"
+DECISION_PREDICATE = "https://repogate.dev/decision/v1"
+RUN_PREDICATE = "https://repogate.dev/run-summary/v1"
+
+
+def _subject(root: Path, relative: str) -> dict[str, Any]:
+    digest = file_sha256(root / relative)
+    if digest is None:
+        msg = f"{root / relative} is not a file"
+        raise FileNotFoundError(msg)
+    return {"name": relative, "digest": {"sha256": digest}}
+
+
+def receipt_files(folder: Path) -> list[str]:
+    """Return the receipt files of an attempt folder, relative to it, sorted."""
+    receipts = folder / "receipts"
+    if not receipts.is_dir():
+        return []
+    return sorted(
+        f"receipts/{p.name}" for p in receipts.iterdir() if p.name.endswith(".intoto.json")
+    )
+
+
+def decision_statement(folder: Path) -> dict[str, Any]:
+    """Return the in-toto Statement v1 of the decision in attempt ``folder``.
+
+    Subjects: ``decision.json`` and every receipt file, each with its sha256. Predicate: the
+    attempt id (the folder's name), task id, state id, outcome and ``accepted``.
+
+    Raises:
+        FileNotFoundError: the folder holds no ``decision.json``.
+        pydantic.ValidationError: ``decision.json`` is not a decision.
+    """
+    decision = Decision.model_validate_json((folder / DECISION_FILE).read_bytes())
+    names = [DECISION_FILE, *receipt_files(folder)]
+    return {
+        "_type": IN_TOTO_STATEMENT,
+        "subject": [_subject(folder, name) for name in names],
+        "predicateType": DECISION_PREDICATE,
+        "predicate": {
+            "attempt_id": folder.name,
+            "task_id": decision.task_id,
+            "state_id": decision.state_id,
+            "outcome": decision.outcome,
+            "accepted": decision.accepted,
+        },
+    }
+
+
+def signed_envelope(statement: dict[str, Any], signer: Signer) -> bytes:
+    """Return the JSON bytes of a DSSE envelope over ``statement`` signed by ``signer``."""
+    payload = json.dumps(statement, sort_keys=True, separators=(",", ":")).encode()
+    envelope = Envelope(payload=payload, payload_type=PAYLOAD_TYPE, signatures={})
+    envelope.sign(signer)
+    return json.dumps(envelope.to_dict(), indent=2).encode() + b"\n"
+
+
+def sign_attempt(folder: Path, signer: Signer) -> Path:
+    """Sign the decision of attempt ``folder``; write and return ``decision.intoto.dsse.json``.
+
+    Written whole or not at all (a rename); signing again replaces the envelope.
+    """
+    path = folder / DECISION_ENVELOPE
+    write_atomic(path, signed_envelope(decision_statement(folder), signer))
+    return path
+
+
+def decided_attempts(run_dir: Path) -> list[Path]:
+    """Return the attempt folders of ``run_dir`` that hold a ``decision.json``, sorted by name."""
+    attempts = run_dir / "attempts"
+    if not attempts.is_dir():
+        return []
+    return sorted(p for p in attempts.iterdir() if (p / DECISION_FILE).is_file())
+
+
+def run_statement(run_dir: Path) -> dict[str, Any]:
+    """Return the in-toto Statement v1 of the run summary.
+
+    Subjects: ``manifest.json`` (when there is one) and each decided attempt's ``decision.json``
+    and decision envelope. Predicate: the outcome of each attempt and their counts.
+    """
+    folders = decided_attempts(run_dir)
+    names = [MANIFEST_FILE] if (run_dir / MANIFEST_FILE).is_file() else []
+    outcomes: dict[str, str] = {}
+    for folder in folders:
+        relative = folder.relative_to(run_dir).as_posix()
+        names += [f"{relative}/{DECISION_FILE}", f"{relative}/{DECISION_ENVELOPE}"]
+        decision = Decision.model_validate_json((folder / DECISION_FILE).read_bytes())
+        outcomes[folder.name] = decision.outcome
+    counts = {
+        kind: sum(1 for o in outcomes.values() if o == kind)
+        for kind in sorted(set(outcomes.values()))
+    }
+    return {
+        "_type": IN_TOTO_STATEMENT,
+        "subject": [_subject(run_dir, name) for name in names],
+        "predicateType": RUN_PREDICATE,
+        "predicate": {"attempts": outcomes, "counts": counts},
+    }
+
+
+def sign_run(run_dir: Path, signer: Signer, *, force: bool = False) -> Path:
+    """Sign every decided attempt lacking an envelope, then the run summary; return its path.
+
+    An attempt decided by an earlier, unsigned command on the same folder is signed here, so a
+    signed run has no unsigned decision. ``force`` signs every decision again.
+    """
+    for folder in decided_attempts(run_dir):
+        if force or not (folder / DECISION_ENVELOPE).is_file():
+            sign_attempt(folder, signer)
+    path = run_dir / RUN_ENVELOPE
+    write_atomic(path, signed_envelope(run_statement(run_dir), signer))
+    return path

@@ -1,0 +1,212 @@
+"""Verify signed verdicts: signatures, every evidence file's digest, every receipt's state id.
+
+``in-toto-verify`` checks layouts, not these Statements, so the verifier is ours. For one
+decision (an attempt folder, or its ``decision.json``) it checks:
+
+* ``decision.intoto.dsse.json`` is a DSSE envelope whose signature verifies with the public key
+  (over DSSE's pre-authentication encoding) and whose payload is a repogate decision Statement;
+* every subject file (``decision.json``, each receipt) has the sha256 the Statement names, and
+  the receipt folder holds no receipt the Statement does not name;
+* ``decision.json``'s own receipt digests agree with the signed ones, and its state id and
+  outcome are the signed ones;
+* every receipt's predicate names the decision's state id.
+
+For a run folder it checks every decided attempt so, then ``run.intoto.dsse.json``: its
+signature, every subject's digest, and that no decided attempt is missing from it. Each problem is
+reported with the file it concerns, relative to the folder given; nothing stops at the first.
+"""
+
+from __future__ import annotations
+
+import binascii
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from securesystemslib.dsse import Envelope
+from securesystemslib.exceptions import FormatError, VerificationError
+from securesystemslib.signer import SSlibKey
+
+from repogate._chain import DECISION_FILE, file_sha256
+from repogate.decision import Decision
+from repogate.errors import RunDirError
+from repogate.provenance.sign import (
+    DECISION_ENVELOPE,
+    DECISION_PREDICATE,
+    PAYLOAD_TYPE,
+    RUN_ENVELOPE,
+    RUN_PREDICATE,
+    decided_attempts,
+    receipt_files,
+)
+from repogate.receipt import IN_TOTO_STATEMENT
+
+__all__ = ["Problem", "Verified", "verify_target"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One failed check: the file it concerns (relative to the folder verified) and what is wrong."""
+
+    file: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Verified:
+    """What :func:`verify_target` found.
+
+    Attributes:
+        decisions: decisions whose every check passed.
+        run_summary: whether a run summary was verified (a run folder only).
+        problems: every failed check; empty when all is intact.
+    """
+
+    decisions: int
+    run_summary: bool
+    problems: tuple[Problem, ...]
+
+
+def _statement(
+    path: Path, shown: str, key: SSlibKey, predicate_type: str
+) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """Open the envelope at ``path``, check its signature and return its Statement."""
+    if not path.is_file() or path.is_symlink():
+        return None, [Problem(shown, "missing: this verdict is not signed")]
+    try:
+        envelope = Envelope.from_dict(json.loads(path.read_bytes()))
+    except (ValueError, KeyError, TypeError, AttributeError, FormatError, binascii.Error):
+        return None, [Problem(shown, "not a DSSE envelope")]
+    try:
+        envelope.verify([key], 1)
+    except VerificationError:
+        return None, [Problem(shown, f"signature does not verify with key {key.keyid[:16]}")]
+    try:
+        statement = json.loads(envelope.payload)
+    except ValueError:
+        statement = None
+    if (
+        envelope.payload_type != PAYLOAD_TYPE
+        or not isinstance(statement, dict)
+        or statement.get("_type") != IN_TOTO_STATEMENT
+        or statement.get("predicateType") != predicate_type
+    ):
+        return None, [Problem(shown, f"payload is not a {predicate_type} in-toto Statement")]
+    return statement, []
+
+
+def _subjects(statement: dict[str, Any]) -> dict[str, str]:
+    found = {}
+    for subject in statement.get("subject") or []:
+        if isinstance(subject, dict) and isinstance(subject.get("digest"), dict):
+            found[str(subject.get("name"))] = str(subject["digest"].get("sha256"))
+    return found
+
+
+def _digest_problems(root: Path, prefix: str, signed: dict[str, str]) -> list[Problem]:
+    problems = []
+    for name, digest in signed.items():
+        actual = file_sha256(root / name)
+        if actual is None:
+            problems.append(Problem(prefix + name, "missing"))
+        elif actual != digest:
+            problems.append(Problem(prefix + name, "changed since it was signed"))
+    return problems
+
+
+def _receipt_state(path: Path) -> str | None:
+    try:
+        predicate = json.loads(path.read_bytes())["predicate"]
+        return str(predicate["state_id"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _check_decision(folder: Path, prefix: str, key: SSlibKey) -> list[Problem]:
+    statement, problems = _statement(
+        folder / DECISION_ENVELOPE, prefix + DECISION_ENVELOPE, key, DECISION_PREDICATE
+    )
+    if statement is None:
+        return problems
+    signed = _subjects(statement)
+    problems += _digest_problems(folder, prefix, signed)
+    problems += [
+        Problem(prefix + name, "not covered by the signature")
+        for name in receipt_files(folder)
+        if name not in signed
+    ]
+    try:
+        decision = Decision.model_validate_json((folder / DECISION_FILE).read_bytes())
+    except (OSError, ValidationError):
+        return [*problems, Problem(prefix + DECISION_FILE, "not a decision")]
+    predicate = statement.get("predicate") or {}
+    if (
+        predicate.get("state_id") != decision.state_id
+        or predicate.get("outcome") != decision.outcome
+    ):
+        problems.append(
+            Problem(prefix + DECISION_FILE, "differs from the signed state id or outcome")
+        )
+    problems += [
+        Problem(prefix + DECISION_FILE, f"lists {d.path} with another digest than the signed one")
+        for d in decision.receipt_digests
+        if signed.get(d.path) != d.sha256
+    ]
+    for name in receipt_files(folder):
+        state = _receipt_state(folder / name)
+        if state != decision.state_id:
+            said = "names no state id" if state is None else f"names state {state[:12]}"
+            problems.append(
+                Problem(prefix + name, f"{said}, the decision names {decision.state_id[:12]}")
+            )
+    return list(dict.fromkeys(problems))
+
+
+def _check_run(run_dir: Path, key: SSlibKey, folders: list[Path]) -> list[Problem]:
+    statement, problems = _statement(run_dir / RUN_ENVELOPE, RUN_ENVELOPE, key, RUN_PREDICATE)
+    if statement is None:
+        return problems
+    signed = _subjects(statement)
+    problems += _digest_problems(run_dir, "", signed)
+    for folder in folders:
+        name = f"{folder.relative_to(run_dir).as_posix()}/{DECISION_FILE}"
+        if name not in signed:
+            problems.append(Problem(name, "not in the signed run summary"))
+    return problems
+
+
+def verify_target(target: Path, key: SSlibKey) -> Verified:
+    """Verify a run folder, an attempt folder or a ``decision.json`` with ``key``.
+
+    Args:
+        target: a run folder (holding ``attempts/``), an attempt folder, or a ``decision.json``.
+        key: the signer's public key (:func:`repogate.provenance.keys.load_public_key`).
+
+    Returns:
+        How many decisions verified, whether a run summary did, and every problem found.
+
+    Raises:
+        RunDirError: ``target`` is none of those (nothing to verify).
+    """
+    if target.is_file() and target.name == DECISION_FILE:
+        target = target.parent
+    if (target / DECISION_FILE).is_file():
+        problems = _check_decision(target, "", key)
+        return Verified(0 if problems else 1, False, tuple(problems))
+    folders = decided_attempts(target)
+    if not folders and not (target / RUN_ENVELOPE).is_file():
+        raise RunDirError(
+            f"{target} holds no decision.json and no decided attempts",
+            "give a run folder, an attempt folder or a decision.json written by `repogate run`",
+        )
+    problems = []
+    good = 0
+    for folder in folders:
+        prefix = folder.relative_to(target).as_posix() + "/"
+        found = _check_decision(folder, prefix, key)
+        good += not found
+        problems += found
+    run_problems = _check_run(target, key, folders)
+    return Verified(good, not run_problems, tuple(problems + run_problems))

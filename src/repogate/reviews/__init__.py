@@ -1,0 +1,11 @@
+"""Review evidence from GitHub: read its REST and GraphQL JSON, bind each review to a patch digest.
+
+:mod:`~repogate.reviews.github` declares GitHub's shapes; :mod:`~repogate.reviews.importer` binds
+reviews to patch digests and measures the review history (``repogate reviews import``).
+"""
+
+from __future__ import annotations
+
+from repogate.reviews.importer import GitHubExport, import_reviews
+
+__all__ = ["GitHubExport", "import_reviews"]

@@ -1,0 +1,200 @@
+"""GitHub's JSON shapes for a pull request's review history, as users export them.
+
+REST (https://docs.github.com/en/rest/pulls): ``GET /repos/O/R/pulls/N`` (the pull request),
+``.../pulls/N/reviews`` (reviews: ``user.login``, ``state``, ``commit_id``, ``submitted_at``,
+``body``), ``.../pulls/N/comments`` (review comments: ``pull_request_review_id``, ``path``,
+``line``, ``commit_id``, ``in_reply_to_id``), ``.../pulls/N/commits`` (``sha``,
+``commit.committer.date``). GraphQL (https://docs.github.com/en/graphql/reference/objects#pullrequestreviewthread):
+``pullRequest { reviewThreads { nodes { isResolved isOutdated path line resolvedBy { login }
+comments { nodes { body author { login } } } } } }``, as the whole response (``data.repository.
+pullRequest.reviewThreads``) or its ``nodes`` list.
+
+Only the fields repogate reads are declared; GitHub's many others are ignored. A file of another
+shape is refused with the file, the item and the key named.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
+
+from repogate._files import first_problem, read_text
+from repogate.errors import EvidenceError
+
+__all__ = [
+    "GitHubComment",
+    "GitHubCommit",
+    "GitHubPull",
+    "GitHubReview",
+    "GitHubThread",
+    "read_list",
+    "read_object",
+    "read_threads",
+]
+
+FIX = "give the JSON GitHub's API returns for it (see docs/reviews.md)"
+
+
+class _Shape(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class GitHubUser(_Shape):
+    """A GitHub account (``user``, ``merged_by``, ``author``)."""
+
+    login: str
+
+
+class GitHubRef(_Shape):
+    """A pull request's ``head`` or ``base``."""
+
+    sha: str
+    ref: str = ""
+
+
+class GitHubPull(_Shape):
+    """``pulls/N``: the pull request."""
+
+    number: int
+    user: GitHubUser | None = None
+    state: Literal["open", "closed"] = "open"
+    created_at: AwareDatetime
+    merged: bool = False
+    merged_at: AwareDatetime | None = None
+    merged_by: GitHubUser | None = None
+    head: GitHubRef
+    base: GitHubRef
+
+
+class GitHubReview(_Shape):
+    """One item of ``pulls/N/reviews``."""
+
+    id: int
+    user: GitHubUser | None = None
+    state: Literal["APPROVED", "CHANGES_REQUESTED", "COMMENTED", "DISMISSED", "PENDING"]
+    commit_id: str | None = None
+    submitted_at: AwareDatetime | None = None
+    body: str | None = ""
+
+
+class GitHubComment(_Shape):
+    """One item of ``pulls/N/comments`` (a review comment on a line of the diff)."""
+
+    id: int
+    pull_request_review_id: int | None = None
+    in_reply_to_id: int | None = None
+    user: GitHubUser | None = None
+    body: str = ""
+    path: str = ""
+    line: int | None = None
+    commit_id: str | None = None
+    created_at: AwareDatetime
+
+
+class _CommitDate(_Shape):
+    date: AwareDatetime
+
+
+class _CommitBody(_Shape):
+    committer: _CommitDate
+
+
+class GitHubCommit(_Shape):
+    """One item of ``pulls/N/commits``."""
+
+    sha: str
+    commit: _CommitBody
+
+    @property
+    def at(self) -> datetime:
+        """When it was committed."""
+        return self.commit.committer.date
+
+
+class _ThreadComment(_Shape):
+    body: str = ""
+    author: GitHubUser | None = None
+
+
+class _ThreadComments(_Shape):
+    nodes: tuple[_ThreadComment, ...] = ()
+
+
+class GitHubThread(_Shape):
+    """One GraphQL ``PullRequestReviewThread`` node."""
+
+    isResolved: bool
+    isOutdated: bool = False
+    path: str | None = None
+    line: int | None = None
+    resolvedBy: GitHubUser | None = None
+    comments: _ThreadComments = _ThreadComments()
+
+
+Shape = TypeVar("Shape", bound=_Shape)
+
+
+def _load(path: Path, what: str) -> Any:
+    text = read_text(path, what, EvidenceError, FIX)
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise EvidenceError(f"{what} {path} is not JSON: {str(exc)[:200]}", FIX) from None
+
+
+def _validate(shape: type[Shape], data: Any, where: str) -> Shape:
+    try:
+        return shape.model_validate(data)
+    except ValidationError as exc:
+        raise EvidenceError(
+            f"{where} is not in GitHub's shape: {first_problem(exc)}", FIX
+        ) from None
+
+
+def read_object(path: Path, shape: type[Shape], what: str) -> Shape:
+    """Read one JSON object of ``shape`` from ``path``.
+
+    Raises:
+        EvidenceError: unreadable, not JSON, or not that shape (key named).
+    """
+    return _validate(shape, _load(path, what), f"{what} {path}")
+
+
+def read_list(path: Path, shape: type[Shape], what: str) -> tuple[Shape, ...]:
+    """Read a JSON list of ``shape`` items from ``path`` (one page or pages joined).
+
+    Raises:
+        EvidenceError: unreadable, not JSON, not a list, or an item not of that shape (its index
+            and key named).
+    """
+    data = _load(path, what)
+    if not isinstance(data, list):
+        raise EvidenceError(
+            f"{what} {path}: expected a JSON list [...], got {type(data).__name__}", FIX
+        )
+    return tuple(_validate(shape, item, f"{what} {path} item {i}") for i, item in enumerate(data))
+
+
+def read_threads(path: Path) -> tuple[GitHubThread, ...]:
+    """Read GraphQL review threads: the whole response, ``reviewThreads``, or its ``nodes`` list.
+
+    Raises:
+        EvidenceError: unreadable, not JSON, or no thread nodes where GitHub puts them.
+    """
+    data = _load(path, "review threads file")
+    for key in ("data", "repository", "pullRequest", "reviewThreads", "nodes"):
+        if isinstance(data, dict) and key in data:
+            data = data[key]
+    if not isinstance(data, list):
+        raise EvidenceError(
+            f"review threads file {path} holds no reviewThreads nodes",
+            "give GraphQL's response to pullRequest { reviewThreads { nodes { isResolved ... } } }",
+        )
+    return tuple(
+        _validate(GitHubThread, item, f"review threads file {path} node {i}")
+        for i, item in enumerate(data)
+    )

@@ -1,0 +1,264 @@
+"""Signed verdicts: DSSE envelopes over in-toto Statements, and ``repogate verify``.
+
+Threat closed: a verdict is a file anyone with write access to the run folder could edit; a
+signature by a key the writer does not hold makes every such edit visible, named by file.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from _stored_run import stored_run
+from conftest import run_json
+from repogate.cli import ExitCode, main
+from repogate.provenance import generate, load_signer, sign_run
+from repogate.provenance.sign import DECISION_ENVELOPE, RUN_ENVELOPE, sign_attempt
+from repogate.state import CandidateState
+from repogate.tasks.scenarios import BuiltScenario
+
+STATE = CandidateState(base_commit="a" * 40, candidate_commit="b" * 40, patch_digest="c" * 64)
+OTHER = CandidateState(base_commit="a" * 40, candidate_commit="d" * 40, patch_digest="e" * 64)
+
+
+def _keys(tmp_path: Path) -> tuple[Path, Path]:
+    return generate(tmp_path / "keys")
+
+
+def _run(run_dir: Path, state_of_second_receipt: CandidateState = STATE) -> list[str]:
+    """A run with two decided attempts, two receipts each; returns the attempt ids."""
+    ids = stored_run(run_dir, STATE, (("E", STATE), ("I", state_of_second_receipt)), "passed")
+    (run_dir / "manifest.json").write_text('{"run": "t"}\n')
+    return ids
+
+
+def _verify(target: Path, key: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(["verify", str(target), "--key", str(key)])
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def test_keygen_writes_a_private_key_only_its_owner_reads_and_never_overwrites(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["keygen", "--out", str(tmp_path / "k")]) == ExitCode.OK
+    private = tmp_path / "k" / "repogate-signing.key"
+    public = json.loads((tmp_path / "k" / "repogate-signing.pub.json").read_text())
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+    assert public["keytype"] == "ed25519" and len(public["keyid"]) == 64
+    said = capsys.readouterr().out
+    assert private.read_text().splitlines()[1] not in said  # the key's bytes are never printed
+    before = private.read_bytes()
+    assert main(["keygen", "--out", str(tmp_path / "k")]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "exist already" in err and err.count("\n") == 1
+    assert private.read_bytes() == before
+
+
+def test_a_signed_run_verifies_whole_and_by_decision(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    private, public = _keys(tmp_path)
+    ids = _run(tmp_path / "run")
+    sign_run(tmp_path / "run", load_signer(str(private)))
+    code, said = _verify(tmp_path / "run", public, capsys)
+    assert code == ExitCode.OK, said
+    assert "verified 2 decisions and the run summary" in said
+    decision = tmp_path / "run" / "attempts" / ids[0] / "decision.json"
+    code, said = _verify(decision, public, capsys)
+    assert code == ExitCode.OK and "verified 1 decisions" in said
+    envelope = json.loads((decision.parent / DECISION_ENVELOPE).read_text())
+    assert envelope["payloadType"] == "application/vnd.in-toto+json"
+    statement = json.loads(base64.b64decode(envelope["payload"]))
+    names = [s["name"] for s in statement["subject"]]
+    assert names == ["decision.json", "receipts/00-E.intoto.json", "receipts/01-I.intoto.json"]
+    assert statement["predicate"]["state_id"] == STATE.state_id
+
+
+def _signed_files(run_dir: Path) -> list[Path]:
+    """Every file a signature covers: envelopes, decisions, receipts, the manifest."""
+    return sorted(
+        p
+        for p in run_dir.rglob("*")
+        if p.is_file() and p.suffix == ".json" and not p.name.startswith(".")
+    )
+
+
+def test_a_changed_byte_in_any_signed_file_is_reported_with_that_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    private, public = _keys(tmp_path)
+    run_dir = tmp_path / "run"
+    _run(run_dir)
+    sign_run(run_dir, load_signer(str(private)))
+    files = _signed_files(run_dir)
+    assert len(files) == 10  # manifest, run envelope, 2 x (decision, envelope, 2 receipts)
+    for path in files:
+        original = path.read_bytes()
+        for offset in (len(original) // 3, len(original) // 2, len(original) - 3):
+            changed = bytearray(original)
+            changed[offset] ^= 0x01
+            path.write_bytes(bytes(changed))
+            code, said = _verify(run_dir, public, capsys)
+            name = path.relative_to(run_dir).as_posix()
+            assert code == ExitCode.NOT_ACCEPTED, (name, offset)
+            assert f"FAIL {name}: " in said, (name, offset, said)
+        path.write_bytes(original)
+    assert _verify(run_dir, public, capsys)[0] == ExitCode.OK
+
+
+def test_an_added_or_removed_receipt_and_an_unsigned_attempt_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    private, public = _keys(tmp_path)
+    run_dir = tmp_path / "run"
+    ids = _run(run_dir)
+    sign_run(run_dir, load_signer(str(private)))
+    receipts = run_dir / "attempts" / ids[0] / "receipts"
+    (receipts / "02-V.intoto.json").write_bytes((receipts / "01-I.intoto.json").read_bytes())
+    (run_dir / "attempts" / ids[1] / "receipts" / "00-E.intoto.json").unlink()
+    code, said = _verify(run_dir, public, capsys)
+    assert code == ExitCode.NOT_ACCEPTED
+    assert f"FAIL attempts/{ids[0]}/receipts/02-V.intoto.json: not covered by the signature" in said
+    assert f"FAIL attempts/{ids[1]}/receipts/00-E.intoto.json: missing" in said
+    (run_dir / "attempts" / ids[1] / DECISION_ENVELOPE).unlink()
+    code, said = _verify(run_dir, public, capsys)
+    assert (
+        f"FAIL attempts/{ids[1]}/{DECISION_ENVELOPE}: missing: this verdict is not signed" in said
+    )
+
+
+def test_a_receipt_bound_to_another_state_fails_verification_though_signed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    private, public = _keys(tmp_path)
+    run_dir = tmp_path / "run"
+    ids = _run(run_dir, state_of_second_receipt=OTHER)
+    signer = load_signer(str(private))
+    for attempt in ids:
+        sign_attempt(run_dir / "attempts" / attempt, signer)
+    code, said = _verify(run_dir / "attempts" / ids[0], public, capsys)
+    assert code == ExitCode.NOT_ACCEPTED
+    assert (
+        f"FAIL receipts/01-I.intoto.json: names state {OTHER.state_id[:12]}, "
+        f"the decision names {STATE.state_id[:12]}" in said
+    )
+    assert "receipts/00-E" not in said
+
+
+def test_the_wrong_key_fails_every_envelope_and_a_missing_key_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    private, _ = _keys(tmp_path)
+    _, other_public = generate(tmp_path / "other")
+    run_dir = tmp_path / "run"
+    ids = _run(run_dir)
+    sign_run(run_dir, load_signer(str(private)))
+    code, said = _verify(run_dir, other_public, capsys)
+    assert code == ExitCode.NOT_ACCEPTED
+    failing = sorted(line.split(":")[0] for line in said.splitlines() if line.startswith("FAIL"))
+    assert failing == sorted(
+        [f"FAIL attempts/{i}/{DECISION_ENVELOPE}" for i in ids] + [f"FAIL {RUN_ENVELOPE}"]
+    )
+    code, said = _verify(run_dir, tmp_path / "nope.pub.json", capsys)
+    assert code == ExitCode.USAGE
+    assert said.startswith("error: key file ") and said.count("\n") == 1
+    (tmp_path / "bad.pub.json").write_text('{"keyid": "x"}')
+    code, said = _verify(run_dir, tmp_path / "bad.pub.json", capsys)
+    assert code == ExitCode.USAGE and "is not a public key" in said
+
+
+def test_a_folder_holding_no_verdict_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, public = _keys(tmp_path)
+    (tmp_path / "empty").mkdir()
+    code, said = _verify(tmp_path / "empty", public, capsys)
+    assert (
+        code == ExitCode.USAGE and said.startswith("error: ") and "holds no decision.json" in said
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (None, "cannot be read"),
+        ("not a key", "is not an unencrypted PEM private key"),
+        ("public", "is not an unencrypted PEM private key"),
+    ],
+)
+def test_an_unusable_signing_key_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, said: str
+) -> None:
+    _, public = _keys(tmp_path)
+    key = tmp_path / "sign.key"
+    if content is not None:
+        key.write_text(public.read_text() if content == "public" else content)
+    out = tmp_path / "out"
+    assert main(["run", "--out", str(out), "--sign-key", str(key)]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: key file {key} {said}") and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_key_from_an_environment_variable_signs_and_is_never_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    private, public = _keys(tmp_path)
+    pem = private.read_text()
+    monkeypatch.setenv("RG_TEST_SIGNING_KEY", pem)
+    run_dir = tmp_path / "run"
+    _run(run_dir)
+    sign_run(run_dir, load_signer("env:RG_TEST_SIGNING_KEY"))
+    assert _verify(run_dir, public, capsys)[0] == ExitCode.OK
+    secret = pem.splitlines()[1]
+    assert not [p for p in run_dir.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+    monkeypatch.delenv("RG_TEST_SIGNING_KEY")
+    code = main(["run", "--out", str(tmp_path / "o"), "--sign-key", "env:RG_TEST_SIGNING_KEY"])
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE
+    assert err.startswith("error: environment variable RG_TEST_SIGNING_KEY is not set")
+
+
+def test_run_with_sign_key_signs_each_decision_and_verify_runs_as_a_subprocess(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    private, public = _keys(tmp_path)
+    out = tmp_path / "run"
+    args = [str(parser.contracts[0]), "--agent", "gold", "--out", str(out)]
+    code, rows = run_json(capsys, *args, "--sign-key", str(private))
+    assert code == ExitCode.OK and rows[0]["accepted"] is True
+    attempt = out / "attempts" / str(rows[0]["attempt_id"])
+    assert (attempt / DECISION_ENVELOPE).is_file() and (out / RUN_ENVELOPE).is_file()
+    done = subprocess.run(
+        [sys.executable, "-m", "repogate.cli", "verify", str(out), "--key", str(public)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == ExitCode.OK, done.stdout + done.stderr
+    assert "verified 1 decisions and the run summary" in done.stdout
+    decision = attempt / "decision.json"
+    decision.write_text(decision.read_text().replace('"accepted": true', '"accepted": false'))
+    code, said = _verify(out, public, capsys)
+    assert code == ExitCode.NOT_ACCEPTED
+    assert f"FAIL attempts/{attempt.name}/decision.json: changed since it was signed" in said
+
+
+def test_a_key_given_as_text_is_refused_without_echoing_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    private, _ = _keys(tmp_path)
+    pem = private.read_text()
+    out = tmp_path / "out"
+    assert main(["run", "--out", str(out), "--sign-key", pem]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: --sign-key was given a key's text") and err.count("\n") == 1
+    assert pem.splitlines()[1] not in err
+    assert not out.exists()
