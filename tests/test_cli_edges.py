@@ -244,14 +244,14 @@ def test_the_runs_brief_counts_in_the_singular(
 
 
 def _usage(block: str) -> dict[str, str]:
-    """Each ``repogate`` command of a usage block (``tasks`` ones by two words) to its text,
+    """Each ``repogate`` command of a usage block (``tasks`` and ``reviews`` ones by two words) to its text,
     continuation lines joined and ``# comments`` left out."""
     usage: dict[str, str] = {}
     for line in block.splitlines():
         text = line.split("  # ", 1)[0]
         if text.startswith("repogate "):
             words = text.split()
-            name = " ".join(words[1:3] if words[1] == "tasks" else words[1:2])
+            name = " ".join(words[1:3] if words[1] in ("tasks", "reviews") else words[1:2])
             usage[name] = text
         elif text.strip() and usage:
             usage[list(usage)[-1]] += " " + text.strip()

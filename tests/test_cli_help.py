@@ -9,11 +9,21 @@ from __future__ import annotations
 import re
 
 import pytest
+import typer
 
-from repogate.cli import main
+from repogate.cli import app, main
 
-COMMANDS = [[], ["run"], ["report"], ["show"], ["decide"], ["schema"], ["tasks"]]
-COMMANDS += [["tasks", "import"], ["tasks", "mine"], ["tasks", "check"]]
+
+def _commands(group: object, path: list[str]) -> list[list[str]]:
+    """Every command and group below ``group``, as argument lists (the root as ``[]``)."""
+    found = [path]
+    commands: dict[str, object] = getattr(group, "commands", {})  # typer's own click's Group
+    for name, sub in sorted(commands.items()):
+        found += _commands(sub, [*path, name])
+    return found
+
+
+COMMANDS = _commands(typer.main.get_command(app), [])
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "repogate")

@@ -63,10 +63,8 @@ def _register_provenance() -> None:
 
     register(app)
     register_gate(app)
-    app.add_typer(reviews_app, name="reviews")
+    app.add_typer(reviews_app, name="reviews", short_help="Import GitHub review evidence.")
 
-
-_register_provenance()
 
 SCHEMAS = ("contract", "evidence", "decision", "reviews")
 
@@ -427,6 +425,9 @@ def _show_one(
 def version_cmd() -> None:
     """Print the evaluator version."""
     typer.echo(__version__)
+
+
+_register_provenance()  # after the commands above, so `--help` lists them first
 
 
 def _usage_line(exc: typer.TyperException) -> str:

@@ -12,41 +12,57 @@ from repogate.sandbox import WEAK_FLAG
 
 
 def gate_cmd(
-    contract: Annotated[Path, typer.Option("--contract", help="The repository's contract TOML.")],
+    contract: Annotated[
+        Path, typer.Option("--contract", metavar="FILE", help="The repository's contract TOML.")
+    ],
     base: Annotated[
         str | None,
         typer.Option(
-            "--base", help="Base commit; default: merge base of GITHUB_BASE_REF and head."
+            "--base",
+            metavar="SHA",
+            help="Base commit; default: merge base of GITHUB_BASE_REF and head.",
         ),
     ] = None,
     head: Annotated[
-        str | None, typer.Option("--head", help="Candidate commit; default: GITHUB_SHA.")
+        str | None,
+        typer.Option("--head", metavar="SHA", help="Candidate commit; default: GITHUB_SHA."),
     ] = None,
     reviews: Annotated[
         Path | None,
-        typer.Option("--reviews", help="Review evidence JSON (`repogate schema reviews`)."),
+        typer.Option(
+            "--reviews", metavar="FILE", help="Review evidence JSON (`repogate schema reviews`)."
+        ),
     ] = None,
     fail_to_pass: Annotated[
         list[str] | None,
         typer.Option(
             "--fail-to-pass",
+            metavar="ID",
             help="A test id the pull request must make pass (repeatable); taken from the head.",
         ),
     ] = None,
     protection: Annotated[
         Path | None,
-        typer.Option("--protection", help="GitHub's branches/B/protection JSON for the base."),
+        typer.Option(
+            "--protection", metavar="FILE", help="GitHub's branches/B/protection JSON for the base."
+        ),
     ] = None,
     repo: Annotated[
         Path | None,
-        typer.Option("--repo", help="The repository; default: GITHUB_WORKSPACE, else here."),
+        typer.Option(
+            "--repo", metavar="DIR", help="The repository; default: GITHUB_WORKSPACE, else here."
+        ),
     ] = None,
-    out: Annotated[Path, typer.Option("--out", help="Run folder for the verdict.")] = Path(
-        "repogate-gate"
-    ),
+    out: Annotated[
+        Path, typer.Option("--out", metavar="DIR", help="Run folder for the verdict.")
+    ] = Path("repogate-gate"),
     sign_key: Annotated[
         str | None,
-        typer.Option("--sign-key", help="ed25519 private key: a PEM file, or env:NAME."),
+        typer.Option(
+            "--sign-key",
+            metavar="FILE|env:NAME",
+            help="ed25519 private key: a PEM file, or env:NAME.",
+        ),
     ] = None,
     shadow: Annotated[
         bool, typer.Option("--shadow", help="Record the verdict without failing the job.")
@@ -95,4 +111,4 @@ def gate_cmd(
 
 def register(app: typer.Typer) -> None:
     """Add ``gate`` to the ``repogate`` command line."""
-    app.command("gate")(gate_cmd)
+    app.command("gate", short_help="A pull request's head as the candidate, in CI.")(gate_cmd)

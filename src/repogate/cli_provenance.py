@@ -16,7 +16,10 @@ from repogate.errors import ExitCode
 
 
 def keygen_cmd(
-    out: Annotated[Path, typer.Option("--out", help="Folder for the key pair (made if missing).")],
+    out: Annotated[
+        Path,
+        typer.Option("--out", metavar="DIR", help="Folder for the key pair (made if missing)."),
+    ],
 ) -> None:
     """Write an ed25519 key pair: repogate-signing.key (private, 0600) and .pub.json (public)."""
     from repogate.provenance import generate
@@ -28,9 +31,15 @@ def keygen_cmd(
 
 def verify_cmd(
     target: Annotated[
-        Path, typer.Argument(help="A run folder, an attempt folder, or a decision.json.")
+        Path,
+        typer.Argument(
+            metavar="TARGET", help="A run folder, an attempt folder, or a decision.json."
+        ),
     ],
-    key: Annotated[Path, typer.Option("--key", help="The signer's public key (.pub.json or PEM).")],
+    key: Annotated[
+        Path,
+        typer.Option("--key", metavar="FILE", help="The signer's public key (.pub.json or PEM)."),
+    ],
 ) -> None:
     """Check signatures, every receipt's digest and state id; exit 1 naming every failing file."""
     from repogate.provenance import load_public_key, verify_target
@@ -53,5 +62,5 @@ def verify_cmd(
 
 def register(app: typer.Typer) -> None:
     """Add ``keygen`` and ``verify`` to the ``repogate`` command line."""
-    app.command("keygen")(keygen_cmd)
-    app.command("verify")(verify_cmd)
+    app.command("keygen", short_help="Write an ed25519 key pair for signing.")(keygen_cmd)
+    app.command("verify", short_help="Check a run's signatures and receipt digests.")(verify_cmd)

@@ -15,28 +15,36 @@ app = typer.Typer(
 )
 
 
-@app.command("import")
+@app.command("import", short_help="GitHub review JSON as review evidence.")
 def import_cmd(
-    pull: Annotated[Path, typer.Option("--pull", help="pulls/N JSON (REST).")],
-    reviews: Annotated[Path, typer.Option("--reviews", help="pulls/N/reviews JSON (REST).")],
-    out: Annotated[Path, typer.Option("--out", help="Review evidence JSON to write.")],
+    pull: Annotated[Path, typer.Option("--pull", metavar="FILE", help="pulls/N JSON (REST).")],
+    reviews: Annotated[
+        Path, typer.Option("--reviews", metavar="FILE", help="pulls/N/reviews JSON (REST).")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", metavar="FILE", help="Review evidence JSON to write.")
+    ],
     comments: Annotated[
-        Path | None, typer.Option("--comments", help="pulls/N/comments JSON (REST).")
+        Path | None,
+        typer.Option("--comments", metavar="FILE", help="pulls/N/comments JSON (REST)."),
     ] = None,
     threads: Annotated[
         Path | None,
-        typer.Option("--threads", help="GraphQL pullRequest.reviewThreads JSON."),
+        typer.Option("--threads", metavar="FILE", help="GraphQL pullRequest.reviewThreads JSON."),
     ] = None,
     commits: Annotated[
-        Path | None, typer.Option("--commits", help="pulls/N/commits JSON (REST).")
+        Path | None, typer.Option("--commits", metavar="FILE", help="pulls/N/commits JSON (REST).")
     ] = None,
     repo: Annotated[
-        Path, typer.Option("--repo", help="A clone holding the pull request's commits.")
+        Path,
+        typer.Option("--repo", metavar="DIR", help="A clone holding the pull request's commits."),
     ] = Path(),
     base: Annotated[
         str | None,
         typer.Option(
-            "--base", help="Base commit for digests; default: merge base of base and head."
+            "--base",
+            metavar="SHA",
+            help="Base commit for digests; default: merge base of base and head.",
         ),
     ] = None,
 ) -> None:

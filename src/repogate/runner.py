@@ -24,6 +24,7 @@ from repogate._folders import remove_if_empty
 from repogate._rundir import RunInputs
 from repogate.agent_spec import AgentSpec, fingerprint
 from repogate.agents import make_agent
+from repogate.agents.predictions import PredictionsAgent
 from repogate.contract import TransitionContract
 from repogate.errors import UserInputError
 from repogate.executors.local import LocalExecutor
@@ -132,7 +133,31 @@ def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Read
                 options.warn(line)
         warned.add(contract.id)
         ready.append(_Ready(plan, source, make_agent(plan.agent_spec, contract, source), said))
+    _refuse_predictions_covering_nothing(ready)
     return ready
+
+
+def _refuse_predictions_covering_nothing(ready: Sequence[_Ready]) -> None:
+    """Refuse a predictions file that has no row for any contract of the run.
+
+    That is the wrong file or the wrong contracts, not a set of empty patches (a missing row
+    for some contracts is one: see :mod:`repogate.agents.predictions`).
+
+    Raises:
+        UserInputError: naming the file and how many contracts it missed.
+    """
+    covered: dict[str, list[bool]] = {}
+    for r in ready:
+        if isinstance(r.agent, PredictionsAgent):
+            covered.setdefault(r.plan.agent_spec.text, []).append(r.agent.has_prediction)
+    for spec, rows in covered.items():
+        if not any(rows):
+            raise UserInputError(
+                f"agent {spec!r}: the predictions file has no row for any of the {len(rows)} "
+                "contracts of this run",
+                "check that its instance_id values are the contracts' ids, or name the contracts "
+                "it covers",
+            )
 
 
 def run_inputs(ready: Sequence[_Ready], epochs: int) -> RunInputs:

@@ -145,6 +145,11 @@ class PredictionsAgent:
             )
         return cls(spec.text, predictions.get(contract.id))
 
+    @property
+    def has_prediction(self) -> bool:
+        """Whether the file has a row for this agent's contract."""
+        return self._prediction is not None
+
     def propose(
         self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy
     ) -> Proposal:
