@@ -16,6 +16,7 @@ import tomli_w
 
 from _tasks_repo import ENV_MAP, build_history, diff, instance
 from repogate.cli import main
+from repogate.oracles.junit import TestOutcome
 from repogate.tasks._outcomes import resolve_ids
 from repogate.tasks.ingest import Candidate, IngestOptions, ingest, with_timeout
 from repogate.tasks.recipe import load_env_map
@@ -321,7 +322,9 @@ def test_ids_arrive_as_lists_json_strings_and_python_literals(tmp_path: Path) ->
 
 
 def test_resolving_bare_names() -> None:
-    reported = ["a/test_x.py::test_one", "a/test_x.py::T::test_two", "b/test_y.py::test_one"]
+    reported: dict[str, TestOutcome] = dict.fromkeys(
+        ["a/test_x.py::test_one", "a/test_x.py::T::test_two", "b/test_y.py::test_one"], "passed"
+    )
     resolved, missing, ambiguous = resolve_ids(
         ["test_two", "test_one", "test_zero", "a/test_x.py::test_one"], reported
     )

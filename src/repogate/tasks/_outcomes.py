@@ -6,10 +6,10 @@ Helpers of :mod:`repogate.tasks.validate`, kept apart so each stays one concern.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from repogate.oracles.junit import TestOutcome, failure_texts, match_ids
+from repogate.oracles.junit import TestOutcome, failure_texts, looks_truncated, match_ids
 from repogate.oracles.pytest_runner import TestRun
 
 FAILING: frozenset[TestOutcome] = frozenset({"failed", "error"})
@@ -29,12 +29,14 @@ def always(runs: Sequence[TestRun], test_id: str, allowed: frozenset[TestOutcome
 
 
 def resolve_ids(
-    declared: Sequence[str], reported: Sequence[str]
+    declared: Sequence[str], reported: Mapping[str, TestOutcome]
 ) -> tuple[dict[str, str], list[str], list[str]]:
     """Map declared ids to reported node ids.
 
     A full id (``path::name``) is matched as the grader matches it
-    (:func:`~repogate.oracles.junit.match_ids`). A bare name (SWE-bench's ids for sympy and django
+    (:func:`~repogate.oracles.junit.match_ids`), which includes an id SWE-bench's log parser cut
+    at a blank (``test_locate_app[cliapp.factory-``): the reported ids of that cut form, the one
+    with the worst outcome in ``reported`` standing for them all. A bare name (SWE-bench's ids for sympy and django
     are function names) is looked up among the reported ids whose last ``::`` part equals it.
 
     Returns:
@@ -62,6 +64,18 @@ def resolve_ids(
         else:
             resolved[test_id] = hit
     return resolved, missing, ambiguous
+
+
+def missing_detail(missing: Sequence[str]) -> str:
+    """The rejection's sentence for declared ids no run reported, naming cut ones as such."""
+    cut = [t for t in missing if looks_truncated(t)]
+    text = f"{len(missing)} declared id(s) are not in the collected suite, e.g. {missing[0]!r}"
+    if cut:
+        text += (
+            f"; {len(cut)} of them cut at a blank as SWE-bench's log parser cuts ids "
+            f"(e.g. {cut[0]!r}) and no reported id has that form"
+        )
+    return text
 
 
 # What a test that reached for the network prints when there is none (requests/urllib3, socket).

@@ -68,7 +68,11 @@ class Validation(FrozenModel):
         flaky: ids whose outcome flipped between runs of one state (left out of grading).
         dropped: declared ids left out of grading, each with why (``fails at base``, ``needs
             network``, ``flaky``).
-        resolved: declared bare names mapped to the node ids found for them.
+        resolved: declared ids mapped to the node ids found for them, where they differ: bare
+            names (sympy, django), and ids SWE-bench's log parser cut at a blank
+            (``test_locate_app[cliapp.factory-``), matched as SWE-bench's grading matches them
+            (:func:`repogate.oracles.junit.match_ids`: the reported ids of that cut form, the
+            worst-faring one standing for them all).
         environment_digest: the environment the runs used.
         environment_cold: True when this candidate built the environment.
         build_seconds: wall seconds building (or finding) the environment.

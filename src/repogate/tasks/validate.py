@@ -47,6 +47,7 @@ from repogate.tasks._outcomes import (
     FAILING,
     PASSED,
     always,
+    missing_detail,
     network_failures,
     resolve_ids,
     tests_of,
@@ -201,7 +202,9 @@ def _check_declared(
     base, ref = runs
     oracles = contract.oracles
     declared = [*oracles.fail_to_pass, *oracles.pass_to_pass]
-    reported = sorted(set(tests_of(base[-1].outcomes)) | set(tests_of(ref[-1].outcomes)))
+    # the reference's outcome where it has one: a cut id stands for its worst test there
+    seen = {**base[-1].outcomes, **ref[-1].outcomes}
+    reported = {t: seen[t] for t in sorted(seen) if "::" in t}
     resolved, missing, ambiguous = resolve_ids(declared, reported)
     if ambiguous:
         raise Rejected(
@@ -210,11 +213,7 @@ def _check_declared(
             partial,
         )
     if missing:
-        raise Rejected(
-            "ids_missing",
-            f"{len(missing)} declared id(s) are not in the collected suite, e.g. {missing[0]!r}",
-            partial,
-        )
+        raise Rejected("ids_missing", missing_detail(missing), partial)
     flips = set(partial.flaky)
     passed = PASSED
     dropped: dict[str, str] = {}
