@@ -111,6 +111,12 @@ def _faults(repo: Path, c: dict[str, str]) -> list[dict[str, object]]:
         ),
         instance(repo, c, instance_id="acme__calc-env", repo="acme/broken"),
         instance(
+            repo,
+            c,
+            instance_id="acme__calc-cut-id",
+            FAIL_TO_PASS=["tests/test_calc.py::test_sub[x"],
+        ),
+        instance(
             repo, c, instance_id="acme__calc-no-tests", test_patch=diff(repo, c["sub"], c["docs"])
         ),
         instance(repo, c, instance_id="bad id!"),
@@ -199,14 +205,18 @@ def test_each_data_fault_is_a_rejection_with_its_reason(
         "acme__calc-gold-fails": "reference_fails",
         "acme__calc-ambiguous": "ambiguous_test_id",
         "acme__calc-env": "environment_failed",
+        "acme__calc-cut-id": "ids_missing",  # cut as SWE-bench cuts ids, and nothing of its form
         "acme__calc-no-tests": "no_test_change",
         "bad id!": "instance_invalid",
         "acme__calc-network": "needs_network",  # the test reaches for a name that resolves nowhere
         "acme__calc-dated": "date_dependent",  # passes this year only: fails ten years ahead
         "acme__calc-conftest": "test_run_failed",  # pytest cannot even start: no report to trust
     }
-    missing = next(r for r in taskset.rejected() if r.reason == "ids_missing")
+    missing = next(r for r in taskset.rejected() if r.id == "acme__calc-missing-id")
     assert "test_nope" in missing.detail
+    cut = next(r for r in taskset.rejected() if r.id == "acme__calc-cut-id")
+    assert "cut at a blank as SWE-bench's log parser cuts ids" in cut.detail
+    assert cut.source["cut_ids"].startswith("1 id(s) cut at a blank by SWE-bench's log parser")
     dated = next(r for r in taskset.rejected() if r.reason == "date_dependent")
     assert (
         dated.detail
@@ -218,6 +228,30 @@ def test_each_data_fault_is_a_rejection_with_its_reason(
         good.validation.date_check
         == "reference run 3653 days ahead (libfaketime): 0 graded test(s) moved"
     )
+
+
+def test_a_rejection_keeps_its_cause_its_timings_and_a_log_that_outlives_validation(
+    imported: tuple[Path, TaskSet, str],
+) -> None:
+    """Issue 21: a rejection record showed uv's closing hint instead of the error, no timings,
+    and a path to a log in the scratch folder that validation removes afterwards."""
+    _path, taskset, _mirrors = imported
+    rejected = {r.id: r for r in taskset.rejected()}
+    for task_id, cause, spent in (
+        ("acme__calc-env", "exit 3", "build_seconds"),
+        ("acme__calc-conftest", "RuntimeError: a conftest that cannot be imported", "test_seconds"),
+    ):
+        record = rejected[task_id]
+        assert cause in record.detail, record.detail
+        assert "log:" not in record.detail  # no path into the removed scratch folder
+        assert record.log == f"validation/{task_id}/rejection.log"
+        assert (taskset.root / record.log).is_file()
+        assert record.validation is not None
+        assert getattr(record.validation, spent) > 0
+        assert record.validation.validation_seconds >= 0
+    kept = rejected["acme__calc-conftest"].log
+    assert kept is not None
+    assert "a conftest that cannot be imported" in (taskset.root / kept).read_text()
 
 
 def test_rerun_validates_nothing_twice_and_redoes_an_unfinished_one(

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from repogate import git
 from repogate.errors import UserInputError
+from repogate.oracles.junit import looks_truncated
 from repogate.tasks.ingest import Candidate
 from repogate.tasks.recipe import EnvMap, recipe_for
 from repogate.tasks.taskset import RejectedEntry
@@ -195,6 +196,12 @@ def draft(
 ) -> Candidate | RejectedEntry:
     """Draft one instance's contract; a rejected entry when its repository has no mirror."""
     source = {"file": str(path), "instance_id": instance.instance_id}
+    cut = [t for t in (*instance.fail_to_pass, *instance.pass_to_pass) if looks_truncated(t)]
+    if cut:  # SWE-bench's log parser cut them at a blank; matched as its grading matches them
+        source["cut_ids"] = (
+            f"{len(cut)} id(s) cut at a blank by SWE-bench's log parser, matched as its grading "
+            "matches them (repogate.oracles.junit.match_ids)"
+        )
     url = f"https://github.com/{instance.repo}"
     try:
         repo = git.resolve_source(url, path.parent, repo_cache)

@@ -39,7 +39,7 @@ from repogate.errors import EnvironmentBuildError, PatchApplyError, UserInputErr
 from repogate.gates.graded_trees import graded_tree
 from repogate.oracles.base_suite import graded_grant
 from repogate.oracles.grading import flaky
-from repogate.oracles.pytest_runner import TestRun, run_tests, select_files
+from repogate.oracles.pytest_runner import OUTPUT_NAME, TestRun, run_tests, select_files
 from repogate.patches import load_patch, touched_paths
 from repogate.sandbox import SandboxPolicy
 from repogate.tasks import dates
@@ -52,7 +52,7 @@ from repogate.tasks._outcomes import (
     resolve_ids,
     tests_of,
 )
-from repogate.tasks._records import Rejected, RejectionReason, Validation
+from repogate.tasks._records import Rejected, RejectionReason, Spent, Validation
 from repogate.tasks.handoff import Observed, hand_over
 
 __all__ = ["CheckConfig", "Rejected", "RejectionReason", "Validation", "check_states"]
@@ -97,9 +97,10 @@ class _States:
     ref_tree: Path
     files: tuple[str, ...]
     policy: SandboxPolicy
+    spent: Spent
 
 
-def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _States:
+def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig, spent: Spent) -> _States:
     ws = cfg.work / "repo"
     try:
         base = git.prepare_workspace(source, contract.base_commit, ws, cache=cfg.git_cache)
@@ -132,10 +133,13 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _S
     recipe = contract.environment
     policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.build_timeout_s)
     as_of = git.commit_date(ws, base) if recipe.resolve_as_of == "base_commit" else None
+    building = clock.monotonic()
     try:
         env = build_environment(recipe, install, cfg.env_cache, policy, as_of)
     except EnvironmentBuildError as exc:
-        raise Rejected("environment_failed", str(exc)[:2000]) from None
+        spent.build = clock.monotonic() - building
+        raise Rejected("environment_failed", str(exc)[:2000], log=exc.log) from None
+    spent.build = env.build_seconds
     if not any(_is_test_file(p) for p in select_files(hidden_paths, ref_tree)):
         raise Rejected("no_test_change", "the hidden tests touch no test file that pytest runs")
     oracles = contract.oracles
@@ -150,7 +154,7 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _S
         hidden=(source,),
     )
     paths = tuple(hidden_paths)
-    return _States(env, base, hidden, paths, reference, base_tree, ref_tree, files, tests)
+    return _States(env, base, hidden, paths, reference, base_tree, ref_tree, files, tests, spent)
 
 
 def _is_test_file(path: str) -> bool:
@@ -175,9 +179,14 @@ def _run(
             contract.oracles.test_command, states.files, report, policy or states.policy
         )
         run = run_tests(states.env, tree, command, states.files, report, granted, tool_path=tools)
+        states.spent.tests += run.execution.duration_s
         if run.status != "ok":
             reason: RejectionReason = "timeout" if run.execution.timed_out else "test_run_failed"
-            raise Rejected(reason, f"{label} run {n + 1}: {run.reason}")
+            # the log's path names the scratch folder, removed after validation: the text is kept
+            why = run.reason.split("; log: ", 1)[0]
+            output = report / OUTPUT_NAME
+            log = output.read_text("utf-8", "replace") if output.is_file() else ""
+            raise Rejected(reason, f"{label} run {n + 1}: {why}", log=log)
         runs.append(run)
     return runs
 
@@ -324,8 +333,19 @@ def check_states(contract: TransitionContract, source: Path, cfg: CheckConfig) -
     if cfg.work.exists():
         shutil.rmtree(cfg.work)
     cfg.work.mkdir(parents=True)
-    started = clock.monotonic()
-    states = _prepare(contract, source, cfg)
+    spent = Spent(clock.monotonic())
+    try:
+        return _check_states(contract, source, cfg, spent)
+    except Rejected as rejected:  # the record keeps what was spent before it stopped
+        rejected.validation = spent.timings(rejected.validation, cfg.repeats)
+        raise
+
+
+def _check_states(
+    contract: TransitionContract, source: Path, cfg: CheckConfig, spent: Spent
+) -> Validation:
+    started = spent.started
+    states = _prepare(contract, source, cfg, spent)
     base = _run(states, states.base_tree, contract, cfg, "base")
     ref = _run(states, states.ref_tree, contract, cfg, "reference")
     flips = flaky([r.outcomes for r in base]) | flaky([r.outcomes for r in ref])
