@@ -17,7 +17,8 @@ In one run:
 
 Printed: one line per instance (ours, bare, ratio, and where our time went: pytest inside the
 sandbox during validation, the rest of validation, and the gold attempt by gate), the totals by
-phase, then the last line ``ratio: <x>`` (sum of ours over sum of bare). Usage::
+phase, then the last line ``ratio: <x>`` (sum of ours over sum of bare). An existing ``--out``
+resumes the import (its wall time then covers only what was left). Usage::
 
     REPOGATE_CACHE=/tmp/rgcache uv run python benchmarks/swebench_import.py \\
         --instances lite-flask.jsonl --repo-cache MIRRORS [--env-map env.toml] [--repeats 1]
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -102,9 +102,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     cache = Path(os.environ.get("REPOGATE_CACHE", Path.home() / ".cache" / "repogate"))
+    # an existing --out resumes the import: per-instance times come from its records either way
     out = args.out or Path(tempfile.mkdtemp(prefix="swebench-bench-")) / "set"
-    if out.exists():
-        shutil.rmtree(out)
     command = [
         sys.executable, "-m", "repogate.cli", "tasks", "import", str(args.instances),
         "--out", str(out), "--repo-cache", str(args.repo_cache), "--repeats", str(args.repeats),

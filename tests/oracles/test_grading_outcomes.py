@@ -53,6 +53,28 @@ def _task(
     return contract
 
 
+def _calc_task(
+    tmp_path: Path,
+    tests: str,
+    pass_to_pass: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    cache: Path,
+) -> Path:
+    """A task on ``calc``: the fix adds ``test_add`` to ``tests/test_calc.py`` (FAIL_TO_PASS)."""
+    return _task(
+        tmp_path,
+        {"calc/__init__.py": CALC_BASE, "tests/test_calc.py": tests},
+        {
+            "calc/__init__.py": CALC_FIX,
+            "tests/test_calc.py": tests + "\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        },
+        ["tests/test_calc.py::test_add"],
+        pass_to_pass,
+        monkeypatch,
+        cache,
+    )
+
+
 _PYPROJECT = '[project]\nname = "calc"\nversion = "1.0.0"\n'
 
 
@@ -342,14 +364,9 @@ def test_a_failure_that_does_not_reproduce_is_flaky_not_the_agents(
     the task invalid at the base, or is charged to the agent. A failure is rerun first; one that
     does not reproduce is flaky, left out with a record in the receipt and the decision."""
     tests = _FLAKY.format(name=where, cond=cond)
-    contract = _task(
+    contract = _calc_task(
         tmp_path,
-        {"calc/__init__.py": CALC_BASE, "tests/test_calc.py": tests},
-        {
-            "calc/__init__.py": CALC_FIX,
-            "tests/test_calc.py": tests + "\n\ndef test_add():\n    assert add(2, 3) == 5\n",
-        },
-        ["tests/test_calc.py::test_add"],
+        tests,
         ["tests/test_calc.py::test_neg", "tests/test_calc.py::test_flaky"],
         monkeypatch,
         cache,
@@ -403,14 +420,9 @@ def test_a_failure_kept_away_by_a_file_an_earlier_run_left_is_charged_not_flaky(
     regression was called flaky. Every rerun runs on a fresh export of the state: the failure
     reproduces there, passes at the base, and is charged."""
     tests = _FLAKY.format(cond="False")
-    contract = _task(
+    contract = _calc_task(
         tmp_path,
-        {"calc/__init__.py": CALC_BASE, "tests/test_calc.py": tests},
-        {
-            "calc/__init__.py": CALC_FIX,
-            "tests/test_calc.py": tests + "\n\ndef test_add():\n    assert add(2, 3) == 5\n",
-        },
-        ["tests/test_calc.py::test_add"],
+        tests,
         ["tests/test_calc.py::test_neg", "tests/test_calc.py::test_flaky"],
         monkeypatch,
         cache,
@@ -445,20 +457,9 @@ def test_a_regression_reruns_only_its_failing_tests_and_none_once_fail_to_pass_f
     candidate and four at the base (two wrong xarray patches took 1,409 s against 249 s for
     gold). A rerun runs the failing tests only; and once FAIL_TO_PASS failed the verdict is
     settled, so nothing is rerun at all."""
-    contract = _task(
-        tmp_path,
-        {"calc/__init__.py": CALC_BASE, "tests/test_calc.py": _MANY},
-        {
-            "calc/__init__.py": CALC_FIX,
-            "tests/test_calc.py": _MANY + "def test_add():\n    assert add(2, 3) == 5\n",
-        },
-        ["tests/test_calc.py::test_add"],
-        [
-            "tests/test_calc.py::test_neg",
-            *(f"tests/test_calc.py::test_other_{n}" for n in range(5)),
-        ],
-        monkeypatch,
-        cache,
+    others = [f"tests/test_calc.py::test_other_{n}" for n in range(5)]
+    contract = _calc_task(
+        tmp_path, _MANY, ["tests/test_calc.py::test_neg", *others], monkeypatch, cache
     )
     out = tmp_path / "run"
     rows = _run(
