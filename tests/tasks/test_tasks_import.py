@@ -49,6 +49,14 @@ _BROKEN_CONFTEST = (
     '+raise RuntimeError("a conftest that cannot be imported")\n'
 )
 
+# pylint's tests are named ``unittest_*.py`` (its own ``python_files``): named by a declared id,
+# such a file runs (pytest collects a file given by path whatever its name)
+_UNITTEST_NAMED = (
+    "diff --git a/tests/unittest_calc.py b/tests/unittest_calc.py\nnew file mode 100644\n"
+    "--- /dev/null\n+++ b/tests/unittest_calc.py\n@@ -0,0 +1,5 @@\n"
+    "+import calc\n+\n+\n+def test_sub():\n+    assert calc.sub(5, 3) == 2\n"
+)
+
 
 def _faults(repo: Path, c: dict[str, str]) -> list[dict[str, object]]:
     """One instance per fault (and three good ones); the instance id names what it tests."""
@@ -113,6 +121,14 @@ def _faults(repo: Path, c: dict[str, str]) -> list[dict[str, object]]:
         instance(
             repo,
             c,
+            instance_id="acme__calc-unittest-named",
+            test_patch=_UNITTEST_NAMED,
+            FAIL_TO_PASS=["tests/unittest_calc.py::test_sub"],
+            PASS_TO_PASS=["tests/test_calc.py::test_add"],
+        ),
+        instance(
+            repo,
+            c,
             instance_id="acme__calc-cut-id",
             FAIL_TO_PASS=["tests/test_calc.py::test_sub[x"],
         ),
@@ -163,7 +179,10 @@ def test_good_instances_become_contracts_with_patch_files(
 ) -> None:
     _path, taskset, _mirrors = imported
     tasks = {t.id: t for t in taskset.tasks()}
-    assert set(tasks) == {"acme__calc-good", "acme__calc-bare"}
+    assert set(tasks) == {"acme__calc-good", "acme__calc-bare", "acme__calc-unittest-named"}
+    named = tasks["acme__calc-unittest-named"].validation
+    assert named.fail_to_pass == ("tests/unittest_calc.py::test_sub",)
+    assert named.test_files == ("tests/test_calc.py", "tests/unittest_calc.py")
     good = tasks["acme__calc-good"]
     contract = tomllib.loads((taskset.root / good.contract).read_text())
     assert contract["repo"] == "https://github.com/acme/calc"
@@ -281,12 +300,13 @@ def test_rerun_validates_nothing_twice_and_redoes_an_unfinished_one(
     assert (taskset.root / "tasks.jsonl").read_text() == before
     # a run killed while validating the second task left it in neither file: only it is redone
     lines = before.splitlines(keepends=True)
-    (taskset.root / "tasks.jsonl").write_text(lines[0])
+    assert '"id":"acme__calc-bare"' in lines[1].replace(" ", "")
+    (taskset.root / "tasks.jsonl").write_text(lines[0] + "".join(lines[2:]))
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert printed.startswith("acme__calc-bare: validated")
     assert printed.split("task set")[0].count(": ") == 1
-    assert len(TaskSet.open(taskset.root).tasks()) == 2
+    assert len(TaskSet.open(taskset.root).tasks()) == 3
 
 
 def test_instance_file_errors_name_the_line(

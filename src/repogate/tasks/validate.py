@@ -140,11 +140,16 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig, spent
         spent.build = clock.monotonic() - building
         raise Rejected("environment_failed", str(exc)[:2000], log=exc.log) from None
     spent.build = env.build_seconds
-    if not any(_is_test_file(p) for p in select_files(hidden_paths, ref_tree)):
-        raise Rejected("no_test_change", "the hidden tests touch no test file that pytest runs")
     oracles = contract.oracles
+    named = {t.split("::", 1)[0] for t in (*oracles.fail_to_pass, *oracles.pass_to_pass)}
+
+    def runs(path: str) -> bool:
+        return _is_test_file(path) or path in named
+
+    if not any(runs(p) for p in select_files(hidden_paths, ref_tree)):
+        raise Rejected("no_test_change", "the hidden tests touch no test file that pytest runs")
     wanted = [*hidden_paths, *oracles.fail_to_pass, *oracles.pass_to_pass]
-    files = tuple(f for f in select_files(wanted, ref_tree) if _is_test_file(f))
+    files = tuple(f for f in select_files(wanted, ref_tree) if runs(f))
     # the sandbox of gate E's test runs (repogate.pipeline.oracle_policy), so its result is shared
     tests = SandboxPolicy(
         network=False,
@@ -158,7 +163,11 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig, spent
 
 
 def _is_test_file(path: str) -> bool:
-    """A file pytest collects by its default naming (``test_*.py``, ``*_test.py``)."""
+    """A file pytest collects by its default naming (``test_*.py``, ``*_test.py``).
+
+    A file a declared id names runs whatever its name (pytest collects a file given by path;
+    pylint's ``unittest_*.py``): :func:`_prepare` counts those too.
+    """
     name = path.rsplit("/", 1)[-1]
     return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
