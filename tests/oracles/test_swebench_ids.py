@@ -90,3 +90,22 @@ def test_validation_resolves_a_cut_id_to_its_worst_test() -> None:
     resolved, missing, ambiguous = resolve_ids(["t.py::test_x[a", "t.py::test_x[z"], reported)
     assert resolved == {"t.py::test_x[a": "t.py::test_x[a c]"}
     assert (missing, ambiguous) == (["t.py::test_x[z"], [])
+
+
+def test_an_id_holding_another_machines_checkout_path_is_matched_by_its_file() -> None:
+    """pylint-7080's PASS_TO_PASS names SWE-bench's temporary checkout; ours is elsewhere (and
+    differs between repogate's own fresh trees): the directories vary, the file named does not."""
+    theirs = (
+        "tests/test_self.py::TestRunTC::test_stdin[/n/fs/p-swe-bench/temp/pylint/tmpr6zb6auz/"
+        "pylint-dev__pylint__2.15/tests/mymodule.py-mymodule-/n/fs/p-swe-bench/temp/pylint/"
+        "tmpr6zb6auz/pylint-dev__pylint__2.15/tests/mymodule.py]"
+    )
+    ours = (
+        "tests/test_self.py::TestRunTC::test_stdin[/tmp/rg/base-hidden/tests/mymodule.py-mymodule-"
+        "/tmp/rg/base-hidden/tests/mymodule.py]"
+    )
+    other = "tests/test_self.py::TestRunTC::test_stdin[mymodule.py-mymodule-mymodule.py]"
+    assert match_ids([theirs], {ours: "passed", other: "passed"}) == {theirs: ours}
+    # another file's test is not matched
+    elsewhere = ours.replace("mymodule.py", "othermodule.py")
+    assert match_ids([theirs], {elsewhere: "passed"}) == {theirs: None}

@@ -86,7 +86,9 @@ _ROOTS = ("testsuites", "testsuite")
 _MAX_SPLIT_PARTS = 8
 
 _VOLATILE = re.compile(
-    r"(?P<iso>\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:[+-]\d{2}:?\d{2}|Z)?)"
+    # the folders of an absolute path in a parameter (a checkout's, a temporary folder's)
+    r"(?P<folders>(?<=[\[\-])(?:/[^/\s\[\]]+)+/)"
+    r"|(?P<iso>\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:[+-]\d{2}:?\d{2}|Z)?)"
     r"|(?P<date>\d{1,2}[-/.]\d{1,2}[-/.]\d{4})"
     r"|(?P<clock>\d{2}:\d{2}:\d{2}(?:\.\d+)?)"
     r"|(?P<address>0x[0-9a-fA-F]{6,})"
@@ -292,9 +294,11 @@ def _joinings(parts: Sequence[str]) -> Iterator[str]:
 def volatile_key(test_id: str) -> str:
     """Return ``test_id`` with run-varying tokens masked, for the fallback match.
 
-    Masked: dates and times (``2024-05-01 10:11:12.123456+00:00``, ``11-29-2026``), clock times, hex addresses of
-    six or more digits (``0x7f3a9c...``, object reprs) and runs of nine or more digits (epoch
-    timestamps). Each mask keeps the kind of token it hides, so ``[10:11:12 2026-12-01]`` and
+    Masked: the folders of an absolute path in a parameter (``[/tmp/x/tests/mod.py]``: the
+    checkout's or a temporary folder's, which differ between machines and between fresh trees;
+    the file name stays), dates and times (``2024-05-01 10:11:12.123456+00:00``,
+    ``11-29-2026``), clock times, hex addresses of six or more digits (``0x7f3a9c...``, object
+    reprs) and runs of nine or more digits (epoch timestamps). Each mask keeps the kind of token it hides, so ``[10:11:12 2026-12-01]`` and
     ``[12-01-2026 10:11:12]`` stay two keys. An id with none of these is returned unchanged.
     """
     return _VOLATILE.sub(_mask, test_id)
