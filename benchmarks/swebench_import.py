@@ -36,7 +36,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from mining import archive, bare_run, environment, ours_env, regression_ids
+from mining import archive, bare_run, environment, mirror_of, ours_env, regression_ids
 
 from repogate.contract import load_contract
 from repogate.sandbox import SandboxPolicy
@@ -55,8 +55,7 @@ def _trees(taskset: TaskSet, task: TaskEntry, mirrors: Path, scratch: Path) -> t
     """(base + hidden tests, reference + hidden tests) of one task, written with git."""
     folder = taskset.root / Path(task.contract).parent
     contract = load_contract(taskset.root / task.contract)
-    owner, name = contract.repo.rstrip("/").split("/")[-2:]
-    repo = next(p for p in (mirrors / f"{owner}+{name}", mirrors / f"{owner}/{name}") if p.exists())
+    repo = mirror_of(mirrors, contract.repo)
     base, ref = scratch / "base", scratch / "reference"
     for tree in (base, ref):
         archive(repo, contract.base_commit, tree)

@@ -17,8 +17,15 @@ PASSED: frozenset[TestOutcome] = frozenset({"passed"})
 
 
 def outcome_of(run: TestRun, test_id: str) -> TestOutcome | None:
-    """The id's outcome; ``error`` when it is absent because its file failed to collect."""
+    """The id's outcome; ``error`` when it is absent because its file failed to collect.
+
+    The id is matched as the grader matches it (:func:`~repogate.oracles.junit.match_ids`): an
+    id holding a run-varying value (a tree's absolute path) reads another run's spelling of it.
+    """
     found = run.outcomes.get(test_id)
+    if found is None:  # the exact spelling first: matching costs a pass over the whole run
+        hit = match_ids([test_id], run.outcomes)[test_id]
+        found = None if hit is None else run.outcomes[hit]
     if found is None and run.outcomes.get(test_id.split("::", 1)[0]) == "error":
         return "error"
     return found
@@ -96,6 +103,6 @@ def network_failures(runs: Sequence[TestRun], tree: Path) -> set[str]:
     return found
 
 
-def tests_of(outcomes: dict[str, TestOutcome]) -> list[str]:
-    """Reported test ids, without the file-level entries of collection errors."""
-    return [t for t in outcomes if "::" in t]
+def tests_of(outcomes: Mapping[str, TestOutcome]) -> dict[str, TestOutcome]:
+    """Reported tests and their outcomes, without the file-level entries of collection errors."""
+    return {t: o for t, o in outcomes.items() if "::" in t}

@@ -220,10 +220,12 @@ def _check_declared(
     base, ref = runs
     oracles = contract.oracles
     declared = [*oracles.fail_to_pass, *oracles.pass_to_pass]
-    # the reference's outcome where it has one: a cut id stands for its worst test there
-    seen = {**base[-1].outcomes, **ref[-1].outcomes}
-    reported = {t: seen[t] for t in sorted(seen) if "::" in t}
-    resolved, missing, ambiguous = resolve_ids(declared, reported)
+    # in the reference's run first (a cut id stands for its worst test there), then the base's:
+    # never both at once, where an id holding its tree's path would be spelled twice
+    resolved, missing, ambiguous = resolve_ids(declared, tests_of(ref[-1].outcomes))
+    if missing:
+        more, missing, twice = resolve_ids(missing, tests_of(base[-1].outcomes))
+        resolved, ambiguous = {**resolved, **more}, [*ambiguous, *twice]
     if ambiguous:
         raise Rejected(
             "ambiguous_test_id",
