@@ -6,7 +6,8 @@ runs the sample suite with the arguments repogate's runner passes (``-p no:cache
 under ``tests/oracles/junit_dialects/``:
 
 - ``pytest-<version>.xml``: the report that pytest version wrote (its ``timestamp``, ``time`` and
-  ``hostname`` attributes are kept as written);
+  ``hostname`` attributes are kept as written; the suite's folder and the interpreter's
+  installation in failure texts are replaced by ``[suite]`` and ``[python]``: :func:`scrub`);
 - ``pytest-<version>.json``: pytest's own verdict for every node id, taken from its own
   ``pytest_report_teststatus`` hook by a conftest plugin (category ``passed``, ``failed``,
   ``skipped``, ``xfailed``, ``xpassed``; a failure outside the call phase counts as ``error``, as
@@ -21,7 +22,6 @@ Usage: ``uv run python scripts/junit_dialects.py [VERSION ...]`` with the interp
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -168,6 +168,21 @@ def pytest_addoption(parser):
 """
 
 
+def scrub(text: str, suite: Path, interpreter: Path) -> str:
+    """``text`` with this machine's paths replaced: the suite's folder by ``[suite]``, the
+    interpreter's installation by ``[python]`` (they appear only in failure texts, never in an
+    attribute the reader uses)."""
+    home = Path(
+        subprocess.run(
+            [str(interpreter), "-c", "import sys; print(sys.base_prefix)"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    return text.replace(str(suite), "[suite]").replace(str(home), "[python]")
+
+
 def generate(version: str, python: str) -> None:
     """Write ``pytest-<version>.xml`` and ``.json`` (see the module docstring)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -205,7 +220,8 @@ def generate(version: str, python: str) -> None:
             stdout=subprocess.DEVNULL,
         )
         OUT.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(report, OUT / f"pytest-{version}.xml")
+        text = scrub(report.read_text(encoding="utf-8"), suite, interpreter)
+        (OUT / f"pytest-{version}.xml").write_text(text, encoding="utf-8")
         seen = json.loads(truth.read_text())
         (OUT / f"pytest-{version}.json").write_text(json.dumps(seen, indent=1, sort_keys=True))
 
