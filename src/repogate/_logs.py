@@ -13,17 +13,27 @@ from pathlib import Path
 from repogate._files import write_bytes_nofollow
 
 _CAUSE = re.compile(r"error|exception|fatal|failed|cannot|not found|no such", re.IGNORECASE)
+# A Python exception's last line (``ModuleNotFoundError: No module named 'x'``), also as pytest
+# prints it (``E   ImportError: ...``) or inside a tool's framing (``│ KeyError: ...``).
+_EXCEPTION = re.compile(r"^(?:E\s+|[^\w\s]\s*)?(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit): ")
+# A tool's closing advice, never the cause: uv's ``hint:``, pip's ``note:``/``hint:``.
+_ADVICE = re.compile(r"^(?:[^\w\s]\s*)?(?:hint|note|help):", re.IGNORECASE)
 MAX_CAUSE_CHARS = 300
 
 
 def cause_line(output: str) -> str:
     """Return the line of ``output`` most likely to name the cause, stripped, on one line.
 
-    That is the last line that reads like an error (``error``, ``Exception``, ``fatal``, ...),
-    else the last non-blank line; cut to ``MAX_CAUSE_CHARS`` characters. Empty for no output.
+    That is the last line naming a Python exception (``ModuleNotFoundError: No module named
+    'pkg_resources'``), else the last line that reads like an error (``error``, ``Exception``,
+    ``fatal``, ...), else the last non-blank line; a tool's closing advice (uv's ``hint:``, pip's
+    ``note:``) is never chosen while another line is left. Cut to ``MAX_CAUSE_CHARS`` characters.
+    Empty for no output.
     """
-    lines = [" ".join(line.split()) for line in output.splitlines() if line.strip()]
-    found = next((line for line in reversed(lines) if _CAUSE.search(line)), None)
+    every = [" ".join(line.split()) for line in output.splitlines() if line.strip()]
+    lines = [line for line in every if not _ADVICE.match(line)] or every
+    found = next((line for line in reversed(lines) if _EXCEPTION.match(line)), None)
+    found = found or next((line for line in reversed(lines) if _CAUSE.search(line)), None)
     chosen = found or (lines[-1] if lines else "")
     return chosen[:MAX_CAUSE_CHARS]
 

@@ -15,6 +15,7 @@ import pytest
 from _lifecycle_git import commit, new_repo
 from conftest import run_json, stored_attempts
 from repogate.cli import ExitCode
+from repogate.oracles.junit import parse_junit
 from repogate.store import Store
 
 pytestmark = pytest.mark.slow
@@ -50,6 +51,28 @@ def _task(
         f'[reference]\ncommit = "{fix_sha}"\nexclude = ["tests/"]\n'
     )
     return contract
+
+
+def _calc_task(
+    tmp_path: Path,
+    tests: str,
+    pass_to_pass: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    cache: Path,
+) -> Path:
+    """A task on ``calc``: the fix adds ``test_add`` to ``tests/test_calc.py`` (FAIL_TO_PASS)."""
+    return _task(
+        tmp_path,
+        {"calc/__init__.py": CALC_BASE, "tests/test_calc.py": tests},
+        {
+            "calc/__init__.py": CALC_FIX,
+            "tests/test_calc.py": tests + "\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        },
+        ["tests/test_calc.py::test_add"],
+        pass_to_pass,
+        monkeypatch,
+        cache,
+    )
 
 
 _PYPROJECT = '[project]\nname = "calc"\nversion = "1.0.0"\n'
@@ -341,14 +364,9 @@ def test_a_failure_that_does_not_reproduce_is_flaky_not_the_agents(
     the task invalid at the base, or is charged to the agent. A failure is rerun first; one that
     does not reproduce is flaky, left out with a record in the receipt and the decision."""
     tests = _FLAKY.format(name=where, cond=cond)
-    contract = _task(
+    contract = _calc_task(
         tmp_path,
-        {"calc/__init__.py": CALC_BASE, "tests/test_calc.py": tests},
-        {
-            "calc/__init__.py": CALC_FIX,
-            "tests/test_calc.py": tests + "\n\ndef test_add():\n    assert add(2, 3) == 5\n",
-        },
-        ["tests/test_calc.py::test_add"],
+        tests,
         ["tests/test_calc.py::test_neg", "tests/test_calc.py::test_flaky"],
         monkeypatch,
         cache,
@@ -402,14 +420,9 @@ def test_a_failure_kept_away_by_a_file_an_earlier_run_left_is_charged_not_flaky(
     regression was called flaky. Every rerun runs on a fresh export of the state: the failure
     reproduces there, passes at the base, and is charged."""
     tests = _FLAKY.format(cond="False")
-    contract = _task(
+    contract = _calc_task(
         tmp_path,
-        {"calc/__init__.py": CALC_BASE, "tests/test_calc.py": tests},
-        {
-            "calc/__init__.py": CALC_FIX,
-            "tests/test_calc.py": tests + "\n\ndef test_add():\n    assert add(2, 3) == 5\n",
-        },
-        ["tests/test_calc.py::test_add"],
+        tests,
         ["tests/test_calc.py::test_neg", "tests/test_calc.py::test_flaky"],
         monkeypatch,
         cache,
@@ -430,3 +443,44 @@ def test_a_failure_kept_away_by_a_file_an_earlier_run_left_is_charged_not_flaky(
             ("candidate", ["failed"] * 5, False),
             ("base", ["passed"] * 5, False),
         ]
+
+
+_MANY = "from calc import add, neg\n\n\ndef test_neg():\n    assert neg(2) == -2\n\n\n" + "".join(
+    f"def test_other_{n}():\n    assert {n} == {n}\n\n\n" for n in range(5)
+)
+
+
+def test_a_regression_reruns_only_its_failing_tests_and_none_once_fail_to_pass_failed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, cache: Path
+) -> None:
+    """Cost (issue 21): a PASS_TO_PASS failure was rerun with its whole file, four times on the
+    candidate and four at the base (two wrong xarray patches took 1,409 s against 249 s for
+    gold). A rerun runs the failing tests only; and once FAIL_TO_PASS failed the verdict is
+    settled, so nothing is rerun at all."""
+    others = [f"tests/test_calc.py::test_other_{n}" for n in range(5)]
+    contract = _calc_task(
+        tmp_path, _MANY, ["tests/test_calc.py::test_neg", *others], monkeypatch, cache
+    )
+    out = tmp_path / "run"
+    rows = _run(
+        capsys,
+        contract,
+        out,
+        _agent(tmp_path, "breaks", {"calc/__init__.py": CALC_FIX.replace("-a", "a")}),
+        _agent(tmp_path, "wrong", {"calc/__init__.py": CALC_BASE.replace("-a", "a")}),
+    )
+    assert rows["breaks"]["failed"] == ["regression_tests_passed"], rows["breaks"]
+    assert "focused_tests_passed" in rows["wrong"]["failed"], rows["wrong"]
+    order = [a.agent.rsplit("/", 1)[-1] for a in Store.open(out).attempts()]
+    attempts = [a.attempt_id for a in Store.open(out).attempts()]
+    breaks = attempts[order.index("breaks.toml")]
+    details = _receipt(out, order.index("breaks.toml"), "V")
+    neg = [r for r in details["reruns"] if r["test_id"] == "tests/test_calc.py::test_neg"]
+    assert [(r["state"], len(r["outcomes"])) for r in neg] == [("candidate", 5), ("base", 5)]
+    reruns = [p for p in out.rglob("rerun*/junit.xml") if breaks in str(p)]
+    assert len(reruns) == 8  # four on the candidate, four at the base
+    for report in reruns:  # each ran the failing test, not the five others of its file
+        assert list(parse_junit(report)) == ["tests/test_calc.py::test_neg"], report
+    wrong = attempts[order.index("wrong.toml")]
+    assert _receipt(out, order.index("wrong.toml"), "V")["reruns"] == []
+    assert [p for p in out.rglob("rerun*/junit.xml") if wrong in str(p)] == []

@@ -16,6 +16,7 @@ import tomli_w
 
 from _tasks_repo import ENV_MAP, build_history, diff, instance
 from repogate.cli import main
+from repogate.oracles.junit import TestOutcome
 from repogate.tasks._outcomes import resolve_ids
 from repogate.tasks.ingest import Candidate, IngestOptions, ingest, with_timeout
 from repogate.tasks.recipe import load_env_map
@@ -46,6 +47,14 @@ _BROKEN_CONFTEST = (
     "diff --git a/tests/conftest.py b/tests/conftest.py\nnew file mode 100644\n"
     "--- /dev/null\n+++ b/tests/conftest.py\n@@ -0,0 +1 @@\n"
     '+raise RuntimeError("a conftest that cannot be imported")\n'
+)
+
+# pylint's tests are named ``unittest_*.py`` (its own ``python_files``): named by a declared id,
+# such a file runs (pytest collects a file given by path whatever its name)
+_UNITTEST_NAMED = (
+    "diff --git a/tests/unittest_calc.py b/tests/unittest_calc.py\nnew file mode 100644\n"
+    "--- /dev/null\n+++ b/tests/unittest_calc.py\n@@ -0,0 +1,5 @@\n"
+    "+import calc\n+\n+\n+def test_sub():\n+    assert calc.sub(5, 3) == 2\n"
 )
 
 
@@ -116,6 +125,20 @@ def _faults(repo: Path, c: dict[str, str]) -> list[dict[str, object]]:
         ),
         instance(repo, c, instance_id="acme__calc-env", repo="acme/broken"),
         instance(
+            repo,
+            c,
+            instance_id="acme__calc-unittest-named",
+            test_patch=_UNITTEST_NAMED,
+            FAIL_TO_PASS=["tests/unittest_calc.py::test_sub"],
+            PASS_TO_PASS=["tests/test_calc.py::test_add"],
+        ),
+        instance(
+            repo,
+            c,
+            instance_id="acme__calc-cut-id",
+            FAIL_TO_PASS=["tests/test_calc.py::test_sub[x"],
+        ),
+        instance(
             repo, c, instance_id="acme__calc-no-tests", test_patch=diff(repo, c["sub"], c["docs"])
         ),
         instance(repo, c, instance_id="bad id!"),
@@ -163,7 +186,10 @@ def test_good_instances_become_contracts_with_patch_files(
     _path, taskset, _mirrors = imported
     commits = world[1]
     tasks = {t.id: t for t in taskset.tasks()}
-    assert set(tasks) == {"acme__calc-good", "acme__calc-bare"}
+    assert set(tasks) == {"acme__calc-good", "acme__calc-bare", "acme__calc-unittest-named"}
+    named = tasks["acme__calc-unittest-named"].validation
+    assert named.fail_to_pass == ("tests/unittest_calc.py::test_sub",)
+    assert named.test_files == ("tests/test_calc.py", "tests/unittest_calc.py")
     good = tasks["acme__calc-good"]
     contract = tomllib.loads((taskset.root / good.contract).read_text())
     assert contract["repo"] == "https://github.com/acme/calc"
@@ -228,6 +254,7 @@ def test_each_data_fault_is_a_rejection_with_its_reason(
         "acme__calc-gold-fails": "reference_fails",
         "acme__calc-ambiguous": "ambiguous_test_id",
         "acme__calc-env": "environment_failed",
+        "acme__calc-cut-id": "ids_missing",  # cut as SWE-bench cuts ids, and nothing of its form
         "acme__calc-no-tests": "no_test_change",
         "bad id!": "instance_invalid",
         "acme__calc-network": "needs_network",  # the test reaches for a name that resolves nowhere
@@ -237,6 +264,9 @@ def test_each_data_fault_is_a_rejection_with_its_reason(
     missing = {r.id: r.detail for r in taskset.rejected() if r.reason == "ids_missing"}
     assert "test_nope" in missing["acme__calc-missing-id"]
     assert "test_sub_of[5-" in missing["acme__calc-truncated"]
+    cut = next(r for r in taskset.rejected() if r.id == "acme__calc-cut-id")
+    assert "cut at a blank as SWE-bench's log parser cuts ids" in cut.detail
+    assert cut.source["cut_ids"].startswith("1 id(s) cut at a blank by SWE-bench's log parser")
     dated = next(r for r in taskset.rejected() if r.reason == "date_dependent")
     assert (
         dated.detail
@@ -248,6 +278,30 @@ def test_each_data_fault_is_a_rejection_with_its_reason(
         good.validation.date_check
         == "reference run 3653 days ahead (libfaketime): 0 graded test(s) moved"
     )
+
+
+def test_a_rejection_keeps_its_cause_its_timings_and_a_log_that_outlives_validation(
+    imported: tuple[Path, TaskSet, str],
+) -> None:
+    """Issue 21: a rejection record showed uv's closing hint instead of the error, no timings,
+    and a path to a log in the scratch folder that validation removes afterwards."""
+    _path, taskset, _mirrors = imported
+    rejected = {r.id: r for r in taskset.rejected()}
+    for task_id, cause, spent in (
+        ("acme__calc-env", "exit 3", "build_seconds"),
+        ("acme__calc-conftest", "RuntimeError: a conftest that cannot be imported", "test_seconds"),
+    ):
+        record = rejected[task_id]
+        assert cause in record.detail, record.detail
+        assert "log:" not in record.detail  # no path into the removed scratch folder
+        assert record.log == f"validation/{task_id}/rejection.log"
+        assert (taskset.root / record.log).is_file()
+        assert record.validation is not None
+        assert getattr(record.validation, spent) > 0
+        assert record.validation.validation_seconds >= 0
+    kept = rejected["acme__calc-conftest"].log
+    assert kept is not None
+    assert "a conftest that cannot be imported" in (taskset.root / kept).read_text()
 
 
 def test_rerun_validates_nothing_twice_and_redoes_an_unfinished_one(
@@ -277,12 +331,13 @@ def test_rerun_validates_nothing_twice_and_redoes_an_unfinished_one(
     assert (taskset.root / "tasks.jsonl").read_text() == before
     # a run killed while validating the second task left it in neither file: only it is redone
     lines = before.splitlines(keepends=True)
-    (taskset.root / "tasks.jsonl").write_text(lines[0])
+    assert '"id":"acme__calc-bare"' in lines[1].replace(" ", "")
+    (taskset.root / "tasks.jsonl").write_text(lines[0] + "".join(lines[2:]))
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert printed.startswith("acme__calc-bare: validated")
     assert printed.split("task set")[0].count(": ") == 1
-    assert len(TaskSet.open(taskset.root).tasks()) == 2
+    assert len(TaskSet.open(taskset.root).tasks()) == 3
 
 
 def test_instance_file_errors_name_the_line(
@@ -358,7 +413,9 @@ def test_ids_arrive_as_lists_json_strings_and_python_literals(tmp_path: Path) ->
 
 
 def test_resolving_bare_names() -> None:
-    reported = ["a/test_x.py::test_one", "a/test_x.py::T::test_two", "b/test_y.py::test_one"]
+    reported: dict[str, TestOutcome] = dict.fromkeys(
+        ["a/test_x.py::test_one", "a/test_x.py::T::test_two", "b/test_y.py::test_one"], "passed"
+    )
     resolved, missing, ambiguous = resolve_ids(
         ["test_two", "test_one", "test_zero", "a/test_x.py::test_one"], reported
     )

@@ -29,7 +29,7 @@ from pydantic import Field
 from repogate.contract import TransitionContract
 from repogate.environment import BuiltEnvironment
 from repogate.gates.graded_trees import TreeMaker, fresh_tree, hidden_test_files
-from repogate.oracles.base_suite import graded_grant
+from repogate.oracles.base_suite import graded_grant, selecting
 from repogate.oracles.grading import (
     Grading,
     Observed,
@@ -41,7 +41,7 @@ from repogate.oracles.grading import (
 )
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun, run_tests
-from repogate.oracles.reruns import Rerun, Runner, describe, flaky_ids, rerun
+from repogate.oracles.reruns import Rerun, Runner, describe, flaky_ids, rerun, selection
 from repogate.receipt import Check, Observation
 from repogate.sandbox import SandboxPolicy
 
@@ -64,12 +64,20 @@ def _graded_run(
     ids: Sequence[str],
     report_dir: Path,
     policy: SandboxPolicy,
+    *,
+    only: bool = False,
 ) -> TestRun:
-    """Run ``ids`` with the harness's plugin, which tells a non-strict XPASS's mark apart."""
+    """Run ``ids`` with the harness's plugin, which tells a non-strict XPASS's mark apart.
+
+    ``only`` runs those tests alone (a rerun: :func:`~repogate.oracles.reruns.selection`), not
+    every test of their files.
+    """
     hidden = hidden_test_files(contract, tree, ids)
     command, granted, tools = graded_grant(
         contract.oracles.test_command, hidden, report_dir, policy
     )
+    if only:
+        granted = selecting(granted, selection(ids), report_dir)
     return run_tests(env, tree, command, ids, report_dir, granted, tool_path=tools)
 
 
@@ -111,12 +119,13 @@ def rerunner(
 ) -> Runner:
     """Return a :data:`~repogate.oracles.reruns.Runner` of ``tree``'s state, reports in ``report_dir``.
 
-    Each rerun runs on a fresh tree ``make`` writes beside ``tree`` (:func:`fresh_tree`).
+    Each rerun runs on a fresh tree ``make`` writes beside ``tree`` (:func:`fresh_tree`), and
+    runs the ids it is given alone, not the rest of their files.
     """
 
     def run(ids: Sequence[str], n: int) -> Mapping[str, TestOutcome] | None:
         fresh = fresh_tree(make, tree, f"rerun{n}")
-        ran = _graded_run(env, fresh, contract, ids, report_dir / f"rerun{n}", policy)
+        ran = _graded_run(env, fresh, contract, ids, report_dir / f"rerun{n}", policy, only=True)
         return ran.outcomes if ran.status == "ok" else None
 
     return run
@@ -124,7 +133,7 @@ def rerunner(
 
 def confirm_failures(
     runs: Sequence[TestRun],
-    pass_to_pass: Sequence[str],
+    graded: tuple[Sequence[str], Sequence[str]],
     excluded: set[str],
     base_xfailed: set[str],
     on_candidate: Runner,
@@ -135,11 +144,13 @@ def confirm_failures(
     """Rerun the failing PASS_TO_PASS ids on the candidate, then the reproduced ones at the base.
 
     See :mod:`repogate.oracles.reruns` for the policy. ``at_base`` is called (to build the base
-    tree) only when some failure reproduced on the candidate.
+    tree) only when some failure reproduced on the candidate. Nothing is rerun when a FAIL_TO_PASS
+    test failed (or none is left to grade): ``focused_tests_passed`` fails whatever the reruns
+    find, so they would only cost time (issue 21: two wrong xarray patches spent 1,409 s there).
 
     Args:
         runs: the candidate's runs; the last usable one is graded.
-        pass_to_pass: the contract's PASS_TO_PASS ids.
+        graded: the contract's FAIL_TO_PASS and PASS_TO_PASS ids.
         excluded: ids already left out (flaky at the base, or flipping between ``runs``).
         base_xfailed: PASS_TO_PASS ids that XFAILed at the base.
         on_candidate: runs the candidate's tests again.
@@ -150,7 +161,8 @@ def confirm_failures(
         The rerun records: candidate ones first, then base ones.
     """
     usable = [r for r in runs if r.status == "ok"]
-    if not usable:
+    fail_to_pass, pass_to_pass = graded
+    if not usable or not focused_passed(usable[-1].outcomes, fail_to_pass, excluded):
         return ()
     ids = [t for t in pass_to_pass if t not in excluded]
     observed, _matched, _invalid = observe_ids(usable[-1].outcomes, ids)
@@ -175,6 +187,15 @@ def confirm_failures(
         for t in reproduced
     }
     return on_cand + rerun(expected, at_base(), "base")
+
+
+def focused_passed(
+    outcomes: Mapping[str, TestOutcome], fail_to_pass: Sequence[str], excluded: Collection[str]
+) -> bool:
+    """Whether every FAIL_TO_PASS test left in grading passed (and at least one is left)."""
+    ids = [t for t in fail_to_pass if t not in excluded]
+    observed, _matched, _invalid = observe_ids(outcomes, ids)
+    return bool(ids) and all(passes("fail_to_pass", observed[t]) for t in ids)
 
 
 def grade_tree(
@@ -217,7 +238,7 @@ def grade_tree(
     base_tree = tree.with_name(f"base-for-{tree.name}")
     reruns = confirm_failures(
         runs,
-        oracles.pass_to_pass,
+        (oracles.fail_to_pass, oracles.pass_to_pass),
         set(base_flaky) | flips,
         set(base_xfailed),
         rerunner(env, tree, make, contract, reports, policy),
@@ -325,6 +346,11 @@ def check_tests(
         return text
 
     focused_detail = detail("fail_to_pass") or ("" if fail_to_pass else "no FAIL_TO_PASS test")
+    unconfirmed = (
+        "not rerun: FAIL_TO_PASS failed, so the reruns could not change the verdict"
+        if not graded.focused_ok and not graded.regression_ok and not reruns
+        else ""
+    )
     return GradedTests(
         checks=(
             Check(
@@ -335,7 +361,9 @@ def check_tests(
             Check(
                 name="regression_tests_passed",
                 status="passed" if graded.regression_ok else "failed",
-                detail="; ".join(x for x in (detail("pass_to_pass"), describe(reruns)) if x),
+                detail="; ".join(
+                    x for x in (detail("pass_to_pass"), describe(reruns), unconfirmed) if x
+                ),
             ),
             untampered,
         ),

@@ -8,7 +8,8 @@ PYTHONPATH); repogate itself never imports it. Three switches, all environment v
   for its setup, call and teardown, and back to the empty context between tests (what
   ``pytest-cov --cov-context=test`` does, minus the phase suffix);
 - ``REPOGATE_SELECT``: a file of node ids, one a line; tests whose id is not listed are
-  deselected, as with ``--deselect``;
+  deselected, as with ``--deselect`` (a line may also give an id cut at its first blank, as
+  SWE-bench's datasets do, or a file path, keeping the whole file: see :func:`selected`);
 - ``REPOGATE_HIDDEN_TESTS``: the hidden test files (paths relative to the rootdir, one a line).
   Each non-strict XPASS then gets a JUnit property ``repogate_xpass`` (``item.user_properties``,
   written on the ``<testcase>``): ``hidden`` when the xfail is the hidden tests' own, otherwise a
@@ -120,14 +121,28 @@ def _static_marks(item: Any) -> list[Any]:
     return marks
 
 
+def selected(nodeid: str, wanted: Any) -> bool:
+    """Return whether a collected test is one of ``wanted`` (see ``REPOGATE_SELECT``).
+
+    A line names a test by its node id as the JUnit report spells it (pytest 3's instance part
+    ``::()::`` dropped), by that id cut at its first blank as SWE-bench's datasets spell it, or
+    names a whole file.
+    """
+    plain = nodeid.replace("::()::", "::")
+    words = plain.split()
+    return (
+        plain in wanted or (bool(words) and words[0] in wanted) or plain.split("::", 1)[0] in wanted
+    )
+
+
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
-    """Keep only the listed ids when a selection is given."""
+    """Keep only the listed tests when a selection is given."""
     if not _SELECT:
         return
     lines = Path(_SELECT).read_text(encoding="utf-8").splitlines()
     wanted = {line for line in lines if line.strip()}
-    kept = [i for i in items if i.nodeid in wanted]
-    dropped = [i for i in items if i.nodeid not in wanted]
+    kept = [i for i in items if selected(i.nodeid, wanted)]
+    dropped = [i for i in items if not selected(i.nodeid, wanted)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = kept

@@ -301,10 +301,21 @@ def run_selected(
     """Run ``ids`` (their files, filtered to the ids by the plugin when ``tools`` is given)."""
     if tools is None:
         return run_tests(env, tree, suite_command(test_command), ids, report_dir, policy)
-    report_dir.mkdir(parents=True, exist_ok=True)
-    listing = report_dir / "selected.txt"
-    listing.write_text("".join(f"{t}\n" for t in ids), encoding="utf-8")
-    granted = _granting(policy, {"REPOGATE_SELECT": str(listing)}, readable=(listing,))
+    granted = selecting(policy, ids, report_dir)
     return run_tests(
         env, tree, plugin_command(test_command), ids, report_dir, granted, tool_path=tools
     )
+
+
+def selecting(
+    policy: sandbox.SandboxPolicy, lines: Sequence[str], report_dir: Path
+) -> sandbox.SandboxPolicy:
+    """``policy`` telling the harness's plugin to keep only the tests ``lines`` name.
+
+    The lines (node ids, cut ids or file paths: ``_pytest_plugin.selected``) are written to
+    ``report_dir/selected.txt``, granted to the tests read-only.
+    """
+    report_dir.mkdir(parents=True, exist_ok=True)
+    listing = report_dir / "selected.txt"
+    write_bytes_nofollow(report_dir, "selected.txt", "".join(f"{t}\n" for t in lines).encode())
+    return _granting(policy, {"REPOGATE_SELECT": str(listing)}, readable=(listing,))

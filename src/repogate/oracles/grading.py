@@ -46,7 +46,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Literal
 
 from repogate._model import FrozenModel
-from repogate.oracles.junit import TestOutcome, match_ids, volatile_key
+from repogate.oracles.junit import TestOutcome, looks_truncated, match_ids, volatile_key
 
 Observed = Literal[
     "passed", "failed", "error", "skipped", "xfailed", "xpassed", "uncollected", "missing"
@@ -311,6 +311,12 @@ def base_state_check(
         reasons.append("the task names no FAIL_TO_PASS test, so nothing checks the change")
     if nonexistent:
         reasons.append(f"{len(nonexistent)} expected test id(s) do not exist at the base")
+    cut = [t for t in nonexistent if looks_truncated(t)]
+    if cut:
+        reasons.append(
+            f"{len(cut)} of them cut at a blank as SWE-bench's log parser cuts ids, matching no "
+            f"test of that form (e.g. {cut[0]!r})"
+        )
     if not_failing:
         reasons.append(f"{len(not_failing)} FAIL_TO_PASS test(s) do not fail at the base")
     if not_passing:

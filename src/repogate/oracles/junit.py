@@ -19,7 +19,10 @@ into ``.`` and drops ``.py``. The inverse needs to know where the module ends in
 3. otherwise, the trailing parts that start with an upper-case letter are taken as classes.
 
 Outcomes are what happened to the test's body, as pytest's JUnit writer (``_pytest/junitxml.py``)
-records it:
+records it in each generation from pytest 3.x to 8.x (the dialects differ: pytest 3 writes an XFAIL
+without a type and a ``<testsuite>`` root, and its node ids of methods hold an instance part,
+``Class::()::test``, that its JUnit writer already drops; ``tests/oracles/junit_dialects/`` holds a
+real report of each generation, ``scripts/junit_dialects.py`` regenerates them):
 
 - no child element: ``passed``, the body ran to completion. A non-strict ``XPASS`` (an xfail-marked
   test whose body completed) is written exactly like a pass; when the harness's pytest plugin ran
@@ -28,13 +31,15 @@ records it:
   tests' own), any other value (or several values, one of them not ``hidden``: a second property
   cannot launder the first) makes it ``xpassed``, a completed body under an xfail mark the hidden
   tests did not declare (issue 9: such an XPASS is not a pass);
-- ``<skipped type="pytest.xfail">``: ``xfailed``, the body raised (or called ``pytest.xfail()``,
+- ``<skipped type="pytest.xfail">`` (pytest 4.x to 8.x), or pytest 3's ``<skipped message="expected
+  test failure">`` without a type: ``xfailed``, the body raised (or called ``pytest.xfail()``,
   from the test, a fixture, a conftest or the code under test; the report does not say which, and
   it does not matter). SWE-bench counts ``XFAIL`` as passed (``swebench/harness/grading.py``,
   ``test_passed``; SWE-bench issue #654); here it never is, see :mod:`repogate.oracles.grading`;
-- ``<failure>``: ``failed`` (a strict ``XPASS`` is written as one, ``[XPASS(strict)]``); a
-  ``<skipped>`` without a type, which pytest writes only for a failed report of an xfail-marked
-  test, is ``failed`` as well;
+- ``<failure>``: ``failed`` (a strict ``XPASS`` is written as one, ``[XPASS(strict)]``, in every
+  generation); any other ``<skipped>`` without a type (pytest's ``append_failure`` writes
+  ``message="xfail-marked test passes unexpectedly"`` for a failed report of an xfail-marked
+  test) is ``failed`` as well;
 - ``<error>``: ``error`` (setup or teardown error, or a collection error, whose id is the path of
   the file or folder that failed to collect);
 - any other ``<skipped>``: ``skipped``.
@@ -47,7 +52,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 from xml.etree.ElementTree import Element, ParseError
@@ -72,6 +77,7 @@ _RANK: dict[TestOutcome, int] = {
     "failed": 5,
 }
 _XFAIL_TYPE = "pytest.xfail"
+_XFAIL_MESSAGE_PYTEST3 = "expected test failure"
 XPASS_PROPERTY = "repogate_xpass"
 """The JUnit property the harness's plugin writes on a non-strict XPASS (see the module docs)."""
 HIDDEN_MARK = "hidden"
@@ -80,7 +86,9 @@ _ROOTS = ("testsuites", "testsuite")
 _MAX_SPLIT_PARTS = 8
 
 _VOLATILE = re.compile(
-    r"(?P<iso>\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:[+-]\d{2}:?\d{2}|Z)?)"
+    # the folders of an absolute path in a parameter (a checkout's, a temporary folder's)
+    r"(?P<folders>(?<=[\[\-])(?:/[^/\s\[\]]+)+/)"
+    r"|(?P<iso>\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:[+-]\d{2}:?\d{2}|Z)?)"
     r"|(?P<date>\d{1,2}[-/.]\d{1,2}[-/.]\d{4})"
     r"|(?P<clock>\d{2}:\d{2}:\d{2}(?:\.\d+)?)"
     r"|(?P<address>0x[0-9a-fA-F]{6,})"
@@ -220,9 +228,12 @@ def _outcome(case: Element) -> TestOutcome:
     if not types:
         marks = {p.get("value") for p in case.iter("property") if p.get("name") == XPASS_PROPERTY}
         return "xpassed" if marks - {HIDDEN_MARK} else "passed"
-    if None in types:  # pytest's append_failure for an xfail-marked test: a failed report
-        return "failed"
-    return "xfailed" if _XFAIL_TYPE in types else "skipped"
+    if _XFAIL_TYPE in types:
+        return "xfailed"
+    if None in types:  # pytest 3's dialect, or its append_failure for an xfail-marked test
+        typeless = {s.get("message") for s in case.findall("skipped") if s.get("type") is None}
+        return "xfailed" if typeless == {_XFAIL_MESSAGE_PYTEST3} else "failed"
+    return "skipped"
 
 
 def node_id(classname: str, name: str, file: str | None, rootdir: Path | None = None) -> str:
@@ -283,34 +294,103 @@ def _joinings(parts: Sequence[str]) -> Iterator[str]:
 def volatile_key(test_id: str) -> str:
     """Return ``test_id`` with run-varying tokens masked, for the fallback match.
 
-    Masked: dates and times (``2024-05-01 10:11:12.123456+00:00``, ``11-29-2026``), clock times, hex addresses of
-    six or more digits (``0x7f3a9c...``, object reprs) and runs of nine or more digits (epoch
-    timestamps). Each mask keeps the kind of token it hides, so ``[10:11:12 2026-12-01]`` and
+    Masked: the folders of an absolute path in a parameter (``[/tmp/x/tests/mod.py]``: the
+    checkout's or a temporary folder's, which differ between machines and between fresh trees;
+    the file name stays), dates and times (``2024-05-01 10:11:12.123456+00:00``,
+    ``11-29-2026``), clock times, hex addresses of six or more digits (``0x7f3a9c...``, object
+    reprs) and runs of nine or more digits (epoch timestamps). Each mask keeps the kind of token it hides, so ``[10:11:12 2026-12-01]`` and
     ``[12-01-2026 10:11:12]`` stay two keys. An id with none of these is returned unchanged.
     """
     return _VOLATILE.sub(_mask, test_id)
 
 
-def match_ids(expected: Iterable[str], observed: Iterable[str]) -> dict[str, str | None]:
-    """Match expected test ids to the ids a run reported: exact first, then a guarded fallback.
+def swebench_forms(test_id: str) -> set[str]:
+    r"""Return the ids SWE-bench's pytest log parsers read off a result line naming ``test_id``.
 
-    Some parametrized ids embed values that change from run to run (``datetime.now()`` in a
-    marshmallow parametrization, an object's address), so an id recorded once never appears again.
-    The fallback applies only when the exact id is absent, the expected id holds a run-varying token
-    (see :func:`volatile_key`), and exactly one reported id has the same masked form. Anything else
-    stays unmatched (None): an ambiguous match is never guessed.
+    SWE-bench made its datasets' FAIL_TO_PASS / PASS_TO_PASS ids from ``pytest -rA`` lines such
+    as ``PASSED tests/test_cli.py::test_locate_app[cliapp.factory- create_app2("foo", "bar") ]``,
+    reading the id as the first run of non-blank characters after the status
+    (``swebench/harness/log_parsers/python.py``: ``_PYTEST_STATUS_FIRST``, a ``\S+`` group), so an id
+    whose parameter holds a blank is cut there (``test_locate_app[cliapp.factory-``). Its parser
+    for requests, pylint and pydicom (``parse_log_pytest_options``) also cuts a parameter that
+    starts with ``/`` (a file path) to its last part, ``[/a/b/c.py]`` to ``[/c.py]``.
+
+    Args:
+        test_id: a node id as a JUnit report gives it.
+
+    Returns:
+        The cut form, plus the path-shortened form where it applies (only ``test_id`` itself when
+        neither changes it).
+    """
+    words = test_id.split()
+    cut = words[0] if words else test_id
+    forms = {cut}
+    option = re.fullmatch(r"(.*?)\[(.*)\]", cut)
+    if option:
+        main, value = option.groups()
+        if value.startswith("/") and not value.startswith("//") and "*" not in value:
+            forms.add(f"{main}[/{value.split('/')[-1]}]")
+    return forms
+
+
+def looks_truncated(test_id: str) -> bool:
+    """Return True for an id cut short as SWE-bench's parser cuts it (``[`` never closed)."""
+    return "[" in test_id and not test_id.endswith("]")
+
+
+def _pytest4_id(test_id: str) -> str:
+    """``test_id`` without pytest 3's instance part (``Class::()::test`` -> ``Class::test``)."""
+    return test_id.replace("::()::", "::")
+
+
+def _worst(candidates: Sequence[str], outcomes: Mapping[str, TestOutcome] | None) -> str | None:
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates or outcomes is None:
+        return None
+    return max(sorted(candidates), key=lambda t: _RANK[outcomes[t]])
+
+
+def match_ids(
+    expected: Iterable[str], observed: Mapping[str, TestOutcome] | Iterable[str]
+) -> dict[str, str | None]:
+    """Match expected test ids to the ids a run reported: exact first, then guarded fallbacks.
+
+    In order, for an expected id the run did not report exactly:
+
+    1. **run-varying values**: some parametrized ids embed values that change from run to run
+       (``datetime.now()`` in a marshmallow parametrization, an object's address), so an id
+       recorded once never appears again. This applies only when the expected id holds a
+       run-varying token (see :func:`volatile_key`) and exactly one reported id has the same
+       masked form;
+    2. **pytest 3's node ids**: ``Class::()::test`` stands for ``Class::test`` (pytest 4 dropped
+       the instance part; the JUnit report never has it);
+    3. **SWE-bench's log parser**: the reported ids whose :func:`swebench_forms` include the
+       expected id (a dataset id cut at a blank, ``test_locate_app[cliapp.factory-``), as
+       SWE-bench's own grading finds it. When several reported ids share that form, SWE-bench's
+       log holds one line for each and its status map keeps one of them; here the id with the
+       worst outcome stands for them all (failed > error > xfailed > skipped > xpassed > passed),
+       so a cut id passes only when every test it may name passed. Without outcomes (``observed``
+       given as ids only), several such ids match nothing.
+
+    Anything else stays unmatched (None): an ambiguous match is never guessed.
 
     Args:
         expected: the contract's ids (FAIL_TO_PASS, PASS_TO_PASS).
-        observed: the ids a run reported.
+        observed: the ids a run reported, or its ``{node id: outcome}`` mapping (which lets the
+            SWE-bench fallback pick the worst of several ids).
 
     Returns:
         Each expected id mapped to the reported id it stands for, or None.
     """
+    outcomes = observed if isinstance(observed, Mapping) else None
     seen = set(observed)
     by_key: dict[str, list[str]] = {}
-    for test_id in seen:
+    by_form: dict[str, list[str]] = {}
+    for test_id in sorted(seen):
         by_key.setdefault(volatile_key(test_id), []).append(test_id)
+        for form in swebench_forms(test_id) - {test_id}:
+            by_form.setdefault(form, []).append(test_id)
     matched: dict[str, str | None] = {}
     for test_id in expected:
         if test_id in seen:
@@ -318,5 +398,11 @@ def match_ids(expected: Iterable[str], observed: Iterable[str]) -> dict[str, str
             continue
         key = volatile_key(test_id)
         candidates = by_key.get(key, []) if key != test_id else []
-        matched[test_id] = candidates[0] if len(candidates) == 1 else None
+        hit = candidates[0] if len(candidates) == 1 else None
+        plain = _pytest4_id(test_id)
+        if hit is None and plain in seen:
+            hit = plain
+        if hit is None:
+            hit = _worst(by_form.get(plain, []), outcomes)
+        matched[test_id] = hit
     return matched

@@ -19,8 +19,12 @@ Flaky ids are left out of the verdict with a :class:`Rerun` record (its outcome 
 ``repeat`` is. A rerun whose report cannot be used (a timeout, no report) ends the reruns of that
 state without concluding anything: the first outcome stands.
 
+A rerun runs the ids in question only, never the rest of their files (:func:`selection`); and no
+PASS_TO_PASS failure is rerun once a FAIL_TO_PASS test has failed (the attempt is rejected whatever
+the reruns find; :func:`repogate.gates.verification.confirm_failures`).
+
 Cost: nothing when every graded test has the expected outcome. A real regression costs at most
-``2 * RERUNS`` runs of the files holding the failing ids only (the runner selects files). For a test
+``2 * RERUNS`` runs of the failing tests alone (each run still collects their files). For a test
 that fails with probability ``p`` whatever the code, the chance it is still charged is
 ``p ** (1 + RERUNS) * (1 - p) ** RERUNS``: with ``RERUNS = 4``, 0.13 % at ``p = 0.4`` and
 at most 0.21 % for any ``p`` (at ``p = 5/9``).
@@ -28,19 +32,38 @@ at most 0.21 % for any ``p`` (at ``p = 5/9``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 from repogate._model import FrozenModel
 from repogate.oracles.grading import Observed, observe_ids
-from repogate.oracles.junit import TestOutcome
+from repogate.oracles.junit import TestOutcome, volatile_key
 
 RERUNS = 4
 """More runs, at most, of a failing id in one state (candidate or base); see the module docs."""
 
 Runner = Callable[[Sequence[str], int], Mapping[str, TestOutcome] | None]
-"""Runs the files of the given ids once more (the int numbers the rerun, for its report folder);
+"""Runs the given ids once more (only them: :func:`selection`) (the int numbers the rerun, for its report folder);
 returns node id -> outcome, or None when the run gave no usable report."""
+
+
+def selection(test_ids: Sequence[str]) -> list[str]:
+    """Return the lines that select ``test_ids`` for a rerun (the harness plugin's selection).
+
+    An id is selected as it is spelled: a node id, or one cut at a blank as SWE-bench's datasets
+    cut them (the plugin matches both). An id pytest cannot be asked for by name selects its
+    whole file instead: one holding a run-varying value
+    (:func:`~repogate.oracles.junit.volatile_key`: the value differs in the next run) or a path
+    parameter SWE-bench's parser shortened (``[/c.py]``, see
+    :func:`~repogate.oracles.junit.swebench_forms`).
+    """
+    lines: list[str] = []
+    for test_id in test_ids:
+        shortened = re.search(r"\[/[^/]*\]$", test_id) is not None
+        whole_file = volatile_key(test_id) != test_id or shortened
+        lines.append(test_id.split("::", 1)[0] if whole_file else test_id.replace("::()::", "::"))
+    return list(dict.fromkeys(lines))
 
 
 class Rerun(FrozenModel):

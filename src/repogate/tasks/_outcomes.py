@@ -6,10 +6,10 @@ Helpers of :mod:`repogate.tasks.validate`, kept apart so each stays one concern.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from repogate.oracles.junit import TestOutcome, failure_texts, match_ids
+from repogate.oracles.junit import TestOutcome, failure_texts, looks_truncated, match_ids
 from repogate.oracles.pytest_runner import TestRun
 
 FAILING: frozenset[TestOutcome] = frozenset({"failed", "error"})
@@ -17,8 +17,15 @@ PASSED: frozenset[TestOutcome] = frozenset({"passed"})
 
 
 def outcome_of(run: TestRun, test_id: str) -> TestOutcome | None:
-    """The id's outcome; ``error`` when it is absent because its file failed to collect."""
+    """The id's outcome; ``error`` when it is absent because its file failed to collect.
+
+    The id is matched as the grader matches it (:func:`~repogate.oracles.junit.match_ids`): an
+    id holding a run-varying value (a tree's absolute path) reads another run's spelling of it.
+    """
     found = run.outcomes.get(test_id)
+    if found is None:  # the exact spelling first: matching costs a pass over the whole run
+        hit = match_ids([test_id], run.outcomes)[test_id]
+        found = None if hit is None else run.outcomes[hit]
     if found is None and run.outcomes.get(test_id.split("::", 1)[0]) == "error":
         return "error"
     return found
@@ -29,12 +36,14 @@ def always(runs: Sequence[TestRun], test_id: str, allowed: frozenset[TestOutcome
 
 
 def resolve_ids(
-    declared: Sequence[str], reported: Sequence[str]
+    declared: Sequence[str], reported: Mapping[str, TestOutcome]
 ) -> tuple[dict[str, str], list[str], list[str]]:
     """Map declared ids to reported node ids.
 
     A full id (``path::name``) is matched as the grader matches it
-    (:func:`~repogate.oracles.junit.match_ids`). A bare name (SWE-bench's ids for sympy and django
+    (:func:`~repogate.oracles.junit.match_ids`), which includes an id SWE-bench's log parser cut
+    at a blank (``test_locate_app[cliapp.factory-``): the reported ids of that cut form, the one
+    with the worst outcome in ``reported`` standing for them all. A bare name (SWE-bench's ids for sympy and django
     are function names) is looked up among the reported ids whose last ``::`` part equals it.
 
     Returns:
@@ -64,6 +73,18 @@ def resolve_ids(
     return resolved, missing, ambiguous
 
 
+def missing_detail(missing: Sequence[str]) -> str:
+    """The rejection's sentence for declared ids no run reported, naming cut ones as such."""
+    cut = [t for t in missing if looks_truncated(t)]
+    text = f"{len(missing)} declared id(s) are not in the collected suite, e.g. {missing[0]!r}"
+    if cut:
+        text += (
+            f"; {len(cut)} of them cut at a blank as SWE-bench's log parser cuts ids "
+            f"(e.g. {cut[0]!r}) and no reported id has that form"
+        )
+    return text
+
+
 # What a test that reached for the network prints when there is none (requests/urllib3, socket).
 _NETWORK_ERROR = re.compile(
     r"ConnectionError|ConnectionRefused|NewConnectionError|Max retries exceeded|"
@@ -82,6 +103,6 @@ def network_failures(runs: Sequence[TestRun], tree: Path) -> set[str]:
     return found
 
 
-def tests_of(outcomes: dict[str, TestOutcome]) -> list[str]:
-    """Reported test ids, without the file-level entries of collection errors."""
-    return [t for t in outcomes if "::" in t]
+def tests_of(outcomes: Mapping[str, TestOutcome]) -> dict[str, TestOutcome]:
+    """Reported tests and their outcomes, without the file-level entries of collection errors."""
+    return {t: o for t, o in outcomes.items() if "::" in t}

@@ -6,10 +6,12 @@ Kept in ``tasks.jsonl`` and ``rejected.jsonl`` (:mod:`repogate.tasks.taskset`); 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import Field
 
+from repogate import clock
 from repogate._model import FrozenModel
 
 RejectionReason = Literal[
@@ -68,7 +70,11 @@ class Validation(FrozenModel):
         flaky: ids whose outcome flipped between runs of one state (left out of grading).
         dropped: declared ids left out of grading, each with why (``fails at base``, ``needs
             network``, ``flaky``).
-        resolved: declared bare names mapped to the node ids found for them.
+        resolved: declared ids mapped to the node ids found for them, where they differ: bare
+            names (sympy, django), and ids SWE-bench's log parser cut at a blank
+            (``test_locate_app[cliapp.factory-``), matched as SWE-bench's grading matches them
+            (:func:`repogate.oracles.junit.match_ids`: the reported ids of that cut form, the
+            worst-faring one standing for them all).
         environment_digest: the environment the runs used.
         environment_cold: True when this candidate built the environment.
         build_seconds: wall seconds building (or finding) the environment.
@@ -100,16 +106,50 @@ class Validation(FrozenModel):
     handed_to_gate_e: str = ""
 
 
+@dataclass
+class Spent:
+    """Wall seconds spent so far on one candidate, kept in its record whatever the outcome."""
+
+    started: float
+    build: float = 0.0
+    tests: float = 0.0
+
+    def timings(self, partial: Validation | None, repeats: int) -> Validation:
+        """``partial`` (or an empty record) with the build, test and validation seconds."""
+        seen = partial or Validation(repeats=repeats)
+        total = clock.monotonic() - self.started
+        return seen.model_copy(
+            update={
+                "build_seconds": round(self.build, 3),
+                "test_seconds": round(self.tests, 3),
+                "validation_seconds": round(max(total - self.build, 0.0), 3),
+            }
+        )
+
+
 class Rejected(Exception):
     """A candidate is not a task: the reason, a sentence, and what was observed so far.
 
     Raised inside :func:`check_states` and caught by its caller; never reaches the CLI.
+
+    Args:
+        reason: why, from :data:`RejectionReason`.
+        detail: one sentence on what was seen (the cause line of a failing command).
+        validation: what validation observed before it stopped, timings included.
+        log: the failing command's whole output, or empty.
     """
 
     def __init__(
-        self, reason: RejectionReason, detail: str, validation: Validation | None = None
+        self,
+        reason: RejectionReason,
+        detail: str,
+        validation: Validation | None = None,
+        log: str = "",
     ) -> None:
         super().__init__(f"{reason}: {detail}")
         self.reason: RejectionReason = reason
         self.detail = detail
         self.validation = validation
+        self.log = log
+        """The failing command's whole output (empty when none): the caller keeps it as a file
+        that outlives the scratch folder, never a path into that folder."""

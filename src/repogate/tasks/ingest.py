@@ -29,6 +29,7 @@ import tomli_w
 
 from repogate import clock, git
 from repogate._folders import remove_if_empty
+from repogate._logs import keep_log
 from repogate.agent_spec import GoldSpec
 from repogate.contract import Sentinel, TransitionContract, load_contract
 from repogate.errors import ContractError, UserInputError
@@ -213,7 +214,7 @@ def _validate(
     try:
         checked = check_states(draft, source, cfg)
     except Rejected as rejected:
-        return _reject(candidate, folder, rejected)
+        return _reject(candidate, folder, rejected, taskset)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     path = _write_contract(folder, with_ids(candidate.contract, checked))
@@ -233,15 +234,23 @@ def _validate(
     )
 
 
-def _reject(candidate: Candidate, folder: Path | None, rejected: Rejected) -> RejectedEntry:
+def _reject(
+    candidate: Candidate, folder: Path | None, rejected: Rejected, taskset: TaskSet | None = None
+) -> RejectedEntry:
+    """The rejection's record; the failing command's log kept where the task set keeps it."""
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
+    log = None
+    if rejected.log and taskset is not None:
+        kept = keep_log(taskset.validation_dir(candidate.id) / "rejection.log", rejected.log)
+        log = kept.relative_to(taskset.root).as_posix()
     return RejectedEntry(
         id=candidate.id,
         source=candidate.source,
         reason=rejected.reason,
         detail=rejected.detail[:2000],
         validation=rejected.validation,
+        log=log,
     )
 
 

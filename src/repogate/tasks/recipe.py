@@ -5,13 +5,24 @@ commit's own files (the seed: reconstruct the environment, do not inherit it).
 
 **Derived.** The interpreter is the newest CPython that had been released at the base commit's
 date and meets ``requires-python``'s lower bound; the install command is
-``uv pip install --exclude-newer <date> -e .[<test extra>] pytest`` (setuptools itself undated,
-since an editable build needs PEP 660, setuptools 64 of 2022; plus ``--group <tests>``
+``uv pip install --exclude-newer <date> -e .[<test extra>] pytest`` (plus ``--group <tests>``
 for a PEP 735 dependency group and ``-r`` for a test requirements file), where ``<date>`` is the
 day after the newest commit at or before the base that touched the project's manifests, so
 every candidate whose manifests are equal gets the same recipe and shares one environment (the
 cache key is the recipe digest). Projects versioned by setuptools-scm or hatch-vcs get
 ``SETUPTOOLS_SCM_PRETEND_VERSION`` (a workspace has no tags).
+
+**The era's build.** Every package, setuptools and the build requirements included, is the one
+of the base's date: the build the project's own era could make. An editable build through
+PEP 660 (``build_editable``) needs setuptools 64 (2022-08-11); a setuptools project of an
+earlier date, or one whose ``[build-system]`` pins setuptools below 64 (pylint's
+``setuptools~=62.6``), is installed as pip installed it then, when the backend has no
+``build_editable``: its build requirements and dependencies first (``uv pip install
+--exclude-newer <date> <build requirements> -r <manifest> --extra <test extra> pytest``, the
+manifest's metadata built by its own dated backend), then ``python setup.py develop --no-deps``
+(``setup.py`` absent: the same through ``setuptools.setup()``). Forcing the newest setuptools
+instead (earlier recipes did) breaks what the era's build plugins import: setuptools 81 dropped
+``pkg_resources``, which a 2021 setuptools_scm imports.
 
 **Env map** (``--env-map FILE``, TOML), for old projects whose own files are not enough (the
 interpreter of their era, pins of that era)::
@@ -29,11 +40,13 @@ The first entry that matches is used; the contract records the recipe it got.
 from __future__ import annotations
 
 import re
+import shlex
 import tomllib
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
 from pydantic import ValidationError
 
 from repogate import git
@@ -50,7 +63,6 @@ MANIFESTS = (
     "requirements.txt",
     "tox.ini",
 )
-_NO_CUTOFF = "2100-01-01"
 _TEST_EXTRAS = ("tests", "test", "testing", "dev")
 _TEST_REQUIREMENTS = (
     "requirements/tests.txt",
@@ -166,10 +178,15 @@ def derive_recipe(repo: Path, base: str) -> dict[str, Any]:
     group = next((g for g in _TEST_EXTRAS if g in groups), None)
     target = f".[{extra}]" if extra else "."
     words = ["uv pip install", f"--exclude-newer {(day + timedelta(days=1)).isoformat()}"]
-    if setup or "setuptools" in pyproject_text:
-        # The build backend is not dated: an editable build needs PEP 660 (setuptools 64, 2022).
-        words.append(f"--exclude-newer-package setuptools={_NO_CUTOFF}")
-    if pyproject_text or setup:  # a project to install; otherwise only its test tools
+    layout = git.existing_paths(repo, base, ("setup.py", "setup.cfg"))
+    develop = _develop_mode(pyproject, bool(setup), day)
+    if develop:  # no build_editable in the era's setuptools: its build requirements, then develop
+        words += [shlex.quote(r) for r in _build_requires(pyproject)]
+        source = (
+            "pyproject.toml" if "project" in pyproject else min(layout, default="pyproject.toml")
+        )
+        words.append(f"-r {source}" + (f" --extra {extra}" if extra else ""))
+    elif pyproject_text or setup:  # a project to install; otherwise only its test tools
         words.append(f"-e '{target}'")
     if group:
         words.append(f"--group {group}")
@@ -179,17 +196,59 @@ def derive_recipe(repo: Path, base: str) -> dict[str, Any]:
     scm = any(
         k in pyproject_text + setup for k in ("setuptools_scm", "setuptools-scm", "hatch-vcs")
     )
-    command = " ".join(words)
+    commands = [" ".join(words)]
+    if develop:
+        script = (
+            "setup.py" if "setup.py" in layout else "-c 'from setuptools import setup; setup()'"
+        )
+        commands.append(f"python {script} develop --no-deps")
     if scm:
-        command = f"env SETUPTOOLS_SCM_PRETEND_VERSION=9999.0 {command}"
+        commands = [f"env SETUPTOOLS_SCM_PRETEND_VERSION=9999.0 {c}" for c in commands]
     manifests = sorted(git.existing_paths(repo, base, MANIFESTS) | present)
     return {
         "supplied_by": "evaluator",
         "python": _python_for(day, _floor(pyproject, setup)),
-        "install": [command],
+        "install": commands,
         "network": True,
         "lock_inputs": manifests,
     }
+
+
+SETUPTOOLS_PEP660 = date(2022, 8, 11)
+"""setuptools 64.0.0's release: the first setuptools with PEP 660's ``build_editable``."""
+_PEP660_VERSIONS = ("64.0.0", "65.0.0", "68.0.0", "70.0.0", "75.0.0", "80.0.0")
+
+
+def _build_requires(pyproject: dict[str, Any]) -> list[str]:
+    """The ``[build-system]`` requirements (PEP 518's default when the table is absent)."""
+    requires = pyproject.get("build-system", {}).get("requires")
+    if isinstance(requires, list) and all(isinstance(r, str) for r in requires):
+        return [str(r) for r in requires]
+    return ["setuptools", "wheel"]
+
+
+def _develop_mode(pyproject: dict[str, Any], has_setup: bool, day: date) -> bool:
+    """Whether the era's setuptools build has no ``build_editable`` (see the module docs).
+
+    True for a setuptools project (a ``setup.py`` or ``setup.cfg``, or a setuptools build
+    backend) dated before :data:`SETUPTOOLS_PEP660`, or whose build requirements allow no
+    setuptools of 64 or later.
+    """
+    backend = str(pyproject.get("build-system", {}).get("build-backend", ""))
+    requires = _build_requires(pyproject)
+    setuptools = [r for r in requires if re.match(r"setuptools\b(?![-_])", r.strip(), re.I)]
+    if not has_setup and not (backend.startswith("setuptools") and setuptools):
+        return False
+    if day < SETUPTOOLS_PEP660:
+        return True
+    for text in setuptools:
+        try:
+            spec = Requirement(text).specifier
+        except InvalidRequirement:
+            continue
+        if not any(spec.contains(v) for v in _PEP660_VERSIONS):
+            return True
+    return False
 
 
 def recipe_for(

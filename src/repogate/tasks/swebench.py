@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from repogate import git
 from repogate.contract import SHA_RE
 from repogate.errors import GitError, UserInputError
+from repogate.oracles.junit import looks_truncated
 from repogate.patches import file_changes
 from repogate.tasks.import_strength import (
     cohort_tags,
@@ -255,6 +256,12 @@ def draft(
         window: follow-up commits the sentinel replays at lifecycle strength.
     """
     source = {"file": str(path), "instance_id": instance.instance_id}
+    cut = [t for t in (*instance.fail_to_pass, *instance.pass_to_pass) if looks_truncated(t)]
+    if cut:  # SWE-bench's log parser cut them at a blank; matched as its grading matches them
+        source["cut_ids"] = (
+            f"{len(cut)} id(s) cut at a blank by SWE-bench's log parser, matched as its grading "
+            "matches them (repogate.oracles.junit.match_ids)"
+        )
     url = f"https://github.com/{instance.repo}"
     try:
         repo = git.resolve_source(url, path.parent, repo_cache)

@@ -82,7 +82,10 @@ class RejectedEntry(FrozenModel):
         source: where it came from.
         reason: one of :data:`~repogate.tasks.validate.RejectionReason`.
         detail: one sentence on what was seen.
-        validation: what validation observed before it stopped (None when it never ran).
+        validation: what validation observed before it stopped, with its timings (None when
+            it never ran).
+        log: the failing command's whole output kept as a file, its path relative to the task
+            set (``validation/<id>/rejection.log``); None when there was none.
     """
 
     id: str
@@ -90,6 +93,7 @@ class RejectedEntry(FrozenModel):
     reason: RejectionReason
     detail: str
     validation: Validation | None = None
+    log: str | None = None
 
 
 def _read_jsonl(path: Path, model: type[BaseModel]) -> list[Any]:

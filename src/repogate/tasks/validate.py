@@ -39,7 +39,7 @@ from repogate.errors import EnvironmentBuildError, PatchApplyError, UserInputErr
 from repogate.gates.graded_trees import graded_tree
 from repogate.oracles.base_suite import graded_grant
 from repogate.oracles.grading import flaky
-from repogate.oracles.pytest_runner import TestRun, run_tests, select_files
+from repogate.oracles.pytest_runner import OUTPUT_NAME, TestRun, run_tests, select_files
 from repogate.patches import load_patch, touched_paths
 from repogate.sandbox import SandboxPolicy
 from repogate.tasks import dates
@@ -47,11 +47,12 @@ from repogate.tasks._outcomes import (
     FAILING,
     PASSED,
     always,
+    missing_detail,
     network_failures,
     resolve_ids,
     tests_of,
 )
-from repogate.tasks._records import Rejected, RejectionReason, Validation
+from repogate.tasks._records import Rejected, RejectionReason, Spent, Validation
 from repogate.tasks.handoff import Observed, hand_over
 
 __all__ = ["CheckConfig", "Rejected", "RejectionReason", "Validation", "check_states"]
@@ -96,9 +97,10 @@ class _States:
     ref_tree: Path
     files: tuple[str, ...]
     policy: SandboxPolicy
+    spent: Spent
 
 
-def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _States:
+def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig, spent: Spent) -> _States:
     ws = cfg.work / "repo"
     try:
         base = git.prepare_workspace(source, contract.base_commit, ws, cache=cfg.git_cache)
@@ -131,15 +133,23 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _S
     recipe = contract.environment
     policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.build_timeout_s)
     as_of = git.commit_date(ws, base) if recipe.resolve_as_of == "base_commit" else None
+    building = clock.monotonic()
     try:
         env = build_environment(recipe, install, cfg.env_cache, policy, as_of)
     except EnvironmentBuildError as exc:
-        raise Rejected("environment_failed", str(exc)[:2000]) from None
-    if not any(_is_test_file(p) for p in select_files(hidden_paths, ref_tree)):
-        raise Rejected("no_test_change", "the hidden tests touch no test file that pytest runs")
+        spent.build = clock.monotonic() - building
+        raise Rejected("environment_failed", str(exc)[:2000], log=exc.log) from None
+    spent.build = env.build_seconds
     oracles = contract.oracles
+    named = {t.split("::", 1)[0] for t in (*oracles.fail_to_pass, *oracles.pass_to_pass)}
+
+    def runs(path: str) -> bool:
+        return _is_test_file(path) or path in named
+
+    if not any(runs(p) for p in select_files(hidden_paths, ref_tree)):
+        raise Rejected("no_test_change", "the hidden tests touch no test file that pytest runs")
     wanted = [*hidden_paths, *oracles.fail_to_pass, *oracles.pass_to_pass]
-    files = tuple(f for f in select_files(wanted, ref_tree) if _is_test_file(f))
+    files = tuple(f for f in select_files(wanted, ref_tree) if runs(f))
     # the sandbox of gate E's test runs (repogate.pipeline.oracle_policy), so its result is shared
     tests = SandboxPolicy(
         network=False,
@@ -149,11 +159,15 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig) -> _S
         hidden=(source,),
     )
     paths = tuple(hidden_paths)
-    return _States(env, base, hidden, paths, reference, base_tree, ref_tree, files, tests)
+    return _States(env, base, hidden, paths, reference, base_tree, ref_tree, files, tests, spent)
 
 
 def _is_test_file(path: str) -> bool:
-    """A file pytest collects by its default naming (``test_*.py``, ``*_test.py``)."""
+    """A file pytest collects by its default naming (``test_*.py``, ``*_test.py``).
+
+    A file a declared id names runs whatever its name (pytest collects a file given by path;
+    pylint's ``unittest_*.py``): :func:`_prepare` counts those too.
+    """
     name = path.rsplit("/", 1)[-1]
     return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
@@ -174,9 +188,14 @@ def _run(
             contract.oracles.test_command, states.files, report, policy or states.policy
         )
         run = run_tests(states.env, tree, command, states.files, report, granted, tool_path=tools)
+        states.spent.tests += run.execution.duration_s
         if run.status != "ok":
             reason: RejectionReason = "timeout" if run.execution.timed_out else "test_run_failed"
-            raise Rejected(reason, f"{label} run {n + 1}: {run.reason}")
+            # the log's path names the scratch folder, removed after validation: the text is kept
+            why = run.reason.split("; log: ", 1)[0]
+            output = report / OUTPUT_NAME
+            log = output.read_text("utf-8", "replace") if output.is_file() else ""
+            raise Rejected(reason, f"{label} run {n + 1}: {why}", log=log)
         runs.append(run)
     return runs
 
@@ -201,8 +220,12 @@ def _check_declared(
     base, ref = runs
     oracles = contract.oracles
     declared = [*oracles.fail_to_pass, *oracles.pass_to_pass]
-    reported = sorted(set(tests_of(base[-1].outcomes)) | set(tests_of(ref[-1].outcomes)))
-    resolved, missing, ambiguous = resolve_ids(declared, reported)
+    # in the reference's run first (a cut id stands for its worst test there), then the base's:
+    # never both at once, where an id holding its tree's path would be spelled twice
+    resolved, missing, ambiguous = resolve_ids(declared, tests_of(ref[-1].outcomes))
+    if missing:
+        more, missing, twice = resolve_ids(missing, tests_of(base[-1].outcomes))
+        resolved, ambiguous = {**resolved, **more}, [*ambiguous, *twice]
     if ambiguous:
         raise Rejected(
             "ambiguous_test_id",
@@ -210,11 +233,7 @@ def _check_declared(
             partial,
         )
     if missing:
-        raise Rejected(
-            "ids_missing",
-            f"{len(missing)} declared id(s) are not in the collected suite, e.g. {missing[0]!r}",
-            partial,
-        )
+        raise Rejected("ids_missing", missing_detail(missing), partial)
     flips = set(partial.flaky)
     passed = PASSED
     dropped: dict[str, str] = {}
@@ -325,8 +344,19 @@ def check_states(contract: TransitionContract, source: Path, cfg: CheckConfig) -
     if cfg.work.exists():
         shutil.rmtree(cfg.work)
     cfg.work.mkdir(parents=True)
-    started = clock.monotonic()
-    states = _prepare(contract, source, cfg)
+    spent = Spent(clock.monotonic())
+    try:
+        return _check_states(contract, source, cfg, spent)
+    except Rejected as rejected:  # the record keeps what was spent before it stopped
+        rejected.validation = spent.timings(rejected.validation, cfg.repeats)
+        raise
+
+
+def _check_states(
+    contract: TransitionContract, source: Path, cfg: CheckConfig, spent: Spent
+) -> Validation:
+    started = spent.started
+    states = _prepare(contract, source, cfg, spent)
     base = _run(states, states.base_tree, contract, cfg, "base")
     ref = _run(states, states.ref_tree, contract, cfg, "reference")
     flips = flaky([r.outcomes for r in base]) | flaky([r.outcomes for r in ref])
