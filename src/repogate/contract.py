@@ -208,6 +208,10 @@ class Generator(_Model):
     """Globs of the authoritative files the outputs derive from."""
     outputs: tuple[str, ...] = ()
     """Globs of the derived files; a hand edit to them that regeneration undoes fails freshness."""
+    program: tuple[str, ...] = ()
+    """Globs of the generator's own code (script, templates). Empty: the files its command names
+    (``python tools/gen.py``, ``python -m tools.gen``). A patch that changes one is regenerated
+    with the base's generator too, and the change is reported as needing its owner's review."""
     network: bool = False
     """Whether the generator may reach the network."""
 
