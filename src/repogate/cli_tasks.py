@@ -216,3 +216,28 @@ def _check_one(
             f"{contract.id}: " + ("valid" if row["valid"] else f"{row['reason']}: {row['detail']}")
         )
     return row
+
+
+@app.command("vary")
+def vary_cmd(
+    contract: Annotated[Path, typer.Argument(help="The contract TOML to derive from.")],
+    inject: Annotated[
+        str | None,
+        typer.Option(
+            "--inject",
+            help="stale-lockfile, irrelevant-failing-test, "
+            "misleading-comment or generated-file-trap.",
+        ),
+    ] = None,
+    ablate: Annotated[
+        str | None, typer.Option("--ablate", help="A [[requirement.conventions]] path to hide.")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="Folder for the derived task.")] = Path(
+        "varied"
+    ),
+    repo_cache: RepoCache = None,
+) -> None:
+    """Derive a task whose base carries one injected failure, or lacks one convention."""
+    from repogate.tasks.vary import vary_from_options
+
+    typer.echo(vary_from_options(contract, inject, ablate, out, repo_cache))

@@ -1,0 +1,201 @@
+"""``repogate tasks vary``: a derived task whose base carries one injected failure or ablation.
+
+The derived task lives in its own folder ``<out>/<id>+<kind>/``:
+
+- ``repo/``: a new repository holding the parent's base history (only the base's ancestors and
+  the commits the contract names: hidden tests, reference, target, follow-ups), plus one injected
+  commit on top of the base (branch ``main``). The parent's repository is never written.
+- ``contract.toml``: the parent contract with ``id = "<id>+<kind>"``, ``repo = "repo"``,
+  ``base_commit`` = the injected commit, a cohort tag ``variant = <kind>`` (reports pair it with
+  the parent by ``derivation.parent_id``) and ``[derivation]`` recording the kind, the parent and
+  its base, the paths planted and the parameters chosen.
+
+The reference and hidden-test patches are moved over the injected commit: each becomes a commit
+in ``repo/`` whose tree is the injected base plus the files the original patch rewrote (with the
+injection put into them again, e.g. a regenerated output stays unmarked), so the gold agent
+still submits exactly the reference change and the hidden tests still add only test files.
+Relative paths of the contract (``authority.reviews``) are rewritten relative to the new folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from repogate import git
+from repogate._files import read_bytes_nofollow
+from repogate.contract import Derivation, PatchSource, TransitionContract, load_contract
+from repogate.errors import PatchApplyError, UserInputError
+from repogate.patches import load_patch, touched_paths
+from repogate.tasks._injections import INJECTORS, BaseView, Files, Planted, ablate
+from repogate.vocabulary import INJECTIONS, TASK_ID_MAX, DerivationKind
+
+REPO = "repo"
+"""The derived repository's folder, beside ``contract.toml``."""
+
+
+def _slug(path: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", path).strip("-.") or "path"
+
+
+def derived_id(parent: str, kind: DerivationKind, ablated: str | None = None) -> str:
+    """Return ``<parent>+<kind>`` (``<parent>+ablate-<path slug>`` for an ablation).
+
+    Raises:
+        UserInputError: the id would pass :data:`TASK_ID_MAX` characters.
+    """
+    task_id = f"{parent}+{kind}" + (f"-{_slug(ablated)}" if ablated else "")
+    if len(task_id) > TASK_ID_MAX:
+        raise UserInputError(
+            f"derived id {task_id[:60]}... is longer than {TASK_ID_MAX} characters",
+            "shorten the parent contract's id",
+        )
+    return task_id
+
+
+def _named_commits(contract: TransitionContract) -> list[str]:
+    named = [contract.target_commit, *contract.sentinel.follow_ups]
+    named += [s.commit for s in (contract.oracles.hidden_tests, contract.reference) if s]
+    return [sha for sha in named if sha]
+
+
+def _patched_files(source: Path, contract: TransitionContract, patch: bytes) -> Files:
+    """Return the files ``patch`` rewrites, as they are once it is applied to the parent's base."""
+    with tempfile.TemporaryDirectory(prefix="repogate-vary-") as tmp:
+        tree = Path(tmp) / "tree"
+        git.export_tree(source, contract.base_commit, tree)
+        try:
+            git.apply_patch(tree, patch)
+        except PatchApplyError as exc:
+            raise UserInputError(
+                f"contract {contract.id}: its patch does not apply to its own base ({exc})",
+                "run `repogate tasks check` on the contract first",
+            ) from None
+        return {p: read_bytes_nofollow(tree, p) for p in touched_paths(patch)}
+
+
+def _moved_patch(
+    repo: Path, source: Path, contract: TransitionContract, patch: PatchSource, plant: Planted
+) -> PatchSource:
+    """Return ``patch`` as a commit over the injected base (see the module docstring)."""
+    files = plant.replant(_patched_files(source, contract, load_patch(patch, contract, source)))
+    head = git.rev_parse(repo, "main")
+    tree = git.tree_with_files(repo, git.tree_of(repo, head), files)
+    return PatchSource(commit=git.commit_tree(repo, tree, [head], "patch over the injection"))
+
+
+def _contract_data(
+    contract: TransitionContract, folder: Path, task_id: str, base: str, derivation: Derivation
+) -> dict[str, Any]:
+    data = contract.model_dump(mode="json", exclude_none=True)
+    data.update(id=task_id, repo=REPO, base_commit=base, derivation=derivation.model_dump())
+    data["cohort"] = {**contract.cohort, "variant": derivation.kind}
+    reviews = contract.authority.reviews
+    if reviews is not None:
+        rel = os.path.relpath(contract.base_dir / reviews, folder.resolve())
+        data["authority"]["reviews"] = Path(rel).as_posix()
+    return data
+
+
+def vary(
+    contract_path: Path,
+    kind: DerivationKind,
+    out: Path,
+    repo_cache: Path | None,
+    ablated: str | None = None,
+) -> Path:
+    """Write the derived task of ``contract_path`` for ``kind`` under ``out``; return its contract.
+
+    Args:
+        contract_path: the parent contract's TOML file.
+        kind: an injection kind (:data:`~repogate.vocabulary.INJECTIONS`) or ``ablate``.
+        out: the folder the derived task's folder is made in.
+        repo_cache: local mirrors for a parent whose ``repo`` is a URL.
+        ablated: with ``ablate``, the convention's path.
+
+    Returns:
+        The derived ``contract.toml`` (loadable with :func:`load_contract`).
+
+    Raises:
+        UserInputError: the kind does not apply to this contract, or the derived folder exists.
+        ContractError: the parent contract does not load or names a commit its repository lacks.
+        GitError: git failed.
+    """
+    contract = load_contract(contract_path)
+    source = git.resolve_source(contract.repo, contract.base_dir, repo_cache)
+    task_id = derived_id(contract.id, kind, ablated)
+    folder = out / task_id
+    if folder.exists():
+        raise UserInputError(
+            f"{folder} already exists", "remove it, or give another --out to write a fresh copy"
+        )
+    reference = load_patch(contract.reference, contract, source) if contract.reference else None
+    view = BaseView(lambda p: git.show_file(source, contract.base_commit, p), reference)
+    if kind == "ablate":
+        plant = ablate(contract, view, ablated or "")
+    else:
+        plant = INJECTORS[kind](contract, view)
+    repo = folder / REPO
+    try:
+        git.init_repo(repo)
+        for sha in (contract.base_commit, *_named_commits(contract)):
+            git.fetch_commit(repo, source, sha)
+        base = git.rev_parse(repo, f"{contract.base_commit}^{{commit}}")
+        tree = git.tree_with_files(repo, git.tree_of(repo, base), plant.files)
+        message = f"repogate vary: {kind}\n\n{plant.description}\n"
+        injected = git.commit_tree(repo, tree, [base], message)
+        git.set_branch(repo, "main", injected)
+        derivation = Derivation(
+            kind=kind,
+            parent_id=contract.id,
+            parent_base_commit=base,
+            paths=tuple(sorted(plant.files)),
+            trap_paths=plant.trap_paths,
+            authoritative_paths=plant.authoritative_paths,
+            parameters=plant.parameters,
+            description=plant.description,
+        )
+        data = _contract_data(contract, folder, task_id, injected, derivation)
+        if contract.oracles.hidden_tests is not None:
+            moved = _moved_patch(repo, source, contract, contract.oracles.hidden_tests, plant)
+            data["oracles"]["hidden_tests"] = moved.model_dump(exclude_none=True)
+        if contract.reference is not None:
+            moved = _moved_patch(repo, source, contract, contract.reference, plant)
+            data["reference"] = moved.model_dump(exclude_none=True)
+        target = folder / "contract.toml"
+        target.write_text(tomli_w.dumps(data), encoding="utf-8")
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return target
+
+
+def vary_from_options(
+    contract_path: Path, inject: str | None, ablated: str | None, out: Path, repo_cache: Path | None
+) -> str:
+    """Check the CLI's ``--inject``/``--ablate`` choice, run :func:`vary`, return the line to print.
+
+    Raises:
+        UserInputError: neither or both options given, or an unknown kind.
+    """
+    if (inject is None) == (ablated is None):
+        raise UserInputError(
+            "give exactly one of --inject KIND or --ablate PATH",
+            f"kinds: {', '.join(INJECTIONS)}; or a path listed in [[requirement.conventions]]",
+        )
+    if inject is not None and inject not in INJECTIONS:
+        raise UserInputError(
+            f"--inject {inject!r} is not an injection kind",
+            f"choose one of: {', '.join(INJECTIONS)}",
+        )
+    kind: DerivationKind = "ablate" if inject is None else inject
+    target = vary(contract_path, kind, out, repo_cache, ablated)
+    derived = load_contract(target)
+    assert derived.derivation is not None
+    return f"{derived.id}: {derived.derivation.description} -> {target}"
