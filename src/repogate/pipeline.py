@@ -11,6 +11,7 @@ integrity      changed paths -> I receipt                              never
 verification   candidate + hidden tests -> V receipts (tests,          never
                commands, dependency policy)
 lifecycle      candidate -> generated, authority, release receipts     never
+injection      derivation + receipts so far -> V-injection receipt     never
 requirements   criteria + receipts so far -> R receipt                 never
 merge          merged tree -> merge receipt; V again when it differs   never
 sentinel       merged state + real later history -> S receipt          never
@@ -33,6 +34,7 @@ from repogate.attempt import AttemptConfig, AttemptProgress, Phase, StopAttempt
 from repogate.decision import Decision, Evidence, SoftMetrics, decide, hard_checks
 from repogate.phases import (
     environment,
+    injection,
     integrity,
     lifecycle,
     merge,
@@ -53,6 +55,7 @@ PHASES: tuple[tuple[str, Phase], ...] = (
     ("integrity", integrity),
     ("verification", verification),
     ("lifecycle", lifecycle),
+    ("injection", injection),
     ("requirements", requirements),
     ("merge", merge),
     ("sentinel", sentinel),

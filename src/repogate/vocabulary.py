@@ -80,6 +80,7 @@ GateId = Literal[
     "V-commands",
     "V-dependencies",
     "V-generated",
+    "V-injection",
     "A",
     "release",
     "R",
@@ -155,6 +156,9 @@ GATES: dict[GateId, Doc] = {
     "V-commands": Doc("V", "the contract's extra oracle commands, against the base"),
     "V-dependencies": Doc("V", "the lockfile policy and the replay of the lock command"),
     "V-generated": Doc("V", "generated-artefact freshness, regenerated in a clean tree"),
+    "V-injection": Doc(
+        "V", "an injected task's findings: authoritative source found, survives regeneration"
+    ),
     "A": Doc("A", "CODEOWNERS read at the base and approvals bound to the patch digest"),
     "release": Doc("A", "the release-notes entry the patch adds"),
     "R": Doc("R", "criteria against the receipts so far; the agent's own claims compared"),
@@ -172,6 +176,7 @@ REPORTS: dict[GateId, tuple[CheckName, ...]] = {
     "V-commands": ("regression_tests_passed",),
     "V-dependencies": ("dependency_policy_passed",),
     "V-generated": ("generated_artifacts_fresh",),
+    "V-injection": (),
     "A": ("code_owner_approved", "review_threads_resolved"),
     "release": ("release_receipt_present",),
     "R": ("requirements_recovered",),

@@ -2,9 +2,11 @@
 
 The derived task lives in its own folder ``<out>/<id>+<kind>/``:
 
-- ``repo/``: a new repository holding the parent's base history (only the base's ancestors and
-  the commits the contract names: hidden tests, reference, target, follow-ups), plus one injected
-  commit on top of the base (branch ``main``). The parent's repository is never written.
+- ``repo/``: a new repository holding the parent's base history (the base and its ancestors
+  only) plus one injected commit on top of the base (branch ``main``). The parent's repository
+  is never written. Later history (``target_commit``, the sentinel's follow-ups) descends from the
+  parent's base, not the injected one, so the derived contract names none: its sentinel only
+  regenerates, and its merge target is the injected base.
 - ``contract.toml``: the parent contract with ``id = "<id>+<kind>"``, ``repo = "repo"``,
   ``base_commit`` = the injected commit, a cohort tag ``variant = <kind>`` (reports pair it with
   the parent by ``derivation.parent_id``) and ``[derivation]`` recording the kind, the parent and
@@ -59,10 +61,11 @@ def derived_id(parent: str, kind: DerivationKind, ablated: str | None = None) ->
     return task_id
 
 
-def _named_commits(contract: TransitionContract) -> list[str]:
-    named = [contract.target_commit, *contract.sentinel.follow_ups]
-    named += [s.commit for s in (contract.oracles.hidden_tests, contract.reference) if s]
-    return [sha for sha in named if sha]
+def _dropped_history(contract: TransitionContract) -> dict[str, str]:
+    """Name the later history the derived contract cannot replay (see the module docstring)."""
+    later = [*contract.sentinel.follow_ups, contract.target_commit or ""]
+    later = [sha for sha in later if sha]
+    return {"later_history_dropped": ",".join(later)} if later else {}
 
 
 def _patched_files(source: Path, contract: TransitionContract, patch: bytes) -> Files:
@@ -96,6 +99,9 @@ def _contract_data(
     data = contract.model_dump(mode="json", exclude_none=True)
     data.update(id=task_id, repo=REPO, base_commit=base, derivation=derivation.model_dump())
     data["cohort"] = {**contract.cohort, "variant": derivation.kind}
+    # later history descends from the parent's base, not the injected one: nothing to replay
+    data.pop("target_commit", None)
+    data["sentinel"].update(follow_ups=[], follow_up_count=0)
     reviews = contract.authority.reviews
     if reviews is not None:
         rel = os.path.relpath(contract.base_dir / reviews, folder.resolve())
@@ -144,8 +150,7 @@ def vary(
     repo = folder / REPO
     try:
         git.init_repo(repo)
-        for sha in (contract.base_commit, *_named_commits(contract)):
-            git.fetch_commit(repo, source, sha)
+        git.fetch_commit(repo, source, contract.base_commit)
         base = git.rev_parse(repo, f"{contract.base_commit}^{{commit}}")
         tree = git.tree_with_files(repo, git.tree_of(repo, base), plant.files)
         message = f"repogate vary: {kind}\n\n{plant.description}\n"
@@ -158,7 +163,7 @@ def vary(
             paths=tuple(sorted(plant.files)),
             trap_paths=plant.trap_paths,
             authoritative_paths=plant.authoritative_paths,
-            parameters=plant.parameters,
+            parameters={**plant.parameters, **_dropped_history(contract)},
             description=plant.description,
         )
         data = _contract_data(contract, folder, task_id, injected, derivation)
