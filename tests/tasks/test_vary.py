@@ -121,7 +121,13 @@ def test_generated_file_trap_unmarks_and_still_reproduces(
     folder = tmp_path / "envbin"
     folder.mkdir()
     (folder / "python").symlink_to(sys.executable)
-    for rev in (derived.base_commit,):
+    follow_ups = derived.sentinel.follow_ups
+    assert len(follow_ups) == 1  # replayed over the injected base, the trap kept
+    assert git.is_ancestor(repo, derived.base_commit, follow_ups[0])
+    assert b"DO NOT EDIT" not in (
+        git.show_file(repo, follow_ups[0], "payments/client_gen.py") or b""
+    )
+    for rev in (derived.base_commit, *follow_ups):
         checkout = tmp_path / f"regen-{rev[:7]}"
         git.export_tree(repo, rev, checkout)
         seen = check_generated(

@@ -4,9 +4,10 @@ The derived task lives in its own folder ``<out>/<id>+<kind>/``:
 
 - ``repo/``: a new repository holding the parent's base history (the base and its ancestors
   only) plus one injected commit on top of the base (branch ``main``). The parent's repository
-  is never written. Later history (``target_commit``, the sentinel's follow-ups) descends from the
-  parent's base, not the injected one, so the derived contract names none: its sentinel only
-  regenerates, and its merge target is the injected base.
+  is never written. The sentinel's follow-ups are copied over the injected commit with the
+  injection kept in each, so the derived sentinel replays the same later history; a
+  ``target_commit`` and a bare ``follow_up_count`` are dropped (recorded in ``parameters``), so
+  the derived merge target is the injected base.
 - ``contract.toml``: the parent contract with ``id = "<id>+<kind>"``, ``repo = "repo"``,
   ``base_commit`` = the injected commit, a cohort tag ``variant = <kind>`` (reports pair it with
   the parent by ``derivation.parent_id``) and ``[derivation]`` recording the kind, the parent and
@@ -62,10 +63,39 @@ def derived_id(parent: str, kind: DerivationKind, ablated: str | None = None) ->
 
 
 def _dropped_history(contract: TransitionContract) -> dict[str, str]:
-    """Name the later history the derived contract cannot replay (see the module docstring)."""
-    later = [*contract.sentinel.follow_ups, contract.target_commit or ""]
-    later = [sha for sha in later if sha]
-    return {"later_history_dropped": ",".join(later)} if later else {}
+    """Name the later history the derived contract does not carry (see the module docstring)."""
+    dropped = {}
+    if contract.target_commit:
+        dropped["target_commit_dropped"] = contract.target_commit
+    if contract.sentinel.follow_up_count and not contract.sentinel.follow_ups:
+        dropped["follow_up_count_dropped"] = str(contract.sentinel.follow_up_count)
+    return dropped
+
+
+def _replayed_follow_ups(
+    repo: Path, source: Path, contract: TransitionContract, plant: Planted
+) -> list[str]:
+    """Copy the sentinel's follow-ups over the injected commit, the injection kept in each.
+
+    Each follow-up becomes a commit of its own tree in which every planted path the follow-up
+    left as the parent's base had it keeps its injected version, and one it changed gets the
+    injection put in again (``replant``). Returns the new SHAs, in order; ``main`` ends at the
+    last.
+    """
+    head = git.rev_parse(repo, "main")
+    base = contract.base_commit
+    made = []
+    for sha in contract.sentinel.follow_ups:
+        git.fetch_commit(repo, source, sha)
+        theirs: Files = {}
+        for path, injected in plant.files.items():
+            now = git.show_file(repo, sha, path)
+            theirs[path] = injected if now == git.show_file(repo, base, path) else now
+        tree = git.tree_with_files(repo, git.tree_of(repo, sha), plant.replant(theirs))
+        head = git.commit_tree(repo, tree, [head], git.commit_message(repo, sha)[1])
+        made.append(head)
+    git.set_branch(repo, "main", head)
+    return made
 
 
 def _patched_files(source: Path, contract: TransitionContract, patch: bytes) -> Files:
@@ -84,11 +114,16 @@ def _patched_files(source: Path, contract: TransitionContract, patch: bytes) -> 
 
 
 def _moved_patch(
-    repo: Path, source: Path, contract: TransitionContract, patch: PatchSource, plant: Planted
+    repos: tuple[Path, Path], contract: TransitionContract, patch: PatchSource, plant: Planted
 ) -> PatchSource:
-    """Return ``patch`` as a commit over the injected base (see the module docstring)."""
+    """Return ``patch`` as a commit over the injected base (see the module docstring).
+
+    ``repos`` is (the parent's source, the derived repository); the injected base is the
+    derived repository's ``refs/heads/injected``.
+    """
+    source, repo = repos
+    head = git.rev_parse(repo, "injected")
     files = plant.replant(_patched_files(source, contract, load_patch(patch, contract, source)))
-    head = git.rev_parse(repo, "main")
     tree = git.tree_with_files(repo, git.tree_of(repo, head), files)
     return PatchSource(commit=git.commit_tree(repo, tree, [head], "patch over the injection"))
 
@@ -99,9 +134,8 @@ def _contract_data(
     data = contract.model_dump(mode="json", exclude_none=True)
     data.update(id=task_id, repo=REPO, base_commit=base, derivation=derivation.model_dump())
     data["cohort"] = {**contract.cohort, "variant": derivation.kind}
-    # later history descends from the parent's base, not the injected one: nothing to replay
+    # later history descends from the parent's base: follow-ups are replayed (_replayed_follow_ups)
     data.pop("target_commit", None)
-    data["sentinel"].update(follow_ups=[], follow_up_count=0)
     reviews = contract.authority.reviews
     if reviews is not None:
         rel = os.path.relpath(contract.base_dir / reviews, folder.resolve())
@@ -156,6 +190,7 @@ def vary(
         message = f"repogate vary: {kind}\n\n{plant.description}\n"
         injected = git.commit_tree(repo, tree, [base], message)
         git.set_branch(repo, "main", injected)
+        git.set_branch(repo, "injected", injected)
         derivation = Derivation(
             kind=kind,
             parent_id=contract.id,
@@ -167,11 +202,15 @@ def vary(
             description=plant.description,
         )
         data = _contract_data(contract, folder, task_id, injected, derivation)
+        if contract.sentinel.follow_ups:
+            data["sentinel"]["follow_ups"] = _replayed_follow_ups(repo, source, contract, plant)
+        else:
+            data["sentinel"]["follow_up_count"] = 0
         if contract.oracles.hidden_tests is not None:
-            moved = _moved_patch(repo, source, contract, contract.oracles.hidden_tests, plant)
+            moved = _moved_patch((source, repo), contract, contract.oracles.hidden_tests, plant)
             data["oracles"]["hidden_tests"] = moved.model_dump(exclude_none=True)
         if contract.reference is not None:
-            moved = _moved_patch(repo, source, contract, contract.reference, plant)
+            moved = _moved_patch((source, repo), contract, contract.reference, plant)
             data["reference"] = moved.model_dump(exclude_none=True)
         target = folder / "contract.toml"
         target.write_text(tomli_w.dumps(data), encoding="utf-8")
