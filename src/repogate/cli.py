@@ -266,6 +266,7 @@ def show_cmd(
             records, f"run {run_dir}", statuses, interrupted=not live, changed=changed
         )
         print_table(table)
+        _show_injections(records)
     else:
         _show_one(run_dir, records[0], statuses.get(records[0].attempt_id, "done"), receipts)
     for attempt_id, problems in changed.items():
@@ -275,6 +276,16 @@ def show_cmd(
             err=True,
         )
     raise typer.Exit(ExitCode.INTERNAL if changed else ExitCode.OK)
+
+
+def _show_injections(records: list[AttemptRecord]) -> None:
+    """Acceptance with and without each injection, paired by task (nothing when none ran)."""
+    from repogate.report.injections import injection_pairs, pairs_line
+
+    seen = [(r.contract_id, r.agent, r.decision.outcome) for r in records if r.decision]
+    line = pairs_line(injection_pairs(seen))
+    if line:
+        typer.echo(line)
 
 
 def _evidence_status(record: AttemptRecord, changed: dict[str, str]) -> str:

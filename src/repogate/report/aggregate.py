@@ -18,6 +18,7 @@ from repogate.decision import STAGES, SoftMetrics
 from repogate.errors import UserInputError
 from repogate.report import autonomy, gates
 from repogate.report.classify import Fact, counts, fact, per_task
+from repogate.report.injections import injection_pairs
 from repogate.report.load import Run, check_cohort_key
 from repogate.report.model import (
     ERROR_KINDS,
@@ -290,6 +291,7 @@ def build_report(
         resolved_rows.append(row)
         gaps += found
     briefs = tuple(run_brief(run) for run in runs)
+    attempt_rows = tuple(_attempt_row(f) for f in facts)
     policy = policy or Policy()
     policy_id = f"v{policy.version} {policy_source} sha256 {policy.digest}"
     return Report(
@@ -314,5 +316,6 @@ def build_report(
         autonomy=autonomy.autonomy(grouped, chosen, policy, policy_id),
         informativeness_rule=gates.rule_text(policy.gates),
         gates=gates.gate_information(facts, policy.gates),
-        attempts=tuple(_attempt_row(f) for f in facts),
+        attempts=attempt_rows,
+        injections=injection_pairs((r.contract, r.agent, r.outcome) for r in attempt_rows),
     )
