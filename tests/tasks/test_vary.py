@@ -70,6 +70,12 @@ def test_reference_moves_over_the_injection(built: BuiltScenario, tmp_path: Path
     hidden = load_patch(derived.oracles.hidden_tests, derived, repo)
     assert hidden == load_patch(parent.oracles.hidden_tests, parent, built.repo)
     assert b"test_locale_amounts" not in hidden
+    # the sentinel replays the same change the parent's follow-up made
+    (follow_up,), (original,) = derived.sentinel.follow_ups, parent.sentinel.follow_ups
+    assert git.is_ancestor(repo, derived.base_commit, follow_up)
+    ours = git.diff_binary(repo, git.commit_parents(repo, follow_up)[0], follow_up)
+    theirs = git.diff_binary(built.repo, git.commit_parents(built.repo, original)[0], original)
+    assert ours == theirs
 
 
 def test_irrelevant_failing_test_fails_at_the_base(built: BuiltScenario, tmp_path: Path) -> None:

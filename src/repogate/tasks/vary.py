@@ -77,24 +77,33 @@ def _replayed_follow_ups(
 ) -> list[str]:
     """Copy the sentinel's follow-ups over the injected commit, the injection kept in each.
 
-    Each follow-up becomes a commit of its own tree in which every planted path the follow-up
-    left as the parent's base had it keeps its injected version, and one it changed gets the
-    injection put in again (``replant``). Returns the new SHAs, in order; ``main`` ends at the
-    last.
+    Each follow-up, and its parent when that is not the base or another follow-up (the fix a
+    follow-up came after), becomes a commit of its own tree in which every planted path it left
+    as the parent's base had it keeps its injected version, and one it changed gets the
+    injection put in again (``replant``). A follow-up's own change (its diff from its parent,
+    what the sentinel replays) is thus kept. Returns the new follow-up SHAs in order; ``main``
+    ends at the last.
     """
-    head = git.rev_parse(repo, "main")
     base = contract.base_commit
-    made = []
-    for sha in contract.sentinel.follow_ups:
-        git.fetch_commit(repo, source, sha)
+    copied = {base: git.rev_parse(repo, "main")}
+
+    def copy(sha: str, parent: str) -> str:
         theirs: Files = {}
         for path, injected in plant.files.items():
             now = git.show_file(repo, sha, path)
             theirs[path] = injected if now == git.show_file(repo, base, path) else now
         tree = git.tree_with_files(repo, git.tree_of(repo, sha), plant.replant(theirs))
-        head = git.commit_tree(repo, tree, [head], git.commit_message(repo, sha)[1])
-        made.append(head)
-    git.set_branch(repo, "main", head)
+        return git.commit_tree(repo, tree, [parent], git.commit_message(repo, sha)[1])
+
+    made = []
+    for sha in contract.sentinel.follow_ups:
+        git.fetch_commit(repo, source, sha)
+        parent = (git.commit_parents(repo, sha) or (base,))[0]
+        if parent not in copied:
+            copied[parent] = copy(parent, copied[base])
+        copied[sha] = copy(sha, copied[parent])
+        made.append(copied[sha])
+    git.set_branch(repo, "main", made[-1] if made else copied[base])
     return made
 
 
