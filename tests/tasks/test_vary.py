@@ -48,6 +48,7 @@ def test_derived_contract_records_its_derivation(built: BuiltScenario, tmp_path:
     assert derived.derivation.parent_id == parent.id
     assert derived.derivation.parent_base_commit == parent.base_commit
     assert derived.derivation.parameters["version"] == "1.4.0.post1"
+    assert derived.permissions.editable == (*parent.permissions.editable, "uv.lock")
     repo = derived.resolve(derived.repo)
     assert git.commit_parents(repo, derived.base_commit) == (parent.base_commit,)
     assert git.rev_parse(built.repo, "main") == before

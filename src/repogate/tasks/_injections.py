@@ -59,6 +59,8 @@ class Planted:
     authoritative_paths: tuple[str, ...] = ()
     parameters: dict[str, str] = field(default_factory=dict)
     replant: Callable[[Files], Files] = lambda files: files
+    editable: tuple[str, ...] = ()
+    """Paths the derived contract lets the agent edit besides the parent's (the stale lockfile)."""
 
 
 def _refuse(contract: TransitionContract, what: str, fix: str) -> UserInputError:
@@ -105,6 +107,7 @@ def stale_lockfile(contract: TransitionContract, base: BaseView) -> Planted:
         authoritative_paths=(lock.lockfile,),
         parameters={"manifest": lock.manifest, "lockfile": lock.lockfile, "version": new},
         replant=bump,
+        editable=(lock.lockfile,),
     )
 
 

@@ -138,11 +138,18 @@ def _moved_patch(
 
 
 def _contract_data(
-    contract: TransitionContract, folder: Path, task_id: str, base: str, derivation: Derivation
+    contract: TransitionContract,
+    folder: Path,
+    task_id: str,
+    base: str,
+    derivation: Derivation,
+    extra_editable: tuple[str, ...],
 ) -> dict[str, Any]:
     data = contract.model_dump(mode="json", exclude_none=True)
     data.update(id=task_id, repo=REPO, base_commit=base, derivation=derivation.model_dump())
     data["cohort"] = {**contract.cohort, "variant": derivation.kind}
+    editable = contract.permissions.editable
+    data["permissions"]["editable"] = [*editable, *(p for p in extra_editable if p not in editable)]
     # later history descends from the parent's base: follow-ups are replayed (_replayed_follow_ups)
     data.pop("target_commit", None)
     reviews = contract.authority.reviews
@@ -210,7 +217,7 @@ def vary(
             parameters={**plant.parameters, **_dropped_history(contract)},
             description=plant.description,
         )
-        data = _contract_data(contract, folder, task_id, injected, derivation)
+        data = _contract_data(contract, folder, task_id, injected, derivation, plant.editable)
         if contract.sentinel.follow_ups:
             data["sentinel"]["follow_ups"] = _replayed_follow_ups(repo, source, contract, plant)
         else:
