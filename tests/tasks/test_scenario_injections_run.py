@@ -40,11 +40,14 @@ def test_robust_accepted_mimicking_rejected(
     built: BuiltScenario,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
     kind: str,
     robust: str,
     mimic: str,
     check: str,
 ) -> None:
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
     contract = next(p for p in built.contracts if p.parent.name.endswith(f"+{kind}"))
     agents = built.repo.parent / "agents"
     args = [str(contract), "--agent", f"scripted:{agents / robust}.toml"]
