@@ -157,6 +157,27 @@ def test_ablation_removes_a_listed_convention(built: BuiltScenario, tmp_path: Pa
         vary(edited, "ablate", tmp_path / "x", None, "AGENTS.md")
 
 
+def test_ablated_path_absent_at_the_base_is_one_line_exit_2(
+    built: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _contract(built)
+    data = tomllib.loads(source.read_text())
+    data["requirement"]["conventions"] = [{"path": "AGENTS.md", "criteria": ["R1"]}]
+    edited = source.parent / "contract-absent-convention.toml"
+    edited.write_text(tomli_w.dumps(data))
+    out = tmp_path / "out"
+    assert main(["tasks", "vary", str(edited), "--ablate", "AGENTS.md", "--out", str(out)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line == (
+        "error: contract payments-retry-timeout: the convention AGENTS.md is not a file at the "
+        "base commit; fix its path in [[requirement.conventions]] to a file the base has"
+    )
+    assert not out.exists()
+    both = ["tasks", "vary", str(edited), "--ablate", "AGENTS.md", "--inject", "stale-lockfile"]
+    assert main(both) == 2
+    assert "give exactly one of --inject KIND or --ablate PATH" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("kind", "remove", "message"),
     [
