@@ -61,5 +61,7 @@ def test_robust_accepted_mimicking_rejected(
     assert good["outcome"] == "accepted", good["failed"]
     assert bad["outcome"] == "rejected"
     assert check in bad["failed"]  # type: ignore[operator]
+    (entry,) = json.loads((tmp_path / "run" / "manifest.json").read_text())["contracts"]
+    assert entry["intervention"].startswith(f"{kind} on payments-retry-timeout (base ")
     assert _findings(tmp_path / "run", str(good["attempt_id"]))["authoritative_source_found"]
     assert not _findings(tmp_path / "run", str(bad["attempt_id"]))["authoritative_source_found"]
