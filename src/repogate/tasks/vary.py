@@ -75,36 +75,38 @@ def _dropped_history(contract: TransitionContract) -> dict[str, str]:
 def _replayed_follow_ups(
     repo: Path, source: Path, contract: TransitionContract, plant: Planted
 ) -> list[str]:
-    """Copy the sentinel's follow-ups over the injected commit, the injection kept in each.
+    """Copy the later history up to the last follow-up over the injected commit, injection kept.
 
-    Each follow-up, and its parent when that is not the base or another follow-up (the fix a
-    follow-up came after), becomes a commit of its own tree in which every planted path it left
-    as the parent's base had it keeps its injected version, and one it changed gets the
-    injection put in again (``replant``). A follow-up's own change (its diff from its parent,
-    what the sentinel replays) is thus kept. Returns the new follow-up SHAs in order; ``main``
-    ends at the last.
+    Every commit on the first-parent line from the parent's base to its last follow-up (the
+    follow-ups and the commits between them, as the sentinel walks them) becomes a one-parent
+    commit of its own tree on the previous copy, in which every planted path it left as the
+    parent's base had it keeps its injected version, and one it changed gets the injection put
+    in again (``replant``). Each commit's own change (its diff from its first parent) is thus
+    kept. Returns the copies of the follow-ups, in order; ``main`` ends at the last.
     """
     base = contract.base_commit
-    copied = {base: git.rev_parse(repo, "main")}
-
-    def copy(sha: str, parent: str) -> str:
+    follow_ups = contract.sentinel.follow_ups
+    for sha in follow_ups:
+        git.fetch_commit(repo, source, sha)
+    head = git.rev_parse(repo, "main")
+    copied = {}
+    for sha in git.log_range(repo, base, follow_ups[-1], first_parent=True):
         theirs: Files = {}
         for path, injected in plant.files.items():
             now = git.show_file(repo, sha, path)
             theirs[path] = injected if now == git.show_file(repo, base, path) else now
         tree = git.tree_with_files(repo, git.tree_of(repo, sha), plant.replant(theirs))
-        return git.commit_tree(repo, tree, [parent], git.commit_message(repo, sha)[1])
-
-    made = []
-    for sha in contract.sentinel.follow_ups:
-        git.fetch_commit(repo, source, sha)
-        parent = (git.commit_parents(repo, sha) or (base,))[0]
-        if parent not in copied:
-            copied[parent] = copy(parent, copied[base])
-        copied[sha] = copy(sha, copied[parent])
-        made.append(copied[sha])
-    git.set_branch(repo, "main", made[-1] if made else copied[base])
-    return made
+        head = git.commit_tree(repo, tree, [head], git.commit_message(repo, sha)[1])
+        copied[sha] = head
+    git.set_branch(repo, "main", head)
+    missing = [sha for sha in follow_ups if sha not in copied]
+    if missing:
+        raise UserInputError(
+            f"contract {contract.id}: follow-up {missing[0][:12]} is not on the first-parent line "
+            f"from the base to {follow_ups[-1][:12]}",
+            "name follow-ups in the order of the target branch's first-parent history",
+        )
+    return [copied[sha] for sha in follow_ups]
 
 
 def _patched_files(source: Path, contract: TransitionContract, patch: bytes) -> Files:
