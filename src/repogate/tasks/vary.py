@@ -75,37 +75,43 @@ def _dropped_history(contract: TransitionContract) -> dict[str, str]:
 def _replayed_follow_ups(
     repo: Path, source: Path, contract: TransitionContract, plant: Planted
 ) -> list[str]:
-    """Copy the later history up to the last follow-up over the injected commit, injection kept.
+    """Copy the later history up to the follow-ups over the injected commit, injection kept.
 
-    Every commit on the first-parent line from the parent's base to its last follow-up (the
-    follow-ups and the commits between them, as the sentinel walks them) becomes a one-parent
-    commit of its own tree on the previous copy, in which every planted path it left as the
-    parent's base had it keeps its injected version, and one it changed gets the injection put
-    in again (``replant``). Each commit's own change (its diff from its first parent) is thus
-    kept. Returns the copies of the follow-ups, in order; ``main`` ends at the last.
+    Every commit that descends from the parent's base and is an ancestor of a follow-up is
+    copied with the same parents (the base replaced by the injected commit, other copied
+    parents by their copies; a parent outside that history stays), so every ancestry the
+    sentinel reads (which commit a follow-up's change is taken against) and every commit's own
+    change are kept. In each copy, a planted path the commit left as the parent's base had it
+    keeps its injected version, and one it changed gets the injection put in again
+    (``replant``). Returns the copies of the follow-ups, in order; ``main`` ends at the last.
     """
     base = contract.base_commit
     follow_ups = contract.sentinel.follow_ups
+    later: set[str] = set()
     for sha in follow_ups:
         git.fetch_commit(repo, source, sha)
-    head = git.rev_parse(repo, "main")
-    copied = {}
-    for sha in git.log_range(repo, base, follow_ups[-1], first_parent=True):
-        theirs: Files = {}
-        for path, injected in plant.files.items():
-            now = git.show_file(repo, sha, path)
-            theirs[path] = injected if now == git.show_file(repo, base, path) else now
-        tree = git.tree_with_files(repo, git.tree_of(repo, sha), plant.replant(theirs))
-        head = git.commit_tree(repo, tree, [head], git.commit_message(repo, sha)[1])
-        copied[sha] = head
-    git.set_branch(repo, "main", head)
-    missing = [sha for sha in follow_ups if sha not in copied]
-    if missing:
-        raise UserInputError(
-            f"contract {contract.id}: follow-up {missing[0][:12]} is not on the first-parent line "
-            f"from the base to {follow_ups[-1][:12]}",
-            "name follow-ups in the order of the target branch's first-parent history",
-        )
+        later.update(git.log_range(repo, base, sha, first_parent=False))
+    copied = {base: git.rev_parse(repo, "main")}
+    for sha in follow_ups:
+        stack = [sha]
+        while stack:  # parents before children, without recursion (histories can be long)
+            top = stack[-1]
+            parents = git.commit_parents(repo, top)
+            todo = [p for p in parents if p in later and p not in copied]
+            if todo:
+                stack += todo
+                continue
+            stack.pop()
+            if top in copied:
+                continue
+            theirs: Files = {}
+            for path, injected in plant.files.items():
+                now = git.show_file(repo, top, path)
+                theirs[path] = injected if now == git.show_file(repo, base, path) else now
+            tree = git.tree_with_files(repo, git.tree_of(repo, top), plant.replant(theirs))
+            mapped = [copied.get(p, p) for p in parents]
+            copied[top] = git.commit_tree(repo, tree, mapped, git.commit_message(repo, top)[1])
+    git.set_branch(repo, "main", copied[follow_ups[-1]])
     return [copied[sha] for sha in follow_ups]
 
 
