@@ -13,10 +13,13 @@ The derived task lives in its own folder ``<out>/<id>+<kind>/``:
   the parent by ``derivation.parent_id``) and ``[derivation]`` recording the kind, the parent and
   its base, the paths planted and the parameters chosen.
 
-The reference and hidden-test patches are moved over the injected commit: each becomes a commit
-in ``repo/`` whose tree is the injected base plus the files the original patch rewrote (with the
-injection put into them again, e.g. a regenerated output stays unmarked), so the gold agent
-still submits exactly the reference change and the hidden tests still add only test files.
+The history between the base and the sentinel's follow-ups and the patches' commits is copied
+over the injected commit with its ancestry, the injection kept in each copy
+(:func:`_copied_history`), so the sentinel takes each follow-up's change against the same commit
+as for the parent task. A patch named by a commit names its copy (same ``paths`` and
+``exclude``); a patch file is moved over the injected commit as a commit of the files it
+rewrites (the injection put into them again). Either way the gold agent submits the reference
+change and the hidden tests add only test files.
 Relative paths of the contract (``authority.reviews``) are rewritten relative to the new folder.
 """
 
@@ -72,27 +75,25 @@ def _dropped_history(contract: TransitionContract) -> dict[str, str]:
     return dropped
 
 
-def _replayed_follow_ups(
-    repo: Path, source: Path, contract: TransitionContract, plant: Planted
-) -> list[str]:
-    """Copy the later history up to the follow-ups over the injected commit, injection kept.
+def _copied_history(
+    repo: Path, contract: TransitionContract, plant: Planted, heads: list[str]
+) -> dict[str, str]:
+    """Copy the later history up to ``heads`` over the injected commit, injection kept.
 
-    Every commit that descends from the parent's base and is an ancestor of a follow-up is
+    Every commit that descends from the parent's base and is an ancestor of a head (or one) is
     copied with the same parents (the base replaced by the injected commit, other copied
     parents by their copies; a parent outside that history stays), so every ancestry the
     sentinel reads (which commit a follow-up's change is taken against) and every commit's own
     change are kept. In each copy, a planted path the commit left as the parent's base had it
     keeps its injected version, and one it changed gets the injection put in again
-    (``replant``). Returns the copies of the follow-ups, in order; ``main`` ends at the last.
+    (``replant``). Returns the copies by original SHA (the base maps to the injected commit).
     """
     base = contract.base_commit
-    follow_ups = contract.sentinel.follow_ups
     later: set[str] = set()
-    for sha in follow_ups:
-        git.fetch_commit(repo, source, sha)
+    for sha in heads:
         later.update(git.log_range(repo, base, sha, first_parent=False))
     copied = {base: git.rev_parse(repo, "main")}
-    for sha in follow_ups:
+    for sha in heads:
         stack = [sha]
         while stack:  # parents before children, without recursion (histories can be long)
             top = stack[-1]
@@ -111,8 +112,22 @@ def _replayed_follow_ups(
             tree = git.tree_with_files(repo, git.tree_of(repo, top), plant.replant(theirs))
             mapped = [copied.get(p, p) for p in parents]
             copied[top] = git.commit_tree(repo, tree, mapped, git.commit_message(repo, top)[1])
-    git.set_branch(repo, "main", copied[follow_ups[-1]])
-    return [copied[sha] for sha in follow_ups]
+    return copied
+
+
+def _moved(
+    repos: tuple[Path, Path],
+    contract: TransitionContract,
+    patch: PatchSource,
+    plant: Planted,
+    copied: dict[str, str],
+) -> dict[str, Any]:
+    """The derived contract's patch source: the copied commit with the same filters, else moved."""
+    if patch.commit is not None and patch.commit in copied:
+        moved = patch.model_copy(update={"commit": copied[patch.commit]})
+    else:
+        moved = _moved_patch(repos, contract, patch, plant)
+    return moved.model_dump(exclude_none=True)
 
 
 def _patched_files(source: Path, contract: TransitionContract, patch: bytes) -> Files:
@@ -226,16 +241,24 @@ def vary(
             description=plant.description,
         )
         data = _contract_data(contract, folder, task_id, injected, derivation, plant.editable)
-        if contract.sentinel.follow_ups:
-            data["sentinel"]["follow_ups"] = _replayed_follow_ups(repo, source, contract, plant)
+        sources = [contract.oracles.hidden_tests, contract.reference]
+        follow_ups = list(contract.sentinel.follow_ups)
+        heads = [*follow_ups, *(p.commit for p in sources if p is not None and p.commit)]
+        for sha in heads:
+            git.fetch_commit(repo, source, sha)
+        copied = _copied_history(repo, contract, plant, heads)
+        data["sentinel"]["follow_ups"] = [copied[sha] for sha in follow_ups]
+        if follow_ups:
+            git.set_branch(repo, "main", copied[follow_ups[-1]])
         else:
             data["sentinel"]["follow_up_count"] = 0
         if contract.oracles.hidden_tests is not None:
-            moved = _moved_patch((source, repo), contract, contract.oracles.hidden_tests, plant)
-            data["oracles"]["hidden_tests"] = moved.model_dump(exclude_none=True)
+            hidden = contract.oracles.hidden_tests
+            data["oracles"]["hidden_tests"] = _moved(
+                (source, repo), contract, hidden, plant, copied
+            )
         if contract.reference is not None:
-            moved = _moved_patch((source, repo), contract, contract.reference, plant)
-            data["reference"] = moved.model_dump(exclude_none=True)
+            data["reference"] = _moved((source, repo), contract, contract.reference, plant, copied)
         target = folder / "contract.toml"
         target.write_text(tomli_w.dumps(data), encoding="utf-8")
     except BaseException:
