@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 
+import _lifecycle_git as lg
 from repogate import git
 from repogate.cli import main
 from repogate.contract import load_contract
@@ -222,3 +223,32 @@ def test_cli_prints_the_derived_task(built: BuiltScenario, tmp_path: Path) -> No
     assert wrong.returncode == 2
     assert wrong.stderr.count("\n") == 1
     assert "choose one of: stale-lockfile" in wrong.stderr
+
+
+def test_history_with_a_merge_keeps_its_ancestry(tmp_path: Path) -> None:
+    """A follow-up that is a merge keeps both parents: its change is the same as the parent's."""
+    built = build_scenario("payments", tmp_path / "payments")
+    repo, base = built.repo, built.commits["base"]
+    lg.git(repo, "checkout", "-q", "-b", "side", base)
+    side = lg.commit(repo, {"docs/side.md": "a side branch\n"}, "side")
+    lg.git(repo, "checkout", "-q", "main")
+    lg.git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    merge = lg.git(repo, "rev-parse", "HEAD").decode().strip()
+    source = _contract(built)
+    data = tomllib.loads(source.read_text())
+    data["sentinel"]["follow_ups"] = [built.commits["follow1"], merge]
+    edited = source.parent / "contract-merge.toml"
+    edited.write_text(tomli_w.dumps(data))
+    derived = load_contract(vary(edited, "misleading-comment", tmp_path / "out", None))
+    ours = derived.resolve(derived.repo)
+    first, second = derived.sentinel.follow_ups
+    parents = git.commit_parents(ours, second)
+    assert len(parents) == 2 and parents[0] == first
+    assert git.is_ancestor(ours, derived.base_commit, parents[1])
+    assert git.commit_parents(ours, parents[1]) == (derived.base_commit,)
+    assert git.diff_binary(ours, first, second) == git.diff_binary(
+        repo, built.commits["follow1"], merge
+    )
+    assert git.diff_binary(ours, derived.base_commit, parents[1]) == git.diff_binary(
+        repo, base, side
+    )
