@@ -362,6 +362,7 @@ def show_cmd(
             records, f"run {run_dir}", statuses, interrupted=not live, changed=changed
         )
         print_table(table)
+        _show_injections(records)
     else:
         said = statuses.get(records[0].attempt_id, "done")
         _show_one(run_dir, records[0], said, receipts, live=live)
@@ -372,6 +373,16 @@ def show_cmd(
             err=True,
         )
     raise typer.Exit(ExitCode.INTERNAL if changed else ExitCode.OK)
+
+
+def _show_injections(records: list[AttemptRecord]) -> None:
+    """Acceptance with and without each injection, paired by task (nothing when none ran)."""
+    from repogate.report.injections import injection_pairs, pairs_line
+
+    seen = [(r.contract_id, r.agent, r.decision.outcome) for r in records if r.decision]
+    line = pairs_line(injection_pairs(seen))
+    if line:
+        typer.echo(line)
 
 
 def _evidence_status(record: AttemptRecord, changed: dict[str, str]) -> str:

@@ -28,6 +28,7 @@ from repogate.report.terminal import attempts_table, print_table
 from repogate.runner import PlannedAttempt, RunOptions, check_isolation, run
 from repogate.sandbox import WEAK_FLAG
 from repogate.store import AttemptRecord, Store
+from repogate.tasks.scenario_injections import with_injected
 from repogate.tasks.scenarios import build_scenario, default_agents, scenario_names
 from repogate.tasks.taskset import contract_files
 
@@ -57,7 +58,7 @@ def default_plans(out: Path, agents: list[AgentSpec]) -> list[PlannedAttempt]:
     """
     plans = []
     for name in scenario_names():
-        built = build_scenario(name, out / "scenarios" / name)
+        built = with_injected(build_scenario(name, out / "scenarios" / name))
         for path in built.contracts:
             contract = load_contract(path)
             shipped = default_agents(built, path, contract.reference is not None)

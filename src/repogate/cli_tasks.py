@@ -418,3 +418,34 @@ def strength_cmd(
     rows = measure_strength(contracts, budget, repo_cache, as_json)
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
+
+
+@app.command("vary", short_help="Derive a task with one injected failure or convention hidden.")
+def vary_cmd(
+    contract: Annotated[
+        Path, typer.Argument(metavar="CONTRACT.toml", help="The contract TOML to derive from.")
+    ],
+    inject: Annotated[
+        str | None,
+        typer.Option(
+            "--inject",
+            metavar="KIND",
+            help="stale-lockfile, irrelevant-failing-test, "
+            "misleading-comment or generated-file-trap.",
+        ),
+    ] = None,
+    ablate: Annotated[
+        str | None,
+        typer.Option(
+            "--ablate", metavar="PATH", help="A [[requirement.conventions]] path to hide."
+        ),
+    ] = None,
+    out: Annotated[
+        Path, typer.Option("--out", metavar="DIR", help="Folder for the derived task.")
+    ] = Path("varied"),
+    repo_cache: RepoCache = None,
+) -> None:
+    """Derive a task whose base carries one injected failure, or lacks one convention."""
+    from repogate.tasks.vary import vary_from_options
+
+    typer.echo(vary_from_options(contract, inject, ablate, out, repo_cache))

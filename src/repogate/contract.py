@@ -34,7 +34,7 @@ from repogate._files import read_text
 from repogate._model import FrozenModel
 from repogate._version import __version__
 from repogate.errors import ContractError
-from repogate.vocabulary import TASK_ID_MAX, TASK_ID_PATTERN
+from repogate.vocabulary import TASK_ID_MAX, TASK_ID_PATTERN, DerivationKind
 
 SHA_RE = re.compile(r"^[0-9a-f]{7,40}$")
 
@@ -118,6 +118,22 @@ class Criterion(_Model):
     ``lockfile`` or ``release_notes``. A criterion with no oracle cannot be met."""
 
 
+class Convention(_Model):
+    """A repository convention a task relies on (``AGENTS.md``, a codegen README, a tool config).
+
+    Example (TOML)::
+
+        [[requirement.conventions]]
+        path = "AGENTS.md"
+        criteria = ["R2"]
+    """
+
+    path: str
+    """The file, relative to the repository root, as it exists at the base."""
+    criteria: tuple[str, ...] = ()
+    """The ids of the criteria that depend on it (``repogate tasks vary --ablate`` hides it)."""
+
+
 class Requirement(_Model):
     """The requirement: a statement, typed criteria, exclusions and open questions."""
 
@@ -129,6 +145,8 @@ class Requirement(_Model):
     """What the change must not do or need not cover."""
     open_questions: tuple[str, ...] = ()
     """Questions the ticket leaves open, recorded for the requirement receipt."""
+    conventions: tuple[Convention, ...] = ()
+    """Repository conventions the task relies on, for convention ablation."""
 
 
 class Service(_Model):
@@ -260,6 +278,10 @@ class Generator(_Model):
     """Globs of the authoritative files the outputs derive from."""
     outputs: tuple[str, ...] = ()
     """Globs of the derived files; a hand edit to them that regeneration undoes fails freshness."""
+    program: tuple[str, ...] = ()
+    """Globs of the generator's own code (script, templates). Empty: the files its command names
+    (``python tools/gen.py``, ``python -m tools.gen``). A patch that changes one is regenerated
+    with the base's generator too, and the change is reported as needing its owner's review."""
     network: bool = False
     """Whether the generator may reach the network."""
 
@@ -419,6 +441,31 @@ class Sentinel(_Model):
         return None if value is None else _check_sha(value)
 
 
+class Derivation(_Model):
+    """How ``repogate tasks vary`` derived this contract from another: an intervention.
+
+    The derived base is the parent's base plus one commit (``injected_commit``) made in a copy of
+    the parent's repository, never in its real history.
+    """
+
+    kind: DerivationKind
+    """The injection kind, or ``ablate`` for a convention hidden from the agent."""
+    parent_id: str
+    """The id of the contract it was derived from (the pairing key of reports)."""
+    parent_base_commit: str
+    """The parent's base commit, the injected commit's parent."""
+    paths: tuple[str, ...] = ()
+    """The paths the injected commit adds, changes or removes."""
+    trap_paths: tuple[str, ...] = ()
+    """Paths an agent should leave alone (the injected test, the unmarked derived output)."""
+    authoritative_paths: tuple[str, ...] = ()
+    """Globs of the files where the fix belongs instead (the generator's inputs, the lockfile)."""
+    parameters: dict[str, str] = Field(default_factory=dict)
+    """What the injection chose (which file, which line, which version), for a rebuild."""
+    description: str = ""
+    """One sentence: what was planted."""
+
+
 class TransitionContract(_Model):
     """One task: the authorised base state and every condition for an accepted successor state.
 
@@ -459,6 +506,8 @@ class TransitionContract(_Model):
     """What is replayed after the merge."""
     reference: PatchSource | None = None
     """The reference (gold) patch; the ``gold`` agent submits it."""
+    derivation: Derivation | None = None
+    """Set on a contract ``repogate tasks vary`` derived (an injection or an ablation)."""
 
     _base_dir: Path = PrivateAttr(default=Path())
     _file: Path | None = PrivateAttr(default=None)

@@ -41,6 +41,9 @@ class ContractEntry(BaseModel):
     install_network: bool
     editable: tuple[str, ...]
     commands: tuple[str, ...]
+    intervention: str | None = None
+    """For a contract ``repogate tasks vary`` derived: the kind, the parent and what was planted
+    (``[derivation]``); None for an original task and in manifests written before it."""
 
 
 class RunManifest(BaseModel):
@@ -94,4 +97,12 @@ def contract_entry(contract: TransitionContract, source: str) -> ContractEntry:
         install_network=contract.environment.network,
         editable=contract.permissions.editable,
         commands=contract.permissions.commands,
+        intervention=_intervention(contract),
     )
+
+
+def _intervention(contract: TransitionContract) -> str | None:
+    derived = contract.derivation
+    if derived is None:
+        return None
+    return f"{derived.kind} on {derived.parent_id} (base {derived.parent_base_commit[:12]}): {derived.description}"

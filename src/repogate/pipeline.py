@@ -13,6 +13,7 @@ verification   candidate + hidden tests -> V receipts (tests,          never
 differential   changed functions, candidate and reference trees ->    never
                V-differential receipt (behaviour_matches_reference)
 lifecycle      candidate -> generated, authority, release receipts     never
+injection      derivation + receipts so far -> V-injection receipt     never
 requirements   criteria + receipts so far -> R receipt                 never
 merge          merged tree -> merge receipt; V again when it differs   never
 sentinel       merged state + real later history -> S receipt          never
@@ -36,6 +37,7 @@ from repogate.decision import Decision, Evidence, SoftMetrics, decide, hard_chec
 from repogate.phases import (
     differential,
     environment,
+    injection,
     integrity,
     lifecycle,
     merge,
@@ -58,6 +60,7 @@ PHASES: tuple[tuple[str, Phase], ...] = (
     ("verification", verification),
     ("differential", differential),
     ("lifecycle", lifecycle),
+    ("injection", injection),
     ("requirements", requirements),
     ("merge", merge),
     ("sentinel", sentinel),

@@ -12,12 +12,37 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
-TASK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
-"""A task id: letters, digits and ``._-``, starting with a letter or digit. An id names folders
+TASK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"
+"""A task id: letters, digits and ``._+-``, starting with a letter or digit (``+`` joins a derived
+task's kind to its parent's id: ``payments+stale-lockfile``). An id names folders
 (``contracts/<id>``, a run's attempt folders), so one matching this is always a single safe path
 component (never ``..``, never absolute, no separator)."""
 TASK_ID_MAX = 200
 """The longest task id: it names folders, whose names the file system limits (255 bytes)."""
+
+
+InjectionKind = Literal[
+    "stale-lockfile",
+    "irrelevant-failing-test",
+    "misleading-comment",
+    "generated-file-trap",
+]
+"""A failure ``repogate tasks vary --inject`` plants at a task's base (see :data:`INJECTIONS`)."""
+
+INJECTIONS: dict[InjectionKind, str] = {
+    "stale-lockfile": "the manifest's version moves on, so the lockfile no longer matches it; "
+    "the project's lock tool regenerates it, a hand edit fails the dependency policy",
+    "irrelevant-failing-test": "a test unrelated to the requirement fails at the base; it is not "
+    "graded, and editing, skipping or deleting it fails oracle_untouched",
+    "misleading-comment": "a comment at the edit site states a wrong rule; the requirement's "
+    "oracles decide",
+    "generated-file-trap": "a generator's output loses its generated marker, so it looks like the "
+    "place to edit; editing it instead of its source fails generated_artifacts_fresh",
+}
+"""Every injection kind, documented (Gate V of the seed: failure injection)."""
+
+DerivationKind = Literal[InjectionKind, "ablate"]
+"""How a derived contract was made: an injection, or a convention's ablation."""
 
 
 def is_task_id(value: str) -> bool:
@@ -57,6 +82,7 @@ GateId = Literal[
     "V-dependencies",
     "V-generated",
     "V-differential",
+    "V-injection",
     "A",
     "release",
     "R",
@@ -140,6 +166,9 @@ GATES: dict[GateId, Doc] = {
     "V-dependencies": Doc("V", "the lockfile policy and the replay of the lock command"),
     "V-generated": Doc("V", "generated-artefact freshness, regenerated in a clean tree"),
     "V-differential": Doc("V", "the candidate's changed functions called beside the reference's"),
+    "V-injection": Doc(
+        "V", "an injected task's findings: authoritative source found, survives regeneration"
+    ),
     "A": Doc("A", "CODEOWNERS read at the base and approvals bound to the patch digest"),
     "release": Doc("A", "the release-notes entry the patch adds"),
     "R": Doc("R", "criteria against the receipts so far; the agent's own claims compared"),
@@ -158,6 +187,7 @@ REPORTS: dict[GateId, tuple[CheckName, ...]] = {
     "V-dependencies": ("dependency_policy_passed",),
     "V-generated": ("generated_artifacts_fresh",),
     "V-differential": ("behaviour_matches_reference",),
+    "V-injection": (),
     "A": ("code_owner_approved", "review_threads_resolved"),
     "release": ("release_receipt_present",),
     "R": ("requirements_recovered",),

@@ -38,10 +38,16 @@ from repogate.vocabulary import CheckName
 CHECK: CheckName = "generated_artifacts_fresh"
 HEADER_LINES = 40
 _COMMENT = r"^\s*(?:#|//|/\*|\*|--|;|<!--|\"\"\"|'''|%|rem\b)"
-_MARKERS = (
+MARKERS = (
     re.compile(_COMMENT + r".*\bCode generated\b.*\bDO NOT EDIT\b", re.IGNORECASE),
     re.compile(_COMMENT + r".*@generated\b"),
 )
+"""A comment line marking its file generated (searched in a file's first lines)."""
+
+
+def is_marker_line(line: str) -> bool:
+    """True when ``line`` is a comment marking its file generated (``DO NOT EDIT``, ``@generated``)."""
+    return any(marker.search(line) for marker in MARKERS)
 
 
 def _marked_in_header(checkout: Path, path: str) -> bool:
@@ -50,7 +56,7 @@ def _marked_in_header(checkout: Path, path: str) -> bool:
     except OSError:
         return False
     head = data.decode("utf-8", "replace").splitlines()[:HEADER_LINES]
-    return any(marker.search(line) for line in head for marker in _MARKERS)
+    return any(is_marker_line(line) for line in head)
 
 
 def marked_generated(checkout: Path, changed: Sequence[ChangedPath]) -> tuple[str, ...]:

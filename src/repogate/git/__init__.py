@@ -87,6 +87,7 @@ from repogate.git._workspace import (
     init_repo,
     keep_history,
     prepare_workspace,
+    set_branch,
 )
 
 __all__ = [
@@ -143,6 +144,7 @@ __all__ = [
     "rev_parse",
     "run_git",
     "sealed",
+    "set_branch",
     "show_file",
     "status_porcelain",
     "tree_from_dir",

@@ -380,3 +380,15 @@ def fetch_commit(dest: Path, source: Path, sha: str) -> None:
         GitError: ``sha`` is not in ``source``, or git failed.
     """
     _fetch(dest, source, [f"{_checked_rev(sha)}:refs/repogate/fetched/{sha}"])
+
+
+def set_branch(repo: Path, name: str, sha: str) -> None:
+    """Point branch ``name`` of ``repo`` at commit ``sha`` (made or moved), so it is kept.
+
+    For repositories the harness builds itself (a derived task's copy), never a workspace.
+
+    Raises:
+        GitError: ``sha`` is not a commit of ``repo``, or git failed.
+    """
+    commit = rev_parse(repo, f"{_checked_rev(sha)}^{{commit}}")
+    run_git(["update-ref", f"refs/heads/{name}", commit], repo)

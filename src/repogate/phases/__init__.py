@@ -6,8 +6,9 @@ state and stores their receipts as they finish.
 
 Private modules by concern: ``_workspace`` (prepare, propose), ``_environment`` (gate E),
 ``_checks`` (gates I, V and R, and the harness's merge), ``_differential`` (the differential
-oracle, ``V-differential``), ``_lifecycle`` (generated artifacts,
-authority, release receipt), ``_regression`` (gate V's regression step), ``_sentinel`` (gate S)
+oracle, ``V-differential``), ``_lifecycle`` (generated artifacts, authority, release receipt),
+``_injection`` (an injected task's findings), ``_regression`` (gate V's regression step),
+``_sentinel`` (gate S)
 and ``_shared`` (the attempt's folders, sandboxes and candidate identities). Import the names below from
 :mod:`repogate.phases` itself.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 from repogate.phases._checks import integrity, merge, requirements, verification
 from repogate.phases._differential import differential
 from repogate.phases._environment import environment
+from repogate.phases._injection import injection
 from repogate.phases._lifecycle import lifecycle
 from repogate.phases._sentinel import sentinel
 from repogate.phases._workspace import prepare, propose
@@ -24,6 +26,7 @@ from repogate.phases._workspace import prepare, propose
 __all__ = [
     "differential",
     "environment",
+    "injection",
     "integrity",
     "lifecycle",
     "merge",

@@ -17,6 +17,11 @@ from repogate.gates.authority import (
 from repogate.gates.codeowners import CODEOWNERS_LOCATIONS
 from repogate.gates.concerns import concern_tests
 from repogate.gates.generated import check_generated
+from repogate.gates.generator_change import (
+    changed_generator_files,
+    judge_generator_change,
+    with_base_generator,
+)
 from repogate.gates.protection import load_protection
 from repogate.gates.release import check_release_notes
 from repogate.oracles.grading import observe_ids
@@ -107,7 +112,9 @@ def _concern_outcomes(
 
 
 def _freshness(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
-    """Regenerate the base, then the candidate.
+    """Regenerate the base, then the candidate, then (generator changed) with the base's generator.
+
+    The third run is :mod:`repogate.gates.generator_change`'s.
 
     Only a generator that reproduces the base can judge the candidate. One that changes the
     base's files (non-deterministic output, files outside its outputs) is the task's fault:
@@ -128,10 +135,22 @@ def _freshness(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
                 details={"base": base.details},
             )
     regen = cfg.work / "regenerate"
-    export(cfg, progress.candidate.candidate_commit, regen)
-    return check_generated(
+    state = progress.candidate
+    export(cfg, state.candidate_commit, regen)
+    seen = check_generated(
         regen, generators, progress.changed, generator_policy(cfg, env, regen), env.bin_dir
     )
+    program = changed_generator_files(generators, progress.changed)
+    if not program:
+        return seen
+    # the patch changed a generator: its own regeneration cannot vouch for its outputs
+    mixed = with_base_generator(workspace(cfg), state.base_commit, state.candidate_commit, program)
+    by_base = cfg.work / "regenerate-base-generator"
+    export(cfg, mixed, by_base)
+    again = check_generated(
+        by_base, generators, (), generator_policy(cfg, env, by_base), env.bin_dir
+    )
+    return judge_generator_change(seen, again, program)
 
 
 def lifecycle(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:

@@ -19,6 +19,7 @@ from repogate.errors import UserInputError
 from repogate.report import autonomy, gates
 from repogate.report.classify import Fact, counts, fact, per_task
 from repogate.report.differs import differs_rows
+from repogate.report.injections import injection_pairs
 from repogate.report.load import Run, check_cohort_key
 from repogate.report.model import (
     ERROR_KINDS,
@@ -291,6 +292,7 @@ def build_report(
         resolved_rows.append(row)
         gaps += found
     briefs = tuple(run_brief(run) for run in runs)
+    attempt_rows = tuple(_attempt_row(f) for f in facts)
     policy = policy or Policy()
     policy_id = f"v{policy.version} {policy_source} sha256 {policy.digest}"
     return Report(
@@ -316,5 +318,6 @@ def build_report(
         autonomy=autonomy.autonomy(grouped, chosen, policy, policy_id),
         informativeness_rule=gates.rule_text(policy.gates),
         gates=gates.gate_information(facts, policy.gates),
-        attempts=tuple(_attempt_row(f) for f in facts),
+        attempts=attempt_rows,
+        injections=injection_pairs((r.contract, r.agent, r.outcome) for r in attempt_rows),
     )

@@ -13,6 +13,7 @@ from typing import Literal
 from repogate._model import FrozenModel
 from repogate.report.differences import PairedDifference
 from repogate.report.differs import DiffersFromReference
+from repogate.report.injections import InjectionPair
 from repogate.report.policy import Policy
 from repogate.report.stats import Interval
 
@@ -400,3 +401,5 @@ class Report(FrozenModel):
     informativeness_rule: str
     gates: tuple[GateInformation, ...]
     attempts: tuple[AttemptRow, ...]
+    injections: tuple[InjectionPair, ...] = ()
+    """Acceptance with and without each injection, paired by task (:mod:`.injections`)."""

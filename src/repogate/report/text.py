@@ -286,6 +286,28 @@ def _gates(report: Report) -> RenderableType:
     return Group(table, Text(f"rule: {report.informativeness_rule}", style="dim"))
 
 
+def _injections(report: Report) -> RenderableType:
+    table = _table(
+        "acceptance without | with each injection, paired by task",
+        "injection",
+        "agent",
+        "tasks",
+        "without",
+        "with",
+        "lost/gained",
+    )
+    for row in report.injections:
+        table.add_row(
+            row.kind,
+            row.agent,
+            str(row.tasks),
+            count(row.accepted_without),
+            count(row.accepted_with),
+            f"{row.lost}/{row.gained}",
+        )
+    return table if report.injections else Text("")
+
+
 def print_report(report: Report, console: Console | None = None) -> None:
     """Print every section of ``report``, at most :data:`WIDTH` columns wide."""
     console = console or Console(width=WIDTH)
@@ -303,5 +325,6 @@ def print_report(report: Report, console: Console | None = None) -> None:
         _paired,
         _autonomy,
         _gates,
+        _injections,
     ):
         console.print(section(report))

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict
 from repogate import git
 from repogate._model import FrozenModel
 from repogate.errors import UserInputError
+from repogate.vocabulary import InjectionKind
 
 SCENARIO_ROOT = "scenarios"
 SIDE_FOLDERS = ("reviews", "hidden")
@@ -54,13 +55,22 @@ class ScenarioVariant(FrozenModel):
     agents: tuple[str, ...] | None = None
 
 
+class ScenarioInjection(FrozenModel):
+    """An injected variant of a scenario's contract (``repogate tasks vary``) and its agents."""
+
+    kind: InjectionKind
+    contract: str = "contract"
+    agents: tuple[str, ...]
+
+
 class ScenarioSpec(FrozenModel):
-    """A scenario's ``scenario.toml``: its commits and contract variants."""
+    """A scenario's ``scenario.toml``: its commits, contract variants and injected variants."""
 
     description: str = ""
     agents: tuple[str, ...] | None = None
     commit: tuple[ScenarioCommit, ...]
     variant: tuple[ScenarioVariant, ...] = ()
+    injected: tuple[ScenarioInjection, ...] = ()
 
 
 class BuiltScenario(BaseModel):

@@ -1,0 +1,50 @@
+"""A built scenario's injected variants, for the embedded default (issue 24 item 5).
+
+``scenario.toml`` may list ``[[injected]]`` tables: an injection ``kind``, the ``contract`` stem it
+derives from (default ``contract``) and the ``agents`` to run on the variant (usually one robust
+and one mimicking scripted agent; names from ``agents/``, then ``injected/``, or ``gold``/``null``).
+:func:`with_injected` derives each with :func:`repogate.tasks.vary.vary` under ``<dest>/varied``
+and returns the built scenario with the variants' contracts and agents added. Only the embedded
+default calls it, so tests that build a scenario see its own contracts alone.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+
+from repogate.tasks.scenarios import BuiltScenario, ScenarioSpec, _source
+from repogate.tasks.vary import vary
+
+INJECTED_AGENTS = "injected"
+"""The scenario folder holding the scripted agents only the injected variants run."""
+
+
+def with_injected(built: BuiltScenario) -> BuiltScenario:
+    """Return ``built`` plus its scenario's injected variants (see the module docstring).
+
+    Raises:
+        UserInputError: a kind does not apply to its contract (a scenario's own fault).
+        GitError: git failed.
+    """
+    folder = _source(built.name)
+    spec = ScenarioSpec.model_validate(tomllib.loads((folder / "scenario.toml").read_text()))
+    if not spec.injected:
+        return built
+    dest = built.repo.parent
+    agents_dir = dest / "agents"
+    extra = sorted((folder / INJECTED_AGENTS).glob("*.toml"))
+    for agent in extra:
+        agents_dir.mkdir(exist_ok=True)
+        shutil.copyfile(agent, agents_dir / agent.name)
+    contracts = list(built.contracts)
+    pairings = dict(built.pairings)
+    for injection in spec.injected:
+        parent = dest / f"{injection.contract}.toml"
+        derived = vary(parent, injection.kind, dest / "varied", None)
+        contracts.append(derived)
+        pairings[str(derived)] = injection.agents
+    agents = (*built.agents, *(agents_dir / a.name for a in extra))
+    return built.model_copy(
+        update={"contracts": tuple(contracts), "pairings": pairings, "agents": agents}
+    )
