@@ -15,7 +15,7 @@ import pytest
 
 from conftest import run_json
 from repogate.cli import ExitCode, main
-from repogate.tasks.scenarios import BuiltScenario
+from repogate.tasks.scenarios import BuiltScenario, build_scenario
 
 pytestmark = pytest.mark.slow
 
@@ -30,16 +30,21 @@ def _preds(tmp_path: Path, instance: str) -> Path:
 def test_a_missing_row_is_the_agents_empty_patch_counted_and_named(
     parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A missing row must not pass, must not vanish from the count, and must say why."""
-    preds = _preds(tmp_path, "some-other-instance")
+    """A missing row must not pass, must not vanish from the count, and must say why.
+
+    The file covers the run's other contract (the weak-oracle scenario's): a file that covers
+    none of the run's contracts is the wrong file, refused (``tests/test_bad_input.py``)."""
+    other = build_scenario("weak-oracle", tmp_path / "other")
+    preds = _preds(tmp_path, "gauge-clamp-percent")
     code, rows = run_json(
         capsys,
         str(parser.contracts[0]),
+        str(other.contracts[0]),
         *("--agent", f"predictions:{preds}", "--out", str(tmp_path / "run")),
     )
     assert code == ExitCode.OK
-    assert len(rows) == 1  # counted: the attempt exists and is decided
-    row = rows[0]
+    assert len(rows) == 2  # counted: both attempts exist and are decided
+    (row,) = [r for r in rows if r["contract"] == "parser-bounded-config"]
     assert row["agent_status"] == "no_prediction"
     assert row["accepted"] is False and row["resolved"] is False
     assert row["outcome"] == "rejected"

@@ -90,31 +90,43 @@ def test_decision_keeps_the_review_soft_metrics_gate_a_observed(
     assert (soft["review_minutes"], soft["review_rounds"]) == (4.0, 1)
 
 
-# The README table's scenario cells (by how they begin) and the contract each row ran.
-README_ROWS = {
-    "parser": ("parser", "contract"),
-    "payments (lifecycle": ("payments", "contract"),
-    "payments, compatibility round": ("payments", "compat"),
-    "identical diff, where the edited file is authoritative": ("identical-diff", "contract"),
-    "identical diff, where it is derived": ("identical-diff", "derived"),
-    "frozen": ("frozen", "contract"),
+# The README table's contract ids and the (scenario, rendered contract) each row ran; None for the
+# rows this module does not run (the weak-oracle scenario's: tests/tasks/test_scenario_weak_oracle.py;
+# the injected variants': tests/tasks/test_scenario_injections_run.py).
+README_ROWS: dict[str, tuple[str, str] | None] = {
+    "parser-bounded-config": ("parser", "contract"),
+    "payments-retry-timeout": ("payments", "contract"),
+    "payments-retry-timeout-compat": ("payments", "compat"),
+    "identical-diff-authoritative": ("identical-diff", "contract"),
+    "identical-diff-derived": ("identical-diff", "derived"),
+    "frozen-free-shipping": ("frozen", "contract"),
+    "gauge-clamp-percent": None,
+    "payments-retry-timeout+stale-lockfile": None,
+    "payments-retry-timeout+irrelevant-failing-test": None,
+    "payments-retry-timeout+misleading-comment": None,
+    "payments-retry-timeout+generated-file-trap": None,
 }
 
 
 def _readme_verdicts() -> list[tuple[str, str, str, str, set[str]]]:
-    """(scenario, contract, agent, verdict, checks named in its why cell) per README table row."""
+    """(scenario, contract, agent, verdict, checks named in its why cell) per README table row
+    of a contract this module runs."""
     readme = (ROOT / "README.md").read_text()
-    table = readme.split("| scenario | agent | verdict | why |", 1)[1].split("\n\n", 1)[0]
+    table = readme.split("| contract (scenario) | agent | verdict | why |", 1)[1]
+    table = table.split("\n\n", 1)[0]
     names = set(get_args(CheckName))
-    rows, where = [], ("", "")
+    rows: list[tuple[str, str, str, str, set[str]]] = []
+    where: tuple[str, str] | None = None
     for line in table.splitlines()[2:]:
-        scenario, agents, verdict, why = (cell.strip() for cell in line.strip("|").split("|"))
-        if scenario:
-            found = [v for k, v in README_ROWS.items() if scenario.startswith(k)]
-            assert len(found) == 1, f"README scenario cell {scenario!r}: add it to README_ROWS"
-            where = found[0]
+        first, agents, verdict, why = (cell.strip() for cell in line.strip("|").split("|"))
+        if first:
+            contract_id = re.match(r"`([^`]+)`", first)
+            assert contract_id, f"README row {first!r} does not start with its contract id"
+            assert contract_id[1] in README_ROWS, f"README contract {contract_id[1]}: add it"
+            where = README_ROWS[contract_id[1]]
         named = set(re.findall(r"`(\w+)`", why)) & names
-        rows += [(*where, agent, verdict, named) for agent in agents.split(", ")]
+        if where is not None:
+            rows += [(*where, agent, verdict, named) for agent in agents.split(", ")]
     return rows
 
 
