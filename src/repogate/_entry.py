@@ -17,14 +17,19 @@ INTERRUPTED = 130
 
 
 def main() -> int:
-    """Load the command line and run it; Ctrl-C (or SIGTERM) while it loads: one line, 130."""
-    with sigterm_as_ctrl_c():
-        try:
+    """Load the command line and run it; Ctrl-C (or SIGTERM) while it loads: one line, 130.
+
+    :func:`repogate.cli.main` handles an interrupt once it runs; one that reaches here came while
+    the guard or the command line loaded.
+    """
+    try:
+        with sigterm_as_ctrl_c():
             from repogate.cli import main as cli_main
-        except KeyboardInterrupt:
-            sys.stderr.write(interrupted_message(sys.argv[1:]) + "\n")
-            return INTERRUPTED
-        return cli_main()
+
+            return cli_main()
+    except KeyboardInterrupt:
+        sys.stderr.write(interrupted_message(sys.argv[1:]) + "\n")
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -6,11 +6,11 @@ nothing of repogate's), and by :mod:`repogate.cli`.
 
 from __future__ import annotations
 
-import signal
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the console script imports this module before anything else: keep it light
+    from collections.abc import Sequence
+    from types import FrameType, TracebackType
 
 INTERRUPTED_MESSAGE = "interrupted: finished attempts are kept; rerun the same command to resume"
 """``repogate run``: its finished attempts are in the run folder."""
@@ -40,8 +40,7 @@ def _interrupt(_signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-@contextmanager
-def sigterm_as_ctrl_c() -> Iterator[None]:
+class sigterm_as_ctrl_c:  # named as the function it stands for: `with sigterm_as_ctrl_c():`
     """While the block runs, SIGTERM raises ``KeyboardInterrupt`` in the main thread, as SIGINT does.
 
     A scheduler's stop (systemd, a CI runner's timeout, ``kill PID``) sends SIGTERM to the main
@@ -50,13 +49,30 @@ def sigterm_as_ctrl_c() -> Iterator[None]:
     line and exits 130, instead of dying at once with 143 and leaving that tree running. The
     previous handler is back when the block ends (a caller in the same process, such as a test
     runner calling :func:`repogate.cli.main`, keeps its own). Off the main thread, where Python
-    installs no handler, it does nothing.
+    installs no handler, it does nothing. ``signal`` and ``threading`` are imported on entry, not
+    with the module: a Ctrl-C while they load is then inside the console script's guard.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+
+    def __init__(self) -> None:
+        self._previous: object = None
+        self._installed = False
+
+    def __enter__(self) -> None:
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGTERM, _interrupt)
+            self._installed = True
+
+    def __exit__(
+        self,
+        _type: type[BaseException] | None,
+        _value: BaseException | None,
+        _traceback: TracebackType | None,
+    ) -> None:
+        import signal
+
+        if self._installed:
+            signal.signal(signal.SIGTERM, self._previous)  # type: ignore[arg-type]
+            self._installed = False
