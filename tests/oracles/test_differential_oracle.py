@@ -273,3 +273,32 @@ def test_a_named_strategy_is_used(tmp_path: Path, name: str) -> None:
     seen = _compare(tmp_path, REFERENCE, named={"value": name})
     # text into min/max raises TypeError in both states alike: still no difference
     assert seen.outcome == "same"
+
+
+WRONG_UNLESS_WATCHED = {
+    # each is wrong on negative values (clamp(-1) == -1) and keeps the oracle from seeing it
+    "exits its server": b"import os\ndef clamp(value: int) -> int:\n"
+    b"    if value < 0:\n        os._exit(0)\n    return min(value, 100)\n",
+    "hangs": b"def clamp(value: int) -> int:\n"
+    b"    while value < 0:\n        pass\n    return min(value, 100)\n",
+    "will not import in the worker": b"import sys\n"
+    b"if sys.argv[0].endswith('_differential_worker.py'):\n    raise ImportError('no')\n"
+    b"def clamp(value: int) -> int:\n    return min(value, 100)\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(WRONG_UNLESS_WATCHED))
+def test_a_candidate_that_breaks_its_own_server_differs_from_the_reference(
+    tmp_path: Path, shape: str
+) -> None:
+    """Threat (red team): a wrong candidate turned ``failed`` into an evaluator ``error``.
+
+    Its own call server ending, hanging or refusing the import where the reference's answered
+    was ``timed out`` or ``not applicable`` (an ``error`` when the check is hard, the
+    evaluator's; ``skipped`` when advisory). The reference answered the same question in the
+    same budget, so the candidate's failure to answer is its behaviour: ``differs``.
+    """
+    seen = _compare(tmp_path, WRONG_UNLESS_WATCHED[shape], call_timeout_s=2.0)
+    assert seen.outcome == "differs", seen
+    assert seen.reference.startswith(("returned 0", "imports")), seen
+    assert seen.candidate.startswith("gave no answer"), seen
