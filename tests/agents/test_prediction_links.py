@@ -19,9 +19,7 @@ from _task import make_task, run_rows
 LINES = "".join(f"X{n} = {n}\n" for n in range(1, 21))
 
 
-@pytest.fixture(autouse=True)
-def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("REPOGATE_CACHE", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("own_cache")  # its own cache: nothing reused
 
 
 @pytest.mark.slow

@@ -40,9 +40,7 @@ IDS = [f"tests/test_units.py::test_{n}" for n in ("probe", "merged", "resources"
 FIXED = "def double(x):\n    return x * 2\n"
 
 
-@pytest.fixture(autouse=True)
-def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("REPOGATE_CACHE", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("own_cache")  # its own cache: nothing reused
 
 
 @pytest.mark.slow

@@ -35,9 +35,7 @@ SHAPES = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("REPOGATE_CACHE", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("own_cache")  # its own cache: nothing reused
 
 
 @pytest.mark.slow

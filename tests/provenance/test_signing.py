@@ -286,18 +286,26 @@ def test_a_signed_verdict_moved_to_another_attempt_or_run_does_not_verify_there(
     private, public = _keys(tmp_path)
     today, ids = _signed_pair(tmp_path, "run-today", private)
     yesterday, _ = _signed_pair(tmp_path, "run-yesterday", private)
-    moved = today / "attempts" / ids[1]
-    shutil.rmtree(moved)
-    shutil.copytree(today / "attempts" / ids[0], moved)
-    code, said = _verify(moved, public, capsys)
-    assert code == ExitCode.NOT_ACCEPTED, said
-    assert f"FAIL {DECISION_ENVELOPE}: signed for attempt {ids[0]}, found in {ids[1]}" in said
-    code, said = _verify(moved / "decision.json", public, capsys)
-    assert code == ExitCode.NOT_ACCEPTED, said
-    replayed = today / "attempts" / ids[0]
-    shutil.rmtree(replayed)
-    shutil.copytree(yesterday / "attempts" / ids[0], replayed)
-    code, said = _verify(replayed, public, capsys)
-    assert code == ExitCode.NOT_ACCEPTED, said
-    assert f"FAIL {DECISION_ENVELOPE}: signed in run run-yesterday, found in run-today" in said
+    shapes = [  # (signed folder copied, where to, targets verified, the problem said)
+        (
+            today / "attempts" / ids[0],
+            ids[1],
+            ("", "/decision.json"),
+            f"signed for attempt {ids[0]}, found in {ids[1]}",
+        ),
+        (
+            yesterday / "attempts" / ids[0],
+            ids[0],
+            ("",),
+            "signed in run run-yesterday, found in run-today",
+        ),
+    ]
+    for source, name, targets, problem in shapes:
+        moved = today / "attempts" / name
+        shutil.rmtree(moved)
+        shutil.copytree(source, moved)
+        for target in targets:
+            code, said = _verify(Path(f"{moved}{target}"), public, capsys)
+            assert code == ExitCode.NOT_ACCEPTED, said
+            assert f"FAIL {DECISION_ENVELOPE}: {problem}" in said
     assert _verify(yesterday / "attempts" / ids[0], public, capsys)[0] == ExitCode.OK
