@@ -89,6 +89,14 @@ def model_runs(
 
 
 @pytest.fixture
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache of the test's own (no environment another test built is reused); its path."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    return cache
+
+
+@pytest.fixture
 def parser(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> BuiltScenario:
     """The built-in parser scenario, built as a real git repository under ``tmp_path``."""
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))

@@ -12,6 +12,7 @@ from _model_endpoint import REPORTED_MODEL, scripted_endpoint
 from repogate.agent_spec import ModelSpec, fingerprint, parse_agent_spec
 from repogate.agents._edits import EditSession, parse_edits
 from repogate.agents._localise import rank
+from repogate.agents.model_agent import endpoint_of
 from repogate.errors import AgentSpecError, BudgetExceeded, ModelError
 from repogate.models.meter import Budget, Meter
 from repogate.models.openai_compat import OpenAIModel, Sampling, require_key
@@ -276,3 +277,30 @@ def test_a_cmd_agents_trajectory_file_is_read_and_a_bad_one_named(tmp_path: Path
     (linked / "trajectory.json").symlink_to(good / "trajectory.json")
     refused = read_agent_output(linked)
     assert "trajectory" not in refused and refused["refused_links"] == ("trajectory.json",)
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://alice:pw-s3cret@127.0.0.1:9/v1", "http://127.0.0.1:9/v1"),
+        ("http://tok-s3cret@127.0.0.1:9/v1", "http://127.0.0.1:9/v1"),
+        ("http://127.0.0.1:9/v1?api-key=q-s3cret#f-s3cret", "http://127.0.0.1:9/v1"),
+    ],
+)
+def test_credentials_in_the_endpoint_url_are_never_recorded(
+    monkeypatch: pytest.MonkeyPatch, url: str, shown: str
+) -> None:
+    """Threat (red team): ``OPENAI_BASE_URL`` may carry a secret (userinfo, a key in the query).
+
+    The URL went whole into the model's description, hence the run manifest, every decision's
+    agent record and the trajectory; and into error text. Each shape is recorded without it.
+    """
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-unit-secret")
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    model = OpenAIModel("m", Sampling(max_retries=0, timeout_s=2))
+    assert model.describe()["endpoint"] == shown
+    assert endpoint_of(ModelSpec(kind="baseline", arg="m", model="m")) == shown
+    with pytest.raises(ModelError) as caught:
+        model.complete([ChatMessage(role="user", content="hi")], 0.0)
+    said = f"{caught.value} {model.reported()}"
+    assert "s3cret" not in said, said

@@ -83,10 +83,7 @@ FIXED = {"units/convert.py": _convert("2.54", "1.609", "91.44")}
 HONEST = {**FIXED, "units/data/factors.json": '{"cm_per_foot": 30.48}\n'}
 
 
-@pytest.fixture(autouse=True)
-def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test builds its environments in its own cache (no result of another test is reused)."""
-    monkeypatch.setenv("REPOGATE_CACHE", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("own_cache")  # its own cache: nothing reused
 
 
 IDS = [

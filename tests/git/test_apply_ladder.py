@@ -80,3 +80,51 @@ def test_gnu_patch_is_never_given_a_forbidden_path(tmp_path: Path, name: str) ->
     assert proposal.status == "crashed"
     assert not (tmp_path / "escape.txt").exists()
     assert not (repo / ".git" / "hooks" / "post-commit").exists()
+
+
+def _link_patch(name: str, target: str) -> str:
+    """A git-style patch making ``name`` a link to ``target``, after a hunk only fuzz applies."""
+    return STALE_CONTEXT + (
+        f"diff --git a/{name} b/{name}\nnew file mode 120000\n--- /dev/null\n+++ b/{name}\n"
+        f"@@ -0,0 +1 @@\n+{target}\n\\ No newline at end of file\n"
+    )
+
+
+@pytest.mark.parametrize("shape", ["absolute link", "relative link", "link in the base"])
+def test_gnu_patchs_result_is_copied_back_without_following_a_link(
+    tmp_path: Path, shape: str
+) -> None:
+    """Threat (red team): GNU patch (the ladder's last step) makes the links a patch asks for.
+
+    Copying its result back followed them: a prediction making ``leak.txt`` a link to a file of
+    the harness's machine (absolute, or relative climbing out of the scratch folder) put that
+    file's bytes into the candidate, and a new file at a name the base holds as a link outside
+    the repository was written through it. The link stays a link (gate I refuses it), no bytes
+    of the outside file reach the workspace, and nothing outside is written.
+    """
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.txt"
+    secret.write_text("canary-secret-4711\n")
+    repo = _repo(tmp_path)
+    if shape == "link in the base":
+        (repo / "leak.txt").symlink_to(secret)
+        git(repo, "add", "leak.txt")
+        git(repo, "commit", "-q", "-m", "a link")
+        patch = STALE_CONTEXT + (
+            "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n"
+            "@@ -0,0 +1 @@\n+planted\n"
+        ).replace("new.txt", "leak.txt")
+    else:
+        depth = "../" * 12
+        target = str(secret) if shape == "absolute link" else depth + str(secret).lstrip("/")
+        patch = _link_patch("leak.txt", target)
+    proposal = apply_as_proposal(repo, patch.encode(), "m")
+    assert secret.read_text() == "canary-secret-4711\n"  # never written through
+    leak = repo / "leak.txt"
+    if proposal.status == "done":
+        assert proposal.applied is not None and proposal.applied.step == "patch --batch --fuzz=5"
+        assert leak.is_symlink() or "canary" not in leak.read_text()
+    for path in repo.rglob("*"):
+        if path.is_file() and not path.is_symlink() and ".git" not in path.parts:
+            assert "canary" not in path.read_text(errors="replace"), path

@@ -209,6 +209,37 @@ def test_changed_paths_marks_symlinks(workspace: tuple[Path, str]) -> None:
     assert not changes["a.py"].is_symlink
 
 
+def test_a_type_change_is_a_link_change_whichever_side_the_link_is_on(
+    workspace: tuple[Path, str],
+) -> None:
+    """Threat (red team): a link replaced by a regular file (``T``) was read as a plain file.
+
+    The link rule of gate I let the agent put its own table where a link a graded test reads
+    through was. A link replaced by a file, a file replaced by a link, and a link deleted are
+    each marked as links; a file edited in place is not.
+    """
+    ws, base = workspace
+    for name in ("table.json", "gone.json"):
+        (ws / name).symlink_to("a.py")
+    (ws / "plain.json").write_text("{}\n")
+    (ws / "data.json").write_text("{}\n")
+    first = git.commit_candidate(ws, "links", parent=base)
+    (ws / "table.json").unlink()
+    (ws / "table.json").write_text("{}\n")
+    (ws / "plain.json").unlink()
+    (ws / "plain.json").symlink_to("a.py")
+    (ws / "gone.json").unlink()
+    (ws / "data.json").write_text("[]\n")
+    second = git.commit_candidate(ws, "types", parent=first)
+    changes = {c.path: (c.status, c.is_symlink) for c in git.changed_paths(ws, first, second)}
+    assert changes == {
+        "table.json": ("T", True),
+        "plain.json": ("T", True),
+        "gone.json": ("D", True),
+        "data.json": ("M", False),
+    }
+
+
 def test_whitespace_only_change_changes_digest(workspace: tuple[Path, str]) -> None:
     """Threat: two Python programs differing only in indentation share one patch identity."""
     ws, base = workspace

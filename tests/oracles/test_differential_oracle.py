@@ -125,36 +125,40 @@ def test_mutating_an_argument_is_a_difference(tmp_path: Path) -> None:
     assert "arguments after: [(), {'items': []}]" in seen.candidate
 
 
-def test_a_hang_is_timed_out_with_its_reason_never_a_crash(tmp_path: Path) -> None:
-    candidate = (
+def test_a_hang_of_the_reference_is_timed_out_with_its_reason_never_a_crash(
+    tmp_path: Path,
+) -> None:
+    """The reference hanging is the evaluator's (a candidate hanging differs: see below)."""
+    reference = (
         b"def clamp(value: int) -> int:\n"
         b"    while value < 0:\n        pass\n"
         b"    return min(value, 100)\n"
     )
-    seen = _compare(tmp_path, candidate, call_timeout_s=2.0)
+    seen = _compare(tmp_path, REFERENCE, reference, call_timeout_s=2.0)
     assert seen.outcome == "timed out"
-    assert "the candidate's call server: timed out after 2 s on pkg.mod.clamp(" in seen.reason
+    assert "the reference's call server: timed out after 2 s on pkg.mod.clamp(" in seen.reason
 
 
-def test_a_function_that_kills_its_server_is_an_outcome(tmp_path: Path) -> None:
-    """A forking or exiting function ends its server: recorded, the next call restarts it."""
-    candidate = (
+def test_a_reference_that_kills_its_server_is_an_outcome(tmp_path: Path) -> None:
+    """A forking or exiting reference ends its server: recorded, the next call restarts it."""
+    reference = (
         b"import os\n"
         b"def clamp(value: int) -> int:\n"
         b"    if value < 0:\n        os._exit(3)\n"
         b"    if os.fork() == 0:\n        os._exit(0)\n"
         b"    return min(max(value, 0), 100)\n"
     )
-    seen = _compare(tmp_path, candidate)
+    seen = _compare(tmp_path, REFERENCE, reference)
     assert seen.outcome == "timed out"  # the server ended: no answer within the budget
     assert "ended" in seen.reason and "pkg.mod.clamp(value=-" in seen.reason
+    assert "the reference's call server" in seen.reason
 
 
-def test_a_module_that_does_not_import_is_not_applicable(tmp_path: Path) -> None:
-    candidate = b"import no_such_module_here\ndef clamp(value: int) -> int:\n    return value\n"
-    seen = _compare(tmp_path, candidate)
+def test_a_reference_module_that_does_not_import_is_not_applicable(tmp_path: Path) -> None:
+    reference = b"import no_such_module_here\ndef clamp(value: int) -> int:\n    return value\n"
+    seen = _compare(tmp_path, REFERENCE, reference)
     assert seen.outcome == "not applicable"
-    assert seen.reason.startswith("cannot be imported in the candidate: ModuleNotFoundError")
+    assert seen.reason.startswith("cannot be imported in the reference: ModuleNotFoundError")
 
 
 def test_a_nondeterministic_function_is_not_applicable(tmp_path: Path) -> None:
@@ -273,3 +277,32 @@ def test_a_named_strategy_is_used(tmp_path: Path, name: str) -> None:
     seen = _compare(tmp_path, REFERENCE, named={"value": name})
     # text into min/max raises TypeError in both states alike: still no difference
     assert seen.outcome == "same"
+
+
+WRONG_UNLESS_WATCHED = {
+    # each is wrong on negative values (clamp(-1) == -1) and keeps the oracle from seeing it
+    "exits its server": b"import os\ndef clamp(value: int) -> int:\n"
+    b"    if value < 0:\n        os._exit(0)\n    return min(value, 100)\n",
+    "hangs": b"def clamp(value: int) -> int:\n"
+    b"    while value < 0:\n        pass\n    return min(value, 100)\n",
+    "will not import in the worker": b"import sys\n"
+    b"if sys.argv[0].endswith('_differential_worker.py'):\n    raise ImportError('no')\n"
+    b"def clamp(value: int) -> int:\n    return min(value, 100)\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(WRONG_UNLESS_WATCHED))
+def test_a_candidate_that_breaks_its_own_server_differs_from_the_reference(
+    tmp_path: Path, shape: str
+) -> None:
+    """Threat (red team): a wrong candidate turned ``failed`` into an evaluator ``error``.
+
+    Its own call server ending, hanging or refusing the import where the reference's answered
+    was ``timed out`` or ``not applicable`` (an ``error`` when the check is hard, the
+    evaluator's; ``skipped`` when advisory). The reference answered the same question in the
+    same budget, so the candidate's failure to answer is its behaviour: ``differs``.
+    """
+    seen = _compare(tmp_path, WRONG_UNLESS_WATCHED[shape], call_timeout_s=2.0)
+    assert seen.outcome == "differs", seen
+    assert seen.reference.startswith(("returned 0", "imports")), seen
+    assert seen.candidate.startswith("gave no answer"), seen

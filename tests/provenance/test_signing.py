@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 import stat
 import subprocess
 import sys
@@ -262,3 +263,49 @@ def test_a_key_given_as_text_is_refused_without_echoing_it(
     assert err.startswith("error: --sign-key was given a key's text") and err.count("\n") == 1
     assert pem.splitlines()[1] not in err
     assert not out.exists()
+
+
+def _signed_pair(root: Path, run_id: str, private: Path) -> tuple[Path, list[str]]:
+    """A signed run of two attempts whose manifest names ``run_id``."""
+    run_dir = root / run_id
+    ids = _run(run_dir)
+    (run_dir / "manifest.json").write_text(json.dumps({"run_id": run_id}) + "\n")
+    sign_run(run_dir, load_signer(str(private)))
+    return run_dir, ids
+
+
+def test_a_signed_verdict_moved_to_another_attempt_or_run_does_not_verify_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Threat (red team): a signed decision replayed where it was not made verified.
+
+    Three shapes: another attempt's signed folder copied over an attempt of the same run
+    (verified as an attempt folder, and by its ``decision.json``), and the same attempt's signed
+    folder from another run (attempt ids repeat across runs of the same tasks and agents).
+    """
+    private, public = _keys(tmp_path)
+    today, ids = _signed_pair(tmp_path, "run-today", private)
+    yesterday, _ = _signed_pair(tmp_path, "run-yesterday", private)
+    shapes = [  # (signed folder copied, where to, targets verified, the problem said)
+        (
+            today / "attempts" / ids[0],
+            ids[1],
+            ("", "/decision.json"),
+            f"signed for attempt {ids[0]}, found in {ids[1]}",
+        ),
+        (
+            yesterday / "attempts" / ids[0],
+            ids[0],
+            ("",),
+            "signed in run run-yesterday, found in run-today",
+        ),
+    ]
+    for source, name, targets, problem in shapes:
+        moved = today / "attempts" / name
+        shutil.rmtree(moved)
+        shutil.copytree(source, moved)
+        for target in targets:
+            code, said = _verify(Path(f"{moved}{target}"), public, capsys)
+            assert code == ExitCode.NOT_ACCEPTED, said
+            assert f"FAIL {DECISION_ENVELOPE}: {problem}" in said
+    assert _verify(yesterday / "attempts" / ids[0], public, capsys)[0] == ExitCode.OK

@@ -17,7 +17,7 @@ from repogate._version import __version__
 from repogate.agent_spec import ModelSpec
 from repogate.errors import BudgetExceeded, ModelError
 from repogate.models.meter import Budget, Meter
-from repogate.models.openai_compat import OpenAIModel, Sampling, endpoint, require_key
+from repogate.models.openai_compat import OpenAIModel, Sampling, require_key, shown_endpoint
 from repogate.models.replay import ReplayModel, load_replies
 from repogate.models.trajectory import (
     TRAJECTORY_FILE,
@@ -54,7 +54,7 @@ def build_model(spec: ModelSpec, sampling: Sampling) -> ChatModel:
 
 def endpoint_of(spec: ModelSpec) -> str:
     """Where its answers come from: the endpoint's URL, or ``replay:FILE``."""
-    return f"replay:{spec.replay.name}" if spec.replay is not None else endpoint()
+    return f"replay:{spec.replay.name}" if spec.replay is not None else shown_endpoint()
 
 
 def reported_model(spec: ModelSpec, sampling: Sampling) -> dict[str, Any]:

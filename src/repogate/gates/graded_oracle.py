@@ -13,6 +13,9 @@ an edit to it:
 - ``read only by graded tests``: a file other than Python code that only test code opened in
   gate E's traced run of the graded ids (:mod:`repogate.oracles.graded_reads`): a table of
   expected values, a fixture's data file. Changing or deleting it fails ``oracle_untouched``.
+- ``new file the graded tests read``: a data file the patch adds that the graded tests open
+  when it is added to the traced tree, or that changes their outcomes there
+  (:mod:`repogate.phases._added_reads`): a table added in place of, or over, the one they read.
 - ``read by product code too``: a file the product code opened as well. It is the product's data:
   a fix may edit it (the edit is recorded in the receipt, never refused).
 
@@ -36,7 +39,12 @@ from repogate.git import ChangedPath
 from repogate.oracles.embedded import embedded_ids, is_doctest_id
 from repogate.oracles.graded_reads import TracedReads
 
-OracleRule = Literal["graded module", "read only by graded tests", "read by product code too"]
+OracleRule = Literal[
+    "graded module",
+    "read only by graded tests",
+    "new file the graded tests read",
+    "read by product code too",
+]
 """The rule that decided an edit to what a graded test is made of (see the module docs)."""
 
 
@@ -48,10 +56,13 @@ class GradedOracle(FrozenModel):
             function, sorted: oracle as a whole.
         reads: what gate E's trace saw the graded tests and the product code open; None when
             no trace was made (then only ``modules`` decide).
+        added_reads: data files the patch adds that are oracle (rule ``new file the graded
+            tests read``), sorted.
     """
 
     modules: tuple[str, ...] = ()
     reads: TracedReads | None = None
+    added_reads: tuple[str, ...] = ()
 
 
 class GradedEdits(FrozenModel):
@@ -115,6 +126,12 @@ def graded_edits(changed: Sequence[ChangedPath], oracle: GradedOracle) -> Graded
         if path in oracle.modules:
             rules[path] = "graded module"
             refused.append(f"{path} (holds a graded test function: rule 'graded module')")
+        elif path in oracle.added_reads and change.status == "A":
+            rules[path] = "new file the graded tests read"
+            refused.append(
+                f"{path} (a new file the graded tests read, {where} with it added: "
+                "rule 'new file the graded tests read')"
+            )
         elif path in test_only and change.status != "A":
             rules[path] = "read only by graded tests"
             refused.append(

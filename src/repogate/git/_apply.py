@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import Literal
@@ -140,13 +141,25 @@ def _in_scratch(
 
 
 def _copy_back(scratch: Path, repo: Path, paths: tuple[str, ...]) -> None:
+    """Copy each of ``paths`` from ``scratch`` to ``repo`` as the step left it, following no link.
+
+    A step makes the links a patch asks for (GNU patch makes ``new file mode 120000`` entries,
+    to any target): one is copied as a link, never as the bytes of what it names (the harness's
+    files), and gate I refuses it. Whatever stands at the name in ``repo`` is removed first, so
+    a link there (the base's) is replaced, never written through. A name the step left absent,
+    or as anything but a file or a link, is removed.
+    """
     for path in paths:
         result, target = scratch / path, repo / path
-        if result.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(result, target)
-        elif target.is_file():
+        if target.is_symlink() or (target.exists() and not target.is_dir()):
             target.unlink()
+        try:
+            kind = result.lstat().st_mode
+        except FileNotFoundError:
+            continue
+        if stat.S_ISREG(kind) or stat.S_ISLNK(kind):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(result, target, follow_symlinks=False)
 
 
 def _moved_hunks(output: str) -> tuple[str, ...]:

@@ -21,8 +21,10 @@ class ChangedPath:
         status: ``'A'`` added, ``'M'`` modified, ``'D'`` deleted, ``'T'`` type changed.
         path: the path, relative to the repository root, as git spells it (``/`` separators).
         old_path: always None: renames are reported as a delete plus an add (``--no-renames``).
-        is_symlink: True when the path is a symbolic link (mode 120000) on the side that exists
-            after the change (before it, for a deletion).
+        is_symlink: True when the path is a symbolic link (mode 120000) on either side: a link
+            added, changed, deleted, or replaced by a file or a file by a link (type change
+            ``T``; a link replaced by a file is a changed link, as a graded test may read
+            through it).
     """
 
     status: str
@@ -122,8 +124,8 @@ def changed_paths(repo: Path, a: str, b: str) -> tuple[ChangedPath, ...]:
         if not head.startswith(b":"):
             break
         old_mode, new_mode, _, _, status = head[1:].decode().split(" ")
-        mode = old_mode if status == "D" else new_mode
-        changes.append(ChangedPath(status[0], os.fsdecode(path), None, mode == "120000"))
+        link = "120000" in (old_mode, new_mode)  # an absent side's mode is 000000
+        changes.append(ChangedPath(status[0], os.fsdecode(path), None, link))
     return tuple(changes)
 
 

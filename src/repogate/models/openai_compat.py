@@ -14,6 +14,7 @@ do), else tokens times the configured prices per million tokens (0 when none is 
 from __future__ import annotations
 
 import os
+import urllib.parse
 from collections.abc import Sequence
 from typing import Any
 
@@ -65,8 +66,30 @@ def require_key() -> None:
 
 
 def endpoint() -> str:
-    """The endpoint's base URL (``OPENAI_BASE_URL``, else the client's default)."""
+    """The endpoint's base URL (``OPENAI_BASE_URL``, else the client's default), for the client.
+
+    It may carry credentials (``https://user:secret@host/v1``, ``?api-key=...``): record
+    :func:`shown_endpoint` instead.
+    """
     return os.environ.get(BASE_URL_ENV) or "https://api.openai.com/v1"
+
+
+def shown_endpoint() -> str:
+    """:func:`endpoint` as it may be recorded: scheme, host, port and path only.
+
+    The user information, the query and the fragment are dropped (RFC 3986 section 3: any of
+    them may hold a credential a proxy reads), so a key written into the URL reaches no manifest,
+    decision, trajectory or message.
+    """
+    parts = urllib.parse.urlsplit(endpoint())
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = f"{host}:{port}" if port is not None else host
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 class OpenAIModel:
@@ -170,10 +193,16 @@ class OpenAIModel:
         return {
             "kind": "openai",
             "model": self.name,
-            "endpoint": endpoint(),
+            "endpoint": shown_endpoint(),
             "sampling": self.sampling.model_dump(mode="json"),
         }
 
 
 def _redacted(text: str, key: str) -> str:
-    return text.replace(key, "<key>") if key else text
+    """``text`` without the key, and with the endpoint's URL as :func:`shown_endpoint` gives it."""
+    text = text.replace(key, "<key>") if key else text
+    text = text.replace(endpoint(), shown_endpoint())
+    parts = urllib.parse.urlsplit(endpoint())  # the URL quoted another way (a path appended)
+    for secret in (parts.password, parts.username, parts.query, parts.fragment):
+        text = text.replace(secret, "<redacted>") if secret else text
+    return text

@@ -12,10 +12,15 @@ both servers run with one fixed hash seed, so set and dict orders agree between 
 shortest distinguishing input is recorded with both outcomes, never a bare flag (after PatchDiff,
 arXiv 2503.15223, which compares a patch's behaviour with the reference's the same way).
 
-Every failure to compare is an outcome with its reason, never a crash: a function that does not
-import in one state, is not deterministic (the reference disagrees with itself on one input), or
-cannot be called (:class:`~repogate.oracles._functions.Target`) is ``not applicable``; a call
-past its budget (a hang) or a server that dies (a fork that kills it, an exit) is ``timed out``
+The candidate giving no answer where the reference gave one (its server ended, hung past the
+call budget, answered out of step, or its module does not import in the worker) ``differs``: the
+reference answered the same question in the same budget, so the silence is the candidate's
+behaviour, and a wrong candidate cannot turn its difference into the evaluator's ``timed out``
+(red team, 2026-12-02). Every other failure to compare is an outcome with its reason, never a
+crash: a function that does not import in the reference, is not deterministic (the reference
+disagrees with itself on one input), or cannot be called
+(:class:`~repogate.oracles._functions.Target`) is ``not applicable``; a reference call past its
+budget (a hang) or a reference server that dies (a fork that kills it, an exit) is ``timed out``
 (the server is restarted for the next function); a Hypothesis health-check failure is ``not
 applicable`` naming the check.
 """
@@ -141,6 +146,7 @@ class _Run:
     stopped: str = ""
     stop_kind: Outcome = "not applicable"
     found: list[tuple[str, str, str]] = field(default_factory=list)
+    answered: tuple[str, str, str] | None = None  # the reference's outcome of the call under way
 
     def call(
         self, which: int, args: tuple[Any, ...], kwargs: Mapping[str, Any]
@@ -156,9 +162,14 @@ class _Run:
         state = ("candidate", "reference")[which]
         if answer is None or answer.get("kind") not in ("returned", "raised"):
             detail = why or str((answer or {}).get("message", "no answer"))
-            self.stopped = (
-                f"the {state}'s call server: {detail} on {_call_text(self.target, args, kwargs)}"
-            )
+            call = _call_text(self.target, args, kwargs)
+            if which == 0 and self.answered is not None:
+                # the reference answered this very call in the same budget: the candidate's
+                # silence (its server ended, hung, refused) is its behaviour, not the evaluator's
+                self.found.append((call, f"gave no answer ({detail})", _said(self.answered)))
+                self.stopped = f"the candidate's call server: {detail} on {call}"
+                _halt()
+            self.stopped = f"the {state}'s call server: {detail} on {call}"
             self.stop_kind = (
                 "timed out" if "timed out" in detail or "ended" in detail else "not applicable"
             )
@@ -169,11 +180,13 @@ class _Run:
         if self.stopped:
             _halt()
         args, kwargs = drawn
+        self.answered = None
         reference = self.call(1, args, kwargs)
         if self.examples < _DETERMINISM_PROBES and self.call(1, args, kwargs) != reference:
             call = _call_text(self.target, args, kwargs)
             self.stopped = f"not deterministic: the reference disagrees with itself on {call}"
             _halt()
+        self.answered = reference
         candidate = self.call(0, args, kwargs)
         self.examples += 1
         if candidate != reference and self.call(1, args, kwargs) != reference:
@@ -205,15 +218,27 @@ def compare_function(
             function=target.name, outcome="not applicable", reason=target.not_applicable
         )
     probe = {"op": "probe", "module": target.module, "qualname": target.qualname}
-    for which, state in enumerate(("candidate", "reference")):
+    failures: list[tuple[str, str, str]] = []  # (state, reason, the server's own why)
+    for which, state in ((1, "reference"), (0, "candidate")):
         answer, why = servers[which].ask(probe)
         if answer is None or answer.get("kind") != "ok":
-            reason = why or str((answer or {}).get("message", ""))
-            return FunctionOutcome(
-                function=target.name,
-                outcome="timed out" if "timed out" in why else "not applicable",
-                reason=f"cannot be imported in the {state}: {reason}",
-            )
+            failures.append((state, why or str((answer or {}).get("message", "")), why))
+            break
+    if failures and failures[0][0] == "candidate":  # the reference imports it: the candidate's
+        return FunctionOutcome(
+            function=target.name,
+            outcome="differs",
+            input=f"import {target.name}",
+            candidate=f"gave no answer (cannot be imported: {failures[0][1]})",
+            reference="imports it",
+        )
+    if failures:
+        _, reason, why = failures[0]
+        return FunctionOutcome(
+            function=target.name,
+            outcome="timed out" if "timed out" in why else "not applicable",
+            reason=f"cannot be imported in the reference: {reason}",
+        )
     run = _Run(target, servers)
 
     def check(drawn: tuple[tuple[Any, ...], dict[str, Any]]) -> None:

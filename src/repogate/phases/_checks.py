@@ -17,6 +17,7 @@ from repogate.gates.oracle_commands import check_commands
 from repogate.gates.requirements import check_requirements
 from repogate.gates.verification import GradedTests, grade_tree
 from repogate.patches import per_file
+from repogate.phases._added_reads import added_reads
 from repogate.phases._regression import regressions
 from repogate.phases._shared import landed_commit, oracle_policy, workspace
 from repogate.phases._trees import export, graded_maker
@@ -65,6 +66,7 @@ def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
             GradedOracle(
                 modules=graded_modules(cfg.contract, progress.hidden_paths),
                 reads=progress.graded_reads,
+                added_reads=added_reads(cfg, progress),
             ),
         )
 

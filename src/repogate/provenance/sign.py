@@ -36,6 +36,7 @@ __all__ = [
     "decided_attempts",
     "decision_statement",
     "receipt_files",
+    "run_id_of_folder",
     "run_statement",
     "sign_attempt",
     "sign_run",
@@ -67,11 +68,27 @@ def receipt_files(folder: Path) -> list[str]:
     )
 
 
+def run_id_of_folder(folder: Path) -> str | None:
+    """Return the run id the manifest of attempt ``folder``'s run names, or None.
+
+    The run folder is ``folder/../..`` (``RUN_DIR/attempts/<id>``); None when it holds no
+    readable manifest or the manifest names no run id (written before run ids).
+    """
+    try:
+        manifest = json.loads((folder.parent.parent / MANIFEST_FILE).read_bytes())
+    except (OSError, ValueError):
+        return None
+    run_id = manifest.get("run_id") if isinstance(manifest, dict) else None
+    return run_id if isinstance(run_id, str) else None
+
+
 def decision_statement(folder: Path) -> dict[str, Any]:
     """Return the in-toto Statement v1 of the decision in attempt ``folder``.
 
     Subjects: ``decision.json`` and every receipt file, each with its sha256. Predicate: the
-    attempt id (the folder's name), task id, state id, outcome and ``accepted``.
+    attempt id (the folder's name), the run id (:func:`run_id_of_folder`), task id, state id,
+    outcome and ``accepted``; the verifier holds the first two to where it finds the envelope,
+    so a signed verdict moved to another attempt or run does not verify there.
 
     Raises:
         FileNotFoundError: the folder holds no ``decision.json``.
@@ -85,6 +102,7 @@ def decision_statement(folder: Path) -> dict[str, Any]:
         "predicateType": DECISION_PREDICATE,
         "predicate": {
             "attempt_id": folder.name,
+            "run_id": run_id_of_folder(folder),
             "task_id": decision.task_id,
             "state_id": decision.state_id,
             "outcome": decision.outcome,

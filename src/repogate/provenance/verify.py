@@ -9,7 +9,10 @@ decision (an attempt folder, or its ``decision.json``) it checks:
   the receipt folder holds no receipt the Statement does not name;
 * ``decision.json``'s own receipt digests agree with the signed ones, and its state id and
   outcome are the signed ones;
-* every receipt's predicate names the decision's state id.
+* every receipt's predicate names the decision's state id;
+* the signed attempt id is the folder's name and the signed run id the one its run's manifest
+  names (a verdict signed elsewhere and copied in, from another attempt or another run of the
+  same tasks, whose attempt ids repeat, does not verify).
 
 For a run folder it checks every decided attempt so, then ``run.intoto.dsse.json``: its
 signature, every subject's digest, and that no decided attempt is missing from it. Each problem is
@@ -40,6 +43,7 @@ from repogate.provenance.sign import (
     RUN_PREDICATE,
     decided_attempts,
     receipt_files,
+    run_id_of_folder,
 )
 from repogate.receipt import IN_TOTO_STATEMENT
 
@@ -124,6 +128,20 @@ def _receipt_state(path: Path) -> str | None:
         return None
 
 
+def _placement_problems(folder: Path, shown: str, statement: dict[str, Any]) -> list[Problem]:
+    """Whether the envelope was signed for this attempt folder of this run."""
+    predicate = statement.get("predicate")
+    predicate = predicate if isinstance(predicate, dict) else {}
+    problems = []
+    attempt = predicate.get("attempt_id")
+    if attempt != folder.name:
+        problems.append(Problem(shown, f"signed for attempt {attempt}, found in {folder.name}"))
+    run_id, here = predicate.get("run_id"), run_id_of_folder(folder)
+    if run_id != here:
+        problems.append(Problem(shown, f"signed in run {run_id}, found in {here}"))
+    return problems
+
+
 def _check_decision(folder: Path, prefix: str, key: SSlibKey) -> list[Problem]:
     statement, problems = _statement(
         folder / DECISION_ENVELOPE, prefix + DECISION_ENVELOPE, key, DECISION_PREDICATE
@@ -132,6 +150,7 @@ def _check_decision(folder: Path, prefix: str, key: SSlibKey) -> list[Problem]:
         return problems
     signed = _subjects(statement)
     problems += _digest_problems(folder, prefix, signed)
+    problems += _placement_problems(folder, prefix + DECISION_ENVELOPE, statement)
     problems += [
         Problem(prefix + name, "not covered by the signature")
         for name in receipt_files(folder)
