@@ -20,7 +20,7 @@ from conftest import run_json
 from repogate.cli import ExitCode, main
 from repogate.provenance import generate, load_signer, sign_run
 from repogate.provenance.sign import DECISION_ENVELOPE, RUN_ENVELOPE, sign_attempt
-from repogate.state import CandidateState
+from repogate.state import CandidateState, sha256_hex
 from repogate.tasks.scenarios import BuiltScenario
 
 STATE = CandidateState(base_commit="a" * 40, candidate_commit="b" * 40, patch_digest="c" * 64)
@@ -262,3 +262,47 @@ def test_a_key_given_as_text_is_refused_without_echoing_it(
     assert err.startswith("error: --sign-key was given a key's text") and err.count("\n") == 1
     assert pem.splitlines()[1] not in err
     assert not out.exists()
+
+
+def test_a_changed_or_planted_patch_diff_fails_against_the_signed_patch_digest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``patch.diff`` is not a subject, but every signed receipt names its patch digest.
+
+    New-user finding: a byte flipped in a real run's ``patch.diff`` verified as intact. Three
+    shapes: a changed byte, another whole patch, and a link to a file with the right bytes (the
+    verifier never follows a path the run folder could have planted)."""
+    diff = b"diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+    state = CandidateState(
+        base_commit="a" * 40, candidate_commit="b" * 40, patch_digest=sha256_hex(diff)
+    )
+    private, public = _keys(tmp_path)
+    run_dir = tmp_path / "run"
+    ids = stored_run(run_dir, state, (("E", state), ("I", state)), "passed")
+    (run_dir / "manifest.json").write_text('{"run": "t"}\n')
+    patches = [run_dir / "attempts" / i / "patch.diff" for i in ids]
+    for patch in patches:
+        patch.write_bytes(diff)
+    sign_run(run_dir, load_signer(str(private)))
+    code, said = _verify(run_dir, public, capsys)
+    assert code == ExitCode.OK, said
+    name = f"attempts/{ids[0]}/patch.diff"
+    flipped = bytearray(diff)
+    flipped[-2] ^= 0x01
+    right = tmp_path / "right.diff"
+    right.write_bytes(diff)
+    for shape in (bytes(flipped), diff.replace(b"a = 2", b"a = 3"), right):
+        patches[0].unlink()
+        if isinstance(shape, Path):
+            patches[0].symlink_to(shape)
+        else:
+            patches[0].write_bytes(shape)
+        code, said = _verify(run_dir, public, capsys)
+        assert code == ExitCode.NOT_ACCEPTED, (shape, said)
+        assert f"FAIL {name}: " in said, (shape, said)
+        assert f"attempts/{ids[1]}/patch.diff" not in said
+        code, said = _verify(patches[0].parent, public, capsys)
+        assert code == ExitCode.NOT_ACCEPTED and "FAIL patch.diff: " in said, said
+    patches[0].unlink()
+    patches[0].write_bytes(diff)
+    assert _verify(run_dir, public, capsys)[0] == ExitCode.OK
