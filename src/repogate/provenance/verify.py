@@ -9,7 +9,9 @@ decision (an attempt folder, or its ``decision.json``) it checks:
   the receipt folder holds no receipt the Statement does not name;
 * ``decision.json``'s own receipt digests agree with the signed ones, and its state id and
   outcome are the signed ones;
-* every receipt's predicate names the decision's state id.
+* every receipt's predicate names the decision's state id;
+* ``patch.diff``, when present, is a regular file whose patch digest is the one the signed
+  receipts name (the patch is not a subject, but every receipt binds its digest).
 
 For a run folder it checks every decided attempt so, then ``run.intoto.dsse.json``: its
 signature, every subject's digest, and that no decided attempt is missing from it. Each problem is
@@ -30,6 +32,7 @@ from securesystemslib.exceptions import FormatError, VerificationError
 from securesystemslib.signer import SSlibKey
 
 from repogate._chain import DECISION_FILE, file_sha256
+from repogate._files import read_bytes_nofollow
 from repogate.decision import Decision
 from repogate.errors import RunDirError
 from repogate.provenance.sign import (
@@ -42,8 +45,11 @@ from repogate.provenance.sign import (
     receipt_files,
 )
 from repogate.receipt import IN_TOTO_STATEMENT
+from repogate.state import patch_digest
 
 __all__ = ["Problem", "Verified", "verify_target"]
+
+PATCH_FILE = "patch.diff"
 
 
 @dataclass(frozen=True)
@@ -124,6 +130,28 @@ def _receipt_state(path: Path) -> str | None:
         return None
 
 
+def _receipt_patch_digest(path: Path) -> str | None:
+    try:
+        return str(json.loads(path.read_bytes())["predicate"]["state"]["patch_digest"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _patch_problems(folder: Path, prefix: str, receipts: list[str]) -> list[Problem]:
+    """``patch.diff`` against the patch digest the (signed) receipts name; absent is no problem."""
+    named = {d for name in receipts if (d := _receipt_patch_digest(folder / name)) is not None}
+    try:
+        stored = read_bytes_nofollow(folder, PATCH_FILE)
+    except OSError:  # a link (never followed), a folder, a FIFO: nothing that can be checked
+        return [Problem(prefix + PATCH_FILE, "not a regular file (a link or a special file)")]
+    if stored is None or not named:
+        return []
+    if named != {patch_digest(stored)}:
+        shown = ", ".join(sorted(d[:12] for d in named))
+        return [Problem(prefix + PATCH_FILE, f"differs from the signed patch digest {shown}")]
+    return []
+
+
 def _check_decision(folder: Path, prefix: str, key: SSlibKey) -> list[Problem]:
     statement, problems = _statement(
         folder / DECISION_ENVELOPE, prefix + DECISION_ENVELOPE, key, DECISION_PREDICATE
@@ -161,6 +189,7 @@ def _check_decision(folder: Path, prefix: str, key: SSlibKey) -> list[Problem]:
             problems.append(
                 Problem(prefix + name, f"{said}, the decision names {decision.state_id[:12]}")
             )
+    problems += _patch_problems(folder, prefix, [n for n in receipt_files(folder) if n in signed])
     return list(dict.fromkeys(problems))
 
 
