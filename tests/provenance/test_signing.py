@@ -17,6 +17,7 @@ import pytest
 
 from _stored_run import stored_run
 from conftest import run_json
+from repogate._chain import DECISION_FILE
 from repogate.cli import ExitCode, main
 from repogate.provenance import generate, load_signer, sign_run
 from repogate.provenance.sign import DECISION_ENVELOPE, RUN_ENVELOPE, sign_attempt
@@ -306,3 +307,25 @@ def test_a_changed_or_planted_patch_diff_fails_against_the_signed_patch_digest(
     patches[0].unlink()
     patches[0].write_bytes(diff)
     assert _verify(run_dir, public, capsys)[0] == ExitCode.OK
+
+
+def test_a_changed_decision_is_named_once_though_two_signatures_cover_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``decision.json`` is a subject of its own envelope and of the run summary: one FAIL line.
+
+    New-user finding: the same ``FAIL ...: changed since it was signed`` line was printed twice.
+    The other shapes: the decision envelope (a subject of the run summary too) and a receipt."""
+    private, public = _keys(tmp_path)
+    run_dir = tmp_path / "run"
+    ids = _run(run_dir)
+    sign_run(run_dir, load_signer(str(private)))
+    for name in (DECISION_FILE, DECISION_ENVELOPE, "receipts/00-E.intoto.json"):
+        path = run_dir / "attempts" / ids[0] / name
+        original = path.read_bytes()
+        path.write_bytes(original.replace(b"}", b" }", 1))
+        code, said = _verify(run_dir, public, capsys)
+        assert code == ExitCode.NOT_ACCEPTED
+        lines = [line for line in said.splitlines() if line.startswith("FAIL ")]
+        assert lines and len(lines) == len(set(lines)), said
+        path.write_bytes(original)
