@@ -238,4 +238,4 @@ def verify_target(target: Path, key: SSlibKey) -> Verified:
         good += not found
         problems += found
     run_problems = _check_run(target, key, folders)
-    return Verified(good, not run_problems, tuple(problems + run_problems))
+    return Verified(good, not run_problems, tuple(dict.fromkeys(problems + run_problems)))
