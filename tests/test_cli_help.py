@@ -40,3 +40,7 @@ def test_help_names_values_and_cuts_nothing(
     body = "\n".join(line for line in text.splitlines() if not line.startswith("Usage:"))
     assert "…" not in body and not re.search(r"\.\.\.\s*$", body, re.MULTILINE), text
     assert "\\[" not in text, text  # no markup escape shown as text
+    usage = next(line for line in text.splitlines() if line.startswith("Usage:"))
+    # every argument has a metavar: `{CONTRACT.toml|DIR}...`, never the parameter's own name
+    # (new user: `tasks strength` showed `{contracts}...` and `contracts... <list[Path]>`)
+    assert not re.search(r"\s[{\[][a-z_]+[}\]]", usage), usage
