@@ -329,3 +329,22 @@ def test_a_changed_decision_is_named_once_though_two_signatures_cover_it(
         lines = [line for line in said.splitlines() if line.startswith("FAIL ")]
         assert lines and len(lines) == len(set(lines)), said
         path.write_bytes(original)
+
+
+@pytest.mark.parametrize("shape", ["below-a-file", "in-proc", "dangling-link"])
+def test_keygen_into_a_folder_that_cannot_be_made_is_one_line_of_bad_input(
+    shape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user finding: ``keygen --out /proc/nope`` ended in a traceback (exit 1)."""
+    (tmp_path / "file").write_text("x\n")
+    (tmp_path / "link").symlink_to(tmp_path / "nowhere")
+    out = {
+        "below-a-file": tmp_path / "file" / "keys",
+        "in-proc": Path("/proc/repogate-no-such-folder"),
+        "dangling-link": tmp_path / "link",
+    }[shape]
+    assert main(["keygen", "--out", str(out)]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert str(out) in err and "; " in err, err
+    assert not (tmp_path / "nowhere").exists()
