@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import load_pem_private_key, load_pem_public_key
 from securesystemslib.signer import CryptoSigner, SSlibKey
 
-from repogate._folders import file_in_the_way
+from repogate._folders import not_a_folder
 from repogate._locks import write_atomic
 from repogate.errors import SigningKeyError
 
@@ -47,9 +47,8 @@ def generate(out: Path) -> tuple[Path, Path]:
         SigningKeyError: ``out`` is a file or lies below one, either key file exists already
             (never overwritten), or the folder or a key file cannot be written (the OS error named).
     """
-    if (blocked := file_in_the_way(out)) is not None:
-        where = "is a file or a link" if blocked == out else f"lies below the file {blocked}"
-        raise SigningKeyError(f"--out {out} {where}", "give a folder for the key pair")
+    if (why := not_a_folder(out)) is not None:
+        raise SigningKeyError(f"--out {out} {why}", "give a folder for the key pair")
     private, public = out / PRIVATE_FILE, out / PUBLIC_FILE
     taken = [str(p) for p in (private, public) if p.exists() or p.is_symlink()]
     if taken:
