@@ -432,7 +432,8 @@ _register_provenance()  # after the commands above, so `--help` lists them first
 
 def _command_path(argv: list[str]) -> str:
     """``repogate`` and the command words ``argv`` begins with (``repogate tasks check``)."""
-    words, group = ["repogate"], typer.main.get_command(app)
+    words = ["repogate"]
+    group: object = typer.main.get_command(app)
     for word in argv:
         commands: dict[str, object] = getattr(group, "commands", {})  # click's Group
         if word not in commands:
