@@ -47,3 +47,17 @@ def test_the_example_agent_is_accepted_with_its_claims_usage_and_trajectory(
     steps = [json.loads(line) for line in lines]
     assert [s["action"] for s in steps] == ["read_task", "edit"]  # kept as the agent wrote it
     assert "parser-bounded-config: 2 steps" in (folder / "agent.stdout.txt").read_text()
+
+
+def test_the_built_in_task_list_names_every_embedded_scenario() -> None:
+    """docs/agents.md's "Built-in" tasks name every scenario the embedded default builds.
+
+    New-user finding: the list stopped at identical-diff, without the weak-oracle scenario."""
+    root = Path(__file__).resolve().parents[2]
+    page = (root / "docs" / "agents.md").read_text()
+    line = next(p for p in page.split("\n- ") if p.startswith("**Built-in**"))
+    scenarios = root / "src" / "repogate" / "tasks" / "scenarios"
+    names = sorted(p.name for p in scenarios.iterdir() if (p / "scenario.toml").is_file())
+    assert len(names) >= 5, names
+    missing = [n for n in names if n not in line]
+    assert not missing, (missing, line)
