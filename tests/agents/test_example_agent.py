@@ -61,3 +61,27 @@ def test_the_built_in_task_list_names_every_embedded_scenario() -> None:
     assert len(names) >= 5, names
     missing = [n for n in names if n not in line]
     assert not missing, (missing, line)
+
+
+@pytest.mark.slow
+def test_the_example_trajectory_replays_as_a_baseline_without_an_endpoint(
+    parser: BuiltScenario, tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/model-agents.md's replay example runs: ``baseline:@FILE`` needs no endpoint or key.
+
+    New-user finding: the page named ``baseline:@FILE`` but showed no trajectory to replay, so
+    a newcomer without an endpoint had nothing to run it on."""
+    name = "examples/agents/parser-baseline.trajectory.json"
+    assert name in (root / "docs" / "model-agents.md").read_text()
+    out = tmp_path / "run"
+    spec = f"baseline:@{root / name}"
+    code = main(["run", str(parser.contracts[0]), "--agent", spec, "--out", str(out), "--json"])
+    rows = json.loads(capsys.readouterr().out)
+    assert code == ExitCode.OK, rows
+    (row,) = rows
+    assert row["outcome"] == "accepted", row
+    with Store.open(out) as store:
+        (record,) = store.attempts()
+        folder = store.attempt_dir(record.attempt_id)
+    replayed = json.loads((folder / "agent" / "trajectory.json").read_text())
+    assert (replayed["status"], replayed["model_calls"], replayed["edits"]) == ("done", 2, 2)
