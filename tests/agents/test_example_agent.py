@@ -14,17 +14,16 @@ from pathlib import Path
 import pytest
 
 from repogate.cli import ExitCode, main
-from repogate.store import Store
+from repogate.receipt import Receipt
+from repogate.store import AttemptRecord, Store
 from repogate.tasks.scenarios import BuiltScenario
 
 
-@pytest.mark.slow
-def test_the_example_agent_is_accepted_with_its_claims_usage_and_trajectory(
-    parser: BuiltScenario, tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    agent = root / "examples" / "agents" / "bounds_agent.py"
+def _accepted(
+    parser: BuiltScenario, spec: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[AttemptRecord, Path, Receipt]:
+    """Run agent ``spec`` on the parser scenario; its record, folder and proposal receipt."""
     out = tmp_path / "run"
-    spec = f"cmd:python3 {agent}"
     code = main(["run", str(parser.contracts[0]), "--agent", spec, "--out", str(out), "--json"])
     rows = json.loads(capsys.readouterr().out)
     assert code == ExitCode.OK, rows
@@ -34,6 +33,15 @@ def test_the_example_agent_is_accepted_with_its_claims_usage_and_trajectory(
         (record,) = store.attempts()
         folder = store.attempt_dir(record.attempt_id)
         propose = next(r for r in store.receipts(record.attempt_id) if r.gate == "propose")
+    return record, folder, propose
+
+
+@pytest.mark.slow
+def test_the_example_agent_is_accepted_with_its_claims_usage_and_trajectory(
+    parser: BuiltScenario, tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = root / "examples" / "agents" / "bounds_agent.py"
+    record, folder, propose = _accepted(parser, f"cmd:python3 {agent}", tmp_path, capsys)
     assert record.decision is not None
     assert record.decision.soft.tokens == 1234  # usage.json
     assert record.decision.soft.agent_cost_usd == pytest.approx(0.01)
@@ -73,15 +81,6 @@ def test_the_example_trajectory_replays_as_a_baseline_without_an_endpoint(
     a newcomer without an endpoint had nothing to run it on."""
     name = "examples/agents/parser-baseline.trajectory.json"
     assert name in (root / "docs" / "model-agents.md").read_text()
-    out = tmp_path / "run"
-    spec = f"baseline:@{root / name}"
-    code = main(["run", str(parser.contracts[0]), "--agent", spec, "--out", str(out), "--json"])
-    rows = json.loads(capsys.readouterr().out)
-    assert code == ExitCode.OK, rows
-    (row,) = rows
-    assert row["outcome"] == "accepted", row
-    with Store.open(out) as store:
-        (record,) = store.attempts()
-        folder = store.attempt_dir(record.attempt_id)
+    _, folder, _ = _accepted(parser, f"baseline:@{root / name}", tmp_path, capsys)
     replayed = json.loads((folder / "agent" / "trajectory.json").read_text())
     assert (replayed["status"], replayed["model_calls"], replayed["edits"]) == ("done", 2, 2)
