@@ -348,3 +348,20 @@ def test_keygen_into_a_folder_that_cannot_be_made_is_one_line_of_bad_input(
     assert err.startswith("error: ") and err.count("\n") == 1, err
     assert str(out) in err and "; " in err, err
     assert not (tmp_path / "nowhere").exists()
+
+
+@pytest.mark.parametrize(
+    ("shape", "said_of_it"),
+    [("missing", "does not exist"), ("other-file", "is a file, not a decision.json")],
+)
+def test_verify_says_what_its_target_is_when_it_holds_no_verdict(
+    shape: str, said_of_it: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New user: ``verify /nonexist`` and ``verify notes.json`` both said "holds no decision.json"."""
+    _, public = _keys(tmp_path)
+    target = tmp_path / ("nowhere" if shape == "missing" else "notes.json")
+    if shape == "other-file":
+        target.write_text("{}\n")
+    code, said = _verify(target, public, capsys)
+    assert code == ExitCode.USAGE and said.count("\n") == 1, said
+    assert said.startswith(f"error: {target} {said_of_it}; "), said
