@@ -217,8 +217,13 @@ def verify_target(target: Path, key: SSlibKey) -> Verified:
         How many decisions verified, whether a run summary did, and every problem found.
 
     Raises:
-        RunDirError: ``target`` is none of those (nothing to verify).
+        RunDirError: ``target`` does not exist or is none of those (nothing to verify).
     """
+    fix = "give a run folder, an attempt folder or a decision.json written by `repogate run`"
+    if not target.exists():
+        raise RunDirError(f"{target} does not exist", fix)
+    if not target.is_dir() and target.name != DECISION_FILE:
+        raise RunDirError(f"{target} is a file, not a {DECISION_FILE}", fix)
     if target.is_file() and target.name == DECISION_FILE:
         target = target.parent
     if (target / DECISION_FILE).is_file():
@@ -226,10 +231,7 @@ def verify_target(target: Path, key: SSlibKey) -> Verified:
         return Verified(0 if problems else 1, False, tuple(problems))
     folders = decided_attempts(target)
     if not folders and not (target / RUN_ENVELOPE).is_file():
-        raise RunDirError(
-            f"{target} holds no decision.json and no decided attempts",
-            "give a run folder, an attempt folder or a decision.json written by `repogate run`",
-        )
+        raise RunDirError(f"{target} holds no decision.json and no decided attempts", fix)
     problems = []
     good = 0
     for folder in folders:
