@@ -40,3 +40,25 @@ def test_help_names_values_and_cuts_nothing(
     body = "\n".join(line for line in text.splitlines() if not line.startswith("Usage:"))
     assert "…" not in body and not re.search(r"\.\.\.\s*$", body, re.MULTILINE), text
     assert "\\[" not in text, text  # no markup escape shown as text
+    usage = next(line for line in text.splitlines() if line.startswith("Usage:"))
+    # every argument has a metavar: `{CONTRACT.toml|DIR}...`, never the parameter's own name
+    # (new user: `tasks strength` showed `{contracts}...` and `contracts... <list[Path]>`)
+    assert not re.search(r"\s[{\[][a-z_]+[}\]]", usage), usage
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        (["report", "run-dir", "--by"], "repogate report"),
+        (["tasks", "check", "c.toml", "--repeats"], "repogate tasks check"),
+        (["run", "--out"], "repogate run"),
+    ],
+)
+def test_an_option_missing_its_value_points_at_its_own_commands_help(
+    argv: list[str], command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New user: `report RUN --by` said "see `repogate --help`", whose page lists no --by."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: option '--"), err
+    assert err.rstrip().endswith(f"see `{command} --help` for the valid options"), err

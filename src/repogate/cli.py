@@ -441,18 +441,32 @@ def version_cmd() -> None:
 _register_provenance()  # after the commands above, so `--help` lists them first
 
 
-def _usage_line(exc: typer.TyperException) -> str:
+def _command_path(argv: list[str]) -> str:
+    """``repogate`` and the command words ``argv`` begins with (``repogate tasks check``)."""
+    words = ["repogate"]
+    group: object = typer.main.get_command(app)
+    for word in argv:
+        commands: dict[str, object] = getattr(group, "commands", {})  # click's Group
+        if word not in commands:
+            break
+        words.append(word)
+        group = commands[word]
+    return " ".join(words)
+
+
+def _usage_line(exc: typer.TyperException, argv: list[str]) -> str:
     """One line ``what; how to fix`` for a usage error, in place of the usage block it would show.
 
     typer's usage errors (click's ``UsageError``, vendored) carry ``format_message()`` and the
-    ``ctx`` of the command they belong to.
+    ``ctx`` of the command they belong to; one raised by the option parser (an option given no
+    value) carries none, so the command is read from the command line's leading words.
     """
     format_message = getattr(exc, "format_message", None)
     text = format_message() if callable(format_message) else str(exc)
     what = " ".join(str(text).split()).rstrip(".")
     what = what[:1].lower() + what[1:]
     ctx = getattr(exc, "ctx", None)
-    command = getattr(ctx, "command_path", None) or "repogate"
+    command = getattr(ctx, "command_path", None) or _command_path(argv)
     return f"{what}; see `{command} --help` for the valid options"
 
 
@@ -479,7 +493,7 @@ def main(argv: list[str] | None = None) -> int:
     except (KeyboardInterrupt, typer.Abort):
         result = ExitCode.INTERRUPTED
     except typer.TyperException as exc:  # the command line's own: a bad or unknown option
-        typer.echo(f"error: {_usage_line(exc)}", err=True)
+        typer.echo(f"error: {_usage_line(exc, sys.argv[1:] if argv is None else argv)}", err=True)
         return ExitCode.USAGE
     if result == ExitCode.INTERRUPTED:  # no command of ours returns it: only Ctrl-C does
         typer.echo(interrupted_message(sys.argv[1:] if argv is None else argv), err=True)

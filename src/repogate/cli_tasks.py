@@ -404,7 +404,10 @@ def measure_strength(
 
 @app.command("strength", short_help="Oracle strength: mutants of each reference's added lines.")
 def strength_cmd(
-    contracts: Annotated[list[Path], typer.Argument(help="Contract TOML files or task sets.")],
+    contracts: Annotated[
+        list[Path],
+        typer.Argument(metavar="CONTRACT.toml|DIR", help="Contract TOML files or task sets."),
+    ],
     budget: Budget = 20,
     repo_cache: RepoCache = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,

@@ -18,10 +18,11 @@ import pytest
 
 from _stored_run import stored_run
 from conftest import run_json
+from repogate._chain import DECISION_FILE
 from repogate.cli import ExitCode, main
 from repogate.provenance import generate, load_signer, sign_run
 from repogate.provenance.sign import DECISION_ENVELOPE, RUN_ENVELOPE, sign_attempt
-from repogate.state import CandidateState
+from repogate.state import CandidateState, sha256_hex
 from repogate.tasks.scenarios import BuiltScenario
 
 STATE = CandidateState(base_commit="a" * 40, candidate_commit="b" * 40, patch_digest="c" * 64)
@@ -309,3 +310,105 @@ def test_a_signed_verdict_moved_to_another_attempt_or_run_does_not_verify_there(
             assert code == ExitCode.NOT_ACCEPTED, said
             assert f"FAIL {DECISION_ENVELOPE}: {problem}" in said
     assert _verify(yesterday / "attempts" / ids[0], public, capsys)[0] == ExitCode.OK
+
+
+def test_a_changed_or_planted_patch_diff_fails_against_the_signed_patch_digest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``patch.diff`` is not a subject, but every signed receipt names its patch digest.
+
+    New-user finding: a byte flipped in a real run's ``patch.diff`` verified as intact. Three
+    shapes: a changed byte, another whole patch, and a link to a file with the right bytes (the
+    verifier never follows a path the run folder could have planted)."""
+    diff = b"diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+    state = CandidateState(
+        base_commit="a" * 40, candidate_commit="b" * 40, patch_digest=sha256_hex(diff)
+    )
+    private, public = _keys(tmp_path)
+    run_dir = tmp_path / "run"
+    ids = stored_run(run_dir, state, (("E", state), ("I", state)), "passed")
+    (run_dir / "manifest.json").write_text('{"run": "t"}\n')
+    patches = [run_dir / "attempts" / i / "patch.diff" for i in ids]
+    for patch in patches:
+        patch.write_bytes(diff)
+    sign_run(run_dir, load_signer(str(private)))
+    code, said = _verify(run_dir, public, capsys)
+    assert code == ExitCode.OK, said
+    name = f"attempts/{ids[0]}/patch.diff"
+    flipped = bytearray(diff)
+    flipped[-2] ^= 0x01
+    right = tmp_path / "right.diff"
+    right.write_bytes(diff)
+    for shape in (bytes(flipped), diff.replace(b"a = 2", b"a = 3"), right):
+        patches[0].unlink()
+        if isinstance(shape, Path):
+            patches[0].symlink_to(shape)
+        else:
+            patches[0].write_bytes(shape)
+        code, said = _verify(run_dir, public, capsys)
+        assert code == ExitCode.NOT_ACCEPTED, (shape, said)
+        assert f"FAIL {name}: " in said, (shape, said)
+        assert f"attempts/{ids[1]}/patch.diff" not in said
+        code, said = _verify(patches[0].parent, public, capsys)
+        assert code == ExitCode.NOT_ACCEPTED and "FAIL patch.diff: " in said, said
+    patches[0].unlink()
+    patches[0].write_bytes(diff)
+    assert _verify(run_dir, public, capsys)[0] == ExitCode.OK
+
+
+def test_a_changed_decision_is_named_once_though_two_signatures_cover_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``decision.json`` is a subject of its own envelope and of the run summary: one FAIL line.
+
+    New-user finding: the same ``FAIL ...: changed since it was signed`` line was printed twice.
+    The other shapes: the decision envelope (a subject of the run summary too) and a receipt."""
+    private, public = _keys(tmp_path)
+    run_dir = tmp_path / "run"
+    ids = _run(run_dir)
+    sign_run(run_dir, load_signer(str(private)))
+    for name in (DECISION_FILE, DECISION_ENVELOPE, "receipts/00-E.intoto.json"):
+        path = run_dir / "attempts" / ids[0] / name
+        original = path.read_bytes()
+        path.write_bytes(original.replace(b"}", b" }", 1))
+        code, said = _verify(run_dir, public, capsys)
+        assert code == ExitCode.NOT_ACCEPTED
+        lines = [line for line in said.splitlines() if line.startswith("FAIL ")]
+        assert lines and len(lines) == len(set(lines)), said
+        path.write_bytes(original)
+
+
+@pytest.mark.parametrize("shape", ["below-a-file", "in-proc", "dangling-link"])
+def test_keygen_into_a_folder_that_cannot_be_made_is_one_line_of_bad_input(
+    shape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user finding: ``keygen --out /proc/nope`` ended in a traceback (exit 1)."""
+    (tmp_path / "file").write_text("x\n")
+    (tmp_path / "link").symlink_to(tmp_path / "nowhere")
+    out = {
+        "below-a-file": tmp_path / "file" / "keys",
+        "in-proc": Path("/proc/repogate-no-such-folder"),
+        "dangling-link": tmp_path / "link",
+    }[shape]
+    assert main(["keygen", "--out", str(out)]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert str(out) in err and "; " in err, err
+    assert not (tmp_path / "nowhere").exists()
+
+
+@pytest.mark.parametrize(
+    ("shape", "said_of_it"),
+    [("missing", "does not exist"), ("other-file", "is a file, not a decision.json")],
+)
+def test_verify_says_what_its_target_is_when_it_holds_no_verdict(
+    shape: str, said_of_it: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New user: ``verify /nonexist`` and ``verify notes.json`` both said "holds no decision.json"."""
+    _, public = _keys(tmp_path)
+    target = tmp_path / ("nowhere" if shape == "missing" else "notes.json")
+    if shape == "other-file":
+        target.write_text("{}\n")
+    code, said = _verify(target, public, capsys)
+    assert code == ExitCode.USAGE and said.count("\n") == 1, said
+    assert said.startswith(f"error: {target} {said_of_it}; "), said

@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import load_pem_private_key, load_pem_public_key
 from securesystemslib.signer import CryptoSigner, SSlibKey
 
+from repogate._folders import not_a_folder
 from repogate._locks import write_atomic
 from repogate.errors import SigningKeyError
 
@@ -43,10 +44,11 @@ def generate(out: Path) -> tuple[Path, Path]:
         The private key's path and the public key's path.
 
     Raises:
-        SigningKeyError: ``out`` is a file, or either key file exists already (never overwritten).
+        SigningKeyError: ``out`` is a file or lies below one, either key file exists already
+            (never overwritten), or the folder or a key file cannot be written (the OS error named).
     """
-    if out.exists() and not out.is_dir():
-        raise SigningKeyError(f"--out {out} is a file", "give a folder for the key pair")
+    if (why := not_a_folder(out)) is not None:
+        raise SigningKeyError(f"--out {out} {why}", "give a folder for the key pair")
     private, public = out / PRIVATE_FILE, out / PUBLIC_FILE
     taken = [str(p) for p in (private, public) if p.exists() or p.is_symlink()]
     if taken:
@@ -55,13 +57,19 @@ def generate(out: Path) -> tuple[Path, Path]:
             "give another --out folder; a key is never overwritten",
         )
     signer = CryptoSigner.generate_ed25519()
-    out.mkdir(parents=True, exist_ok=True)
     key = signer.public_key
-    write_atomic(public, json.dumps({"keyid": key.keyid, **key.to_dict()}, indent=2) + "\n")
-    public.chmod(0o644)  # a public key is for anyone who verifies
-    fd = os.open(private, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(signer.private_bytes)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_atomic(public, json.dumps({"keyid": key.keyid, **key.to_dict()}, indent=2) + "\n")
+        public.chmod(0o644)  # a public key is for anyone who verifies
+        fd = os.open(private, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(signer.private_bytes)
+    except OSError as exc:
+        raise SigningKeyError(
+            f"cannot write the key pair in --out {out} ({exc.strerror or exc})",
+            "give a folder you can write",
+        ) from None
     return private, public
 
 

@@ -13,6 +13,8 @@ decision (an attempt folder, or its ``decision.json``) it checks:
 * the signed attempt id is the folder's name and the signed run id the one its run's manifest
   names (a verdict signed elsewhere and copied in, from another attempt or another run of the
   same tasks, whose attempt ids repeat, does not verify).
+* ``patch.diff``, when present, is a regular file whose patch digest is the one the signed
+  receipts name (the patch is not a subject, but every receipt binds its digest).
 
 For a run folder it checks every decided attempt so, then ``run.intoto.dsse.json``: its
 signature, every subject's digest, and that no decided attempt is missing from it. Each problem is
@@ -33,6 +35,7 @@ from securesystemslib.exceptions import FormatError, VerificationError
 from securesystemslib.signer import SSlibKey
 
 from repogate._chain import DECISION_FILE, file_sha256
+from repogate._files import read_bytes_nofollow
 from repogate.decision import Decision
 from repogate.errors import RunDirError
 from repogate.provenance.sign import (
@@ -46,8 +49,11 @@ from repogate.provenance.sign import (
     run_id_of_folder,
 )
 from repogate.receipt import IN_TOTO_STATEMENT
+from repogate.state import patch_digest
 
 __all__ = ["Problem", "Verified", "verify_target"]
+
+PATCH_FILE = "patch.diff"
 
 
 @dataclass(frozen=True)
@@ -142,6 +148,28 @@ def _placement_problems(folder: Path, shown: str, statement: dict[str, Any]) -> 
     return problems
 
 
+def _receipt_patch_digest(path: Path) -> str | None:
+    try:
+        return str(json.loads(path.read_bytes())["predicate"]["state"]["patch_digest"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _patch_problems(folder: Path, prefix: str, receipts: list[str]) -> list[Problem]:
+    """``patch.diff`` against the patch digest the (signed) receipts name; absent is no problem."""
+    named = {d for name in receipts if (d := _receipt_patch_digest(folder / name)) is not None}
+    try:
+        stored = read_bytes_nofollow(folder, PATCH_FILE)
+    except OSError:  # a link (never followed), a folder, a FIFO: nothing that can be checked
+        return [Problem(prefix + PATCH_FILE, "not a regular file (a link or a special file)")]
+    if stored is None or not named:
+        return []
+    if named != {patch_digest(stored)}:
+        shown = ", ".join(sorted(d[:12] for d in named))
+        return [Problem(prefix + PATCH_FILE, f"differs from the signed patch digest {shown}")]
+    return []
+
+
 def _check_decision(folder: Path, prefix: str, key: SSlibKey) -> list[Problem]:
     statement, problems = _statement(
         folder / DECISION_ENVELOPE, prefix + DECISION_ENVELOPE, key, DECISION_PREDICATE
@@ -180,6 +208,7 @@ def _check_decision(folder: Path, prefix: str, key: SSlibKey) -> list[Problem]:
             problems.append(
                 Problem(prefix + name, f"{said}, the decision names {decision.state_id[:12]}")
             )
+    problems += _patch_problems(folder, prefix, [n for n in receipt_files(folder) if n in signed])
     return list(dict.fromkeys(problems))
 
 
@@ -207,8 +236,13 @@ def verify_target(target: Path, key: SSlibKey) -> Verified:
         How many decisions verified, whether a run summary did, and every problem found.
 
     Raises:
-        RunDirError: ``target`` is none of those (nothing to verify).
+        RunDirError: ``target`` does not exist or is none of those (nothing to verify).
     """
+    fix = "give a run folder, an attempt folder or a decision.json written by `repogate run`"
+    if not target.exists():
+        raise RunDirError(f"{target} does not exist", fix)
+    if not target.is_dir() and target.name != DECISION_FILE:
+        raise RunDirError(f"{target} is a file, not a {DECISION_FILE}", fix)
     if target.is_file() and target.name == DECISION_FILE:
         target = target.parent
     if (target / DECISION_FILE).is_file():
@@ -216,10 +250,7 @@ def verify_target(target: Path, key: SSlibKey) -> Verified:
         return Verified(0 if problems else 1, False, tuple(problems))
     folders = decided_attempts(target)
     if not folders and not (target / RUN_ENVELOPE).is_file():
-        raise RunDirError(
-            f"{target} holds no decision.json and no decided attempts",
-            "give a run folder, an attempt folder or a decision.json written by `repogate run`",
-        )
+        raise RunDirError(f"{target} holds no decision.json and no decided attempts", fix)
     problems = []
     good = 0
     for folder in folders:
@@ -228,4 +259,4 @@ def verify_target(target: Path, key: SSlibKey) -> Verified:
         good += not found
         problems += found
     run_problems = _check_run(target, key, folders)
-    return Verified(good, not run_problems, tuple(problems + run_problems))
+    return Verified(good, not run_problems, tuple(dict.fromkeys(problems + run_problems)))
