@@ -254,3 +254,45 @@ def test_a_new_method_looked_up_by_name_is_not_inert(
     ]
     # the 3 test_describe cases ran unit(); test_shown ran Reading.__init__, so its class
     assert receipt["selected"] == 4
+
+
+ORDER_DEPENDENT = {  # test_second passes only after test_first ran in the same session
+    "tests/test_order.py": (
+        "from units import unit\n\nSEEN = []\n\n\ndef test_first():\n    SEEN.append(1)\n\n\n"
+        "def test_second_after_the_first():\n    assert SEEN and unit('gram') == 'gram'\n"
+    )
+}
+
+
+def test_a_base_passing_test_that_fails_alone_at_the_base_is_not_charged(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An order-dependent test passes in the base's whole-suite run and fails when coverage
+    selects it alone; charging that to the candidate rejected a correct patch (real case:
+    pylint-dev__pylint-6506, whose own reference failed two such tests). A failure that
+    reproduces on the candidate is run the same way at the base, and one that fails there too
+    is left out with a record; a real regression (passing alone at the base) is still charged."""
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    contract = _task(tmp_path, more=ORDER_DEPENDENT)
+    out = tmp_path / "run"
+    breaks = FIXED_CODE.replace(
+        "    return name + 's' if plural", "    return name.upper() + 's' if plural"
+    )
+    breaks = breaks.replace("    return name\n", "    return name.upper()\n")
+    code, rows = run_json(
+        capsys,
+        str(contract),
+        *("--agent", "gold"),
+        *("--agent", _agent(tmp_path, "breaks-unit", breaks)),
+        *("--out", str(out)),
+    )
+    assert code == ExitCode.OK
+    verdict = {str(r["agent"]).split(":")[-1].rsplit("/", 1)[-1]: r for r in rows}
+    assert verdict["gold"]["outcome"] == "accepted", verdict["gold"]["failed"]
+    gold = _regression_receipt(out, "gold")
+    assert gold["check"]["status"] == "passed"
+    assert gold["failing_alone_at_base"] == ["tests/test_order.py::test_second_after_the_first"]
+    assert "regression_tests_passed" in verdict["breaks-unit.toml"]["failed"]
+    broken = _regression_receipt(out, "breaks-unit")
+    assert "tests/test_describe.py::test_describe[2-gram-2 gram]" in broken["failing"]
+    assert "tests/test_order.py::test_second_after_the_first" not in broken["failing"]
