@@ -275,15 +275,11 @@ def test_a_base_passing_test_that_fails_alone_at_the_base_is_not_charged(
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))
     contract = _task(tmp_path, more=ORDER_DEPENDENT)
     out = tmp_path / "run"
-    breaks = FIXED_CODE.replace(
-        "    return name + 's' if plural", "    return name.upper() + 's' if plural"
-    )
-    breaks = breaks.replace("    return name\n", "    return name.upper()\n")
     code, rows = run_json(
         capsys,
         str(contract),
         *("--agent", "gold"),
-        *("--agent", _agent(tmp_path, "breaks-unit", breaks)),
+        *("--agent", _agent(tmp_path, "breaks-describe", BREAKS_DESCRIBE)),
         *("--out", str(out)),
     )
     assert code == ExitCode.OK
@@ -292,7 +288,8 @@ def test_a_base_passing_test_that_fails_alone_at_the_base_is_not_charged(
     gold = _regression_receipt(out, "gold")
     assert gold["check"]["status"] == "passed"
     assert gold["failing_alone_at_base"] == ["tests/test_order.py::test_second_after_the_first"]
-    assert "regression_tests_passed" in verdict["breaks-unit.toml"]["failed"]
-    broken = _regression_receipt(out, "breaks-unit")
+    assert verdict["breaks-describe.toml"]["failed"] == ["regression_tests_passed"]
+    broken = _regression_receipt(out, "breaks-describe")  # it changes unit() too: both selected
     assert "tests/test_describe.py::test_describe[2-gram-2 gram]" in broken["failing"]
     assert "tests/test_order.py::test_second_after_the_first" not in broken["failing"]
+    assert broken["failing_alone_at_base"] == ["tests/test_order.py::test_second_after_the_first"]

@@ -89,6 +89,7 @@ def check_regressions(
     exclude: Collection[str],
     run: RunIds,
     edited: Sequence[str] = (),
+    run_base: RunIds | None = None,
 ) -> Observation:
     """Run the selected base-passing tests on the candidate and grade them.
 
@@ -101,6 +102,11 @@ def check_regressions(
         run: runs ids on the candidate's test tree.
         edited: data files only the base suite's tests read that the candidate changed
             (:func:`suite_oracle_edits`): each fails the check.
+        run_base: runs ids on a fresh tree of the base, as ``run`` does on the candidate's. A
+            failure that reproduces on the candidate is run the same way at the base; one that
+            fails there too (an order-dependent test: it passed in the base's whole-suite run,
+            not alone) is left out and recorded as ``failing_alone_at_base``, as gate V's reruns
+            charge a PASS_TO_PASS failure only when the base passes it.
 
     Returns:
         ``regression_tests_passed``: ``error`` when the base's whole suite gave no trustworthy
@@ -136,6 +142,15 @@ def check_regressions(
         runs.append(again)
         flaky += [t for t, o in _observe(failing, again.outcomes).items() if o == "passed"]
     failing = [t for t in failing if t not in flaky]
+    alone_at_base: list[str] = []
+    if failing and not broken and run_base is not None:
+        at_base = run_base(failing, "base-alone", True)
+        runs.append(at_base)
+        if at_base.status == "ok":
+            alone_at_base = [
+                t for t, o in _observe(failing, at_base.outcomes).items() if o != "passed"
+            ]
+        failing = [t for t in failing if t not in alone_at_base]
     details.update(
         base_passing=len(suite.passing),
         selection=selection.model_dump(exclude={"tests"}),
@@ -145,6 +160,7 @@ def check_regressions(
         runs=[{"status": r.status, "reason": r.reason, "collected": r.collected} for r in runs],
         failing={t: seen[t] for t in failing},
         flaky_excluded=sorted(flaky),
+        failing_alone_at_base=sorted(alone_at_base),
         coverage=suite.coverage is not None,
         coverage_reason=suite.coverage_reason,
     )

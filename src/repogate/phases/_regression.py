@@ -23,7 +23,7 @@ from repogate.attempt import AttemptConfig, AttemptProgress, gate
 from repogate.errors import EnvironmentBuildError
 from repogate.gates.graded_oracle import GradedOracle, graded_modules
 from repogate.gates.graded_trees import fresh_tree, graded_tree
-from repogate.gates.regression import check_regressions, narrowed, suite_oracle_edits
+from repogate.gates.regression import RunIds, check_regressions, narrowed, suite_oracle_edits
 from repogate.oracles.base_suite import (
     BaseSuite,
     plugin_digest,
@@ -147,19 +147,24 @@ def regressions(
             no_coverage_reason=suite.coverage_reason or "no coverage was recorded at the base",
         )
 
-        make = graded_maker(cfg, progress, rev)
+        def runner(state: str) -> RunIds:
+            make = graded_maker(cfg, progress, state)
 
-        def run(ids: Sequence[str], label: str, filtered: bool) -> TestRun:
-            # never the tree the graded run (or an earlier regression run) wrote
-            return run_selected(
-                progress.workspace_env,
-                fresh_tree(make, tree, label),
-                cfg.contract.oracles.test_command,
-                ids,
-                cfg.evidence / "tests-regression" / label,
-                oracle_policy(cfg),
-                tools if filtered and isinstance(tools, Path) else None,
-            )
+            def run(ids: Sequence[str], label: str, filtered: bool) -> TestRun:
+                # never the tree the graded run (or an earlier regression run) wrote
+                return run_selected(
+                    progress.workspace_env,
+                    fresh_tree(make, tree, label),
+                    cfg.contract.oracles.test_command,
+                    ids,
+                    cfg.evidence / "tests-regression" / label,
+                    oracle_policy(cfg),
+                    tools if filtered and isinstance(tools, Path) else None,
+                )
+
+            return run
+
+        run = runner(rev)
 
         edited = suite_oracle_edits(
             suite,
@@ -169,7 +174,9 @@ def regressions(
                 reads=progress.graded_reads,
             ),
         )
-        seen = check_regressions(suite, selection, already, exclude, run, edited)
+        seen = check_regressions(
+            suite, selection, already, exclude, run, edited, run_base=runner(progress.base)
+        )
         record = {**seen.details, "base_suite_key": key, "base_suite_cached": hit}
         return seen.model_copy(update={"details": record})
 
