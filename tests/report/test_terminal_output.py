@@ -8,10 +8,10 @@ from pathlib import Path
 from rich.console import Console
 
 from repogate.cli import load_evidence
+from repogate.cli.progress import RunProgress
+from repogate.cli.terminal import attempts_table
 from repogate.decision import decide
 from repogate.receipt import Crash
-from repogate.report.progress import RunProgress
-from repogate.report.terminal import attempts_table
 from repogate.store import AttemptRecord
 
 
@@ -109,7 +109,7 @@ def test_no_bar_off_a_terminal_and_nothing_with_json(root: Path) -> None:
 def test_text_from_runs_is_shown_as_text_never_as_markup(root: Path) -> None:
     """Test ids carry brackets (``test_x[timeout=301]``) and agents choose crash messages: rich
     must print them as written, never read them as markup (dropping a parameter or restyling)."""
-    from repogate.report.terminal import decision_table
+    from repogate.cli.terminal import decision_table
 
     rejected = decide(
         load_evidence(root / "examples" / "evidence" / "payments-sdk-retry-stale.json")
