@@ -21,6 +21,7 @@ from repogate._interrupted import (
     sigterm_as_ctrl_c,
 )
 from repogate._version import __version__
+from repogate.cli._help import PlainGroup
 from repogate.errors import EvidenceError, ExitCode, RepogateError, UserInputError
 from repogate.vocabulary import attempt_state
 
@@ -38,6 +39,7 @@ __all__ = [
 ]
 
 app = typer.Typer(
+    cls=PlainGroup,
     name="repogate",
     help="Decide whether a coding agent's change became an accepted repository state transition.",
     no_args_is_help=True,
@@ -498,4 +500,3 @@ def main(argv: list[str] | None = None) -> int:
     if result == ExitCode.INTERRUPTED:  # no command of ours returns it: only Ctrl-C does
         typer.echo(interrupted_message(sys.argv[1:] if argv is None else argv), err=True)
     return int(result) if isinstance(result, int) else ExitCode.OK
-
