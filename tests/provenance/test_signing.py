@@ -356,6 +356,73 @@ def test_a_changed_or_planted_patch_diff_fails_against_the_signed_patch_digest(
     assert _verify(run_dir, public, capsys)[0] == ExitCode.OK
 
 
+EVIDENCE = {
+    "tests-candidate/run0/junit.xml": b'<testsuite tests="1" failures="0"><testcase name="t"/></testsuite>\n',
+    "tests-candidate/run0/output.log": b"1 passed in 0.01s\n",
+    "tests-base-suite/plain/junit.xml": b'<testsuite tests="2" failures="0"></testsuite>\n',
+    "agent/trajectory.json": b'{"steps": [{"action": "edit", "path": "x.py"}]}\n',
+    "agent/agent.log": b"edited x.py\n",
+}
+
+
+def test_junit_copies_logs_and_agent_outputs_are_signed_and_each_change_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 25: the JUnit reports, test logs and agent outputs the receipts were made from were
+    outside the signature, so a rewritten report verified as intact. Each is a subject now: a
+    changed byte, a removed file, a file added after signing, and a link planted in its place
+    are each named."""
+    private, public = _keys(tmp_path)
+    run_dir = tmp_path / "run"
+    ids = _run(run_dir)
+    folder = run_dir / "attempts" / ids[0]
+    for name, data in EVIDENCE.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    sign_run(run_dir, load_signer(str(private)))
+    envelope = json.loads((folder / DECISION_ENVELOPE).read_text())
+    names = [s["name"] for s in json.loads(base64.b64decode(envelope["payload"]))["subject"]]
+    assert names == [
+        "decision.json",
+        "receipts/00-E.intoto.json",
+        "receipts/01-I.intoto.json",
+        *sorted(EVIDENCE),
+    ]
+    assert _verify(run_dir, public, capsys)[0] == ExitCode.OK
+    for name, data in EVIDENCE.items():
+        path, shown = folder / name, f"FAIL attempts/{ids[0]}/{name}: "
+        for offset in (0, len(data) // 2, len(data) - 2):
+            changed = bytearray(data)
+            changed[offset] ^= 0x01
+            path.write_bytes(bytes(changed))
+            code, said = _verify(run_dir, public, capsys)
+            assert code == ExitCode.NOT_ACCEPTED and f"{shown}changed since it was signed" in said
+        path.unlink()
+        code, said = _verify(run_dir, public, capsys)
+        assert code == ExitCode.NOT_ACCEPTED and f"{shown}missing" in said, said
+        right = tmp_path / "right"
+        right.write_bytes(data)
+        path.symlink_to(right)  # the right bytes, behind a link the verifier never follows
+        code, said = _verify(run_dir, public, capsys)
+        assert code == ExitCode.NOT_ACCEPTED and f"{shown}missing" in said, said
+        assert f"{shown}not covered by the signature (a link or a special file)" in said
+        path.unlink()
+        path.write_bytes(data)
+    assert _verify(run_dir, public, capsys)[0] == ExitCode.OK
+    for planted in ("tests-candidate/run1/junit.xml", "agent/extra.log", "notes.txt"):
+        (folder / planted).parent.mkdir(parents=True, exist_ok=True)
+        (folder / planted).write_bytes(b"planted\n")
+        code, said = _verify(folder, public, capsys)
+        assert code == ExitCode.NOT_ACCEPTED
+        assert f"FAIL {planted}: not covered by the signature" in said, said
+        (folder / planted).unlink()
+    (folder / "agent" / "linked").symlink_to(tmp_path, target_is_directory=True)
+    code, said = _verify(folder, public, capsys)
+    assert "FAIL agent/linked: not covered by the signature (a link or a special file)" in said
+    (folder / "agent" / "linked").unlink()
+    assert _verify(run_dir, public, capsys)[0] == ExitCode.OK
+
+
 def test_a_changed_decision_is_named_once_though_two_signatures_cover_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

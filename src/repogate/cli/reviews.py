@@ -50,6 +50,14 @@ def import_cmd(
             help="Base commit for digests; default: merge base of base and head.",
         ),
     ] = None,
+    team: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--team",
+            metavar="ORG/TEAM=FILE",
+            help="A team's orgs/O/teams/T/members JSON (REST); repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Bind each review to its commit's patch digest; write the evidence whole or not at all."""
     from repogate._locks import write_atomic
@@ -61,6 +69,7 @@ def import_cmd(
         GitHubReview,
         read_list,
         read_object,
+        read_team,
         read_threads,
     )
 
@@ -70,6 +79,7 @@ def import_cmd(
         comments=() if comments is None else read_list(comments, GitHubComment, "comments file"),
         threads=None if threads is None else read_threads(threads),
         commits=None if commits is None else read_list(commits, GitHubCommit, "commits file"),
+        team_members=dict(read_team(spec) for spec in team or ()),
     )
     evidence = import_reviews(export, repo.resolve(), base)
     write_atomic(out, evidence.model_dump_json(indent=2) + "\n")

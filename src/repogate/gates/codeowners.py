@@ -30,6 +30,11 @@ _TEAM = re.compile(r"^@[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
+def is_team(owner: str) -> bool:
+    """Whether ``owner`` is a team as CODEOWNERS names one: ``@org/team``."""
+    return _TEAM.match(owner) is not None
+
+
 @dataclass(frozen=True)
 class CodeownersProblem:
     """A line GitHub rejects.

@@ -1,8 +1,10 @@
 """Sign verdicts: a DSSE envelope over an in-toto Statement for each decision and for the run.
 
 Each receipt is already an in-toto Statement v1 file (:meth:`repogate.receipt.Receipt.to_in_toto`).
-A decision's Statement names as its subjects ``decision.json`` and every receipt file with their
-sha256, so one signature covers the whole chain; its predicate repeats the attempt, task, state id
+A decision's Statement names as its subjects ``decision.json``, every receipt file, and every
+other file of the attempt folder (the patch, the JUnit reports and test logs the receipts were made
+from, the agent's outputs), each with its sha256, so one signature covers the whole chain and the
+evidence under it; its predicate repeats the attempt, task, state id
 and outcome. The run's Statement names ``manifest.json`` and every attempt's ``decision.json`` and
 decision envelope. Both are wrapped in DSSE envelopes (https://github.com/secure-systems-lab/dsse,
 payload type ``application/vnd.in-toto+json``) signed with ed25519 through securesystemslib,
@@ -15,6 +17,7 @@ offline. Layout::
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +35,7 @@ __all__ = [
     "PAYLOAD_TYPE",
     "RUN_ENVELOPE",
     "RUN_PREDICATE",
+    "attempt_entries",
     "decided_attempts",
     "decision_statement",
     "receipt_files",
@@ -67,6 +71,31 @@ def receipt_files(folder: Path) -> list[str]:
     )
 
 
+def attempt_entries(folder: Path) -> tuple[list[str], list[str]]:
+    """Return an attempt folder's regular files and its other entries, relative to it, sorted.
+
+    Walks the whole folder without following links, leaving out the decision envelope. The
+    second list holds what cannot be signed: links (to files or folders), FIFOs, sockets,
+    devices. Files: ``decision.json``, ``patch.diff``, ``receipts/*``, ``tests-*/**`` (JUnit
+    reports, test output logs, guard records), ``agent/**`` (the agent's outputs and logs).
+    """
+    files: list[str] = []
+    others: list[str] = []
+    for top, dirs, names in os.walk(folder, followlinks=False):
+        here = Path(top)
+        for name in dirs:
+            if (here / name).is_symlink():
+                others.append((here / name).relative_to(folder).as_posix())
+        for name in names:
+            path = here / name
+            relative = path.relative_to(folder).as_posix()
+            if relative == DECISION_ENVELOPE:
+                continue
+            is_file = path.is_file() and not path.is_symlink()
+            (files if is_file else others).append(relative)
+    return sorted(files), sorted(others)
+
+
 def run_id_of_folder(folder: Path) -> str | None:
     """Return the run id the manifest of attempt ``folder``'s run names, or None.
 
@@ -84,7 +113,8 @@ def run_id_of_folder(folder: Path) -> str | None:
 def decision_statement(folder: Path) -> dict[str, Any]:
     """Return the in-toto Statement v1 of the decision in attempt ``folder``.
 
-    Subjects: ``decision.json`` and every receipt file, each with its sha256. Predicate: the
+    Subjects: ``decision.json``, every receipt file, then every other regular file of the folder
+    (:func:`attempt_entries`), each with its sha256. Predicate: the
     attempt id (the folder's name), the run id (:func:`run_id_of_folder`), task id, state id,
     outcome and ``accepted``; the verifier holds the first two to where it finds the envelope,
     so a signed verdict moved to another attempt or run does not verify there.
@@ -95,6 +125,7 @@ def decision_statement(folder: Path) -> dict[str, Any]:
     """
     decision = Decision.model_validate_json((folder / DECISION_FILE).read_bytes())
     names = [DECISION_FILE, *receipt_files(folder)]
+    names += [name for name in attempt_entries(folder)[0] if name not in names]
     return {
         "_type": IN_TOTO_STATEMENT,
         "subject": [_subject(folder, name) for name in names],

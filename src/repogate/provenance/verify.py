@@ -5,8 +5,9 @@ decision (an attempt folder, or its ``decision.json``) it checks:
 
 * ``decision.intoto.dsse.json`` is a DSSE envelope whose signature verifies with the public key
   (over DSSE's pre-authentication encoding) and whose payload is a repogate decision Statement;
-* every subject file (``decision.json``, each receipt) has the sha256 the Statement names, and
-  the receipt folder holds no receipt the Statement does not name;
+* every subject file (``decision.json``, each receipt, the patch, every JUnit report, test log
+  and agent output in the folder) has the sha256 the Statement names, and the folder holds no
+  file, link or other entry the Statement does not name;
 * ``decision.json``'s own receipt digests agree with the signed ones, and its state id and
   outcome are the signed ones;
 * every receipt's predicate names the decision's state id;
@@ -43,6 +44,7 @@ from repogate.provenance.sign import (
     PAYLOAD_TYPE,
     RUN_ENVELOPE,
     RUN_PREDICATE,
+    attempt_entries,
     decided_attempts,
     receipt_files,
     run_id_of_folder,
@@ -179,10 +181,15 @@ def _check_decision(folder: Path, prefix: str, key: SSlibKey) -> list[Problem]:
     signed = _subjects(statement)
     problems += _digest_problems(folder, prefix, signed)
     problems += _placement_problems(folder, prefix + DECISION_ENVELOPE, statement)
+    files, others = attempt_entries(folder)
     problems += [
         Problem(prefix + name, "not covered by the signature")
-        for name in receipt_files(folder)
+        for name in files
         if name not in signed
+    ]
+    problems += [
+        Problem(prefix + name, "not covered by the signature (a link or a special file)")
+        for name in others
     ]
     try:
         decision = Decision.model_validate_json((folder / DECISION_FILE).read_bytes())

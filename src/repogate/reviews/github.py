@@ -4,7 +4,8 @@ REST (https://docs.github.com/en/rest/pulls): ``GET /repos/O/R/pulls/N`` (the pu
 ``.../pulls/N/reviews`` (reviews: ``user.login``, ``state``, ``commit_id``, ``submitted_at``,
 ``body``), ``.../pulls/N/comments`` (review comments: ``pull_request_review_id``, ``path``,
 ``line``, ``commit_id``, ``in_reply_to_id``), ``.../pulls/N/commits`` (``sha``,
-``commit.committer.date``). GraphQL (https://docs.github.com/en/graphql/reference/objects#pullrequestreviewthread):
+``commit.committer.date``), ``GET /orgs/O/teams/T/members`` (a team's members: ``login``; review
+JSON does not say which teams a reviewer belongs to). GraphQL (https://docs.github.com/en/graphql/reference/objects#pullrequestreviewthread):
 ``pullRequest { reviewThreads { nodes { isResolved isOutdated path line resolvedBy { login }
 comments { nodes { body author { login } } } } } }``, as the whole response (``data.repository.
 pullRequest.reviewThreads``) or its ``nodes`` list.
@@ -24,6 +25,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
 
 from repogate._files import first_problem, read_text
 from repogate.errors import EvidenceError
+from repogate.gates.codeowners import is_team
 
 __all__ = [
     "GitHubComment",
@@ -33,6 +35,7 @@ __all__ = [
     "GitHubThread",
     "read_list",
     "read_object",
+    "read_team",
     "read_threads",
 ]
 
@@ -198,3 +201,26 @@ def read_threads(path: Path) -> tuple[GitHubThread, ...]:
         _validate(GitHubThread, item, f"review threads file {path} node {i}")
         for i, item in enumerate(data)
     )
+
+
+def read_team(spec: str) -> tuple[str, frozenset[str]]:
+    """Read ``ORG/TEAM=FILE``: a team's name and its members' logins (lower-cased).
+
+    ``FILE`` holds what ``GET /orgs/ORG/teams/TEAM/members`` returns (a list of users; pages
+    joined), so a review by one of them is a review by a member of ``@ORG/TEAM``
+    (https://docs.github.com/en/rest/teams/members#list-team-members).
+
+    Raises:
+        EvidenceError: ``spec`` is not ``ORG/TEAM=FILE``, or the file is unreadable, not JSON or
+            not a list of users.
+    """
+    name, sep, file = spec.partition("=")
+    team = name.strip().removeprefix("@")
+    if not sep or not file or not is_team(f"@{team}"):
+        raise EvidenceError(
+            f"team {spec!r} is not ORG/TEAM=FILE",
+            "give the team as CODEOWNERS names it and the JSON of "
+            "gh api orgs/ORG/teams/TEAM/members, e.g. --team acme/auth=auth-members.json",
+        )
+    members = read_list(Path(file), GitHubUser, f"members file of {team}")
+    return team, frozenset(user.login.lower() for user in members)

@@ -21,8 +21,8 @@ without threads they only count as concerns raised.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from repogate import git
@@ -49,13 +49,21 @@ _STATES: dict[str, ReviewState] = {
 
 @dataclass(frozen=True)
 class GitHubExport:
-    """What the user exported from GitHub for one pull request (read by :mod:`.github`)."""
+    """What the user exported from GitHub for one pull request (read by :mod:`.github`).
+
+    Attributes:
+        pull, reviews, comments, threads, commits: the pull request's REST and GraphQL JSON.
+        team_members: team (``org/team``) to its members' lower-cased logins, from
+            ``orgs/O/teams/T/members``: each review gets the teams its reviewer is a member of,
+            so an approval can satisfy a CODEOWNERS rule naming ``@org/team``.
+    """
 
     pull: GitHubPull
     reviews: tuple[GitHubReview, ...]
     comments: tuple[GitHubComment, ...] = ()
     threads: tuple[GitHubThread, ...] | None = None
     commits: tuple[GitHubCommit, ...] | None = None
+    team_members: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
 
 def _digests(repo: Path, base: str, commits: Sequence[str]) -> dict[str, str]:
@@ -84,10 +92,16 @@ def _base(repo: Path, pull: GitHubPull, base: str | None) -> str:
     return merge_base or pull.base.sha
 
 
-def _review(item: GitHubReview, digests: dict[str, str], notes: list[str]) -> Review | None:
+def _review(
+    item: GitHubReview,
+    digests: dict[str, str],
+    notes: list[str],
+    team_members: Mapping[str, frozenset[str]],
+) -> Review | None:
     if item.state == "PENDING" or item.submitted_at is None:
         return None
     who = item.user.login if item.user is not None else "ghost"
+    teams = tuple(sorted(team for team, members in team_members.items() if who.lower() in members))
     note = "dismissed on GitHub" if item.state == "DISMISSED" else ""
     if item.commit_id is None:
         notes.append(
@@ -96,6 +110,7 @@ def _review(item: GitHubReview, digests: dict[str, str], notes: list[str]) -> Re
         )
         return Review(
             reviewer=who,
+            teams=teams,
             state=_STATES[item.state],
             patch_digest=None,
             at=item.submitted_at,
@@ -108,6 +123,7 @@ def _review(item: GitHubReview, digests: dict[str, str], notes: list[str]) -> Re
         )
     return Review(
         reviewer=who,
+        teams=teams,
         state=_STATES[item.state],
         patch_digest=digests[item.commit_id],
         at=item.submitted_at,
@@ -164,7 +180,8 @@ def import_reviews(export: GitHubExport, repo: Path, base: str | None = None) ->
             request's base and head.
 
     Returns:
-        Review evidence (``repogate schema reviews``) with ``metrics`` and ``notes`` filled in.
+        Review evidence (``repogate schema reviews``) with ``metrics`` and ``notes`` filled in;
+        each review's ``teams`` are the exported teams its reviewer is a member of.
 
     Raises:
         EvidenceError: a review on a commit not in the pull request, or commits missing from
@@ -174,7 +191,8 @@ def import_reviews(export: GitHubExport, repo: Path, base: str | None = None) ->
     commits = [c.sha for c in export.commits] if export.commits is not None else [pull.head.sha]
     digests = _digests(repo, _base(repo, pull, base), list(dict.fromkeys(commits)))
     notes: list[str] = []
-    reviews = [r for item in export.reviews if (r := _review(item, digests, notes)) is not None]
+    members = export.team_members
+    reviews = [r for i in export.reviews if (r := _review(i, digests, notes, members)) is not None]
     threads = tuple(_thread(node) for node in export.threads or ())
     if export.threads is None and export.comments:
         notes.append(
