@@ -17,13 +17,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, model_validator
 
 from repogate import clock
 from repogate._model import FrozenModel
 from repogate._version import __version__
 from repogate.state import CandidateState, sha256_hex
-from repogate.vocabulary import CheckName, GateId
+from repogate.vocabulary import CheckName, ErrorKind, GateId
 
 Status = Literal["passed", "failed", "error", "skipped"]
 IN_TOTO_STATEMENT = "https://in-toto.io/Statement/v1"
@@ -70,12 +70,30 @@ class Check(FrozenModel):
     """One named hard check a gate observed: ``passed``, ``failed``, ``error`` or ``skipped``.
 
     ``error`` means the check could not be decided (an evaluator or environment fault); it is
-    reported apart and never scored as the agent's failure.
+    reported apart and never scored as the agent's failure. Its ``kind`` says which fault
+    (:data:`repogate.vocabulary.ERROR_KINDS`), set where the error happens, so the report never
+    reads it from the wording of ``detail``. Every errored check of a decision records a kind
+    (:func:`repogate.decision.decide`); one stored before kinds existed has None.
+
+    Raises:
+        pydantic.ValidationError: ``kind`` given for a status other than ``error``.
     """
 
     name: CheckName
     status: Status
     detail: VisibleText = ""
+    kind: ErrorKind | None = None
+
+    @model_validator(mode="after")
+    def _kind_only_for_errors(self) -> Check:
+        if self.kind is not None and self.status != "error":
+            raise ValueError(f"check {self.name}: an error kind on a {self.status} check")
+        return self
+
+    @classmethod
+    def error(cls, name: CheckName, detail: str, kind: ErrorKind) -> Check:
+        """An ``error`` check of ``kind``: ``name`` could not be decided, ``detail`` says why."""
+        return cls(name=name, status="error", detail=detail, kind=kind)
 
     @property
     def passed(self) -> bool:

@@ -16,17 +16,11 @@ from repogate.report.differs import DiffersFromReference
 from repogate.report.injections import InjectionPair
 from repogate.report.policy import Policy
 from repogate.report.stats import Interval
+from repogate.vocabulary import ERROR_KINDS as _ERROR_KINDS
+from repogate.vocabulary import ErrorKind
 
-ErrorKind = Literal[
-    "environment build", "invalid task", "timeout", "harness crash", "other evaluator error"
-]
-ERROR_KINDS: tuple[ErrorKind, ...] = (
-    "environment build",
-    "invalid task",
-    "timeout",
-    "harness crash",
-    "other evaluator error",
-)
+ERROR_KINDS: tuple[ErrorKind, ...] = tuple(_ERROR_KINDS)
+"""The error kinds in the order the report's tables list them (:data:`repogate.vocabulary.ERROR_KINDS`)."""
 Verdict = Literal["widen", "keep", "narrow", "insufficient evidence"]
 ClauseId = Literal["a", "b", "c", "d", "e"]
 ESTIMAND = (
