@@ -167,3 +167,21 @@ def test_soft_metrics_are_a_frozen_record_too() -> None:
     soft = SoftMetrics()
     with pytest.raises(ValidationError):
         soft.tokens = 3  # type: ignore[misc]
+
+
+def test_resolved_reads_the_typed_tree_of_gate_vs_receipt() -> None:
+    """SWE-bench's resolved reads gate V's run of the candidate (its ``tree``), not the merged
+    tree's; a receipt written before the field is read by its ``details`` label alone."""
+    state = _state()
+    candidate = _passing_tests(state).model_copy(update={"tree": "candidate"})
+    merged = _passing_tests(state).model_copy(update={"tree": "merged"})
+    old = _passing_tests(state).model_copy(update={"details": {"tree": "candidate"}})
+    untyped = _passing_tests(state).model_copy(update={"details": {"tree": 3}})
+    assert _decide(candidate).resolved is True
+    assert _decide(merged).resolved is False
+    assert _decide(old).resolved is True
+    assert (old.graded_tree, untyped.graded_tree, merged.graded_tree) == (
+        "candidate",
+        None,
+        "merged",
+    )

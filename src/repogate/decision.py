@@ -158,7 +158,7 @@ def _resolved(receipts: Iterable[Receipt]) -> bool:
     Read from gate ``V``'s receipt for the candidate tree only: the base-passing regression step
     (``V-regression``) and extra commands (``V-commands``) are repogate's, not SWE-bench's.
     """
-    graded = [r for r in receipts if r.gate == "V" and r.details.get("tree") == "candidate"]
+    graded = [r for r in receipts if r.gate == "V" and r.graded_tree == "candidate"]
     seen = {c.name: c.passed for r in graded if r.crash is None for c in r.checks}
     return bool(graded) and all(seen.get(name, False) for name in SWEBENCH_CHECKS)
 

@@ -369,6 +369,10 @@ REPORTS: dict[GateId, tuple[CheckName, ...]] = {
 step, the extra commands and gate V all report ``regression_tests_passed``). ``propose`` and
 ``stop`` report checks only when they stop the attempt, and cannot crash."""
 
+GradedTree = Literal["candidate", "merged"]
+"""The tree gate V graded: the candidate's, or the merged tree when the harness's merge made a
+different one (:attr:`repogate.receipt.Receipt.tree`)."""
+
 PhaseName = Literal[
     "prepare",
     "environment",
