@@ -3,8 +3,6 @@ checks the code uses is read from the one check table."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import get_args
 
 from repogate.decision import (
@@ -26,6 +24,7 @@ from repogate.vocabulary import (
     ERROR_PRECEDENCE,
     GATES,
     PROFILE_CHECKS,
+    PROFILE_HISTORY,
     PROFILE_VERSIONS,
     PROFILES,
     REPORTS,
@@ -37,19 +36,14 @@ from repogate.vocabulary import (
     Profile,
     StageName,
     first_kind,
+    profile_digest,
 )
 
-PINNED_PROFILES: dict[Profile, dict[int, str]] = {
+PINNED: dict[Profile, dict[int, str]] = {
     "hermetic": {1: "d8a4c39cb3c5f70fd0b5e432d3a47412685adcf46e54e11edf758ab128e923f6"},
     "lifecycle": {1: "09b2d5a73d3eac6f17d4f8f1b409b546500f95c5859b04d05cbe05d770ad772b"},
 }
-"""Each profile's versions and the sha256 of its check list at each. Never edit an entry: a change
-of a profile's check list adds one (the next version, the new list's digest) and bumps
-:data:`repogate.vocabulary.PROFILE_VERSIONS`."""
-
-
-def _digest(checks: tuple[CheckName, ...]) -> str:
-    return hashlib.sha256(json.dumps(list(checks)).encode()).hexdigest()
+"""Versions of each profile already recorded in decisions: their digests never change."""
 
 
 def test_every_check_name_and_gate_id_is_documented() -> None:
@@ -137,21 +131,23 @@ def test_the_error_kind_that_counts_is_the_first_of_the_precedence() -> None:
 
 
 def test_a_profiles_check_list_changes_only_with_its_version() -> None:
-    """The bump rule: a profile's current version is its newest pinned one, pinned to the digest
-    of its check list now. Adding, removing or moving a check fails here until the profile's
-    version is bumped and the new list pinned under it."""
+    """The bump rule: a profile's check list is its newest version's; a version once recorded
+    never changes. Adding, removing or moving a check fails here until the next version, with
+    the new list's digest, is added to ``PROFILE_HISTORY``."""
     for profile in PROFILES:
-        versions = PINNED_PROFILES[profile]
-        assert PROFILE_VERSIONS[profile] == max(versions), profile
-        assert _digest(PROFILE_CHECKS[profile]) == versions[PROFILE_VERSIONS[profile]], profile
-    assert len({v for pins in PINNED_PROFILES.values() for v in pins.values()}) == sum(
-        len(pins) for pins in PINNED_PROFILES.values()
-    )  # no two versions of any profile pin the same list
+        history = PROFILE_HISTORY[profile]
+        assert sorted(history) == list(range(1, len(history) + 1)), profile
+        assert PROFILE_VERSIONS[profile] == max(history), profile
+        assert profile_digest(PROFILE_CHECKS[profile]) == history[PROFILE_VERSIONS[profile]]
+        assert len(set(history.values())) == len(history), profile  # each version a new list
+        for version, digest in PINNED[profile].items():
+            assert history[version] == digest, (profile, version)
 
 
 def test_the_bump_rule_sees_a_check_added_removed_or_moved() -> None:
     hermetic = PROFILE_CHECKS["hermetic"]
-    pinned = PINNED_PROFILES["hermetic"][1]
-    assert _digest((*hermetic, "generated_artifacts_fresh")) != pinned
-    assert _digest(hermetic[:-1]) != pinned
-    assert _digest((hermetic[1], hermetic[0], *hermetic[2:])) != pinned
+    pinned = PINNED["hermetic"][1]
+    assert profile_digest(hermetic) == pinned
+    assert profile_digest((*hermetic, "generated_artifacts_fresh")) != pinned
+    assert profile_digest(hermetic[:-1]) != pinned
+    assert profile_digest((hermetic[1], hermetic[0], *hermetic[2:])) != pinned

@@ -9,6 +9,8 @@ evidence chain and belong to gate I).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Iterable
 from typing import Literal, NamedTuple
@@ -311,13 +313,26 @@ PROFILE_CHECKS: dict[Profile, tuple[CheckName, ...]] = {
 }
 """Each profile's hard checks, in :data:`CHECK_TABLE`'s order."""
 
-PROFILE_VERSIONS: dict[Profile, int] = {"hermetic": 1, "lifecycle": 1}
-"""Each profile's version, recorded in every decision and run manifest. The rule: any change of
-a profile's check list (:data:`PROFILE_CHECKS`: a check added, removed or moved) bumps its
-version, so an older run's "hermetic" still says what it meant then. ``tests/test_vocabulary.py``
-pins the digest of each version's list and fails on a change without a bump. Version 1 is the
-lists as they stood when versions began; a decision or manifest stored before then records none
-(read as None, "not recorded")."""
+
+def profile_digest(checks: tuple[CheckName, ...]) -> str:
+    """The sha256 (hex) of a profile's check list, in order, as JSON: what a version pins."""
+    return hashlib.sha256(json.dumps(list(checks)).encode()).hexdigest()
+
+
+PROFILE_HISTORY: dict[Profile, dict[int, str]] = {
+    "hermetic": {1: "d8a4c39cb3c5f70fd0b5e432d3a47412685adcf46e54e11edf758ab128e923f6"},
+    "lifecycle": {1: "09b2d5a73d3eac6f17d4f8f1b409b546500f95c5859b04d05cbe05d770ad772b"},
+}
+"""Each profile's versions, each with the :func:`profile_digest` of its check list then. The
+rule: any change of a profile's check list (:data:`PROFILE_CHECKS`: a check added, removed or
+moved) adds the next version with the new list's digest, so an older run's "hermetic" still says
+what it meant then. An entry is never edited: ``tests/test_vocabulary.py`` pins them, and fails
+when the list no longer has the newest version's digest."""
+
+PROFILE_VERSIONS: dict[Profile, int] = {p: max(h) for p, h in PROFILE_HISTORY.items()}
+"""Each profile's current version (its newest in :data:`PROFILE_HISTORY`), recorded in every
+decision and run manifest. Version 1 is the lists as they stood when versions began; a decision
+or manifest stored before then records none (read as None, "not recorded")."""
 
 STAGE_CHECKS: dict[StageName, tuple[CheckName, ...]] = {
     stage: tuple(row.name for row in CHECK_TABLE if row.stage == stage) for stage in STAGE_NAMES
