@@ -9,8 +9,9 @@ from rich.console import Console
 
 from repogate.agent_spec import GoldSpec
 from repogate.cli import load_evidence
+from repogate.contract import load_contract
 from repogate.decision import decide
-from repogate.manifest import RunManifest
+from repogate.manifest import ContractEntry, RunManifest, contract_entry
 from repogate.report.aggregate import build_report
 from repogate.report.html import render_html
 from repogate.report.load import load_runs
@@ -18,6 +19,7 @@ from repogate.report.model import Report
 from repogate.report.text import print_report
 from repogate.sandbox import Isolation
 from repogate.store import Store
+from repogate.vocabulary import PROFILE_VERSIONS
 
 
 def _report(root: Path, run_dir: Path, versions: list[int | None]) -> Report:
@@ -71,3 +73,19 @@ def test_a_decision_stored_before_versions_mixed_with_a_versioned_one_is_said(
 ) -> None:
     report = _report(root, tmp_path / "run", [None, 1])
     assert report.profile_note == "hermetic: not recorded in 1 attempt, v1 in 1 attempt"
+
+
+def test_the_manifest_records_each_contracts_profile_version(tmp_path: Path) -> None:
+    """Each contract entry names its profile's version; an entry written before versions loads
+    with None ("not recorded")."""
+    for profile in ("hermetic", "lifecycle"):
+        path = tmp_path / f"{profile}.toml"
+        path.write_text(
+            f'id = "t1"\nrepo = "repo"\nbase_commit = "{"a" * 40}"\nprofile = "{profile}"\n'
+            '[requirement]\nstatement = "parse bounded config strings"\n'
+        )
+        entry = contract_entry(load_contract(path), str(path))
+        assert (entry.profile, entry.profile_version) == (profile, PROFILE_VERSIONS[profile])
+        stored = entry.model_dump(mode="json")
+        del stored["profile_version"]
+        assert ContractEntry.model_validate(stored).profile_version is None
