@@ -22,7 +22,7 @@ from repogate.oracles.junit import TestOutcome
 from repogate.protocols import Agent, EvidenceSink, Proposal
 from repogate.receipt import Observation, Receipt, Seen, Status, observed
 from repogate.state import CandidateState
-from repogate.vocabulary import GateId
+from repogate.vocabulary import GateId, PhaseName
 
 
 class StopAttempt(Exception):
@@ -34,7 +34,9 @@ class StopAttempt(Exception):
         progress: what the phase had observed before stopping (kept as evidence).
     """
 
-    def __init__(self, phase: str, reason: str, progress: AttemptProgress | None = None) -> None:
+    def __init__(
+        self, phase: PhaseName, reason: str, progress: AttemptProgress | None = None
+    ) -> None:
         super().__init__(f"{phase}: {reason}")
         self.phase = phase
         self.reason = reason

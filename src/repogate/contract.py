@@ -35,10 +35,10 @@ from repogate._model import FrozenModel
 from repogate._version import __version__
 from repogate.errors import ContractError
 from repogate.vocabulary import TASK_ID_MAX, TASK_ID_PATTERN, DerivationKind
+from repogate.vocabulary import Profile as Profile  # defined beside the check table; kept here
 
 SHA_RE = re.compile(r"^[0-9a-f]{7,40}$")
 
-Profile = Literal["hermetic", "lifecycle"]
 CriterionSource = Literal[
     "ticket", "issue", "commit message", "doc", "compatibility", "convention", "inferred"
 ]

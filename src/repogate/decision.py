@@ -15,52 +15,37 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from repogate._model import FrozenModel
-from repogate.contract import Profile
-from repogate.receipt import Artifact, Check, Receipt, Status
+from repogate.receipt import Artifact, Check, Crash, Receipt, Status
 from repogate.state import CandidateState, sha256_hex
-from repogate.vocabulary import REPORTS, CheckName
+from repogate.vocabulary import (
+    CHECK_TABLE,
+    PROFILE_CHECKS,
+    PROFILE_VERSIONS,
+    REPORTS,
+    STAGE_CHECKS,
+    CheckName,
+    ErrorKind,
+    PhaseName,
+    Profile,
+    StageName,
+    first_kind,
+)
 
 EMPTY_DIFF_DIGEST = sha256_hex(b"")
 
-IDENTITY_CHECKS: tuple[CheckName, ...] = (
-    "base_commit_recorded",
-    "patch_is_a_new_state",
-    "evidence_bound_to_patch",
-    "patch_digest_verified",
-)
-HERMETIC_CHECKS: tuple[CheckName, ...] = (
-    *IDENTITY_CHECKS,
-    "edits_permitted",
-    "oracle_untouched",
-    "harness_untampered",
-    "requirements_recovered",
-    "environment_reproduced",
-    "focused_tests_passed",
-    "regression_tests_passed",
-    "dependency_policy_passed",
-)
-LIFECYCLE_CHECKS: tuple[CheckName, ...] = (
-    *HERMETIC_CHECKS,
-    "generated_artifacts_fresh",
-    "code_owner_approved",
-    "review_threads_resolved",
-    "post_merge_sentinel_passed",
-    "release_receipt_present",
-)
-ADVISORY_CHECKS: tuple[CheckName, ...] = ("behaviour_matches_reference",)
+IDENTITY_CHECKS: tuple[CheckName, ...] = tuple(r.name for r in CHECK_TABLE if r.identity)
+"""Checks derived from the candidate state's identity, not read from a receipt."""
+HERMETIC_CHECKS: tuple[CheckName, ...] = PROFILE_CHECKS["hermetic"]
+LIFECYCLE_CHECKS: tuple[CheckName, ...] = PROFILE_CHECKS["lifecycle"]
+ADVISORY_CHECKS: tuple[CheckName, ...] = tuple(r.name for r in CHECK_TABLE if not r.hard_in)
 """Checks reported in every profile beside the verdict; one is hard only where the contract asks
 (:attr:`Evidence.also_hard`: ``oracles.differential = "hard"``)."""
-STAGES: dict[str, tuple[CheckName, ...]] = {
-    "environment reconstructed": ("environment_reproduced",),
-    "requirement recovered": ("requirements_recovered",),
-    "focused tests passed": ("focused_tests_passed",),
-    "regression tests passed": ("regression_tests_passed",),
-    "review accepted": ("code_owner_approved", "review_threads_resolved"),
-    "sentinel passed": ("post_merge_sentinel_passed",),
-}
+STAGES: dict[StageName, tuple[CheckName, ...]] = STAGE_CHECKS
+SWEBENCH_CHECKS: tuple[CheckName, ...] = tuple(r.name for r in CHECK_TABLE if r.resolved)
+"""The checks of gate V's graded run that make SWE-bench's "resolved"."""
 
 Outcome = Literal["accepted", "rejected", "error"]
 
@@ -71,8 +56,7 @@ def hard_checks(profile: Profile, also_hard: Iterable[CheckName] = ()) -> tuple[
     ``also_hard`` names advisory checks (:data:`ADVISORY_CHECKS`) the contract makes hard; they
     follow the profile's own.
     """
-    own = LIFECYCLE_CHECKS if profile == "lifecycle" else HERMETIC_CHECKS
-    return (*own, *(n for n in ADVISORY_CHECKS if n in set(also_hard)))
+    return (*PROFILE_CHECKS[profile], *(n for n in ADVISORY_CHECKS if n in set(also_hard)))
 
 
 class SoftMetrics(FrozenModel):
@@ -93,7 +77,7 @@ class SoftMetrics(FrozenModel):
     tokens: int = 0
 
 
-class Evidence(BaseModel):
+class Evidence(FrozenModel):
     """Everything a decision reads: the state the harness computed, the agent's claim, the receipts.
 
     Attributes:
@@ -106,11 +90,10 @@ class Evidence(BaseModel):
         soft: soft metrics.
         isolation: the isolation untrusted code ran under (``WEAK ISOLATION ...`` when weaker
             than bubblewrap's allowlist).
+        stopped_at: the phase that stopped the attempt (None: it ran to the end).
         also_hard: advisory checks the contract makes hard (``behaviour_matches_reference``
             under ``oracles.differential = "hard"``).
     """
-
-    model_config = ConfigDict(extra="forbid")
 
     schema_version: Literal[1] = 1
     task_id: str
@@ -119,12 +102,12 @@ class Evidence(BaseModel):
     submitted_patch_digest: str
     receipts: tuple[Receipt, ...] = ()
     soft: SoftMetrics = Field(default_factory=SoftMetrics)
-    stopped_at: str | None = None
+    stopped_at: PhaseName | None = None
     isolation: str = ""
     also_hard: tuple[CheckName, ...] = ()
 
 
-class Decision(BaseModel):
+class Decision(FrozenModel):
     """The verdict for one attempt.
 
     Attributes:
@@ -146,6 +129,9 @@ class Decision(BaseModel):
         receipt_digests: the attempt's receipt files (path relative to the attempt folder) with
             the sha256 of each, filled in by the store when it records the decision: the link
             from the decision to its evidence in the store's digest chain (:mod:`repogate.store._chain`).
+        profile_version: the profile's version the attempt was decided under
+            (:data:`repogate.vocabulary.PROFILE_VERSIONS`); None in a decision stored before
+            profiles had versions (its check list is then not known from the record).
     """
 
     schema_version: Literal[1] = 1
@@ -163,10 +149,7 @@ class Decision(BaseModel):
     resolved: bool = False
     advisory: tuple[Check, ...] = ()
     receipt_digests: tuple[Artifact, ...] = ()
-
-
-SWEBENCH_CHECKS: tuple[CheckName, ...] = ("focused_tests_passed", "regression_tests_passed")
-"""The checks of gate V's graded run that make SWE-bench's "resolved"."""
+    profile_version: int | None = None
 
 
 def _resolved(receipts: Iterable[Receipt]) -> bool:
@@ -175,19 +158,22 @@ def _resolved(receipts: Iterable[Receipt]) -> bool:
     Read from gate ``V``'s receipt for the candidate tree only: the base-passing regression step
     (``V-regression``) and extra commands (``V-commands``) are repogate's, not SWE-bench's.
     """
-    graded = [r for r in receipts if r.gate == "V" and r.details.get("tree") == "candidate"]
+    graded = [r for r in receipts if r.gate == "V" and r.graded_tree == "candidate"]
     seen = {c.name: c.passed for r in graded if r.crash is None for c in r.checks}
     return bool(graded) and all(seen.get(name, False) for name in SWEBENCH_CHECKS)
 
 
 def _identity_checks(evidence: Evidence) -> dict[str, Check]:
+    """The identity checks (:data:`IDENTITY_CHECKS`), read from the candidate state itself."""
     state = evidence.state
     if not state.candidate_commit:
         why = f"no candidate: the attempt stopped at {evidence.stopped_at or 'an early phase'}"
         return {
-            name: Check(name=name, status="error", detail=why)
+            name: Check.error(name, why, "other evaluator error")
             if name != "base_commit_recorded"
-            else Check(name=name, status="passed" if state.base_commit else "error")
+            else Check(name=name, status="passed")
+            if state.base_commit
+            else Check.error(name, "", "other evaluator error")
             for name in IDENTITY_CHECKS
         }
     unbound = sorted({r.gate for r in evidence.receipts if r.state_id != state.state_id})
@@ -215,13 +201,28 @@ def _identity_checks(evidence: Evidence) -> dict[str, Check]:
     }
 
 
-def _fold(name: str, receipts: Iterable[Receipt]) -> Check:
+_TIMEOUTS = frozenset({"TimeoutExpired", "TimeoutError"})
+"""Exception types that mean a budget ran out: :class:`subprocess.TimeoutExpired` and the
+built-in :class:`TimeoutError`."""
+
+
+def _crash_kind(crash: Crash) -> ErrorKind:
+    """A gate's crash as an error kind: ``timeout`` for a budget's exception, else ``harness crash``."""
+    return "timeout" if crash.type in _TIMEOUTS else "harness crash"
+
+
+def _fold(name: CheckName, receipts: Iterable[Receipt]) -> Check:
     """Combine every report of ``name``: an errored receipt errors it, any failure fails it.
 
     A check no receipt reports fails (no evidence is not a pass), unless a gate of the attempt
     crashed: a crashed gate reports no checks, and what it would have decided is the evaluator's
     fault, so the missing check is an ``error`` naming the crash. A crashed gate that reports
     ``name`` (:data:`repogate.vocabulary.REPORTS`) errors it even when another gate passed it.
+
+    An errored result always has a kind: a crash's is ``harness crash`` unless the phase said
+    otherwise (gate E's ``environment build``); several errors fold to the kind that counts
+    (:func:`repogate.vocabulary.first_kind`); a gate's error given none is an
+    ``other evaluator error``.
     """
     receipts = tuple(receipts)
     found: list[Check] = []
@@ -230,23 +231,30 @@ def _fold(name: str, receipts: Iterable[Receipt]) -> Check:
         if receipt.crash is None:
             found.extend(own)
         elif own:  # the phase said what the crash means for the check (gate E does)
-            found.extend(c.model_copy(update={"status": "error"}) for c in own)
+            crashed_kind = _crash_kind(receipt.crash)
+            found.extend(
+                c.model_copy(update={"status": "error", "kind": c.kind or crashed_kind})
+                for c in own
+            )
         elif name in REPORTS[receipt.gate]:
             crash = f"{receipt.gate} crashed: {receipt.crash.type}: {receipt.crash.message}"
-            found.append(Check(name=name, status="error", detail=f"not observed; {crash}"))
+            found.append(Check.error(name, f"not observed; {crash}", _crash_kind(receipt.crash)))
     if not found:
-        crashes = [
-            f"{r.gate} crashed: {r.crash.type}: {r.crash.message}" for r in receipts if r.crash
-        ]
-        if crashes:
-            return Check(name=name, status="error", detail="not observed; " + "; ".join(crashes))
+        crashed = [(r.gate, r.crash) for r in receipts if r.crash is not None]
+        if crashed:
+            crashes = [f"{gate} crashed: {c.type}: {c.message}" for gate, c in crashed]
+            kind = first_kind(_crash_kind(c) for _, c in crashed) or "harness crash"
+            return Check.error(name, "not observed; " + "; ".join(crashes), kind)
         return Check(name=name, status="failed", detail="no receipt reports this check")
-    for status in ("error", "failed", "skipped"):
+    errors = [c for c in found if c.status == "error"]
+    if errors:
+        kind = first_kind(c.kind for c in errors) or "other evaluator error"
+        return Check.error(name, "; ".join(c.detail for c in errors if c.detail), kind)
+    for status in ("failed", "skipped"):
         bad = [c for c in found if c.status == status]
         if bad:
-            resolved: Status = "failed" if status == "skipped" else status
             return Check(
-                name=name, status=resolved, detail="; ".join(c.detail for c in bad if c.detail)
+                name=name, status="failed", detail="; ".join(c.detail for c in bad if c.detail)
             )
     return Check(name=name, status="passed", detail="; ".join(c.detail for c in found if c.detail))
 
@@ -312,6 +320,7 @@ def decide(evidence: Evidence) -> Decision:
     return Decision(
         task_id=evidence.task_id,
         profile=evidence.profile,
+        profile_version=PROFILE_VERSIONS[evidence.profile],
         state_id=evidence.state.state_id,
         accepted=outcome == "accepted",
         outcome=outcome,

@@ -50,9 +50,9 @@ from repogate.phases import (
 from repogate.protocols import Proposal
 from repogate.receipt import Check, Observation, observe
 from repogate.state import CandidateState, patch_digest
-from repogate.vocabulary import CheckName
+from repogate.vocabulary import CheckName, PhaseName
 
-PHASES: tuple[tuple[str, Phase], ...] = (
+PHASES: tuple[tuple[PhaseName, Phase], ...] = (
     ("prepare", prepare),
     ("environment", environment),
     ("propose", propose),
@@ -68,7 +68,9 @@ PHASES: tuple[tuple[str, Phase], ...] = (
 """The order of one attempt (the table above); :func:`run_attempt` runs it."""
 
 
-def run_attempt(cfg: AttemptConfig, phases: tuple[tuple[str, Phase], ...] = PHASES) -> Decision:
+def run_attempt(
+    cfg: AttemptConfig, phases: tuple[tuple[PhaseName, Phase], ...] = PHASES
+) -> Decision:
     """Run ``phases`` in order for one attempt and return the stored decision.
 
     Args:
@@ -162,7 +164,9 @@ def _stopped_evidence(cfg: AttemptConfig, progress: AttemptProgress, stop: StopA
     )
     seen = {c.name for r in (*progress.receipts, *progress.pending) for c in r.checks}
     unobserved = tuple(  # the phase only: its reason is said once, by the check that stopped it
-        Check(name=n, status="error", detail=f"not observed: the attempt stopped at {stop.phase}")
+        Check.error(
+            n, f"not observed: the attempt stopped at {stop.phase}", "other evaluator error"
+        )
         for n in hard_checks(cfg.contract.profile, also_hard(cfg))
         if n not in seen
     )

@@ -17,13 +17,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, model_validator
 
 from repogate import clock
 from repogate._model import FrozenModel
 from repogate._version import __version__
 from repogate.state import CandidateState, sha256_hex
-from repogate.vocabulary import CheckName, GateId
+from repogate.vocabulary import CheckName, ErrorKind, GateId, GradedTree
 
 Status = Literal["passed", "failed", "error", "skipped"]
 IN_TOTO_STATEMENT = "https://in-toto.io/Statement/v1"
@@ -70,12 +70,30 @@ class Check(FrozenModel):
     """One named hard check a gate observed: ``passed``, ``failed``, ``error`` or ``skipped``.
 
     ``error`` means the check could not be decided (an evaluator or environment fault); it is
-    reported apart and never scored as the agent's failure.
+    reported apart and never scored as the agent's failure. Its ``kind`` says which fault
+    (:data:`repogate.vocabulary.ERROR_KINDS`), set where the error happens, so the report never
+    reads it from the wording of ``detail``. Every errored check of a decision records a kind
+    (:func:`repogate.decision.decide`); one stored before kinds existed has None.
+
+    Raises:
+        pydantic.ValidationError: ``kind`` given for a status other than ``error``.
     """
 
     name: CheckName
     status: Status
     detail: VisibleText = ""
+    kind: ErrorKind | None = None
+
+    @model_validator(mode="after")
+    def _kind_only_for_errors(self) -> Check:
+        if self.kind is not None and self.status != "error":
+            raise ValueError(f"check {self.name}: an error kind on a {self.status} check")
+        return self
+
+    @classmethod
+    def error(cls, name: CheckName, detail: str, kind: ErrorKind) -> Check:
+        """An ``error`` check of ``kind``: ``name`` could not be decided, ``detail`` says why."""
+        return cls(name=name, status="error", detail=detail, kind=kind)
 
     @property
     def passed(self) -> bool:
@@ -124,11 +142,15 @@ class Crash(FrozenModel):
 
 
 class Observation(FrozenModel):
-    """What a gate function returns: its checks, free-form details and artifacts."""
+    """What a gate function returns: its checks, free-form details and artifacts.
+
+    ``tree`` names the tree gate V graded (None for every other gate); the receipt keeps it.
+    """
 
     checks: tuple[Check, ...] = ()
     details: dict[str, Any] = Field(default_factory=dict)
     artifacts: tuple[Artifact, ...] = ()
+    tree: GradedTree | None = None
 
 
 class Receipt(FrozenModel):
@@ -147,6 +169,8 @@ class Receipt(FrozenModel):
         artifacts: evidence files with their sha256.
         details: what the gate saw, free-form JSON.
         crash: the exception, when the gate raised.
+        tree: the tree gate V graded (``candidate`` or ``merged``); None for other gates. Code
+            reads it through :attr:`graded_tree`, never from ``details``.
     """
 
     schema_version: Literal[1] = 1
@@ -160,6 +184,20 @@ class Receipt(FrozenModel):
     artifacts: tuple[Artifact, ...] = ()
     details: dict[str, Any] = Field(default_factory=dict)
     crash: Crash | None = None
+    tree: GradedTree | None = None
+
+    @property
+    def graded_tree(self) -> GradedTree | None:
+        """The tree gate V graded, None for other gates.
+
+        A receipt written before :attr:`tree` existed kept the label in ``details["tree"]`` only;
+        for it (and only when the label is one of :data:`~repogate.vocabulary.GradedTree`'s) that
+        is read instead: the one place the old record is read.
+        """
+        if self.tree is not None or self.gate != "V":
+            return self.tree
+        old = self.details.get("tree")
+        return "candidate" if old == "candidate" else "merged" if old == "merged" else None
 
     def to_in_toto(self, state: CandidateState) -> dict[str, Any]:
         """Render as an in-toto Statement v1 whose subject is ``state``'s tree and patch digest."""
@@ -230,6 +268,7 @@ def observed(gate: GateId, state_id: str, call: Callable[[], Seen]) -> tuple[Rec
         duration_s=clock.monotonic() - t0,
         artifacts=seen.artifacts,
         details=seen.details,
+        tree=seen.tree,
     )
     return receipt, seen
 

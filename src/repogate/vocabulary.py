@@ -9,7 +9,10 @@ evidence chain and belong to gate I).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
 TASK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"
@@ -70,7 +73,8 @@ CheckName = Literal[
     "release_receipt_present",
     "behaviour_matches_reference",
 ]
-"""A check, as receipts name it and profiles list it (see :data:`CHECKS`)."""
+"""A check, as receipts name it and profiles list it (see :data:`CHECK_TABLE`; a test holds
+this ``Literal`` equal to the table's names, as a ``Literal`` cannot be built from it)."""
 
 GateId = Literal[
     "E",
@@ -92,67 +96,248 @@ GateId = Literal[
 """The id a receipt names its gate by (see :data:`GATES`)."""
 
 
+SeedGate = Literal["R", "E", "I", "V", "A", "S", "-"]
+"""A gate of the seed: R requirements, E environment, I integrity, V verification, A authority,
+S sentinel; ``-`` for a receipt that belongs to none (the agent's run, a stop)."""
+
+Profile = Literal["hermetic", "lifecycle"]
+"""A contract's profile: which checks are hard (:data:`PROFILE_CHECKS`), at which version
+(:data:`PROFILE_VERSIONS`)."""
+PROFILES: tuple[Profile, ...] = ("hermetic", "lifecycle")
+
+StageName = Literal[
+    "environment reconstructed",
+    "requirement recovered",
+    "focused tests passed",
+    "regression tests passed",
+    "review accepted",
+    "sentinel passed",
+]
+"""A stage of the report's funnel: partial progress, each the fold of its checks
+(:attr:`CheckRow.stage`)."""
+STAGE_NAMES: tuple[StageName, ...] = (
+    "environment reconstructed",
+    "requirement recovered",
+    "focused tests passed",
+    "regression tests passed",
+    "review accepted",
+    "sentinel passed",
+)
+"""The funnel's stages in the order an attempt meets them."""
+
+
 class Doc(NamedTuple):
     """What a name observes, and the seed gate it belongs to."""
 
-    seed_gate: Literal["R", "E", "I", "V", "A", "S", "-"]
+    seed_gate: SeedGate
     observes: str
 
 
-CHECKS: dict[CheckName, Doc] = {
-    "base_commit_recorded": Doc("I", "the attempt names the authorised base commit S0"),
-    "patch_is_a_new_state": Doc("I", "the candidate differs from the base (a non-empty patch)"),
-    "evidence_bound_to_patch": Doc(
-        "I", "every receipt names the candidate's state id (no result from another state)"
-    ),
-    "patch_digest_verified": Doc(
-        "I", "the stored patch's sha256 equals the digest the candidate state was built from"
-    ),
-    "edits_permitted": Doc("I", "every changed path is editable and none is forbidden"),
-    "oracle_untouched": Doc(
-        "I", "no edit to the tests, their configuration or the test runner's reach"
-    ),
-    "harness_untampered": Doc(
+class CheckRow(NamedTuple):
+    """One check's row of :data:`CHECK_TABLE`: everything the code knows about it, said once.
+
+    Attributes:
+        name: the check's name.
+        gate: the seed gate it belongs to.
+        hard_in: the profiles in which it is hard; ``()`` for an advisory check, reported in every
+            profile beside the verdict and hard only where the contract asks
+            (:attr:`repogate.decision.Evidence.also_hard`).
+        observes: what it observes.
+        stage: the funnel stage it counts towards (None: none).
+        resolved: SWE-bench's "resolved" reads it (gate V's graded run of the candidate;
+            ``swebench/harness/grading.py``, ``get_resolution_status``).
+        identity: derived from the candidate state's identity rather than read from a receipt
+            (:func:`repogate.decision.decide`).
+        integrity: its failure is an integrity violation, counted apart by the report.
+    """
+
+    name: CheckName
+    gate: SeedGate
+    hard_in: tuple[Profile, ...]
+    observes: str
+    stage: StageName | None = None
+    resolved: bool = False
+    identity: bool = False
+    integrity: bool = False
+
+
+_BOTH: tuple[Profile, ...] = ("hermetic", "lifecycle")
+_LIFECYCLE: tuple[Profile, ...] = ("lifecycle",)
+_ADVISORY: tuple[Profile, ...] = ()
+
+CHECK_TABLE: tuple[CheckRow, ...] = (
+    CheckRow(
+        "base_commit_recorded",
         "I",
+        _BOTH,
+        "the attempt names the authorised base commit S0",
+        identity=True,
+    ),
+    CheckRow(
+        "patch_is_a_new_state",
+        "I",
+        _BOTH,
+        "the candidate differs from the base (a non-empty patch)",
+        identity=True,
+    ),
+    CheckRow(
+        "evidence_bound_to_patch",
+        "I",
+        _BOTH,
+        "every receipt names the candidate's state id (no result from another state)",
+        identity=True,
+        integrity=True,
+    ),
+    CheckRow(
+        "patch_digest_verified",
+        "I",
+        _BOTH,
+        "the stored patch's sha256 equals the digest the candidate state was built from",
+        identity=True,
+        integrity=True,
+    ),
+    CheckRow(
+        "edits_permitted",
+        "I",
+        _BOTH,
+        "every changed path is editable and none is forbidden",
+        integrity=True,
+    ),
+    CheckRow(
+        "oracle_untouched",
+        "I",
+        _BOTH,
+        "no edit to the tests, their configuration or the test runner's reach",
+        integrity=True,
+    ),
+    CheckRow(
+        "harness_untampered",
+        "I",
+        _BOTH,
         "the harness's guard inside each test session saw no change by the candidate's code to"
         " pytest's test-running machinery or its hook implementations (observed at gate V; an"
         " in-process check that raises the bar, not a boundary)",
+        integrity=True,
     ),
-    "requirements_recovered": Doc(
-        "R", "every criterion, stated or implicit, is met by its linked oracles"
+    CheckRow(
+        "requirements_recovered",
+        "R",
+        _BOTH,
+        "every criterion, stated or implicit, is met by its linked oracles",
+        stage="requirement recovered",
     ),
-    "environment_reproduced": Doc(
-        "E", "the environment built from the base's recipe and the base behaves as the task says"
+    CheckRow(
+        "environment_reproduced",
+        "E",
+        _BOTH,
+        "the environment built from the base's recipe and the base behaves as the task says",
+        stage="environment reconstructed",
     ),
-    "focused_tests_passed": Doc("V", "FAIL_TO_PASS tests pass on the candidate"),
-    "regression_tests_passed": Doc(
+    CheckRow(
+        "focused_tests_passed",
         "V",
+        _BOTH,
+        "FAIL_TO_PASS tests pass on the candidate",
+        stage="focused tests passed",
+        resolved=True,
+    ),
+    CheckRow(
+        "regression_tests_passed",
+        "V",
+        _BOTH,
         "tests passing at the base (PASS_TO_PASS, and every base-passing test unless the contract"
         " narrows it) and oracle commands still pass",
+        stage="regression tests passed",
+        resolved=True,
     ),
-    "dependency_policy_passed": Doc(
-        "V", "lockfiles changed only as their manager writes them, new names allowed"
-    ),
-    "generated_artifacts_fresh": Doc(
-        "V", "regenerating in a clean tree changes nothing (derived files match their sources)"
-    ),
-    "code_owner_approved": Doc(
-        "A", "CODEOWNERS of the changed paths approved this patch digest (not its author)"
-    ),
-    "review_threads_resolved": Doc("A", "no review thread is left open"),
-    "post_merge_sentinel_passed": Doc(
-        "S", "the merged change survives regeneration and the real follow-up commits"
-    ),
-    "release_receipt_present": Doc("A", "the patch adds a release-notes entry"),
-    "behaviour_matches_reference": Doc(
+    CheckRow(
+        "dependency_policy_passed",
         "V",
+        _BOTH,
+        "lockfiles changed only as their manager writes them, new names allowed",
+    ),
+    CheckRow(
+        "generated_artifacts_fresh",
+        "V",
+        _LIFECYCLE,
+        "regenerating in a clean tree changes nothing (derived files match their sources)",
+    ),
+    CheckRow(
+        "code_owner_approved",
+        "A",
+        _LIFECYCLE,
+        "CODEOWNERS of the changed paths approved this patch digest (not its author)",
+        stage="review accepted",
+    ),
+    CheckRow(
+        "review_threads_resolved",
+        "A",
+        _LIFECYCLE,
+        "no review thread is left open",
+        stage="review accepted",
+    ),
+    CheckRow(
+        "post_merge_sentinel_passed",
+        "S",
+        _LIFECYCLE,
+        "the merged change survives regeneration and the real follow-up commits",
+        stage="sentinel passed",
+    ),
+    CheckRow(
+        "release_receipt_present",
+        "A",
+        _LIFECYCLE,
+        "the patch adds a release-notes entry",
+    ),
+    CheckRow(
+        "behaviour_matches_reference",
+        "V",
+        _ADVISORY,
         "the functions the candidate or the reference changed, called in separate sandboxed"
         " processes on Hypothesis-generated inputs, return, raise and mutate their arguments as"
         " the reference does (reported in every profile; hard only where the contract sets"
         ' oracles.differential = "hard")',
     ),
-}
+)
+"""Every check, one row each, in the order failures are reported: the one table a new check is
+added to. The profiles' check lists (:data:`PROFILE_CHECKS`), the advisory checks, the funnel's
+stages (:data:`STAGE_CHECKS`), SWE-bench's "resolved" checks and the report's integrity checks
+are all read from it (:mod:`repogate.decision`, :mod:`repogate.report.classify`)."""
+
+CHECKS: dict[CheckName, Doc] = {row.name: Doc(row.gate, row.observes) for row in CHECK_TABLE}
 """Every check, documented (hard in a profile, or reported beside the verdict)."""
+
+PROFILE_CHECKS: dict[Profile, tuple[CheckName, ...]] = {
+    profile: tuple(row.name for row in CHECK_TABLE if profile in row.hard_in)
+    for profile in PROFILES
+}
+"""Each profile's hard checks, in :data:`CHECK_TABLE`'s order."""
+
+
+def profile_digest(checks: tuple[CheckName, ...]) -> str:
+    """The sha256 (hex) of a profile's check list, in order, as JSON: what a version pins."""
+    return hashlib.sha256(json.dumps(list(checks)).encode()).hexdigest()
+
+
+PROFILE_HISTORY: dict[Profile, dict[int, str]] = {
+    "hermetic": {1: "d8a4c39cb3c5f70fd0b5e432d3a47412685adcf46e54e11edf758ab128e923f6"},
+    "lifecycle": {1: "09b2d5a73d3eac6f17d4f8f1b409b546500f95c5859b04d05cbe05d770ad772b"},
+}
+"""Each profile's versions, each with the :func:`profile_digest` of its check list then. The
+rule: any change of a profile's check list (:data:`PROFILE_CHECKS`: a check added, removed or
+moved) adds the next version with the new list's digest, so an older run's "hermetic" still says
+what it meant then. An entry is never edited: ``tests/test_vocabulary.py`` pins them, and fails
+when the list no longer has the newest version's digest."""
+
+PROFILE_VERSIONS: dict[Profile, int] = {p: max(h) for p, h in PROFILE_HISTORY.items()}
+"""Each profile's current version (its newest in :data:`PROFILE_HISTORY`), recorded in every
+decision and run manifest. Version 1 is the lists as they stood when versions began; a decision
+or manifest stored before then records none (read as None, "not recorded")."""
+
+STAGE_CHECKS: dict[StageName, tuple[CheckName, ...]] = {
+    stage: tuple(row.name for row in CHECK_TABLE if row.stage == stage) for stage in STAGE_NAMES
+}
+"""The checks each funnel stage folds, in :data:`STAGE_NAMES`' order."""
 
 GATES: dict[GateId, Doc] = {
     "E": Doc("E", "environment build and the base-state check (before the candidate exists)"),
@@ -198,6 +383,66 @@ REPORTS: dict[GateId, tuple[CheckName, ...]] = {
 ``error`` in the decision, whatever another gate reporting the same check saw (the regression
 step, the extra commands and gate V all report ``regression_tests_passed``). ``propose`` and
 ``stop`` report checks only when they stop the attempt, and cannot crash."""
+
+GradedTree = Literal["candidate", "merged"]
+"""The tree gate V graded: the candidate's, or the merged tree when the harness's merge made a
+different one (:attr:`repogate.receipt.Receipt.tree`)."""
+
+PhaseName = Literal[
+    "prepare",
+    "environment",
+    "propose",
+    "integrity",
+    "verification",
+    "differential",
+    "lifecycle",
+    "injection",
+    "requirements",
+    "merge",
+    "sentinel",
+]
+"""A phase of one attempt, as :data:`repogate.pipeline.PHASES` orders them and a stopped attempt
+records where it stopped (:attr:`repogate.decision.Evidence.stopped_at`)."""
+
+ErrorKind = Literal[
+    "environment build", "invalid task", "timeout", "harness crash", "other evaluator error"
+]
+"""Why a check could not be decided (status ``error``): the evaluator's or environment's fault,
+never the agent's. Set where the error happens (:attr:`repogate.receipt.Check.kind`) and read by
+the report (see :data:`ERROR_KINDS`)."""
+
+ERROR_KINDS: dict[ErrorKind, str] = {
+    "environment build": "the environment recipe could not be instantiated at the base "
+    "(:class:`repogate.errors.EnvironmentBuildError`)",
+    "invalid task": "the task does not hold at its base: the hidden tests do not apply, the "
+    "base-state test run is unusable, or the base does not behave as the task says",
+    "timeout": "a command reached its time budget (a test run, an oracle command, a generator, "
+    "a call of the differential oracle): the budget, not the task",
+    "harness crash": "a gate raised (its receipt's ``crash``), or the attempt crashed outside any "
+    "gate",
+    "other evaluator error": "anything else the evaluator could not decide (a missing lock "
+    "manager, an unreachable index, an attempt stopped before the check was observed)",
+}
+"""Every error kind, documented, in the order the report's tables list them."""
+
+ERROR_PRECEDENCE: tuple[ErrorKind, ...] = (
+    "environment build",
+    "timeout",
+    "invalid task",
+    "harness crash",
+    "other evaluator error",
+)
+"""Which kind counts when several errors meet (in one check folded from several receipts, or
+among an attempt's errored checks): the first of this order. An environment that could not be
+built explains every error after it; a timeout is the budget's, even one that made the base-state
+run unusable; then a task invalid at its base; then a crash."""
+
+
+def first_kind(kinds: Iterable[ErrorKind | None]) -> ErrorKind | None:
+    """The kind among ``kinds`` that counts (:data:`ERROR_PRECEDENCE`); None when none is given."""
+    given = set(kinds)
+    return next((k for k in ERROR_PRECEDENCE if k in given), None)
+
 
 AttemptStatus = Literal["planned", "running", "done", "crashed"]
 """An attempt's status as the store records it: ``planned`` begun in the store, waiting its turn;

@@ -49,6 +49,9 @@ def test_a_passing_test_does_not_resolve_a_concern_nobody_marked_resolved() -> N
 def test_concern_tests_that_could_not_run_are_an_error_unless_another_concern_is_open() -> None:
     check = threads_check([PINNED, PLAIN], {}, run_error="no report")
     assert (check.status, check.detail) == ("error", "concern tests could not run: no report")
+    assert check.kind == "other evaluator error"
+    slow = threads_check([PINNED, PLAIN], {}, run_error="no report", run_error_kind="timeout")
+    assert (slow.status, slow.kind) == ("error", "timeout")
     unresolved = PLAIN.model_copy(update={"resolved": False})
     assert threads_check([PINNED, unresolved], {}, run_error="no report").status == "failed"
     assert concern_tests([PINNED, PLAIN, PINNED]) == ["tests/t.py::test_to"]

@@ -94,6 +94,7 @@ def test_missing_generator_program_is_an_error(tmp_path: Path, python_bin: Path)
     check, _ = _run(tmp_path, python_bin, {"README.md": "x\n"}, (gen,))
     assert check.status == "error"
     assert "exited 127" in check.detail
+    assert check.kind == "other evaluator error"
 
 
 def test_generator_timeout_is_an_error(tmp_path: Path, python_bin: Path) -> None:
@@ -102,6 +103,7 @@ def test_generator_timeout_is_an_error(tmp_path: Path, python_bin: Path) -> None
     check, _ = _run(tmp_path, python_bin, {"README.md": "x\n"}, (gen,), policy)
     assert check.status == "error"
     assert "timed out" in check.detail
+    assert check.kind == "timeout"  # set where the generator ran out of time, not read from words
 
 
 def test_generator_needing_network_is_an_error(tmp_path: Path, python_bin: Path) -> None:

@@ -296,10 +296,20 @@ def test_an_id_the_filter_lost_is_run_with_its_whole_file_and_missing_is_a_failu
 
 
 def test_no_usable_base_suite_is_an_evaluator_error_naming_the_way_out() -> None:
-    broken = SUITE.model_copy(update={"status": "error", "reason": "timed out", "passing": ()})
+    broken = SUITE.model_copy(update={"status": "error", "reason": "no report", "passing": ()})
     seen = check_regressions(broken, EVERYTHING, {}, (), _Replay())
     assert seen.checks[0].status == "error"
     assert 'oracles.regression = "declared"' in seen.checks[0].detail
+    assert seen.checks[0].kind == "other evaluator error"
+
+
+def test_a_base_suite_that_ran_out_of_time_is_a_timeout_whatever_its_reason_says() -> None:
+    for reason in ("the test command timed out after 60 s", "budget spent"):
+        broken = SUITE.model_copy(
+            update={"status": "error", "reason": reason, "passing": (), "timed_out": True}
+        )
+        seen = check_regressions(broken, EVERYTHING, {}, (), _Replay())
+        assert (seen.checks[0].status, seen.checks[0].kind) == ("error", "timeout")
 
 
 def test_the_narrowing_is_a_record_not_a_silent_default() -> None:

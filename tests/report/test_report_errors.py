@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from repogate.cli import ExitCode, main
+from repogate.report.load import load_runs
 from repogate.tasks.scenarios import BuiltScenario
 
 pytestmark = pytest.mark.slow
@@ -60,6 +61,13 @@ def test_errors_by_kind_with_their_denominator(
         "parser-invalid": "invalid task",
         "parser-timeout": "timeout",
     }
+    decided = {a.contract: a.decision for run in load_runs([out]) for a in run.attempts}
+    set_where_it_happened = {  # the kind the environment check was given, not its wording
+        task: next(c.kind for c in d.checks if c.name == "environment_reproduced")
+        for task, d in decided.items()
+        if d is not None
+    }
+    assert set_where_it_happened == kinds
     acceptance = report["acceptance"][0]
     assert (acceptance["scored"], acceptance["errors"], acceptance["attempts"]) == (0, 3, 3)
     assert acceptance["interval"]["n"] == 0

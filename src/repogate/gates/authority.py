@@ -34,7 +34,7 @@ from repogate.gates.concerns import threads_check
 from repogate.gates.protection import BranchProtection
 from repogate.git import ChangedPath
 from repogate.receipt import Check, Observation
-from repogate.vocabulary import CheckName
+from repogate.vocabulary import CheckName, ErrorKind
 
 __all__ = [
     "AuthorityObservation",
@@ -297,7 +297,7 @@ def _approval_check(
         detail = f"CODEOWNERS at the base has lines GitHub rejects and skips ({lines}); " + (
             "owners were computed without them; fix the file"
         )
-        return Check(name=APPROVED, status="error", detail=detail), details
+        return Check.error(APPROVED, detail, "other evaluator error"), details
     if reasons:
         return Check(name=APPROVED, status="failed", detail="; ".join(reasons + notes)), details
     names = ", ".join(sorted(r.reviewer for r in valid)) or "nobody (none required)"
@@ -327,6 +327,7 @@ def check_authority(
     protection: BranchProtection | None = None,
     concern_outcomes: Mapping[str, str] | None = None,
     concern_error: str | None = None,
+    concern_error_kind: ErrorKind = "other evaluator error",
 ) -> AuthorityObservation:
     """Decide ``code_owner_approved`` and ``review_threads_resolved`` for one candidate.
 
@@ -342,6 +343,7 @@ def check_authority(
             than repogate, ``details`` says so.
         concern_outcomes: each thread test's outcome on the candidate (:mod:`.concerns`).
         concern_error: why the thread tests could not run, when they could not.
+        concern_error_kind: the kind of that error (:data:`repogate.vocabulary.ERROR_KINDS`).
 
     Returns:
         Two checks. ``code_owner_approved`` errors when the base CODEOWNERS has a line GitHub
@@ -368,7 +370,9 @@ def check_authority(
     return AuthorityObservation(
         checks=(
             approval,
-            threads_check(evidence.threads, concern_outcomes or {}, concern_error),
+            threads_check(
+                evidence.threads, concern_outcomes or {}, concern_error, concern_error_kind
+            ),
         ),
         details=details,
         review_minutes=float(metrics["review_minutes"]),

@@ -25,6 +25,7 @@ from repogate.oracles.grading import BaseCheck, base_state_check, observe_ids
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.reruns import Rerun, Runner, flaky_ids, rerun
 from repogate.receipt import Check, Observation
+from repogate.vocabulary import ErrorKind
 
 __all__ = [
     "BaseState",
@@ -94,10 +95,14 @@ def invalid(
     why: str,
     details: Mapping[str, object] | None = None,
     flaky: Collection[str] = (),
+    kind: ErrorKind = "invalid task",
 ) -> BaseState:
-    """The task is invalid in ``env``: ``environment_reproduced`` is an ``error`` saying ``why``."""
+    """The task is invalid in ``env``: ``environment_reproduced`` is an ``error`` saying ``why``.
+
+    ``kind`` is ``invalid task`` unless the cause was a run reaching its budget (``timeout``).
+    """
     return BaseState(
-        checks=(Check(name="environment_reproduced", status="error", detail=why),),
+        checks=(Check.error("environment_reproduced", why, kind),),
         details={"environment": env.model_dump(mode="json"), **(details or {})},
         flaky=tuple(sorted(flaky)),
         xfailed=(),

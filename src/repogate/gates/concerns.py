@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from repogate.receipt import Check
-from repogate.vocabulary import CheckName
+from repogate.vocabulary import CheckName, ErrorKind
 
 if TYPE_CHECKING:
     from repogate.gates.authority import Thread
@@ -42,7 +42,10 @@ def _why_open(thread: Thread, outcomes: Mapping[str, str]) -> str | None:
 
 
 def threads_check(
-    threads: Sequence[Thread], outcomes: Mapping[str, str], run_error: str | None = None
+    threads: Sequence[Thread],
+    outcomes: Mapping[str, str],
+    run_error: str | None = None,
+    run_error_kind: ErrorKind = "other evaluator error",
 ) -> Check:
     """Decide ``review_threads_resolved``.
 
@@ -51,6 +54,7 @@ def threads_check(
         outcomes: each concern test's outcome on the candidate (``passed``, ``failed``,
             ``missing``...), from :func:`repogate.oracles.grading.observe_ids`.
         run_error: why the concern tests could not be run, when they could not.
+        run_error_kind: the kind of that error (``timeout`` when the run reached its budget).
 
     Returns:
         ``failed`` naming every open concern; ``error`` when a concern test could not be run and
@@ -61,7 +65,7 @@ def threads_check(
         untested = [t for t in threads if not t.test and not t.resolved]
         if not untested:
             detail = f"concern tests could not run: {run_error}"
-            return Check(name=THREADS, status="error", detail=detail)
+            return Check.error(THREADS, detail, run_error_kind)
     open_threads = [why for t in threads if (why := _why_open(t, outcomes)) is not None]
     if open_threads:
         return Check(name=THREADS, status="failed", detail="unresolved: " + "; ".join(open_threads))

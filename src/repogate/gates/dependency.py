@@ -65,7 +65,7 @@ from repogate.gates._lockfiles import (
 from repogate.git import ChangedPath
 from repogate.receipt import Check, Observation, Status
 from repogate.sandbox import SandboxPolicy
-from repogate.vocabulary import CheckName
+from repogate.vocabulary import CheckName, ErrorKind
 
 CHECK: CheckName = "dependency_policy_passed"
 _PROGRAM = {"uv": "uv", "poetry": "poetry", "pip-tools": "pip-compile"}
@@ -164,11 +164,15 @@ def _commands(
 
 
 class _Outcome:
-    """What one project's verification found: status, a sentence, and facts for ``details``."""
+    """What one project's verification found: status, sentences, facts for ``details``.
+
+    ``timed_out`` is True when a manager command reached its time budget.
+    """
 
     def __init__(self, project: Project) -> None:
         self.status: Status = "passed"
         self.reasons: list[str] = []
+        self.timed_out = False
         self.facts: dict[str, Any] = {
             "manager": project.manager,
             "manifest": project.manifest,
@@ -205,6 +209,7 @@ def _run(
     out.facts.setdefault("commands", []).append({"argv": argv, "returncode": result.returncode})
     if result.ok:
         return True
+    out.timed_out |= result.timed_out
     if result.timed_out or looks_like_network_failure(result.stderr):
         out.fail("error", describe_failure(f"{what}, index unreachable: unverified", result))
     else:
@@ -335,4 +340,9 @@ def check_dependency_policy(
         detail = "; ".join(f"{o.facts['lockfile']} reproduced by its manager" for o in outcomes)
     else:
         detail = "; ".join(f"{o.facts['lockfile']}: {r}" for o in outcomes for r in o.reasons)
+    if status == "error":
+        kind: ErrorKind = (
+            "timeout" if any(o.timed_out for o in outcomes) else "other evaluator error"
+        )
+        return Observation(checks=(Check.error(CHECK, detail, kind),), details=details)
     return Observation(checks=(Check(name=CHECK, status=status, detail=detail),), details=details)

@@ -23,10 +23,11 @@ from typing import Any
 
 from repogate.oracles._functions import Target, valid_strategy_name
 from repogate.oracles.differential import FunctionOutcome, Server, compare_function
-from repogate.receipt import Check, Observation, Status
+from repogate.receipt import Check, Observation
 from repogate.sandbox import Session
+from repogate.vocabulary import CheckName
 
-NAME = "behaviour_matches_reference"
+NAME: CheckName = "behaviour_matches_reference"
 MAX_FUNCTIONS = 12
 """At most this many changed functions are compared per attempt (the rest listed, not run)."""
 
@@ -35,7 +36,6 @@ def _fold(outcomes: Sequence[FunctionOutcome], hard: bool) -> Check:
     differs = [o for o in outcomes if o.outcome == "differs"]
     same = [o for o in outcomes if o.outcome == "same"]
     others = [f"{o.function}: {o.outcome} ({o.reason})" for o in outcomes if o.reason]
-    status: Status
     if differs:
         first = differs[0]
         detail = (
@@ -50,19 +50,22 @@ def _fold(outcomes: Sequence[FunctionOutcome], hard: bool) -> Check:
         detail = f"{len(same)} function(s), {examples} inputs in both states, 0 differences"
         return Check(name=NAME, status="passed", detail="; ".join([detail, *others[:5]]))
     if any(o.outcome == "timed out" for o in outcomes):
-        status = "error"
-        detail = "timed out: " + "; ".join(others[:5])
-    else:
-        status = "error" if hard else "skipped"
-        detail = "not applicable: " + ("; ".join(others[:5]) or "no changed function to call")
-    return Check(name=NAME, status=status, detail=detail)
+        return Check.error(NAME, "timed out: " + "; ".join(others[:5]), "timeout")
+    detail = "not applicable: " + ("; ".join(others[:5]) or "no changed function to call")
+    return _not_applicable(detail, hard)
+
+
+def _not_applicable(detail: str, hard: bool) -> Check:
+    """Nothing compared: an ``other evaluator error`` where the check is hard, else ``skipped``."""
+    if hard:
+        return Check.error(NAME, detail, "other evaluator error")
+    return Check(name=NAME, status="skipped", detail=detail)
 
 
 def not_run(reason: str, hard: bool) -> Observation:
     """The check when the oracle did not run (no reference, the graded tests failed)."""
-    status: Status = "error" if hard else "skipped"
     return Observation(
-        checks=(Check(name=NAME, status=status, detail=f"not applicable: {reason}"),),
+        checks=(_not_applicable(f"not applicable: {reason}", hard),),
         details={"functions": [], "reason": reason},
     )
 

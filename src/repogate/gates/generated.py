@@ -33,7 +33,7 @@ from repogate.gates._globs import matches_any
 from repogate.git import ChangedPath
 from repogate.receipt import Check, Observation, Status
 from repogate.sandbox import SandboxPolicy
-from repogate.vocabulary import CheckName
+from repogate.vocabulary import CheckName, ErrorKind
 
 CHECK: CheckName = "generated_artifacts_fresh"
 HEADER_LINES = 40
@@ -96,16 +96,28 @@ def _derived_without_source(
     return sorted(set(found))
 
 
-def _observation(status: Status, detail: str, details: dict[str, Any]) -> Observation:
-    return Observation(checks=(Check(name=CHECK, status=status, detail=detail),), details=details)
+def _observation(
+    status: Status, detail: str, details: dict[str, Any], kind: ErrorKind | None = None
+) -> Observation:
+    """The one check; an ``error`` is an ``other evaluator error`` unless ``kind`` says more."""
+    if status == "error":
+        check = Check.error(CHECK, detail, kind or "other evaluator error")
+    else:
+        check = Check(name=CHECK, status=status, detail=detail)
+    return Observation(checks=(check,), details=details)
 
 
 def _run_generators(
     checkout: Path, generators: Sequence[Generator], policy: SandboxPolicy, python_bin: Path | None
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """Run every generator in order; return what each did and the failures (as sentences)."""
+) -> tuple[list[dict[str, Any]], list[str], bool]:
+    """Run every generator in order.
+
+    Returns:
+        What each did, the failures (as sentences), and whether one reached its time budget.
+    """
     runs: list[dict[str, Any]] = []
     failures: list[str] = []
+    timed_out = False
     extra = {"PYTHONDONTWRITEBYTECODE": "1"}
     for gen in generators:
         grant = granted(policy, network=gen.network, python_bin=python_bin, extra=extra)
@@ -122,11 +134,12 @@ def _run_generators(
             }
         )
         if not result.ok:
+            timed_out |= result.timed_out
             why = describe_failure(f"generator {gen.name!r} ({gen.command})", result)
             if not gen.network and looks_like_network_failure(result.stderr):
                 why += "; it seems to need the network, which this generator is not granted"
             failures.append(why)
-    return runs, failures
+    return runs, failures, timed_out
 
 
 def check_generated(
@@ -174,10 +187,11 @@ def check_generated(
         if before:
             detail = f"checkout is not clean before regeneration: {', '.join(before[:10])}"
             return _observation("error", detail, details)
-        details["generators"], failures = _run_generators(checkout, generators, policy, python_bin)
+        ran = _run_generators(checkout, generators, policy, python_bin)
+        details["generators"], failures, timed_out = ran
         if failures:
             detail = "cannot verify freshness: " + "; ".join(failures)
-            return _observation("error", detail, details)
+            return _observation("error", detail, details, "timeout" if timed_out else None)
         entries = seal.status()
     paths = sorted({entry[3:] for entry in entries})
     details["regenerated"] = list(entries)

@@ -124,5 +124,5 @@ def judge_generator_change(
     else:
         detail = f"the base's generator could not check the changed generator ({names}): "
         detail += second.detail
-    check = Check(name=first.name, status=second.status, detail=detail)
+    check = Check(name=first.name, status=second.status, detail=detail, kind=second.kind)
     return Observation(checks=(check,), details=details)

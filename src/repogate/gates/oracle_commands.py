@@ -81,6 +81,7 @@ def check_commands(
                 name="regression_tests_passed",
                 status=status,
                 detail="; ".join(errors + new_failures),
+                kind="timeout" if errors else None,
             ),
         ),
         details={"commands": results, "statuses": statuses},

@@ -33,7 +33,7 @@ from repogate.oracles.junit import TestOutcome, match_ids
 from repogate.oracles.pytest_runner import TestRun
 from repogate.oracles.selection import Selection
 from repogate.receipt import Check, Observation
-from repogate.vocabulary import CheckName
+from repogate.vocabulary import CheckName, ErrorKind
 
 RegressionScope = Literal["base-passing", "declared"]
 RunIds = Callable[[Sequence[str], str, bool], TestRun]
@@ -120,7 +120,8 @@ def check_regressions(
             f"the base's whole suite gave no usable report ({suite.reason}); fix the environment "
             'or narrow the contract with oracles.regression = "declared"'
         )
-        return Observation(checks=(Check(name=CHECK, status="error", detail=why),), details=details)
+        kind: ErrorKind = "timeout" if suite.timed_out else "other evaluator error"
+        return Observation(checks=(Check.error(CHECK, why, kind),), details=details)
     skip = set(exclude)
     chosen = [t for t in selection.tests if t not in skip]
     to_run = [t for t in chosen if t not in already]

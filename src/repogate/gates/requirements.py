@@ -112,7 +112,12 @@ def check_requirements(
     )
     if not criteria:
         status, bad = "failed", ["the contract states no criterion"]
+    check = (
+        Check.error("requirements_recovered", "; ".join(bad), "other evaluator error")
+        if status == "error"
+        else Check(name="requirements_recovered", status=status, detail="; ".join(bad))
+    )
     return Observation(
-        checks=(Check(name="requirements_recovered", status=status, detail="; ".join(bad)),),
+        checks=(check,),
         details={"criteria": per, "agent_claims": compare_claims(criteria, claims)},
     )

@@ -52,9 +52,12 @@ class GradedTests(Observation):
     Attributes:
         outcomes: each reported test's outcome in the last trustworthy run (empty when no run
             gave a report).
+        timed_out: a run broke because it reached its time budget (both test checks then
+            fail on a candidate; a task whose reference does is invalid for the budget's reason).
     """
 
     outcomes: dict[str, TestOutcome] = Field(default_factory=dict)
+    timed_out: bool = False
 
 
 def _graded_run(
@@ -321,6 +324,7 @@ def check_tests(
             checks=(*checks, untampered),
             details=_test_details(runs, None, flips),
             outcomes=outcomes_of(runs),
+            timed_out=any(r.execution.timed_out for r in broken),
         )
     unstable = flips - set(base_flaky)
     excluded = set(base_flaky) | flips | flaky_ids(reruns)

@@ -52,6 +52,7 @@ class BaseSuite(FrozenModel):
         status: ``ok`` when the plain run gave a trustworthy report; ``error`` otherwise (the
             regression set then cannot be known, and ``reason`` says why).
         reason: why ``error``.
+        timed_out: the plain run reached its time budget (then ``error``).
         passing: ids that passed in the plain run, sorted.
         outcomes_digest: sha256 of the plain run's report.
         duration_s: wall seconds of the plain run.
@@ -64,6 +65,7 @@ class BaseSuite(FrozenModel):
     schema_version: int = 1
     status: str
     reason: str = ""
+    timed_out: bool = False
     passing: tuple[str, ...]
     outcomes_digest: str | None
     duration_s: float
@@ -244,6 +246,7 @@ def record_base_suite(
         return BaseSuite(
             status="error",
             reason=plain.reason,
+            timed_out=plain.execution.timed_out,
             passing=(),
             outcomes_digest=plain.report_sha256,
             duration_s=plain.execution.duration_s,

@@ -23,6 +23,7 @@ from repogate.phases._shared import landed_commit, oracle_policy, workspace
 from repogate.phases._trees import export, graded_maker
 from repogate.receipt import Observation, Receipt, Status, observed
 from repogate.sandbox import SandboxPolicy
+from repogate.vocabulary import GradedTree
 
 
 def _carried_hidden(ws: Path, progress: AttemptProgress) -> set[str]:
@@ -74,7 +75,7 @@ def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
 
 
 def _verify_tree(
-    cfg: AttemptConfig, progress: AttemptProgress, rev: str, label: str
+    cfg: AttemptConfig, progress: AttemptProgress, rev: str, label: GradedTree
 ) -> tuple[Receipt, GradedTests | None]:
     """Grade the tree of ``rev`` (hidden tests applied) in ``cfg.work / label``."""
     tree = cfg.work / label
@@ -94,7 +95,7 @@ def _verify_tree(
             base_xpassed=progress.base_xpassed,
         )
         record = {**seen.details, "tree": label, "outcomes": dict(seen.outcomes)}
-        return seen.model_copy(update={"details": record})
+        return seen.model_copy(update={"details": record, "tree": label})
 
     return observed("V", progress.candidate.state_id, run)
 

@@ -34,9 +34,7 @@ SESSION_BUDGET_S = 600.0
 
 
 def _graded_tests_passed(progress: AttemptProgress) -> bool:
-    graded = [
-        r for r in progress.receipts if r.gate == "V" and r.details.get("tree") == "candidate"
-    ]
+    graded = [r for r in progress.receipts if r.gate == "V" and r.graded_tree == "candidate"]
     return (
         bool(graded)
         and all(c.passed for r in graded for c in r.checks if c.name != "harness_untampered")

@@ -42,6 +42,7 @@ from repogate.receipt import Check, observed
 from repogate.sandbox import SandboxPolicy
 from repogate.state import sha256_hex
 from repogate.validity import result_key, run_conditions
+from repogate.vocabulary import ErrorKind
 
 _BASE_CHECK_RULES = "base-check-5"
 """Part of the base-state key: bumped when the check's rules change (2: XFAIL fails a FAIL_TO_PASS
@@ -126,8 +127,11 @@ def _validate_reference(
     progress: AttemptProgress,
     env: BuiltEnvironment,
     base: tuple[set[str], set[str], set[str]],
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, dict[str, Any], ErrorKind]:
     """Run the hidden tests on the reference patch; return why it fails ("" when it passes).
+
+    The kind is ``timeout`` when the reference's test run reached its budget, else
+    ``invalid task``.
 
     ``base`` is the base's flaky ids and its XFAILed and ``xpassed`` PASS_TO_PASS ids. The
     reference is graded as a candidate is (:func:`~repogate.gates.verification.grade_tree`):
@@ -137,14 +141,14 @@ def _validate_reference(
     base_flaky, base_xfailed, base_xpassed = base
     patch = _reference(cfg)
     if not patch:
-        return "", {"reference": "no reference patch to validate"}
+        return "", {"reference": "no reference patch to validate"}, "invalid task"
     tree = cfg.work / "reference-graded"
 
     make = reference_maker(cfg, progress, patch)
     try:
         make(tree)
     except PatchApplyError as exc:
-        return f"the reference patch does not apply at the base: {exc}", {}
+        return f"the reference patch does not apply at the base: {exc}", {}, "invalid task"
     graded = grade_tree(
         env,
         tree,
@@ -156,7 +160,8 @@ def _validate_reference(
         base_xfailed=frozenset(base_xfailed),
         base_xpassed=frozenset(base_xpassed),
     )
-    return reference_verdict(graded, env)
+    why, details = reference_verdict(graded, env)
+    return why, details, "timeout" if graded.timed_out else "invalid task"
 
 
 def base_state_file(env_cache: Path, key: str) -> Path:
@@ -198,7 +203,9 @@ def _check_base(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnviron
     details: dict[str, Any] = {"flaky_excluded": sorted(flips)}
     broken = [r for r in runs if r.status != "ok"]
     if broken:
-        return invalid(env, f"base-state test run unusable: {broken[0].reason}", details, flips)
+        why = f"base-state test run unusable: {broken[0].reason}"
+        kind: ErrorKind = "timeout" if broken[0].execution.timed_out else "invalid task"
+        return invalid(env, why, details, flips, kind)
     oracles = cfg.contract.oracles
     verdict, reruns = confirmed_verdict(
         runs[-1].outcomes,
@@ -216,10 +223,10 @@ def _check_base(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnviron
         return invalid(env, "task invalid: " + "; ".join(verdict.reasons), details, flips)
     xfailed, xpassed = set(verdict.xfailed), set(verdict.xpassed)
     base = (flips, xfailed, xpassed)
-    why, checked_reference = _validate_reference(cfg, progress, env, base)
+    why, checked_reference, why_kind = _validate_reference(cfg, progress, env, base)
     details = {**details, **checked_reference, "base_state": verdict.model_dump()}
     if why:
-        return invalid(env, f"task invalid: {why}", details, flips)
+        return invalid(env, f"task invalid: {why}", details, flips, why_kind)
     return reproduced(details, flips, xfailed, env, xpassed)
 
 
@@ -259,8 +266,11 @@ def _in_reference(
 
 def _trace_reads(
     cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment
-) -> TracedReads | str:
+) -> TracedReads | tuple[str, ErrorKind]:
     """Run the graded ids once with the guard's read trace; return what they read, or why not.
+
+    Why not comes with its kind: ``timeout`` when the run reached its budget, else
+    ``invalid task``.
 
     On the reference (the graded tests pass there, so they read all they need) or, without one,
     on the base with the hidden tests (:mod:`repogate.oracles.graded_reads`).
@@ -280,7 +290,8 @@ def _trace_reads(
         env, tree, oracles.test_command, ids, reports, oracle_policy(cfg), trace_reads=True
     )
     if ran.status != "ok" or ran.reads is None:
-        return ran.reason or "the guard's signed record carries no trace"
+        why = ran.reason or "the guard's signed record carries no trace"
+        return why, "timeout" if ran.execution.timed_out else "invalid task"
     return ran.reads.model_copy(update={"tree": "reference" if patch else "base"})
 
 
@@ -291,10 +302,10 @@ def _with_reads(
     try:
         reads = _trace_reads(cfg, progress, env)
     except PatchApplyError as exc:
-        reads = f"the traced tree cannot be made: {exc}"
-    if isinstance(reads, str):
-        why = f"the files the graded tests read could not be traced: {reads}"
-        return invalid(env, why, seen.details, seen.flaky)
+        reads = f"the traced tree cannot be made: {exc}", "invalid task"
+    if isinstance(reads, tuple):
+        why = f"the files the graded tests read could not be traced: {reads[0]}"
+        return invalid(env, why, seen.details, seen.flaky, reads[1])
     return seen.model_copy(update={"reads": reads})
 
 
@@ -363,7 +374,7 @@ def environment(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgres
     if receipt.crash is not None and receipt.crash.type == EnvironmentBuildError.__name__:
         why = f"environment could not be built: {receipt.crash.message}"
         receipt = receipt.model_copy(
-            update={"checks": (Check(name="environment_reproduced", status="error", detail=why),)}
+            update={"checks": (Check.error("environment_reproduced", why, "environment build"),)}
         )
     progress = replace(progress, pending=(receipt,))
     if seen is not None:

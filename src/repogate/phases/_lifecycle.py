@@ -29,6 +29,7 @@ from repogate.oracles.pytest_runner import run_tests
 from repogate.phases._shared import generator_policy, oracle_policy, workspace
 from repogate.phases._trees import export, graded_maker
 from repogate.receipt import Check, Observation
+from repogate.vocabulary import ErrorKind
 
 
 def _reviews_path(cfg: AttemptConfig) -> Path | None:
@@ -69,7 +70,7 @@ def _authority(cfg: AttemptConfig, progress: AttemptProgress) -> AuthorityObserv
     if path is not None and path.is_file():
         reviews = load_reviews(path, state.patch_digest if simulated else None)
     protection = authority.branch_protection
-    outcomes, run_error = _concern_outcomes(cfg, progress, reviews)
+    outcomes, run_error, run_error_kind = _concern_outcomes(cfg, progress, reviews)
     return check_authority(
         codeowners,
         progress.changed,
@@ -80,21 +81,23 @@ def _authority(cfg: AttemptConfig, progress: AttemptProgress) -> AuthorityObserv
         None if protection is None else load_protection(cfg.contract.resolve(protection)),
         outcomes,
         run_error,
+        run_error_kind,
     )
 
 
 def _concern_outcomes(
     cfg: AttemptConfig, progress: AttemptProgress, reviews: ReviewEvidence | None
-) -> tuple[dict[str, str], str | None]:
+) -> tuple[dict[str, str], str | None, ErrorKind]:
     """Run the tests review threads name on a fresh graded tree of the candidate.
 
     Returns:
-        Each test id's outcome (``passed``, ``failed``, ``missing``...), and why the run gave no
-        trustworthy report (None when it did).
+        Each test id's outcome (``passed``, ``failed``, ``missing``...), why the run gave no
+        trustworthy report (None when it did), and that error's kind (``timeout`` when the run
+        reached its budget).
     """
     ids = concern_tests(reviews.threads) if reviews is not None else []
     if not ids:
-        return {}, None
+        return {}, None, "other evaluator error"
     tree = cfg.work / "concerns"
     graded_maker(cfg, progress, progress.candidate.candidate_commit)(tree)
     run = run_tests(
@@ -105,10 +108,11 @@ def _concern_outcomes(
         cfg.evidence / "tests-concerns",
         oracle_policy(cfg),
     )
+    kind: ErrorKind = "timeout" if run.execution.timed_out else "other evaluator error"
     if run.status != "ok":
-        return {}, run.reason or "no report"
+        return {}, run.reason or "no report", kind
     observed, _matched, _missing = observe_ids(run.outcomes, ids)
-    return {test_id: str(observed[test_id]) for test_id in ids}, None
+    return {test_id: str(observed[test_id]) for test_id in ids}, None, kind
 
 
 def _freshness(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
@@ -130,8 +134,9 @@ def _freshness(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
         )
         if base.checks[0].status != "passed":
             why = f"the generators do not reproduce the base commit ({base.checks[0].detail})"
+            kind = base.checks[0].kind or "other evaluator error"
             return Observation(
-                checks=(Check(name="generated_artifacts_fresh", status="error", detail=why),),
+                checks=(Check.error("generated_artifacts_fresh", why, kind),),
                 details={"base": base.details},
             )
     regen = cfg.work / "regenerate"

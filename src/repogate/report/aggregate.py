@@ -11,7 +11,7 @@ Counting rules, stated once:
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 from repogate.decision import STAGES, SoftMetrics
@@ -250,6 +250,28 @@ def _partial_note(briefs: Sequence[RunBrief]) -> str:
     return "; ".join(notes)
 
 
+def profile_note(facts: Sequence[Fact]) -> str:
+    """Say which profiles' decisions were made under different versions ("" when none was).
+
+    A profile's version changes with its check list (:data:`repogate.vocabulary.PROFILE_VERSIONS`),
+    so a rate over attempts of two versions mixes two meanings of "accepted". A decision stored
+    before versions were recorded counts as its own version, ``not recorded``.
+    """
+    seen: dict[str, Counter[str]] = defaultdict(Counter)
+    for f in facts:
+        decision = f.attempt.decision
+        if decision is not None:
+            version = decision.profile_version
+            seen[decision.profile][f"v{version}" if version is not None else "not recorded"] += 1
+    mixed = [
+        f"{profile}: "
+        + ", ".join(f"{v} in {n} attempt{'s' * (n != 1)}" for v, n in sorted(c.items()))
+        for profile, c in sorted(seen.items())
+        if len(c) > 1
+    ]
+    return "; ".join(mixed)
+
+
 def build_report(
     runs: list[Run],
     by: str | None = None,
@@ -301,6 +323,7 @@ def build_report(
         agents=agents,
         partial=any(b.status != "complete" for b in briefs),
         partial_note=_partial_note(briefs),
+        profile_note=profile_note(facts),
         runs=briefs,
         acceptance=tuple(rows),
         pass_k=tuple(r for agent, mine in grouped.items() for r in _pass_k(agent, mine)),

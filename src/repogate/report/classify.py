@@ -16,19 +16,20 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from repogate.decision import Decision
+from repogate.decision import SWEBENCH_CHECKS, Decision
 from repogate.report.load import Attempt, cohort_of
-from repogate.report.model import ErrorKind
-from repogate.vocabulary import UNFINISHED_STATES, CheckName, attempt_state
-
-INTEGRITY: tuple[CheckName, ...] = (
-    "edits_permitted",
-    "oracle_untouched",
-    "harness_untampered",
-    "evidence_bound_to_patch",
-    "patch_digest_verified",
+from repogate.vocabulary import (
+    CHECK_TABLE,
+    UNFINISHED_STATES,
+    CheckName,
+    ErrorKind,
+    attempt_state,
+    first_kind,
 )
-TESTS: tuple[CheckName, ...] = ("focused_tests_passed", "regression_tests_passed")
+
+INTEGRITY: tuple[CheckName, ...] = tuple(r.name for r in CHECK_TABLE if r.integrity)
+"""Checks whose failure is an integrity violation (:attr:`repogate.vocabulary.CheckRow.integrity`)."""
+TESTS: tuple[CheckName, ...] = SWEBENCH_CHECKS
 _INVALID = ("task invalid", "the hidden tests do not apply", "base-state test run unusable")
 
 
@@ -46,17 +47,31 @@ def outcome(attempt: Attempt) -> str:
 def error_kind(attempt: Attempt) -> ErrorKind | None:
     """The kind of evaluator or environment fault that ended ``attempt``; None when it was scored.
 
-    Read from the decision's errored checks, in this order: the environment check's detail tells an
-    environment that could not be built; ``timed out`` in any errored check a timeout (at the base
-    or on the candidate); then a task invalid at its base; a gate that crashed, or an attempt with
-    no decision, a harness crash.
+    Read from the kinds of the decision's errored checks (:attr:`repogate.receipt.Check.kind`,
+    set where each error happened); when several meet, the first of
+    :data:`repogate.vocabulary.ERROR_PRECEDENCE` counts. An attempt with no decision is a
+    harness crash. A decision stored before checks had kinds is read by :func:`_worded_kind`.
     """
     kind = outcome(attempt)
     if kind == "crashed":
         return "harness crash"
     if kind != "error" or attempt.decision is None:
         return None
-    details = {c.name: c.detail for c in attempt.decision.checks if c.status == "error"}
+    errored = [c for c in attempt.decision.checks if c.status == "error"]
+    if errored and all(c.kind is None for c in errored):
+        return _worded_kind({c.name: c.detail for c in errored})
+    return first_kind(c.kind for c in errored) or "other evaluator error"
+
+
+def _worded_kind(details: dict[str, str]) -> ErrorKind:
+    """The error kind of a decision stored before checks had kinds, read from its wording.
+
+    The one place the words of a check's detail decide anything, and only for such decisions
+    (every errored check of a newer decision has a kind). In this order: the environment
+    check's detail tells an environment that could not be built; ``timed out`` in any errored
+    check a timeout (at the base or on the candidate); then a task invalid at its base; a gate
+    that crashed a harness crash. The wording is the evaluator's as it was then.
+    """
     env = details.get("environment_reproduced", "")
     if env.startswith("environment could not be built"):
         return "environment build"

@@ -304,6 +304,11 @@ def render_html(report: Report, page_dir: Path) -> str:
         if report.partial
         else ""
     )
+    if report.profile_note:
+        partial += (
+            '<p class="partial" id="profile-versions">Profile versions mixed: '
+            f"{escape(report.profile_note)}</p>"
+        )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         "<title>repogate report</title>"

@@ -16,17 +16,11 @@ from repogate.report.differs import DiffersFromReference
 from repogate.report.injections import InjectionPair
 from repogate.report.policy import Policy
 from repogate.report.stats import Interval
+from repogate.vocabulary import ERROR_KINDS as _ERROR_KINDS
+from repogate.vocabulary import ErrorKind
 
-ErrorKind = Literal[
-    "environment build", "invalid task", "timeout", "harness crash", "other evaluator error"
-]
-ERROR_KINDS: tuple[ErrorKind, ...] = (
-    "environment build",
-    "invalid task",
-    "timeout",
-    "harness crash",
-    "other evaluator error",
-)
+ERROR_KINDS: tuple[ErrorKind, ...] = tuple(_ERROR_KINDS)
+"""The error kinds in the order the report's tables list them (:data:`repogate.vocabulary.ERROR_KINDS`)."""
 Verdict = Literal["widen", "keep", "narrow", "insufficient evidence"]
 ClauseId = Literal["a", "b", "c", "d", "e"]
 ESTIMAND = (
@@ -370,6 +364,8 @@ class Report(FrozenModel):
         by: the cohort key grouped by, or None for every task together.
         baseline: the baseline agent of the paired comparison and the autonomy rule.
         partial: some run is not complete; ``partial_note`` says how many attempts are done.
+        profile_note: which profiles' attempts were decided under different profile versions
+            (different check lists), with their counts; "" when none was.
         estimand: the population and estimand of every rate (:data:`ESTIMAND`).
         policy: the decision policy in force; ``policy_line`` names it (version, source, digest)
             and its thresholds.
@@ -383,6 +379,7 @@ class Report(FrozenModel):
     agents: tuple[str, ...]
     partial: bool
     partial_note: str
+    profile_note: str = ""
     runs: tuple[RunBrief, ...]
     acceptance: tuple[Acceptance, ...]
     pass_k: tuple[PassK, ...]

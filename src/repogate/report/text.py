@@ -313,6 +313,8 @@ def print_report(report: Report, console: Console | None = None) -> None:
     console = console or Console(width=WIDTH)
     if report.partial:
         console.print(f"[yellow]partial report: {report.partial_note}")
+    if report.profile_note:
+        console.print(f"[yellow]profile versions mixed: {report.profile_note}")
     for section in (
         _runs,
         _acceptance,

@@ -21,6 +21,7 @@ from repogate import clock
 from repogate._version import __version__
 from repogate.contract import TransitionContract
 from repogate.sandbox import Isolation
+from repogate.vocabulary import PROFILE_VERSIONS
 
 
 class ContractEntry(BaseModel):
@@ -44,6 +45,10 @@ class ContractEntry(BaseModel):
     intervention: str | None = None
     """For a contract ``repogate tasks vary`` derived: the kind, the parent and what was planted
     (``[derivation]``); None for an original task and in manifests written before it."""
+    profile_version: int | None = None
+    """The version of ``profile``'s check list the run decides under
+    (:data:`repogate.vocabulary.PROFILE_VERSIONS`); None in manifests written before profiles had
+    versions."""
 
 
 class RunManifest(BaseModel):
@@ -98,6 +103,7 @@ def contract_entry(contract: TransitionContract, source: str) -> ContractEntry:
         editable=contract.permissions.editable,
         commands=contract.permissions.commands,
         intervention=_intervention(contract),
+        profile_version=PROFILE_VERSIONS[contract.profile],
     )
 
 

@@ -18,6 +18,7 @@ from repogate.gates.sentinel._survival import (
     regeneration_survival,
     sandboxed_command,
 )
+from repogate.gates.sentinel._verdict import verdict
 
 CONFLICT = (
     "# Changes\n"
@@ -124,6 +125,15 @@ def test_a_failing_generator_is_an_error_and_no_generator_is_skipped(tmp_path: P
     broken = Generator(name="broken", command=f'{sys.executable} -c "raise SystemExit(3)"')
     assert _survive(repo, base, {"m.py": b"b\n"}, (broken,)).status == "error"
     assert _survive(repo, base, {"m.py": b"b\n"}, ()).status == "skipped"
+
+
+def test_the_sentinels_error_is_a_timeout_only_when_a_generator_ran_out_of_time() -> None:
+    """The kind comes from the regeneration's record, not from the words of its detail."""
+    slow = Regeneration(status="error", detail="generator g exited 1: gave up", timed_out=True)
+    worded = Regeneration(status="error", detail="generator g timed out: (words only)")
+    assert (verdict([], slow, []).status, verdict([], slow, []).kind) == ("error", "timeout")
+    assert verdict([], worded, []).kind == "other evaluator error"
+    assert verdict([], Regeneration(status="skipped"), []).kind == "other evaluator error"
 
 
 def test_matrix_missing_interpreter_is_an_error_naming_it(tmp_path: Path) -> None:

@@ -63,11 +63,9 @@ from repogate.gates.sentinel._survival import (
     regeneration_survival,
     sandboxed_command,
 )
-from repogate.gates.sentinel._verdict import repair_effort, residual_unknowns, verdict
-from repogate.receipt import Check, Observation
-from repogate.vocabulary import CheckName
+from repogate.gates.sentinel._verdict import CHECK, repair_effort, residual_unknowns, verdict
+from repogate.receipt import Observation
 
-CHECK: CheckName = "post_merge_sentinel_passed"
 __all__ = [
     "CHECK",
     "FollowUp",
@@ -327,7 +325,7 @@ def check_sentinel(ctx: SentinelInputs) -> SentinelObservation:
         ctx.run_command,
         ctx.work_dir,
     )
-    status, detail = verdict(steps, regen, matrix)
+    check = verdict(steps, regen, matrix)
     semantic = repair_effort(steps, changelog=False)
     details: dict[str, Any] = {
         "window": {
@@ -355,7 +353,7 @@ def check_sentinel(ctx: SentinelInputs) -> SentinelObservation:
         "extra_repair_effort": semantic["lines"],
     }
     return SentinelObservation(
-        checks=(Check(name=CHECK, status=status, detail=detail),),
+        checks=(check,),
         details=details,
         extra_repair_effort=semantic["lines"],
     )

@@ -66,6 +66,7 @@ class Regeneration(FrozenModel):
         drifted_outputs: generated outputs that differ from what the merged state holds.
         lost: lines the candidate added that are gone afterwards, by file.
         detail: one sentence for people.
+        timed_out: a generator reached its time budget (then ``error``).
     """
 
     status: SurvivalStatus
@@ -73,6 +74,7 @@ class Regeneration(FrozenModel):
     drifted_outputs: tuple[str, ...] = ()
     lost: tuple[LostLines, ...] = ()
     detail: str = ""
+    timed_out: bool = False
 
 
 class MatrixEntry(FrozenModel):
@@ -158,7 +160,10 @@ def regeneration_survival(
                 why = "timed out" if result.timed_out else f"exited {result.returncode}"
                 tail = result.stderr.strip()[-300:]
                 return Regeneration(
-                    status="error", generators=names, detail=f"generator {gen.name} {why}: {tail}"
+                    status="error",
+                    generators=names,
+                    detail=f"generator {gen.name} {why}: {tail}",
+                    timed_out=result.timed_out,
                 )
         after = git.tree_from_dir(repo, checkout)
         drifted = tuple(

@@ -13,7 +13,11 @@ from repogate.contract import Sentinel
 from repogate.gates.sentinel._follow_ups import FollowUp
 from repogate.gates.sentinel._replay import StepRecord
 from repogate.gates.sentinel._survival import MatrixEntry, Regeneration
-from repogate.receipt import Status
+from repogate.receipt import Check
+from repogate.vocabulary import CheckName, ErrorKind
+
+CHECK: CheckName = "post_merge_sentinel_passed"
+"""The check the sentinel reports."""
 
 
 def repair_effort(steps: Sequence[StepRecord], changelog: bool) -> dict[str, int]:
@@ -46,8 +50,12 @@ def residual_unknowns(
 
 def verdict(
     steps: Sequence[StepRecord], regen: Regeneration, matrix: Sequence[MatrixEntry]
-) -> tuple[Status, str]:
-    """Return ``post_merge_sentinel_passed``'s status and detail (the rule: :mod:`repogate.gates.sentinel`)."""
+) -> Check:
+    """Return ``post_merge_sentinel_passed`` (the rule: :mod:`repogate.gates.sentinel`).
+
+    An ``error`` is a ``timeout`` when the regeneration reached its budget, else an
+    ``other evaluator error``.
+    """
     failed: list[str] = []
     errored: list[str] = []
     for s in steps:
@@ -65,8 +73,11 @@ def verdict(
     if not steps:
         errored.append("the window is empty: no follow-up commit to replay")
     if failed:
-        return "failed", "; ".join(failed)
+        return Check(name=CHECK, status="failed", detail="; ".join(failed))
     if errored:
-        return "error", "; ".join(errored)
+        timed_out = regen.status == "error" and regen.timed_out
+        kind: ErrorKind = "timeout" if timed_out else "other evaluator error"
+        return Check.error(CHECK, "; ".join(errored), kind)
     replayed = sum(1 for s in steps if s.tree is not None)
-    return "passed", f"{replayed} follow-up(s) replayed without conflict or regression"
+    detail = f"{replayed} follow-up(s) replayed without conflict or regression"
+    return Check(name=CHECK, status="passed", detail=detail)
