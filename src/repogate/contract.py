@@ -188,6 +188,9 @@ class EnvironmentRecipe(_Model):
 
     supplied_by: Literal["evaluator", "agent"] = "evaluator"
     """Who builds the environment: the evaluator (from this recipe) or the agent (as part of the task)."""
+    backend: Literal["uv"] = "uv"
+    """How the environment is made (:data:`repogate.environments.BACKENDS`): ``uv``, a uv virtual
+    environment from an interpreter on this machine. Left out of digests while ``uv``."""
     python: str = "3.11"
     """The interpreter version for the virtual environment (``3.11``, ``3.8``), found as uv finds it."""
     install: tuple[str, ...] = ()
@@ -547,6 +550,8 @@ class TransitionContract(_Model):
         for key in _LATER_BUDGETS:
             if dumped["permissions"][key] is None:
                 del dumped["permissions"][key]
+        if dumped["environment"]["backend"] == "uv":  # added later, like the budgets
+            del dumped["environment"]["backend"]
         canonical = json.dumps(
             {"contract": dumped, "evaluator": __version__},
             sort_keys=True,
