@@ -86,6 +86,7 @@ __all__ = [
     "RootFilesystem",
     "SandboxPolicy",
     "allowing_weak_isolation",
+    "command_line",
     "isolation",
     "require_isolation",
     "run",
@@ -381,6 +382,22 @@ def _exec_failure(stderr: str) -> int | None:
     if not stderr.startswith("bwrap: execvp "):
         return None
     return 127 if "No such file or directory" in stderr.partition("\n")[0] else 126
+
+
+def command_line(argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
+    """Return the bubblewrap command line that runs ``argv`` in ``policy``'s file-system view.
+
+    For a launcher file the harness runs itself (an image's interpreter, queried by the harness):
+    the working folder is ``/``, ``/tmp`` is empty, there is no private HOME, no timeout and no
+    output cap; only the policy's folders, its root and its network grant apply.
+
+    Raises:
+        IsolationError: bubblewrap is not usable here (a launcher is never weakly isolated).
+    """
+    iso = require_isolation(policy.network, image=True)
+    root = policy.root.path if policy.root is not None else None
+    mounts = mount_arguments(policy.readable, policy.writable or (), policy.hidden, root)
+    return [*bwrap_prefix(not iso.network_off, Path("/"), mounts), *argv]
 
 
 def _unstartable(

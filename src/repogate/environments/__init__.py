@@ -12,6 +12,8 @@ Backends, by the name a recipe gives in ``[environment] backend`` (:data:`BACKEN
 
 - ``uv`` (:mod:`repogate.environments.uv`): a uv virtual environment made from an interpreter
   already on this machine, with the recipe's install commands run in the sandbox at the base.
+- ``image`` (:mod:`repogate.environments.image`): every command in a container image's root file
+  system (a saved image or a root tarball, unpacked once by digest) under bubblewrap, no daemon.
 
 **Adding a backend** touches three files: a module here holding its record class (a
 :class:`~repogate._model.FrozenModel` with a ``backend`` field of its name, implementing
@@ -31,9 +33,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeAlias
+
+from pydantic import Discriminator, Tag
 
 from repogate.environments._record import Toolchain, conditions_env
+from repogate.environments.image import ImageEnvironment
 from repogate.environments.uv import UvEnvironment
 from repogate.errors import ContractError
 
@@ -231,15 +236,17 @@ class Environment(Protocol):
         ...
 
 
-BACKENDS: Mapping[str, type[Environment]] = {"uv": UvEnvironment}
+BACKENDS: Mapping[str, type[Environment]] = {"uv": UvEnvironment, "image": ImageEnvironment}
 """Each backend's record class by the name a recipe gives (``[environment] backend``); uv first."""
 
-EnvironmentRecord: TypeAlias = UvEnvironment
+EnvironmentRecord: TypeAlias = Annotated[
+    Annotated[UvEnvironment, Tag("uv")] | Annotated[ImageEnvironment, Tag("image")],
+    Discriminator(lambda value: backend_of(value)),  # defined below
+]
 """The stored form of an environment, as a pydantic field's type (base state, hand-over records).
 
-With one backend it is that backend's record. With more it is their union, tagged by
-:func:`backend_of` (``Annotated[Annotated[UvEnvironment, Tag("uv")] | Annotated[..., Tag(...)],
-Discriminator(backend_of)]``) so a record stored before the backend field existed reads as uv.
+The backends' records, tagged by :func:`backend_of`, so a record stored before the backend field
+existed reads as uv.
 """
 
 
