@@ -114,7 +114,8 @@ class _Layer:
 
 
 def _refuse(archive: Path, what: str, fix: str) -> EnvironmentBuildError:
-    return EnvironmentBuildError(f"image {archive.name}: {what}; {fix}")
+    """One line: ``image <name>: <what>; <how to fix>`` (a library's message folded onto it)."""
+    return EnvironmentBuildError(f"image {archive.name}: {' '.join(what.split())}; {fix}")
 
 
 def _member_name(name: str) -> str | None:
