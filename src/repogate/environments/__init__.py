@@ -33,6 +33,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
+from pydantic import TypeAdapter, ValidationError
+
 from repogate.environments._record import Toolchain, conditions_env
 from repogate.environments.uv import UvEnvironment
 from repogate.errors import ContractError
@@ -46,6 +48,7 @@ __all__ = [
     "Environment",
     "EnvironmentRecord",
     "Toolchain",
+    "as_record",
     "backend",
     "backend_of",
     "build",
@@ -241,6 +244,21 @@ With one backend it is that backend's record. With more it is their union, tagge
 :func:`backend_of` (``Annotated[Annotated[UvEnvironment, Tag("uv")] | Annotated[..., Tag(...)],
 Discriminator(backend_of)]``) so a record stored before the backend field existed reads as uv.
 """
+
+
+_RECORD: TypeAdapter[EnvironmentRecord] = TypeAdapter(EnvironmentRecord)
+
+
+def as_record(env: Environment) -> EnvironmentRecord:
+    """Return ``env`` typed as its stored form, for a record's field (the same object).
+
+    Raises:
+        TypeError: ``env`` is no backend's record (a stand-in that only has the methods).
+    """
+    try:
+        return _RECORD.validate_python(env)
+    except ValidationError:
+        raise TypeError(f"{type(env).__name__} is no environment backend's record") from None
 
 
 def backend_of(value: object) -> str:
