@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeAlias
 
 from pydantic import Discriminator, Tag
 
+from pydantic import TypeAdapter, ValidationError
+
 from repogate.environments._record import Toolchain, conditions_env
 from repogate.environments.image import ImageEnvironment
 from repogate.environments.uv import UvEnvironment
@@ -51,6 +53,7 @@ __all__ = [
     "Environment",
     "EnvironmentRecord",
     "Toolchain",
+    "as_record",
     "backend",
     "backend_of",
     "build",
@@ -248,6 +251,21 @@ EnvironmentRecord: TypeAlias = Annotated[
 The backends' records, tagged by :func:`backend_of`, so a record stored before the backend field
 existed reads as uv.
 """
+
+
+_RECORD: TypeAdapter[EnvironmentRecord] = TypeAdapter(EnvironmentRecord)
+
+
+def as_record(env: Environment) -> EnvironmentRecord:
+    """Return ``env`` typed as its stored form, for a record's field (the same object).
+
+    Raises:
+        TypeError: ``env`` is no backend's record (a stand-in that only has the methods).
+    """
+    try:
+        return _RECORD.validate_python(env)
+    except ValidationError:
+        raise TypeError(f"{type(env).__name__} is no environment backend's record") from None
 
 
 def backend_of(value: object) -> str:

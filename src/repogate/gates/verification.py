@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import Field
 
 from repogate.contract import TransitionContract
-from repogate.environment import BuiltEnvironment
+from repogate.environments import Environment
 from repogate.gates.graded_trees import TreeMaker, fresh_tree, hidden_test_files
 from repogate.oracles.base_suite import graded_grant, selecting
 from repogate.oracles.grading import (
@@ -58,7 +58,7 @@ class GradedTests(Observation):
 
 
 def _graded_run(
-    env: BuiltEnvironment,
+    env: Environment,
     tree: Path,
     contract: TransitionContract,
     ids: Sequence[str],
@@ -82,7 +82,7 @@ def _graded_run(
 
 
 def run_repeated(
-    env: BuiltEnvironment,
+    env: Environment,
     tree: Path,
     make: TreeMaker,
     contract: TransitionContract,
@@ -110,7 +110,7 @@ def run_repeated(
 
 
 def rerunner(
-    env: BuiltEnvironment,
+    env: Environment,
     tree: Path,
     make: TreeMaker,
     contract: TransitionContract,
@@ -199,7 +199,7 @@ def focused_passed(
 
 
 def grade_tree(
-    env: BuiltEnvironment,
+    env: Environment,
     tree: Path,
     contract: TransitionContract,
     reports: Path,
