@@ -35,9 +35,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeAlias
 
-from pydantic import Discriminator, Tag
-
-from pydantic import TypeAdapter, ValidationError
+from pydantic import Discriminator, Tag, TypeAdapter, ValidationError
 
 from repogate.environments._record import Toolchain, conditions_env
 from repogate.environments.image import ImageEnvironment
