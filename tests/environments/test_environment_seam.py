@@ -68,7 +68,7 @@ def test_the_map_resolves_uv_first() -> None:
 def test_an_unknown_backend_is_a_one_line_error_naming_the_choices(name: str) -> None:
     with pytest.raises(ContractError) as info:
         backend(name)
-    assert str(info.value) == f"unknown environment backend {name!r}; use one of uv"
+    assert str(info.value) == f"unknown environment backend {name!r}; use one of uv, image"
     assert "\n" not in str(info.value)
 
 
@@ -107,6 +107,7 @@ def test_the_default_backend_leaves_the_contract_digest_as_it_was(tmp_path: Path
     explicit = load_contract(tmp_path / "b" / "c.toml")
     dumped = implicit.model_dump(mode="json")
     del dumped["environment"]["backend"]
+    del dumped["environment"]["image"]  # the image backend's, left out while unset
     for key in ("cost_budget_usd", "sample_budget"):
         del dumped["permissions"][key]
     canonical = json.dumps(

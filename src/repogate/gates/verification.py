@@ -270,6 +270,8 @@ def _test_details(
                 "duration_s": round(r.execution.duration_s, 3),
                 "report_sha256": r.report_sha256,
                 "isolation": r.execution.isolation.kind,
+                # the image the run saw as its root (image backend); absent for this machine's
+                **({"root": r.execution.isolation.root} if r.execution.isolation.root else {}),
                 **({"services": list(r.services)} if r.services else {}),
             }
             for r in runs
