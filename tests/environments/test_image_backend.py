@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -125,15 +127,25 @@ def test_a_contract_is_judged_in_the_image_end_to_end(
     assert (entry.environment_backend, entry.image) == ("image", "debian.tar")
 
 
+@pytest.fixture
+def under_var_tmp() -> Iterator[Path]:
+    """A checkout folder inside a folder the image has too (``/var``), removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="repogate-image-test-", dir="/var/tmp"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder)
+
+
 @pytest.mark.slow
 @requires_bwrap
 @needs_mmdebstrap
 def test_commands_see_the_image_as_root_read_only_and_no_network(
-    tmp_path: Path, debian_root: Path, unpacked_cache: Path
+    under_var_tmp: Path, debian_root: Path, unpacked_cache: Path
 ) -> None:
-    """The image's own os-release and python; / and the venv unwritable; the checkout writable."""
-    checkout = tmp_path / "checkout"
-    checkout.mkdir()
+    """The image's own os-release and python; /, /var and the venv unwritable; the checkout
+    writable at its own path, even inside ``/var`` (the image's ``/var`` still shown)."""
+    checkout = under_var_tmp
     recipe = EnvironmentRecipe(backend="image", image=str(debian_root), python="3.11")
     env = build(recipe, checkout, unpacked_cache, sandbox.SandboxPolicy())
     assert isinstance(env, ImageEnvironment)
@@ -141,7 +153,8 @@ def test_commands_see_the_image_as_root_read_only_and_no_network(
         "import os, socket, sys\n"
         "print(open('/etc/os-release').read().splitlines()[0])\n"
         "print(sys.version.split()[0])\n"
-        "for path in ('/usr/planted', os.environ['VIRTUAL_ENV'] + '/planted'):\n"
+        "print(os.path.isdir('/var/lib/dpkg'))\n"
+        "for path in ('/usr/planted', '/var/planted', os.environ['VIRTUAL_ENV'] + '/planted'):\n"
         "    try:\n"
         "        open(path, 'w')\n"
         "        print('wrote', path)\n"
@@ -160,6 +173,8 @@ def test_commands_see_the_image_as_root_read_only_and_no_network(
     assert result.stdout.splitlines() == [
         'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"',
         env.toolchain.python,
+        "True",
+        "Read-only file system",
         "Read-only file system",
         "Read-only file system",
         "no network",
