@@ -188,9 +188,10 @@ class EnvironmentRecipe(_Model):
 
     supplied_by: Literal["evaluator", "agent"] = "evaluator"
     """Who builds the environment: the evaluator (from this recipe) or the agent (as part of the task)."""
-    backend: Literal["uv"] = "uv"
+    backend: Literal["uv"] = Field(default="uv", exclude_if=lambda name: name == "uv")
     """How the environment is made (:data:`repogate.environments.BACKENDS`): ``uv``, a uv virtual
-    environment from an interpreter on this machine. Left out of digests while ``uv``."""
+    environment from an interpreter on this machine. Left out of the contract's dumps (so of its
+    digests and the environment cache key) while ``uv``, so they stay as they were before."""
     python: str = "3.11"
     """The interpreter version for the virtual environment (``3.11``, ``3.8``), found as uv finds it."""
     install: tuple[str, ...] = ()
@@ -550,8 +551,6 @@ class TransitionContract(_Model):
         for key in _LATER_BUDGETS:
             if dumped["permissions"][key] is None:
                 del dumped["permissions"][key]
-        if dumped["environment"]["backend"] == "uv":  # added later, like the budgets
-            del dumped["environment"]["backend"]
         canonical = json.dumps(
             {"contract": dumped, "evaluator": __version__},
             sort_keys=True,
