@@ -188,14 +188,16 @@ class EnvironmentRecipe(_Model):
 
     supplied_by: Literal["evaluator", "agent"] = "evaluator"
     """Who builds the environment: the evaluator (from this recipe) or the agent (as part of the task)."""
-    backend: Literal["uv", "image"] = "uv"
+    backend: Literal["uv", "image"] = Field(default="uv", exclude_if=lambda name: name == "uv")
     """How the environment is made (:data:`repogate.environments.BACKENDS`): ``uv``, a uv virtual
     environment from an interpreter on this machine; ``image``, every command in a container
-    image's root file system under bubblewrap (``image`` names it). Left out of digests while ``uv``."""
-    image: str | None = None
+    image's root file system under bubblewrap (``image`` names it). Left out of the contract's
+    dumps (so of its digests and the environment cache key) while ``uv``, so they stay as they
+    were before."""
+    image: str | None = Field(default=None, exclude_if=lambda value: value is None)
     """The ``image`` backend's image: a ``docker save``/``podman save`` archive (Docker or OCI
-    layout) or a root file system tarball, relative to the task set or absolute. Left out of
-    digests while unset."""
+    layout) or a root file system tarball, relative to the task set or absolute. Left out of the
+    contract's dumps while unset."""
     python: str = "3.11"
     """The interpreter version for the virtual environment (``3.11``, ``3.8``), found as uv finds it;
     with ``backend = "image"``, the version the image's ``python3`` must have, or the absolute path
@@ -573,10 +575,6 @@ class TransitionContract(_Model):
         for key in _LATER_BUDGETS:
             if dumped["permissions"][key] is None:
                 del dumped["permissions"][key]
-        if dumped["environment"]["backend"] == "uv":  # added later, like the budgets
-            del dumped["environment"]["backend"]
-        if dumped["environment"]["image"] is None:
-            del dumped["environment"]["image"]
         canonical = json.dumps(
             {"contract": dumped, "evaluator": __version__},
             sort_keys=True,

@@ -211,13 +211,13 @@ def cache_key(
         exclude_newer: the resolution bound in force (the base commit's date), or None.
 
     The evaluator version is part of it: how a build is done (and its venv redirected) is
-    repogate's code. The recipe's ``backend`` is not (it is always ``uv`` here), so keys made
-    before recipes named a backend are unchanged.
+    repogate's code. The recipe's ``backend`` (always ``uv`` here) is left out of its dump, so
+    keys made before recipes named a backend are unchanged.
     """
     payload = {
         "layout": _LAYOUT,
         "evaluator": __version__,
-        "recipe": recipe.model_dump(mode="json", exclude={"backend"}),
+        "recipe": recipe.model_dump(mode="json"),
         "python": interpreter,
         "locks": dict(locks),
         "exclude_newer": exclude_newer,
