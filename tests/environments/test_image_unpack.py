@@ -10,6 +10,7 @@ import gzip
 import hashlib
 import io
 import json
+import multiprocessing
 import stat
 import tarfile
 from collections.abc import Sequence
@@ -280,3 +281,31 @@ def test_not_a_tar_is_refused_with_how_to_fix(tmp_path: Path) -> None:
         match=r"^image img.tar: cannot be read as a tar archive \(.*invalid header.*\); give [^\n]*$",
     ):
         unpack_image(archive, tmp_path / "cache")
+
+
+def test_a_zstd_layer_is_refused_with_how_to_fix(tmp_path: Path) -> None:
+    """This Python reads gzip, bzip2 and xz layers; zstd ones (podman's option) are named."""
+    plain = layer(BASE)
+    archive = docker_archive(tmp_path / "img.tar", [b"\x28\xb5\x2f\xfd" + plain[4:]])
+    with pytest.raises(
+        EnvironmentBuildError, match=r"zstd-compressed.*; save the image uncompressed"
+    ):
+        unpack_image(archive, tmp_path / "cache")
+
+
+def _unpack_in_child(archive: str, cache: str) -> str:
+    return unpack_image(Path(archive), Path(cache)).model_dump_json()
+
+
+def test_two_builds_of_one_image_at_once_unpack_it_once(tmp_path: Path) -> None:
+    """The second waits on the first's lock and finds the entry made; nothing is left over."""
+    archive = docker_archive(tmp_path / "img.tar", [layer(BASE), layer(TOP)])
+    cache = tmp_path / "cache"
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(2) as pool:
+        made = pool.starmap(_unpack_in_child, [(str(archive), str(cache))] * 2)
+    assert made[0] == made[1]  # one record: the same unpack_seconds, so one unpacking
+    names = sorted(p.name for p in (cache / "images").iterdir())
+    hex_ = json.loads(made[0])["digest"][7:]
+    assert names == [hex_, f"{hex_}.lock"]
+    assert tree(cache / "images" / hex_ / "rootfs") == EXPECTED
