@@ -2,10 +2,11 @@
 
 This package is the one seam between repogate and how an environment is made. The rest of
 repogate sees an environment only through :class:`Environment`: it builds one from the recipe
-(:func:`build`), runs a command in it on a checkout under a sandbox grant (:meth:`Environment.run`,
-or :meth:`Environment.grant` for a process the harness drives itself), asks for the argv that
-starts its interpreter (:meth:`Environment.python_argv`), and stores its description (the record's own
-fields, :meth:`Environment.describe`) in receipts, the manifest and the digests that key caches.
+(:func:`build`), runs a command in it on a checkout under a sandbox grant
+(:meth:`Environment.run`, or :meth:`Environment.grant` for a process the harness drives itself),
+asks for the argv that starts its interpreter (:meth:`Environment.python_argv`), and stores its
+description (the record's own fields, :meth:`Environment.describe`) in receipts, the manifest and
+the digests that key caches.
 Nothing outside this package reads a backend's own fields (a venv's folders, its import roots).
 
 Backends, by the name a recipe gives in ``[environment] backend`` (:data:`BACKENDS`):
@@ -186,7 +187,9 @@ class Environment(Protocol):
         wins); whatever else the backend needs (a root file system, a read-only tool) is added.
         Nothing the caller granted is widened or narrowed. Use it for a process the harness
         drives itself (an interactive session, an agent); a one-shot command goes through
-        :meth:`run`.
+        :meth:`run`. The grant alone must put a command in this environment: the agent's
+        sandbox and the generators' (:mod:`repogate.gates.generated`) are given to
+        :func:`repogate.sandbox.run` as they are.
         """
         ...
 
