@@ -6,7 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from repogate.cli_run import default_plans
+from repogate.cli.run import default_plans
 from repogate.protocols import Executor
 from repogate.runner import PlannedAttempt, RunOptions, run
 

@@ -3,8 +3,8 @@
 `repogate version` and `repogate --help` load the command line and nothing else: each command
 loads what it uses when it runs (the run's pipeline, the store, the report's statistics with
 scipy). The baseline, measured in the same run, is a process that loads what the command line
-loaded before it was lazy (the run and report commands' modules: `repogate.cli_run`,
-`repogate.cli_report`, `repogate.report.terminal`, `repogate.contract`, `repogate.decision`,
+loaded before it was lazy (the run and report commands' modules: `repogate.cli.run`,
+`repogate.cli.report`, `repogate.cli.terminal`, `repogate.contract`, `repogate.decision`,
 `repogate.store`, `repogate.runner`). Each is a fresh interpreter, timed from outside, median of
 ``--repeats``; the modules `version` loaded are checked (no scipy, numpy, matplotlib or report).
 Usage: `uv run python benchmarks/cli_import.py [--repeats K]`. Last line:
@@ -22,7 +22,7 @@ import time
 
 VERSION = "import sys; sys.argv = ['repogate', 'version']; from repogate._entry import main; main()"
 EAGER = (
-    "import repogate.cli, repogate.cli_run, repogate.cli_report, repogate.report.terminal, "
+    "import repogate.cli, repogate.cli.run, repogate.cli.report, repogate.cli.terminal, "
     "repogate.contract, repogate.decision, repogate.store, repogate.runner"
 )
 HEAVY = ("scipy", "numpy", "matplotlib", "repogate.report.aggregate", "repogate.runner")

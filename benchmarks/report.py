@@ -25,14 +25,13 @@ from pathlib import Path
 from repogate.agent_spec import parse_agent_spec
 from repogate.cli import load_evidence
 from repogate.decision import decide
-from repogate.manifest import ContractEntry, RunManifest
 from repogate.receipt import Crash
 from repogate.report.aggregate import build_report
 from repogate.report.html import write_html
 from repogate.report.json import to_json
 from repogate.report.load import load_runs
 from repogate.sandbox import Isolation
-from repogate.store import Store
+from repogate.store import ContractEntry, RunManifest, Store
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENTS = ("gold", "null", "scripted:/a/careful.toml", "scripted:/a/hasty.toml")

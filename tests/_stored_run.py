@@ -48,3 +48,13 @@ def stored_run(
             store.finish_attempt(record.attempt_id, decide(evidence))
             ids.append(record.attempt_id)
     return ids
+
+
+STATE = CandidateState(base_commit="a" * 40, candidate_commit="b" * 40, patch_digest="c" * 64)
+"""The candidate state every attempt of :func:`finished_run` is decided on."""
+
+
+def finished_run(tmp_path: Path) -> tuple[Path, str, str]:
+    """A run with two finished attempts, each with two receipts; returns (dir, id1, id2)."""
+    ids = stored_run(tmp_path, STATE, (("E", STATE), ("I", STATE)), "failed")
+    return tmp_path, ids[0], ids[1]

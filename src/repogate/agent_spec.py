@@ -34,7 +34,7 @@ import hashlib
 import json
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -127,6 +127,18 @@ class PredSpec(FrozenModel):
         return self.model_copy(update={"arg": f"{self.arg}#{model}", "model": model})
 
 
+def _script_word(words: Sequence[str]) -> str | None:
+    """The first word naming a script (a path, or a file name with a suffix), or ``-m``'s module."""
+    for place, word in enumerate(words):
+        if word == "-m" and place + 1 < len(words):
+            return words[place + 1]
+        if not word.startswith("-") and (
+            "/" in word or re.fullmatch(r"\.[A-Za-z]\w*", Path(word).suffix)
+        ):
+            return word
+    return None
+
+
 class CmdSpec(FrozenModel):
     """``cmd:COMMAND``: a command line split into words as a POSIX shell splits them.
 
@@ -148,9 +160,16 @@ class CmdSpec(FrozenModel):
 
     @property
     def name(self) -> str:
-        """``cmd:`` and the base name of the command's first word (``cmd:fix.sh``)."""
-        first = shlex.split(self.arg)[0]
-        return f"cmd:{Path(first).name or first}"
+        """``cmd:`` and the base name of the script the command runs (``cmd:fix.sh``).
+
+        The script is the first later word that names a file (holds a ``/`` or ends in a
+        suffix such as ``.py``) or the module after ``-m``; else the first word itself:
+        ``cmd:python3 agents/fix.py --fast`` is ``cmd:fix.py``, ``cmd:python3 -m agent``
+        ``cmd:agent``, ``cmd:sleep 30`` ``cmd:sleep`` (an interpreter names no agent).
+        """
+        words = shlex.split(self.arg)
+        script = _script_word(words[1:]) or words[0]
+        return f"cmd:{Path(script).name or script}"
 
     def files(self) -> tuple[Path, ...]:
         """The words of the command that name files (its scripts)."""

@@ -145,7 +145,7 @@ class Decision(BaseModel):
             observed: reported beside the verdict, never changing it.
         receipt_digests: the attempt's receipt files (path relative to the attempt folder) with
             the sha256 of each, filled in by the store when it records the decision: the link
-            from the decision to its evidence in the store's digest chain (:mod:`repogate._chain`).
+            from the decision to its evidence in the store's digest chain (:mod:`repogate.store._chain`).
     """
 
     schema_version: Literal[1] = 1

@@ -85,8 +85,13 @@ def test_unusable_command_is_a_one_line_usage_error(
     ("spec", "name"),
     [
         ("cmd:./fix.sh", "cmd:fix.sh"),
-        ("cmd:sh fix.sh", "cmd:sh"),
-        ("cmd:/usr/bin/python3 -m agent --fast", "cmd:python3"),
+        # the script an interpreter runs names the agent, never the interpreter (new user: one
+        # `cmd:python3 examples/agents/bounds_agent.py` was labelled `cmd:python3`)
+        ("cmd:sh fix.sh", "cmd:fix.sh"),
+        ("cmd:/usr/bin/python3 -m agent --fast", "cmd:agent"),
+        ("cmd:python3 examples/agents/bounds_agent.py --model gpt-4.1", "cmd:bounds_agent.py"),
+        ("cmd:uv run --no-project agents/fix.py", "cmd:fix.py"),
+        ("cmd:sleep 30.5", "cmd:sleep"),
         ("cmd:'my agent' --x", "cmd:my agent"),
         ("cmd:'unterminated", "cmd:'unterminated"),
         ("gold", "gold"),

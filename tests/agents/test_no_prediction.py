@@ -33,7 +33,7 @@ def test_a_missing_row_is_the_agents_empty_patch_counted_and_named(
     """A missing row must not pass, must not vanish from the count, and must say why.
 
     The file covers the run's other contract (the weak-oracle scenario's): a file that covers
-    none of the run's contracts is the wrong file, refused (``tests/test_bad_input.py``)."""
+    none of the run's contracts is the wrong file, refused (``tests/cli/test_bad_input.py``)."""
     other = build_scenario("weak-oracle", tmp_path / "other")
     preds = _preds(tmp_path, "gauge-clamp-percent")
     code, rows = run_json(

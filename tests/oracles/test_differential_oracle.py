@@ -1,7 +1,7 @@
 """The differential oracle: each outcome on real call servers (sandboxed processes, real trees).
 
 Every function here is compared in two trees written under ``tmp_path``, each served by its own
-sandboxed process (``repogate._interactive.Session``), exactly as the attempt's phase does.
+sandboxed process (``repogate.sandbox._session.Session``), exactly as the attempt's phase does.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from repogate._interactive import Session
 from repogate.gates.differential import check_behaviour
 from repogate.oracles._functions import (
     Target,
@@ -26,6 +25,7 @@ from repogate.oracles._functions import (
 )
 from repogate.oracles.differential import FunctionOutcome, Server, compare_function
 from repogate.sandbox import SandboxPolicy
+from repogate.sandbox._session import Session
 
 WORKER = "_differential_worker.py"
 

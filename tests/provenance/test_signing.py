@@ -18,11 +18,11 @@ import pytest
 
 from _stored_run import stored_run
 from conftest import run_json
-from repogate._chain import DECISION_FILE
 from repogate.cli import ExitCode, main
 from repogate.provenance import generate, load_signer, sign_run
 from repogate.provenance.sign import DECISION_ENVELOPE, RUN_ENVELOPE, sign_attempt
 from repogate.state import CandidateState, sha256_hex
+from repogate.store import DECISION_FILE
 from repogate.tasks.scenarios import BuiltScenario
 
 STATE = CandidateState(base_commit="a" * 40, candidate_commit="b" * 40, patch_digest="c" * 64)

@@ -17,9 +17,8 @@ import pytest
 from repogate.agent_spec import GoldSpec, NullSpec
 from repogate.cli import ExitCode, load_evidence, main
 from repogate.decision import decide
-from repogate.manifest import RunManifest
 from repogate.sandbox import Isolation
-from repogate.store import Store
+from repogate.store import RunManifest, Store
 from repogate.vocabulary import ATTEMPT_STATES, attempt_state
 
 

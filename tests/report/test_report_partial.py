@@ -10,9 +10,8 @@ import pytest
 from repogate.agent_spec import GoldSpec
 from repogate.cli import ExitCode, load_evidence, main
 from repogate.decision import decide
-from repogate.manifest import RunManifest
 from repogate.sandbox import Isolation
-from repogate.store import Store
+from repogate.store import RunManifest, Store
 
 
 def _store(run_dir: Path, planned: int) -> Store:

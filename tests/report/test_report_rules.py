@@ -12,14 +12,13 @@ from _report_cli import report_error
 from repogate.agent_spec import ScriptSpec
 from repogate.cli import ExitCode, main
 from repogate.decision import LIFECYCLE_CHECKS, STAGES, Decision, SoftMetrics
-from repogate.manifest import ContractEntry, RunManifest
 from repogate.receipt import Check
 from repogate.report.aggregate import build_report
 from repogate.report.load import load_runs
 from repogate.report.model import Autonomy, GateInformation, Report
 from repogate.report.policy import AutonomyPolicy, Policy
 from repogate.sandbox import Isolation
-from repogate.store import Store
+from repogate.store import ContractEntry, RunManifest, Store
 
 Attempts = dict[tuple[str, str], Decision | list[Decision]]
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from repogate._interactive import Session
 from repogate.oracles._functions import Target, valid_strategy_name
 from repogate.oracles.differential import FunctionOutcome, Server, compare_function
 from repogate.receipt import Check, Observation, Status
+from repogate.sandbox import Session
 
 NAME = "behaviour_matches_reference"
 MAX_FUNCTIONS = 12

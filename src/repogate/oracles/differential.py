@@ -3,7 +3,7 @@
 Hypothesis (https://hypothesis.readthedocs.io) draws inputs for each function
 (:func:`repogate.oracles._functions.strategy_for`), and each input is sent to two call servers
 (:mod:`repogate.oracles._differential_worker`), one per state, each a separate sandboxed process
-whose working folder is its own tree (:class:`repogate._interactive.Session`): the candidate's
+whose working folder is its own tree (:class:`repogate.sandbox._session.Session`): the candidate's
 and the reference's code never share a process, and neither can write a file the other reads.
 The outcomes compared are the result (a canonical description), the exception's type, and the
 arguments after the call (mutation). Before a difference counts, the reference is asked again:
@@ -37,9 +37,9 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import errors as hypothesis_errors
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from repogate._interactive import Session
 from repogate._model import FrozenModel
 from repogate.oracles._functions import Target, strategy_for
+from repogate.sandbox import Session
 
 Outcome = Literal["same", "differs", "not applicable", "timed out"]
 

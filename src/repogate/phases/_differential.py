@@ -17,7 +17,6 @@ from pathlib import Path
 
 from repogate import git
 from repogate._files import read_bytes_nofollow
-from repogate._interactive import Session
 from repogate.attempt import AttemptConfig, AttemptProgress, gate
 from repogate.errors import ContractError, PatchApplyError
 from repogate.gates.differential import check_behaviour, not_run
@@ -26,6 +25,7 @@ from repogate.patches import load_patch, touched_paths
 from repogate.phases._shared import oracle_policy, workspace
 from repogate.phases._trees import graded_maker, reference_maker
 from repogate.receipt import Observation
+from repogate.sandbox import Session
 
 WORKER = "_differential_worker.py"
 SESSION_BUDGET_S = 600.0

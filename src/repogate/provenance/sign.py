@@ -21,11 +21,10 @@ from typing import Any
 from securesystemslib.dsse import Envelope
 from securesystemslib.signer import Signer
 
-from repogate._chain import DECISION_FILE, file_sha256
 from repogate._locks import write_atomic
-from repogate._storeschema import MANIFEST_FILE
 from repogate.decision import Decision
 from repogate.receipt import IN_TOTO_STATEMENT
+from repogate.store import DECISION_FILE, MANIFEST_FILE, file_sha256
 
 __all__ = [
     "DECISION_ENVELOPE",

@@ -34,7 +34,6 @@ from securesystemslib.dsse import Envelope
 from securesystemslib.exceptions import FormatError, VerificationError
 from securesystemslib.signer import SSlibKey
 
-from repogate._chain import DECISION_FILE, file_sha256
 from repogate._files import read_bytes_nofollow
 from repogate.decision import Decision
 from repogate.errors import RunDirError
@@ -50,6 +49,7 @@ from repogate.provenance.sign import (
 )
 from repogate.receipt import IN_TOTO_STATEMENT
 from repogate.state import patch_digest
+from repogate.store import DECISION_FILE, file_sha256
 
 __all__ = ["Problem", "Verified", "verify_target"]
 

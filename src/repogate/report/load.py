@@ -11,13 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from repogate._rundir import is_held
 from repogate.agent_spec import agent_labels
 from repogate.decision import Decision
 from repogate.errors import ChangedEvidenceError, RunDirError, UserInputError
-from repogate.manifest import RunManifest
 from repogate.receipt import Crash
-from repogate.store import AttemptRecord, Store
+from repogate.store import AttemptRecord, RunManifest, Store, is_held
 from repogate.vocabulary import UNFINISHED, AttemptStatus
 
 UNSET = "(unset)"

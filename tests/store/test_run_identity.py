@@ -19,9 +19,8 @@ import pytest
 from repogate.agent_spec import AgentSpec, GoldSpec, NullSpec
 from repogate.cli import ExitCode, load_evidence, main
 from repogate.decision import decide
-from repogate.manifest import RunManifest
 from repogate.sandbox import Isolation
-from repogate.store import Store
+from repogate.store import RunManifest, Store
 from repogate.tasks.scenarios import BuiltScenario
 
 

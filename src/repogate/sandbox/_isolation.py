@@ -1,6 +1,6 @@
 """Which isolation this machine gives untrusted commands, and when weak isolation is allowed.
 
-Bubblewrap is the isolation: an allowlisted file system (:mod:`repogate._mounts`), its own PID
+Bubblewrap is the isolation: an allowlisted file system (:mod:`repogate.sandbox._mounts`), its own PID
 namespace (nothing outlives the run: ``--die-with-parent``), no network unless granted. The
 mechanism is probed once per process by running ``true`` under it; ``REPOGATE_SANDBOX``
 (``auto``, ``bwrap``, ``unshare``, ``none``) restricts the choice.
@@ -25,8 +25,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from repogate._mounts import mount_arguments
 from repogate.errors import IsolationError
+from repogate.sandbox._mounts import mount_arguments
 
 IsolationKind = Literal["bwrap", "unshare", "none"]
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from _scenario_variant import contract_with
 from conftest import HAS_BWRAP, requires_bwrap, run_json, stored_attempts
 from repogate import git
 from repogate.cli import ExitCode, main
@@ -18,13 +19,6 @@ from repogate.store import Store
 from repogate.tasks.scenarios import BuiltScenario, build_scenario
 
 pytestmark = pytest.mark.slow
-
-
-def contract_with(scenario: BuiltScenario, extra: str, name: str = "variant.toml") -> Path:
-    text = scenario.contracts[0].read_text()
-    path = scenario.contracts[0].parent / name
-    path.write_text(text.replace("[permissions]\n", extra + "\n[permissions]\n", 1))
-    return path
 
 
 def test_gold_null_and_test_editing_agent(

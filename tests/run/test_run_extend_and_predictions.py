@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from _scenario_variant import contract_with
 from conftest import run_json
 from repogate import git
 from repogate.cli import ExitCode, main
 from repogate.store import Store
 from repogate.tasks.scenarios import BuiltScenario
-from test_run import contract_with
 
 pytestmark = pytest.mark.slow
 
@@ -108,7 +108,7 @@ def test_a_moved_run_folder_plans_the_same_inputs(tmp_path: Path) -> None:
     policy digest) and agents (by spec, hence attempt id) may not name the folder's old path,
     or the copy is refused as "a run of other inputs" (the contracts named ``repo`` by its
     absolute path, and the shipped scripted agents their files)."""
-    from repogate.cli_run import default_plans
+    from repogate.cli.run import default_plans
     from repogate.store import attempt_id_for
 
     def inputs(out: Path) -> list[tuple[str, str, str]]:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from _scenario_variant import contract_with
 from conftest import run_json
 from repogate.cli import ExitCode, main
 from repogate.store import Store
 from repogate.tasks.scenarios import BuiltScenario
-from test_run import contract_with
 
 pytestmark = pytest.mark.slow
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from _stored_run import finished_run
 from repogate.cli import ExitCode, main
 from repogate.errors import EvidenceError
 from repogate.gates.authority import load_reviews
-from test_store_chain import _run_dir as finished_run
 
 WRONG_TYPES = {
     "[]": "got a list",

@@ -77,9 +77,9 @@ def gate_cmd(
 ) -> None:
     """Evaluate a pull request's head as the candidate; exit 1 when not accepted."""
     from repogate.ci import exit_code, resolve_request, run_gate
-    from repogate.cli_run import check_out_folder
+    from repogate.cli.run import check_out_folder
+    from repogate.cli.terminal import decision_table, print_table
     from repogate.provenance import load_signer
-    from repogate.report.terminal import decision_table, print_table
 
     signer = None if sign_key is None else load_signer(sign_key)
     request = resolve_request(

@@ -13,7 +13,7 @@ Every agent, install and test command goes through :func:`run`:
   timezone and locale (``TZ=UTC``, ``LANG``/``LC_ALL=C.UTF-8``: never the caller's, so a result
   does not depend on who ran it), a private ``HOME`` and ``TMPDIR``, then what the policy grants.
   Tokens and keys (``GITHUB_TOKEN``, ``AWS_*``, ``SSH_AUTH_SOCK`` ...) are never copied.
-- **file system**: under bubblewrap, an allowlist (:mod:`repogate._mounts`): system folders and
+- **file system**: under bubblewrap, an allowlist (:mod:`repogate.sandbox._mounts`): system folders and
   the command's runtime read-only, the policy's folders, a private HOME and TMPDIR; nothing else
   of the user's file system exists for the command.
 - **network**: off unless granted, with Linux namespaces.
@@ -50,7 +50,9 @@ from typing import IO, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from repogate import clock
-from repogate._isolation import (
+from repogate._model import FrozenModel
+from repogate.errors import IsolationError
+from repogate.sandbox._isolation import (
     INSTALL_HINT,
     SANDBOX_ENV,
     WEAK_ENV,
@@ -63,8 +65,7 @@ from repogate._isolation import (
     unshare_prefix,
     weak_isolation_reason,
 )
-from repogate._model import FrozenModel
-from repogate._mounts import (
+from repogate.sandbox._mounts import (
     SECRET_PATHS,
     install_folders,
     mount_arguments,
@@ -72,7 +73,6 @@ from repogate._mounts import (
     runtime_folders,
     under_any,
 )
-from repogate.errors import IsolationError
 
 __all__ = [
     "INSTALL_HINT",
@@ -122,7 +122,7 @@ class SandboxPolicy(BaseModel):
             writes its own tree, never the scratch folder where the harness builds other trees
             after it (a link planted there would carry the harness's later writes elsewhere).
         readable: further folders (or files) it may read; the system folders and its runtime
-            (see :mod:`repogate._mounts`) and its working folder are always readable.
+            (see :mod:`repogate.sandbox._mounts`) and its working folder are always readable.
         hidden: folders shown empty where a granted folder would show them (the harness's
             full-history repository, the run directory). The user's credential stores too.
         root: an image's root file system to run in (the granted folders keep their paths in
@@ -188,7 +188,7 @@ def _view(
     scratch: Path,
     env: Mapping[str, str],
 ) -> list[str]:
-    """Return bubblewrap's mount arguments: the allowlist of :mod:`repogate._mounts`."""
+    """Return bubblewrap's mount arguments: the allowlist of :mod:`repogate.sandbox._mounts`."""
     writable = [*policy.writable] if policy.writable is not None else [cwd, *install_folders(env)]
     writable += [*([cwd] if policy.writable_cwd else []), scratch]
     writable += [policy.home] if policy.home is not None else []

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from repogate._interactive import LINE_CAP, Session
 from repogate.sandbox import SandboxPolicy
+from repogate.sandbox._session import LINE_CAP, Session
 
 POLICY = SandboxPolicy(timeout_s=60, writable=(), writable_cwd=True)
 

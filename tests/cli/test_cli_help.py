@@ -44,6 +44,10 @@ def test_help_names_values_and_cuts_nothing(
     # every argument has a metavar: `{CONTRACT.toml|DIR}...`, never the parameter's own name
     # (new user: `tasks strength` showed `{contracts}...` and `contracts... <list[Path]>`)
     assert not re.search(r"\s[{\[][a-z_]+[}\]]", usage), usage
+    # an argument is named by its metavar alone, as an option is (new user: `report --help`
+    # listed `RUN_DIR <list[Path]>`, a Python annotation, under Arguments)
+    arguments = text.split("Arguments:", 1)[1].split("\n\n", 1)[0] if "Arguments:" in text else ""
+    assert "<" not in arguments, arguments
 
 
 @pytest.mark.parametrize(

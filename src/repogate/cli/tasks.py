@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from repogate.cli._help import PlainGroup
 from repogate.errors import ContractError, ExitCode, UserInputError
 from repogate.vocabulary import DEFAULT_WINDOW
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:  # loaded by the commands that use them: `--help` loads none o
     from repogate.vocabulary import Strength
 
 app = typer.Typer(
+    cls=PlainGroup,
     name="tasks",
     help="Task supply: import SWE-bench instances, mine a repository's history, check contracts.",
     no_args_is_help=True,

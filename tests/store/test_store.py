@@ -9,11 +9,10 @@ from repogate.agent_spec import parse_agent_spec
 from repogate.cli import ExitCode, main
 from repogate.decision import Evidence, decide
 from repogate.errors import RunDirError
-from repogate.manifest import RunManifest
 from repogate.receipt import Check, Crash, Observation, observe
 from repogate.sandbox import Isolation
 from repogate.state import CandidateState
-from repogate.store import Store
+from repogate.store import RunManifest, Store
 
 GOLD = parse_agent_spec("gold")
 NULL = parse_agent_spec("null")

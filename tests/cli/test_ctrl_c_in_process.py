@@ -32,7 +32,7 @@ def test_ctrl_c_to_the_runner_stops_the_session(root: Path, tmp_path: Path) -> N
         "no:cacheprovider",
         f"--basetemp={base}",
         "tests/agents/test_example_agent.py",  # runs `repogate run` in the runner's process
-        "tests/test_descendants.py",  # would run next
+        "tests/sandbox/test_descendants.py",  # would run next
     ]
     proc = subprocess.Popen(
         inner,

@@ -48,7 +48,7 @@ _CRASH_WIDTH = 60
 _COLUMNS: tuple[tuple[str, int | None, bool], ...] = (
     ("#", 3, False),
     ("contract", _CONTRACT_WIDTH, False),
-    ("agent", 14, False),
+    ("agent", 20, True),
     ("ep", 2, False),
     ("verdict", None, False),
     ("why (failed checks)", None, True),
@@ -71,8 +71,9 @@ def attempts_table(
     Columns: row number (what ``repogate show RUN_DIR N`` takes), contract id (cut in its middle
     past 24 characters, so ids sharing a prefix stay apart), agent, epoch, verdict, every failed
     (else errored) check by its full name (wrapping between names), sentinel status, wall time.
-    An agent label longer than its column is cut with an ellipsis, a crash's message in its
-    middle; ``repogate show RUN_DIR N`` gives the details.
+    An agent label longer than its column folds onto the next line, never cut (two agents
+    differing only at their end stay apart); a crash's message is cut in its middle;
+    ``repogate show RUN_DIR N`` gives the details.
 
     Args:
         records: the attempts, in order.
@@ -94,7 +95,7 @@ def attempts_table(
         pad_edge=False,
         show_edge=False,
     )
-    labels = agent_labels((r.agent for r in records), width=_COLUMNS[2][1])
+    labels = agent_labels((r.agent for r in records), width=2 * (_COLUMNS[2][1] or 0))
     rows: list[tuple[str, ...]] = []
     verdicts: list[str] = []
     for number, record in enumerate(records, 1):

@@ -8,10 +8,10 @@ from pathlib import Path
 from rich.console import Console
 
 from repogate.cli import load_evidence
+from repogate.cli.progress import RunProgress
+from repogate.cli.terminal import attempts_table
 from repogate.decision import decide
 from repogate.receipt import Crash
-from repogate.report.progress import RunProgress
-from repogate.report.terminal import attempts_table
 from repogate.store import AttemptRecord
 
 
@@ -52,7 +52,12 @@ def test_final_table_is_one_row_per_attempt_within_100_columns(root: Path) -> No
     rows = [line for line in lines if line[:1].isdigit()]
     assert [row.split()[0] for row in rows] == ["1", "2", "3"]  # numbered as `show RUN N` takes
     assert "accepted" in rows[0] and "rejected" in rows[1] and "crashed" in rows[2]
-    assert "an-agent-with" in rows[1] and "…" in rows[1]  # an agent label is cut
+    # an agent label folds, never cut (new user: `show` cut `claude-3-5-sonnet-…` labels, so two
+    # agents differing at their end read alike): the column's lines spell the label whole
+    start = rows[1].index("an-agent-with")
+    second = lines[lines.index(rows[1]) + 1]
+    label = rows[1][start:].split()[0] + second[start:].split()[0]
+    assert label == "an-agent-with-a-long-name", (rows[1], second)
     shown = rows[0].split()[1]  # a long contract id is cut in its middle: both ends stay
     assert shown.startswith("a-contract") and shown.endswith("on-and-on") and "…" in shown
 
@@ -109,7 +114,7 @@ def test_no_bar_off_a_terminal_and_nothing_with_json(root: Path) -> None:
 def test_text_from_runs_is_shown_as_text_never_as_markup(root: Path) -> None:
     """Test ids carry brackets (``test_x[timeout=301]``) and agents choose crash messages: rich
     must print them as written, never read them as markup (dropping a parameter or restyling)."""
-    from repogate.report.terminal import decision_table
+    from repogate.cli.terminal import decision_table
 
     rejected = decide(
         load_evidence(root / "examples" / "evidence" / "payments-sdk-retry-stale.json")

@@ -17,17 +17,17 @@ from securesystemslib.signer import Signer
 
 from repogate._files import storage_problem
 from repogate._folders import not_a_folder
-from repogate._storeschema import DB_NAME
 from repogate.agent_spec import AgentSpec, GoldSpec, NullSpec, ScriptSpec, parse_agent_spec
+from repogate.cli.progress import RunProgress
+from repogate.cli.terminal import attempts_table, print_table
 from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError, UserInputError
 from repogate.protocols import Executor
 from repogate.recorded import recorded_proposal, recorded_results
-from repogate.report.progress import RunProgress
-from repogate.report.terminal import attempts_table, print_table
 from repogate.runner import PlannedAttempt, RunOptions, check_isolation, run
 from repogate.sandbox import WEAK_FLAG
 from repogate.store import AttemptRecord, Store
+from repogate.store._schema import DB_NAME
 from repogate.tasks.scenario_injections import with_injected
 from repogate.tasks.scenarios import build_scenario, default_agents, scenario_names
 from repogate.tasks.taskset import contract_files

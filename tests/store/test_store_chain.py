@@ -14,19 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from _stored_run import stored_run
+from _stored_run import finished_run as _run_dir
 from repogate.cli import ExitCode, main
 from repogate.errors import RunDirError
-from repogate.state import CandidateState
 from repogate.store import Store
-
-STATE = CandidateState(base_commit="a" * 40, candidate_commit="b" * 40, patch_digest="c" * 64)
-
-
-def _run_dir(tmp_path: Path) -> tuple[Path, str, str]:
-    """A run with two finished attempts, each with two receipts; returns (dir, id1, id2)."""
-    ids = stored_run(tmp_path, STATE, (("E", STATE), ("I", STATE)), "failed")
-    return tmp_path, ids[0], ids[1]
 
 
 def test_untouched_run_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,7 +7,10 @@ from typing import Annotated
 
 import typer
 
+from repogate.cli._help import PlainGroup
+
 app = typer.Typer(
+    cls=PlainGroup,
     name="reviews",
     help="Review evidence: import a pull request's reviews from GitHub's JSON.",
     no_args_is_help=True,

@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import IO, cast
 
 from repogate import clock
-from repogate.sandbox import (
+from repogate.sandbox._run import (
     Isolation,
     SandboxPolicy,
     _environment,

@@ -16,7 +16,7 @@ import pytest
 from rich.console import Console
 
 from repogate.cli import main
-from repogate.report.terminal import attempts_table
+from repogate.cli.terminal import attempts_table
 from repogate.store import Store
 from repogate.tasks.scenarios import BuiltScenario
 

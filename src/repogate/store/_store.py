@@ -15,7 +15,7 @@ its gate finishes, so a killed process leaves every finished receipt readable; a
 ``running`` by a killed process is discarded and redone on resume, never duplicated.
 
 The evidence files are the canonical copy; the SQLite rows are an index that chains to them by
-digest (:mod:`repogate._chain`): ``decision.json`` lists its receipt files' sha256, the attempt's row
+digest (:mod:`repogate.store._chain`): ``decision.json`` lists its receipt files' sha256, the attempt's row
 holds the sha256 of ``decision.json``. ``show`` names every finished attempt whose chain broke, and a
 resume refuses the run directory (see :meth:`Store.create`). One process writes (it holds the
 lock); SQLite runs in WAL mode so readers never block it.
@@ -36,12 +36,17 @@ from typing import IO, Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from repogate import clock
-from repogate._chain import DECISION_FILE, StoredReceipt, attempt_problems, refuse_changed
 from repogate._files import first_problem, read_json_object
 from repogate._folders import not_a_folder
 from repogate._locks import write_atomic
-from repogate._rundir import RunInputs, hold, is_held
-from repogate._storeschema import (
+from repogate.agent_spec import AgentSpec, attempt_tag
+from repogate.decision import Decision
+from repogate.errors import RunDirError
+from repogate.receipt import Artifact, Crash, Receipt
+from repogate.state import CandidateState
+from repogate.store._chain import DECISION_FILE, StoredReceipt, attempt_problems, refuse_changed
+from repogate.store._rundir import RunInputs, hold, is_held
+from repogate.store._schema import (
     DB_NAME,
     MANIFEST_FILE,
     READABLE_VERSIONS,
@@ -54,12 +59,7 @@ from repogate._storeschema import (
     row_model,
     run_id_of,
 )
-from repogate.agent_spec import AgentSpec, attempt_tag
-from repogate.decision import Decision
-from repogate.errors import RunDirError
-from repogate.manifest import RunManifest
-from repogate.receipt import Artifact, Crash, Receipt
-from repogate.state import CandidateState
+from repogate.store.manifest import RunManifest
 from repogate.vocabulary import AttemptStatus
 
 
@@ -205,7 +205,7 @@ class Store:
 
     @property
     def run_id(self) -> str:
-        """The run's id (:func:`~repogate._storeschema.run_id_of`): kept on resume and by a copy."""
+        """The run's id (:func:`~repogate.store._schema.run_id_of`): kept on resume and by a copy."""
         return run_id_of(self._conn, self.run_dir)
 
     def being_written(self) -> bool:

@@ -74,7 +74,7 @@ def row_model(model: type[_M], text: str | None) -> _M | None:
     """A row's JSON ``text`` read as ``model``; None when it is None or does not validate.
 
     A row that does not validate changed since the harness stored it; the digest chain
-    (:mod:`repogate._chain`) names it, so readers show no verdict of it rather than crash.
+    (:mod:`repogate.store._chain`) names it, so readers show no verdict of it rather than crash.
     """
     if text is None:
         return None

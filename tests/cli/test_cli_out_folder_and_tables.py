@@ -13,8 +13,8 @@ import pytest
 from rich.console import Console
 
 from repogate.cli import ExitCode, load_evidence, main
+from repogate.cli.terminal import attempts_table
 from repogate.decision import decide
-from repogate.report.terminal import attempts_table
 from repogate.store import AttemptRecord
 
 
@@ -217,9 +217,8 @@ def test_the_runs_brief_counts_in_the_singular(
 ) -> None:
     """ "1 epochs", "1 agents": the run's brief must read as English for one of each."""
     from repogate.agent_spec import GoldSpec
-    from repogate.manifest import RunManifest
     from repogate.sandbox import Isolation
-    from repogate.store import Store
+    from repogate.store import RunManifest, Store
 
     decision = decide(load_evidence(root / "examples" / "evidence" / "pure-parser-function.json"))
     iso = Isolation(kind="bwrap", network_off=True)

@@ -21,6 +21,7 @@ from repogate._interrupted import (
     sigterm_as_ctrl_c,
 )
 from repogate._version import __version__
+from repogate.cli._help import PlainGroup
 from repogate.errors import EvidenceError, ExitCode, RepogateError, UserInputError
 from repogate.vocabulary import attempt_state
 
@@ -38,6 +39,7 @@ __all__ = [
 ]
 
 app = typer.Typer(
+    cls=PlainGroup,
     name="repogate",
     help="Decide whether a coding agent's change became an accepted repository state transition.",
     no_args_is_help=True,
@@ -48,7 +50,7 @@ app = typer.Typer(
 
 
 def _register_tasks() -> None:
-    from repogate.cli_tasks import app as tasks_app
+    from repogate.cli.tasks import app as tasks_app
 
     app.add_typer(tasks_app, name="tasks", short_help="Import, mine and check tasks.")
 
@@ -57,9 +59,9 @@ _register_tasks()
 
 
 def _register_provenance() -> None:
-    from repogate.cli_gate import register as register_gate
-    from repogate.cli_provenance import register
-    from repogate.cli_reviews import app as reviews_app
+    from repogate.cli.gate import register as register_gate
+    from repogate.cli.provenance import register
+    from repogate.cli.reviews import app as reviews_app
 
     register(app)
     register_gate(app)
@@ -132,8 +134,8 @@ def decide_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the decision as JSON.")] = False,
 ) -> None:
     """Apply the non-compensating gates to typed evidence; exit 0 when accepted, 1 when not."""
+    from repogate.cli.terminal import decision_table, print_table
     from repogate.decision import decide
-    from repogate.report.terminal import decision_table, print_table
 
     decision = decide(load_evidence(evidence))
     if as_json:
@@ -219,7 +221,7 @@ def run_cmd(
 ) -> None:
     """Run agents on contracts and decide each attempt; exit 0 when every attempt ran."""
     from repogate.agents import parse_specs, requiring_all
-    from repogate.cli_run import execute
+    from repogate.cli.run import execute
     from repogate.executors import make_executor
     from repogate.provenance import load_signer
 
@@ -294,7 +296,7 @@ def report_cmd(
     ] = None,
 ) -> None:
     """Report acceptance with intervals, the stage funnel, errors, resolved vs accepted, autonomy."""
-    from repogate.cli_report import execute
+    from repogate.cli.report import execute
 
     raise typer.Exit(execute(run_dirs, by, as_json, html, fmt, baseline, agent, policy))
 
@@ -329,8 +331,8 @@ def show_cmd(
     it was stored (a receipt, decision.json or its store row) shows no verdict, is named on
     standard error, and the command exits 3.
     """
-    from repogate.cli_run import agent_outcomes
-    from repogate.report.terminal import attempts_table, print_table
+    from repogate.cli.run import agent_outcomes
+    from repogate.cli.terminal import attempts_table, print_table
     from repogate.store import Store
 
     with Store.open(run_dir) as store:
@@ -408,8 +410,8 @@ def _pick(records: list[AttemptRecord], attempt: str) -> AttemptRecord:
 def _show_one(
     run_dir: Path, record: AttemptRecord, agent_status: str, receipts: list[str], *, live: bool
 ) -> None:
+    from repogate.cli.terminal import decision_table, print_table
     from repogate.models.trajectory import TRAJECTORY_FILE, read_trajectory, summary
-    from repogate.report.terminal import decision_table, print_table
 
     folder = run_dir / "attempts" / record.attempt_id
     typer.echo(
@@ -498,7 +500,3 @@ def main(argv: list[str] | None = None) -> int:
     if result == ExitCode.INTERRUPTED:  # no command of ours returns it: only Ctrl-C does
         typer.echo(interrupted_message(sys.argv[1:] if argv is None else argv), err=True)
     return int(result) if isinstance(result, int) else ExitCode.OK
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -17,7 +17,7 @@ import pytest
 from conftest import run_json, stored_attempts
 from repogate import sandbox
 from repogate.cli import ExitCode, main
-from repogate.cli_run import EMBEDDED_WEAK
+from repogate.cli.run import EMBEDDED_WEAK
 from repogate.runner import RunOptions, check_isolation
 from repogate.store import Store
 from repogate.tasks.scenarios import BuiltScenario

@@ -1,0 +1,52 @@
+"""The sandbox: how every untrusted command (agent, install, test) runs.
+
+Public face of the package; the modules behind it are private:
+
+- ``_run``: :func:`run`, the one way to start an untrusted command (timeout, output caps, a
+  scrubbed environment, no network unless granted), and :class:`SandboxPolicy` / :class:`ExecResult`;
+- ``_isolation``: whether bubblewrap isolates here, and the :class:`Isolation` record written into
+  the manifest and every decision;
+- ``_mounts``: the file system allowlist bubblewrap mounts (this machine's system folders, or an
+  image's root file system: :class:`RootFilesystem`);
+- ``_session``: :class:`Session`, a sandboxed command talked to line by line.
+"""
+
+from repogate.sandbox._run import (
+    INSTALL_HINT,
+    SANDBOX_ENV,
+    SECRET_PATHS,
+    WEAK_ENV,
+    WEAK_FLAG,
+    ExecResult,
+    Isolation,
+    IsolationError,
+    RootFilesystem,
+    SandboxPolicy,
+    allowing_weak_isolation,
+    command_line,
+    isolation,
+    require_isolation,
+    run,
+    weak_isolation_reason,
+)
+from repogate.sandbox._session import Session
+
+__all__ = [
+    "INSTALL_HINT",
+    "SANDBOX_ENV",
+    "SECRET_PATHS",
+    "WEAK_ENV",
+    "WEAK_FLAG",
+    "ExecResult",
+    "Isolation",
+    "IsolationError",
+    "RootFilesystem",
+    "SandboxPolicy",
+    "Session",
+    "allowing_weak_isolation",
+    "command_line",
+    "isolation",
+    "require_isolation",
+    "run",
+    "weak_isolation_reason",
+]
