@@ -194,6 +194,18 @@ def test_root_tarball_is_keyed_by_its_bytes_and_unpacked_once(tmp_path: Path) ->
     assert (again.rootfs / "marker").read_text() == "kept"  # reused, not unpacked again
 
 
+def test_an_archive_rewritten_in_place_is_read_afresh(tmp_path: Path) -> None:
+    """The digest remembered for a file is dropped when the file changes (size, time, inode)."""
+    archive = tmp_path / "root.tar"
+    archive.write_bytes(layer(BASE))
+    first = unpack_image(archive, tmp_path / "cache")
+    archive.write_bytes(layer([*BASE, ("etc/added", "file", "new")]))
+    second = unpack_image(archive, tmp_path / "cache")
+    assert second.digest == sha(archive.read_bytes()) != first.digest
+    assert (second.rootfs / "etc/added").read_text() == "new"
+    assert not (first.rootfs / "etc/added").exists()
+
+
 def test_set_user_id_bits_are_dropped(tmp_path: Path) -> None:
     archive = tmp_path / "root.tar"
     archive.write_bytes(layer([("usr", "dir", ""), ("usr/su", "suid", "x")]))
@@ -248,6 +260,7 @@ def test_a_member_leaving_the_root_is_refused_and_nothing_is_kept(
     assert (outside / "secret").stat().st_nlink == 1
     assert not (tmp_path / "escaped").exists()
     assert [p.name for p in (cache / "images").iterdir() if not p.name.endswith(".lock")] == []
+    assert not (cache / "images" / "by-file").exists()
 
 
 def test_a_layer_that_is_not_what_its_config_says_is_refused(tmp_path: Path) -> None:
@@ -307,5 +320,5 @@ def test_two_builds_of_one_image_at_once_unpack_it_once(tmp_path: Path) -> None:
     assert made[0] == made[1]  # one record: the same unpack_seconds, so one unpacking
     names = sorted(p.name for p in (cache / "images").iterdir())
     hex_ = json.loads(made[0])["digest"][7:]
-    assert names == [hex_, f"{hex_}.lock"]
+    assert names == [hex_, f"{hex_}.lock", "by-file"]
     assert tree(cache / "images" / hex_ / "rootfs") == EXPECTED

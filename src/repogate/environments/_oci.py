@@ -32,7 +32,9 @@ absolute symbolic links every Debian root holds (``/etc/localtime``).
 
 **Cache.** ``<cache>/images/<hex>/rootfs``, with ``image.json`` (an :class:`UnpackedImage`) beside
 it; made in a temporary folder and renamed into place under a file lock, so two builds never
-unpack one image at once and a reader never sees half of one.
+unpack one image at once and a reader never sees half of one. ``images/by-file/<key>`` remembers
+the digest of an archive file as it was (path, inode, size, modification time), so a later build
+neither hashes nor scans it again.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ from typing import IO, Any, Literal
 from pydantic import ValidationError
 
 from repogate import clock
-from repogate._locks import locked
+from repogate._locks import locked, write_atomic
 from repogate._model import FrozenModel
 from repogate.errors import EnvironmentBuildError
 
@@ -520,14 +522,20 @@ def unpack_image(archive: Path, cache_dir: Path) -> UnpackedImage:
             a layer's digest is wrong, or a member is refused (see the module's Safety).
     """
     archive = archive.resolve()
+    images = cache_dir.resolve() / "images"
+    memo = images / "by-file" / _file_key(archive)
+    with contextlib.suppress(OSError, ValueError):
+        found = _load(images / memo.read_text(encoding="ascii").strip())
+        if found is not None:
+            return found
     with _open_archive(archive) as tar:
         plan = _plan(archive, tar)
     hex_ = plan.digest.removeprefix("sha256:")
-    images = cache_dir.resolve() / "images"
     entry = images / hex_
     with locked(images / f"{hex_}.lock"):
         found = _load(entry)
         if found is not None:
+            write_atomic(memo, hex_)
             return found
         start = clock.monotonic()
         staging = images / f"{hex_}.tmp-{os.getpid()}"
@@ -551,7 +559,19 @@ def unpack_image(archive: Path, cache_dir: Path) -> UnpackedImage:
         except BaseException:
             _remove_tree(staging)
             raise
+        write_atomic(memo, hex_)
     return image
+
+
+def _file_key(archive: Path) -> str:
+    """The archive file as it is now (path, device, inode, size, modification time), hashed.
+
+    Remembers which image a file held, so a later build finds it unpacked without reading the
+    whole archive again; a file rewritten or replaced gets a new key and is read afresh.
+    """
+    st = archive.stat()
+    facts = f"{archive}\0{st.st_dev}\0{st.st_ino}\0{st.st_size}\0{st.st_mtime_ns}"
+    return hashlib.sha256(facts.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _load(entry: Path) -> UnpackedImage | None:
