@@ -9,7 +9,8 @@ import pytest
 from conftest import requires_bwrap
 from repogate import sandbox
 from repogate.contract import load_contract
-from repogate.errors import ContractError, IsolationError
+from repogate.environments import build
+from repogate.errors import ContractError, EnvironmentBuildError, IsolationError
 
 CONTRACT = """
 id = "t"
@@ -91,3 +92,9 @@ def test_in_an_empty_image_nothing_of_this_machine_is_there(tmp_path: Path, prog
     assert "No such file or directory" in result.stderr
     assert result.isolation.root == "sha256:e"
     assert "root file system: image sha256:e, read-only" in result.isolation.detail
+
+
+def test_a_missing_image_archive_is_a_build_error_saying_how_to_fix(tmp_path: Path) -> None:
+    contract = load_contract(_load(tmp_path, 'backend = "image"\nimage = "nowhere.tar"'))
+    with pytest.raises(EnvironmentBuildError, match=r"nowhere\.tar is not a file; give"):
+        build(contract.environment, tmp_path, tmp_path / "cache", sandbox.SandboxPolicy())

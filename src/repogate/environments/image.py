@@ -151,7 +151,10 @@ class ImageEnvironment(FrozenModel):
                 'backend "image" needs [environment] image = "<saved image or root tarball>"'
             )
         if not archive.is_file():
-            raise EnvironmentBuildError(f"image archive {archive} is not a file")
+            raise EnvironmentBuildError(
+                f"image archive {archive} is not a file; give [environment] image as the path of "
+                "a saved image or a root tarball, relative to the task set or absolute"
+            )
         cache_dir = cache_dir.resolve()
         unpacked = unpack_image(archive, cache_dir)
         unpack_seconds = clock.monotonic() - start
