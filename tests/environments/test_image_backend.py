@@ -8,9 +8,13 @@ here and fail in CI (``.ci/run`` installs it).
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
 import os
 import shutil
 import subprocess
+import tarfile
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,6 +65,41 @@ def unpacked_cache(debian_root: Path, request: pytest.FixtureRequest) -> Path:
     cache = request.config.cache.mkdir("image-backend-envs")
     unpack_image(debian_root, cache)
     return cache
+
+
+@pytest.fixture(scope="session")
+def saved_image(debian_root: Path, request: pytest.FixtureRequest) -> Path:
+    """The Debian root as ``docker save`` writes an image: its layer, then one that adds a file
+    and whites out a folder (``.wh.``) and empties another (``.wh..wh..opq``); cached."""
+    folder = request.config.cache.mkdir("image-backend")
+    archive = folder / "saved-image.tar"
+    if archive.is_file():
+        return archive
+    top = io.BytesIO()
+    with tarfile.open(fileobj=top, mode="w") as tar:
+        for name, data in (
+            ("opt/marker", b"second layer"),
+            ("usr/share/.wh.common-licenses", b""),
+            ("etc/apt/.wh..wh..opq", b""),
+        ):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    layers = [debian_root.read_bytes(), top.getvalue()]
+    ids = ["sha256:" + hashlib.sha256(b).hexdigest() for b in layers]
+    config = json.dumps({"os": "linux", "rootfs": {"type": "layers", "diff_ids": ids}}).encode()
+    config_name = hashlib.sha256(config).hexdigest() + ".json"
+    names = [f"{i[7:]}/layer.tar" for i in ids]
+    manifest = json.dumps([{"Config": config_name, "RepoTags": ["t:1"], "Layers": names}])
+    fresh = folder / f".saved-image.{os.getpid()}"
+    with tarfile.open(fresh, "w") as tar:
+        for name, data in [*zip(names, layers, strict=True), (config_name, config),
+                           ("manifest.json", manifest.encode())]:  # fmt: skip
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    fresh.replace(archive)
+    return archive
 
 
 def _cache_with_image(tmp_path: Path, unpacked_cache: Path) -> Path:
@@ -182,6 +221,33 @@ def test_commands_see_the_image_as_root_read_only_and_no_network(
     assert (checkout / "written").read_text() == "ok"
     assert result.isolation.root == env.image
     assert result.isolation.network_off
+
+
+@pytest.mark.slow
+@requires_bwrap
+@needs_mmdebstrap
+def test_a_saved_image_of_two_layers_runs_with_its_whiteouts_applied(
+    tmp_path: Path, saved_image: Path, unpacked_cache: Path
+) -> None:
+    """A ``docker save`` archive: its config's digest names it; the top layer's files are there."""
+    recipe = EnvironmentRecipe(backend="image", image=str(saved_image))
+    env = build(recipe, tmp_path, unpacked_cache, sandbox.SandboxPolicy())
+    assert isinstance(env, ImageEnvironment)
+    assert env.image_kind == "docker-archive"
+    with tarfile.open(saved_image) as tar:
+        manifest = json.loads(tar.extractfile("manifest.json").read())  # type: ignore[union-attr]
+    assert env.image == "sha256:" + manifest[0]["Config"].removesuffix(".json")
+    script = (
+        "import os\n"
+        "print(open('/opt/marker').read())\n"
+        "print(os.path.exists('/usr/share/common-licenses'), sorted(os.listdir('/etc/apt')))\n"
+        "import pytest\n"
+        "print('pytest', pytest.__version__ != '')\n"
+    )
+    result = env.run([*env.python_argv(), "-c", script], tmp_path, sandbox.SandboxPolicy())
+    assert result.ok, result.stderr
+    assert result.stdout.splitlines() == ["second layer", "False []", "pytest True"]
+    assert result.isolation.root == env.image
 
 
 @pytest.mark.slow
