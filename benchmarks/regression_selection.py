@@ -34,9 +34,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from repogate import git
+from repogate import environments, git
 from repogate.contract import EnvironmentRecipe
-from repogate.environment import BuiltEnvironment, build_environment
+from repogate.environments import Environment
 from repogate.oracles.base_suite import (
     BaseSuite,
     record_base_suite,
@@ -87,7 +87,7 @@ def _named(tree: Path) -> Callable[[str], bool]:
 def _pair(
     label: str,
     clone: Path,
-    env: BuiltEnvironment,
+    env: Environment,
     suite: BaseSuite,
     base: str,
     code: str,
@@ -141,7 +141,7 @@ def bench_repo(
     install = work / "install"
     git.export_tree(clone, chain[0], install)
     recipe = EnvironmentRecipe(python="3.11", install=INSTALL[name])
-    env = build_environment(recipe, install, cache, SandboxPolicy(network=True, timeout_s=1800))
+    env = environments.build(recipe, install, cache, SandboxPolicy(network=True, timeout_s=1800))
     tools = tool_folder(env, cache)
     suites: dict[str, BaseSuite] = {}
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from repogate.contract import Oracles
-from repogate.environment import BuiltEnvironment, Toolchain
+from repogate.environments import Toolchain
+from repogate.environments.uv import UvEnvironment
 from repogate.validity import result_key, run_conditions
 
 
@@ -14,7 +15,7 @@ def test_every_run_condition_changes_the_result_key() -> None:
     toolchain = Toolchain(
         python="3.11.7", implementation="CPython", platform="linux-x86_64", uv="uv"
     )
-    env = BuiltEnvironment(
+    env = UvEnvironment(
         python=Path("/v/bin/python"),
         bin_dir=Path("/v/bin"),
         venv=Path("/v"),

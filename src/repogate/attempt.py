@@ -15,7 +15,7 @@ from pathlib import Path
 
 from repogate import clock, git
 from repogate.contract import TransitionContract
-from repogate.environment import BuiltEnvironment
+from repogate.environments import Environment
 from repogate.oracles.embedded import EmbeddedOracle
 from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.junit import TestOutcome
@@ -118,7 +118,7 @@ class AttemptProgress:
     hidden: bytes = b""
     hidden_paths: tuple[str, ...] = ()
     embedded: tuple[EmbeddedOracle, ...] = ()
-    env: BuiltEnvironment | None = None
+    env: Environment | None = None
     base_flaky: frozenset[str] = frozenset()
     base_xfailed: frozenset[str] = frozenset()
     base_xpassed: frozenset[str] = frozenset()
@@ -136,7 +136,7 @@ class AttemptProgress:
     receipts: tuple[Receipt, ...] = ()
 
     @property
-    def workspace_env(self) -> BuiltEnvironment:
+    def workspace_env(self) -> Environment:
         """The built environment (phases after ``environment`` may rely on it)."""
         assert self.env is not None
         return self.env

@@ -188,8 +188,20 @@ class EnvironmentRecipe(_Model):
 
     supplied_by: Literal["evaluator", "agent"] = "evaluator"
     """Who builds the environment: the evaluator (from this recipe) or the agent (as part of the task)."""
+    backend: Literal["uv", "image"] = Field(default="uv", exclude_if=lambda name: name == "uv")
+    """How the environment is made (:data:`repogate.environments.BACKENDS`): ``uv``, a uv virtual
+    environment from an interpreter on this machine; ``image``, every command in a container
+    image's root file system under bubblewrap (``image`` names it). Left out of the contract's
+    dumps (so of its digests and the environment cache key) while ``uv``, so they stay as they
+    were before."""
+    image: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The ``image`` backend's image: a ``docker save``/``podman save`` archive (Docker or OCI
+    layout) or a root file system tarball, relative to the task set or absolute. Left out of the
+    contract's dumps while unset."""
     python: str = "3.11"
-    """The interpreter version for the virtual environment (``3.11``, ``3.8``), found as uv finds it."""
+    """The interpreter version for the virtual environment (``3.11``, ``3.8``), found as uv finds it;
+    with ``backend = "image"``, the version the image's ``python3`` must have, or the absolute path
+    of the image's interpreter (``/opt/miniconda3/envs/testbed/bin/python``)."""
     install: tuple[str, ...] = ()
     """Install commands run in the checkout of the base commit, in order (``uv pip install -e .``);
     empty installs the project from its own files."""
@@ -207,6 +219,22 @@ class EnvironmentRecipe(_Model):
     services: tuple[Service, ...] = ()
     """Services the tests need, started on loopback in the sandbox around every test run; part
     of the environment digest and of the environment's receipt."""
+
+    _base_dir: Path | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _image_with_its_backend(self) -> EnvironmentRecipe:
+        if self.backend == "image" and not self.image:
+            raise ValueError('backend "image" needs image = "<saved image or root tarball>"')
+        if self.backend != "image" and self.image is not None:
+            raise ValueError('image is read by backend "image" only; add backend = "image"')
+        return self
+
+    def image_archive(self) -> Path | None:
+        """Return ``image`` as a path on this machine (relative ones against the task set), or None."""
+        if self.image is None:
+            return None
+        return ((self._base_dir or Path.cwd()) / self.image).resolve()
 
     @field_validator("services")
     @classmethod
@@ -559,7 +587,9 @@ class TransitionContract(_Model):
 
         The contract itself is frozen and left unchanged.
         """
-        copy = self.model_copy()
+        environment = self.environment.model_copy()
+        environment._base_dir = base_dir.resolve()
+        copy = self.model_copy(update={"environment": environment})
         copy._base_dir = base_dir.resolve()
         return copy
 

@@ -46,7 +46,7 @@ class CandidateState(FrozenModel):
         candidate_tree: the tree id of ``candidate_commit``.
         merge_tree: the tree the harness's merge produced, once merged (None before).
         patch_digest: see :func:`patch_digest`.
-        environment_digest: see :mod:`repogate.environment`.
+        environment_digest: see :mod:`repogate.environments`.
         oracle_digest: see :func:`oracle_digest`.
         policy_digest: see :meth:`repogate.contract.TransitionContract.policy_digest`.
     """

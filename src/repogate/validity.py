@@ -22,10 +22,10 @@ from collections.abc import Mapping
 from repogate import sandbox
 from repogate._version import __version__
 from repogate.contract import Oracles
-from repogate.environment import BuiltEnvironment
+from repogate.environments import Environment
 
 
-def run_conditions(env: BuiltEnvironment, oracles: Oracles) -> dict[str, object]:
+def run_conditions(env: Environment, oracles: Oracles) -> dict[str, object]:
     """Return the conditions every graded test run of a task happens under (see module docs)."""
     return {
         "evaluator": __version__,

@@ -1,10 +1,10 @@
-"""Redirecting a cached venv's editable installs to each run's checkout (``repogate._editable``)."""
+"""Redirecting a cached venv's editable installs to each run's checkout (``repogate.environments._editable``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from repogate._editable import detach
+from repogate.environments._editable import detach
 
 
 def _venv_with_finder(tmp_path: Path, mapping: dict[str, str]) -> tuple[Path, Path]:

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from repogate._toolchain import find_python
 from repogate.contract import EnvironmentRecipe
-from repogate.environment import BuiltEnvironment, build_environment, cache_key, find_python
+from repogate.environments.uv import UvEnvironment, build_environment, cache_key
 from repogate.errors import EnvironmentBuildError
 from repogate.oracles.pytest_runner import run_tests
 from repogate.sandbox import SandboxPolicy
@@ -50,7 +51,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> tuple[BuiltEnvironment, Path]:
+def built(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> tuple[UvEnvironment, Path]:
     base = _project(tmp_path_factory.mktemp("base"), value=1)
     return build_environment(RECIPE, base, cache, POLICY), base
 
@@ -73,7 +74,7 @@ def test_cache_key_follows_recipe_interpreter_and_lock_inputs() -> None:
 
 
 @pytest.mark.slow
-def test_cold_build_records_toolchain_and_packages(built: tuple[BuiltEnvironment, Path]) -> None:
+def test_cold_build_records_toolchain_and_packages(built: tuple[UvEnvironment, Path]) -> None:
     env, base = built
     assert env.cold is True
     assert env.toolchain.python.startswith("3.11.")
@@ -88,7 +89,7 @@ def test_cold_build_records_toolchain_and_packages(built: tuple[BuiltEnvironment
 
 
 @pytest.mark.slow
-def test_warm_build_is_a_cache_hit(built: tuple[BuiltEnvironment, Path], cache: Path) -> None:
+def test_warm_build_is_a_cache_hit(built: tuple[UvEnvironment, Path], cache: Path) -> None:
     env, base = built
     warm = build_environment(RECIPE, base, cache, POLICY)
     assert warm.cold is False
@@ -98,7 +99,7 @@ def test_warm_build_is_a_cache_hit(built: tuple[BuiltEnvironment, Path], cache: 
 
 @pytest.mark.slow
 def test_tests_import_the_candidate_checkout_not_the_build_checkout(
-    built: tuple[BuiltEnvironment, Path], tmp_path: Path
+    built: tuple[UvEnvironment, Path], tmp_path: Path
 ) -> None:
     """Threat: a cached venv with an editable install would test the base code, not the patch."""
     env, base = built

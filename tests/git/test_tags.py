@@ -16,9 +16,8 @@ import pytest
 
 from _lifecycle_git import ENV
 from _task import commit_at
-from repogate import git, sandbox
+from repogate import environments, git, sandbox
 from repogate.contract import EnvironmentRecipe
-from repogate.environment import activate, build_environment
 
 DATE = "2024-06-01T00:00:00Z"
 PYPROJECT = """[build-system]
@@ -88,12 +87,11 @@ def test_a_hatch_vcs_project_builds_with_the_version_of_its_tags(tmp_path: Path)
     git.export_tree(ws, shas[1], install)
     recipe = EnvironmentRecipe(install=("uv pip install .",))
     policy = sandbox.SandboxPolicy(timeout_s=600)
-    env = build_environment(recipe, install, tmp_path / "cache", policy)
+    env = environments.build(recipe, install, tmp_path / "cache", policy)
     code = "import importlib.metadata as m, tagged; print(m.version('tagged'), tagged.VALUE)"
     checkout = tmp_path / "checkout"
     git.export_tree(ws, shas[1], checkout)
-    granted = policy.model_copy(update={"env": activate(env, checkout)})
-    done = sandbox.run([str(env.python), "-c", code], checkout, granted)
+    done = env.run([*env.python_argv(), "-c", code], checkout, policy)
     version, value = done.stdout.split()
     assert version.startswith("1.0.1.dev1+g"), done.stdout + done.stderr
     assert value == "2"  # the checkout's code, not the installed copy

@@ -18,8 +18,8 @@ from _lifecycle_git import commit, diff, new_repo
 from _lifecycle_git import git as lifecycle_git
 from conftest import requires_bwrap, run_json
 from repogate import git
-from repogate._editable import detach
 from repogate.contract import Lockfile
+from repogate.environments._editable import detach
 from repogate.errors import EnvironmentBuildError
 from repogate.gates import graded_trees
 from repogate.gates.dependency import check_dependency_policy

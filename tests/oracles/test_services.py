@@ -162,7 +162,8 @@ def _state(pid: int) -> str:
 
 def test_a_service_is_part_of_the_environment_digest() -> None:
     """Two environments whose tests talk to different services must not share cached results."""
-    from repogate.environment import Toolchain, environment_digest
+    from repogate.environments import Toolchain
+    from repogate.environments.uv import environment_digest
 
     chain = Toolchain(python="3.11.7", implementation="CPython", platform="linux", uv="uv 0.1")
     conditions = {"tz": "UTC", "locale": "C.UTF-8", "exclude_newer": None}

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from repogate.contract import EnvironmentRecipe
-from repogate.environment import build_environment
+from repogate.environments.uv import build_environment
 from repogate.oracles.pytest_runner import run_tests
 from repogate.sandbox import SandboxPolicy
 from repogate.tasks.recipe import derive_recipe

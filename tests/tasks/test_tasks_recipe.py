@@ -6,7 +6,7 @@ from pathlib import Path
 
 from repogate import git
 from repogate.contract import EnvironmentRecipe
-from repogate.environment import cache_key
+from repogate.environments.uv import cache_key
 from repogate.tasks.recipe import EnvMap, MapEntry, derive_recipe, recipe_for
 
 

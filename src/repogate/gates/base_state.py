@@ -10,7 +10,7 @@ incompatible release) shows up as a reference that fails, named with its failing
 resolved versions.
 
 This module holds the gate's rules and its record; building the environment is
-:mod:`repogate.environment`'s, and running the trees is the environment phase's
+:mod:`repogate.environments`'s, and running the trees is the environment phase's
 (:mod:`repogate.phases`).
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from repogate.environment import BuiltEnvironment
+from repogate.environments import Environment, EnvironmentRecord, as_record
 from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.grading import BaseCheck, base_state_check, observe_ids
 from repogate.oracles.junit import TestOutcome
@@ -59,24 +59,24 @@ class BaseState(Observation):
     flaky: tuple[str, ...]
     xfailed: tuple[str, ...]
     xpassed: tuple[str, ...] = ()
-    environment: BuiltEnvironment | None = None
+    environment: EnvironmentRecord | None = None
     reads: TracedReads | None = None
 
 
-def read_cached(text: str, env: BuiltEnvironment) -> BaseState:
+def read_cached(text: str, env: Environment) -> BaseState:
     """Parse a cached base-state result (JSON written from a :class:`BaseState`) for ``env``.
 
     Raises:
         pydantic.ValidationError: the text is not a base-state result of this version.
     """
-    return BaseState.model_validate_json(text).model_copy(update={"environment": env})
+    return BaseState.model_validate_json(text).model_copy(update={"environment": as_record(env)})
 
 
 def reproduced(
     details: dict[str, Any],
     flaky: Collection[str],
     xfailed: Collection[str],
-    env: BuiltEnvironment,
+    env: Environment,
     xpassed: Collection[str] = (),
 ) -> BaseState:
     """The base state is as the contract says: ``environment_reproduced`` passes."""
@@ -86,12 +86,12 @@ def reproduced(
         flaky=tuple(sorted(flaky)),
         xfailed=tuple(sorted(xfailed)),
         xpassed=tuple(sorted(xpassed)),
-        environment=env,
+        environment=as_record(env),
     )
 
 
 def invalid(
-    env: BuiltEnvironment,
+    env: Environment,
     why: str,
     details: Mapping[str, object] | None = None,
     flaky: Collection[str] = (),
@@ -103,10 +103,10 @@ def invalid(
     """
     return BaseState(
         checks=(Check.error("environment_reproduced", why, kind),),
-        details={"environment": env.model_dump(mode="json"), **(details or {})},
+        details={"environment": env.describe(), **(details or {})},
         flaky=tuple(sorted(flaky)),
         xfailed=(),
-        environment=env,
+        environment=as_record(env),
     )
 
 
@@ -164,7 +164,7 @@ def confirmed_verdict(
     return check(flips | flaky_ids(reruns)), reruns
 
 
-def reference_verdict(graded: Observation, env: BuiltEnvironment) -> tuple[str, dict[str, Any]]:
+def reference_verdict(graded: Observation, env: Environment) -> tuple[str, dict[str, Any]]:
     """Say why the reference (gold) patch fails in ``env`` ("" when it passes), and the record.
 
     Args:

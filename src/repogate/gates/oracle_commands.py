@@ -15,7 +15,7 @@ from pydantic import Field
 
 from repogate import sandbox
 from repogate.contract import OracleCommand
-from repogate.environment import BuiltEnvironment, activate
+from repogate.environments import Environment
 from repogate.receipt import Check, Observation, Status
 from repogate.sandbox import SandboxPolicy
 
@@ -32,17 +32,16 @@ class CommandResults(Observation):
 
 
 def _run_command(
-    command: OracleCommand, tree: Path, env: BuiltEnvironment, policy: SandboxPolicy
+    command: OracleCommand, tree: Path, env: Environment, policy: SandboxPolicy
 ) -> sandbox.ExecResult:
-    granted = {**policy.env, **activate(env, tree)}
-    return sandbox.run(shlex.split(command.run), tree, policy.model_copy(update={"env": granted}))
+    return env.run(shlex.split(command.run), tree, policy)
 
 
 def check_commands(
     commands: Sequence[OracleCommand],
     base_tree: Path,
     candidate_tree: Path,
-    env: BuiltEnvironment,
+    env: Environment,
     policy: SandboxPolicy,
 ) -> CommandResults:
     """Run each extra oracle command on the base and the candidate.

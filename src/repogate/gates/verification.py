@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import Field
 
 from repogate.contract import TransitionContract
-from repogate.environment import BuiltEnvironment
+from repogate.environments import Environment
 from repogate.gates.graded_trees import TreeMaker, fresh_tree, hidden_test_files
 from repogate.oracles.base_suite import graded_grant, selecting
 from repogate.oracles.grading import (
@@ -61,7 +61,7 @@ class GradedTests(Observation):
 
 
 def _graded_run(
-    env: BuiltEnvironment,
+    env: Environment,
     tree: Path,
     contract: TransitionContract,
     ids: Sequence[str],
@@ -85,7 +85,7 @@ def _graded_run(
 
 
 def run_repeated(
-    env: BuiltEnvironment,
+    env: Environment,
     tree: Path,
     make: TreeMaker,
     contract: TransitionContract,
@@ -113,7 +113,7 @@ def run_repeated(
 
 
 def rerunner(
-    env: BuiltEnvironment,
+    env: Environment,
     tree: Path,
     make: TreeMaker,
     contract: TransitionContract,
@@ -202,7 +202,7 @@ def focused_passed(
 
 
 def grade_tree(
-    env: BuiltEnvironment,
+    env: Environment,
     tree: Path,
     contract: TransitionContract,
     reports: Path,
@@ -273,6 +273,8 @@ def _test_details(
                 "duration_s": round(r.execution.duration_s, 3),
                 "report_sha256": r.report_sha256,
                 "isolation": r.execution.isolation.kind,
+                # the image the run saw as its root (image backend); absent for this machine's
+                **({"root": r.execution.isolation.root} if r.execution.isolation.root else {}),
                 **({"services": list(r.services)} if r.services else {}),
             }
             for r in runs

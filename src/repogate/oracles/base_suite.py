@@ -34,7 +34,7 @@ from repogate import sandbox
 from repogate._files import write_bytes_nofollow
 from repogate._model import FrozenModel
 from repogate._toolchain import SYSTEM_PATH, tool, trust, uv_bin
-from repogate.environment import BuiltEnvironment
+from repogate.environments import Environment
 from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.pytest_runner import TestRun, run_tests
 from repogate.oracles.selection import CoverageMap
@@ -79,7 +79,7 @@ def plugin_digest() -> str:
     return hashlib.sha256(_PLUGIN_SOURCE.read_bytes()).hexdigest()
 
 
-def tool_folder(env: BuiltEnvironment, cache: Path) -> Path:
+def tool_folder(env: Environment, cache: Path) -> Path:
     """Install ``coverage`` for ``env``'s interpreter and the plugin into a cached tool folder.
 
     Args:
@@ -112,7 +112,7 @@ def tool_folder(env: BuiltEnvironment, cache: Path) -> Path:
         "UV_PYTHON_DOWNLOADS": "never",
         "UV_NO_PROGRESS": "1",
     }
-    argv = [uv_bin(), "pip", "install", "--python", str(env.python), "--target", str(fresh)]
+    argv = [uv_bin(), "pip", "install", "--python", str(env.interpreter()), "--target", str(fresh)]
     tool([*argv, "coverage>=7"], variables, cache, "installing coverage")
     (fresh / f"{PLUGIN_MODULE}.py").write_bytes(plugin)
     try:
@@ -220,7 +220,7 @@ def _read_coverage(data_file: Path, workdir: Path) -> CoverageMap:
 
 
 def record_base_suite(
-    env: BuiltEnvironment,
+    env: Environment,
     tree: Path,
     test_command: str,
     report_dir: Path,
@@ -269,7 +269,7 @@ def record_base_suite(
 
 
 def _coverage_run(
-    env: BuiltEnvironment,
+    env: Environment,
     tree: Path,
     test_command: str,
     report_dir: Path,
@@ -293,7 +293,7 @@ def _coverage_run(
 
 
 def run_selected(
-    env: BuiltEnvironment,
+    env: Environment,
     tree: Path,
     test_command: str,
     ids: Sequence[str],

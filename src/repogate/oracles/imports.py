@@ -27,11 +27,11 @@ import ast
 import json
 import os
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 
 from repogate import sandbox
-from repogate.environment import BuiltEnvironment, activate
+from repogate.environments import Environment
 
 _SKIP = frozenset({".git", ".hg", ".tox", ".nox", ".venv", "venv", "build", "dist", "node_modules"})
 
@@ -154,7 +154,7 @@ def _outside(locations: list[str | None], checkout: Path) -> str | None:
 
 
 def foreign_imports(
-    env: BuiltEnvironment,
+    env: Environment,
     checkout: Path,
     test_files: Iterable[Path],
     test_command: str,
@@ -180,10 +180,9 @@ def foreign_imports(
     if not names:
         return {}
     keep = "1" if _cwd_on_path(test_command) else "0"
-    granted: Mapping[str, str] = {**policy.env, **activate(env, checkout)}
     inserted = json.dumps(_inserted(files, checkout))
-    argv = [str(env.python), "-c", _PROBE, json.dumps(names), keep, inserted]
-    result = sandbox.run(argv, checkout, policy.model_copy(update={"env": granted}))
+    argv = [*env.python_argv(), "-c", _PROBE, json.dumps(names), keep, inserted]
+    result = env.run(argv, checkout, policy)
     try:
         found = json.loads(result.stdout) if result.ok else {}
     except ValueError:

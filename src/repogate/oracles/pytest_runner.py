@@ -43,7 +43,7 @@ from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_n
 from repogate._logs import cause_line, keep_log
 from repogate._model import FrozenModel
 from repogate._toolchain import SYSTEM_PATH
-from repogate.environment import BuiltEnvironment, activate
+from repogate.environments import Environment
 from repogate.oracles import guard as guard_plugin
 from repogate.oracles import services
 from repogate.oracles._channel import ReportChannel
@@ -137,9 +137,9 @@ def select_files(test_ids: Sequence[str], workdir: Path) -> list[str]:
     return sorted(files)
 
 
-def _variables(env: BuiltEnvironment | Path, workdir: Path) -> dict[str, str]:
-    if isinstance(env, BuiltEnvironment):
-        return activate(env, workdir)
+def _variables(env: Environment | Path, workdir: Path) -> dict[str, str]:
+    if not isinstance(env, Path):
+        return env.variables(workdir)
     bin_dir = env.parent
     return {
         "VIRTUAL_ENV": str(bin_dir.parent),
@@ -244,7 +244,7 @@ def _read(
 
 
 def run_tests(
-    env: BuiltEnvironment | Path,
+    env: Environment | Path,
     workdir: Path,
     test_command: str,
     test_ids: Sequence[str] | None,
@@ -293,7 +293,7 @@ def run_tests(
         argv = _command(test_command, report_dir / "junit.fifo", files, workdir, guard.boot_path)
     except ValueError as exc:
         return _error_run((test_command,), f"the test command cannot be split ({exc})", policy)
-    needs = env.services if isinstance(env, BuiltEnvironment) else ()
+    needs = () if isinstance(env, Path) else env.services
     granted: dict[str, str] = {
         **policy.env,
         **services.variables(needs),
@@ -331,7 +331,10 @@ def run_tests(
             if launcher is not None:
                 run_argv = services.wrapped(argv, needs, launcher, fd, key_fd)
                 fds = [key_fd, fd]
-            result = sandbox.run(run_argv, workdir, grant, pass_fds=fds)
+            if isinstance(env, Path):
+                result = sandbox.run(run_argv, workdir, grant, pass_fds=fds)
+            else:  # the grant holds the environment's variables already: they stay as given
+                result = env.run(run_argv, workdir, grant, pass_fds=fds)
         data, written = channel.collect()
     started = said[0]
     if started.failure:  # the environment's fault: no outcome of this run is trusted

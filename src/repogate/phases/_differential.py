@@ -18,7 +18,6 @@ from pathlib import Path
 from repogate import git
 from repogate._files import read_bytes_nofollow
 from repogate.attempt import AttemptConfig, AttemptProgress, gate
-from repogate.environment import activate
 from repogate.errors import ContractError, PatchApplyError
 from repogate.gates.differential import check_behaviour, not_run
 from repogate.oracles._functions import changed_functions, is_test_path, literals_in_tests
@@ -47,14 +46,15 @@ def _session_factory(
 ) -> partial[Session]:
     env = progress.workspace_env
     base = oracle_policy(cfg)
-    policy = base.model_copy(
+    grant = env.grant(tree, base)
+    policy = grant.model_copy(
         update={
-            "env": {**base.env, **activate(env, tree), "PYTHONHASHSEED": "0"},
-            "readable": (*base.readable, tools),
-            "timeout_s": min(base.timeout_s, SESSION_BUDGET_S),
+            "env": {**grant.env, **env.variables(tree), "PYTHONHASHSEED": "0"},
+            "readable": (*grant.readable, tools),
+            "timeout_s": min(grant.timeout_s, SESSION_BUDGET_S),
         }
     )
-    return partial(Session, [str(env.bin_dir / "python"), str(tools / WORKER)], tree, policy)
+    return partial(Session, [*env.python_argv(), str(tools / WORKER)], tree, policy)
 
 
 def _observe(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
@@ -86,7 +86,7 @@ def _observe(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
         for path in paths
         if path.endswith(".py") and path not in hidden and not is_test_path(path)
     }
-    targets = changed_functions(files, progress.workspace_env.import_roots)
+    targets = changed_functions(files, progress.workspace_env.checkout_roots())
     test_sources = [read_bytes_nofollow(trees[1], p) for p in sorted(hidden) if p.endswith(".py")]
     literals = literals_in_tests(s for s in test_sources if s is not None)
     tools = cfg.work / "differential-tools"

@@ -11,12 +11,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from repogate import git
+from repogate import environments, git
 from repogate._locks import locked, write_atomic
 from repogate._logs import keep_log
 from repogate.attempt import AttemptConfig, AttemptProgress, StopAttempt
 from repogate.contract import Oracles
-from repogate.environment import BuiltEnvironment, build_environment
+from repogate.environments import Environment
 from repogate.errors import ContractError, EnvironmentBuildError, PatchApplyError
 from repogate.gates.base_state import (
     BaseState,
@@ -53,7 +53,7 @@ flaky, XFAILed and ``xpassed`` ids as typed fields)."""
 
 
 def base_state_key(
-    env: BuiltEnvironment,
+    env: Environment,
     oracles: Oracles,
     base: str,
     hidden: bytes,
@@ -87,7 +87,7 @@ def base_state_key(
     )
 
 
-def _base_key(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment) -> str:
+def _base_key(cfg: AttemptConfig, progress: AttemptProgress, env: Environment) -> str:
     return base_state_key(
         env,
         cfg.contract.oracles,
@@ -110,9 +110,7 @@ def probe_files(tree: Path, hidden_paths: Sequence[str], ids: Sequence[str]) -> 
     return [*files, *tree.glob("**/conftest.py")]
 
 
-def _foreign(
-    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment, tree: Path
-) -> str:
+def _foreign(cfg: AttemptConfig, progress: AttemptProgress, env: Environment, tree: Path) -> str:
     """Say which project modules the tests import from outside the checkout ("" when none)."""
     oracles = cfg.contract.oracles
     ids = [*oracles.fail_to_pass, *oracles.pass_to_pass]
@@ -125,7 +123,7 @@ def _foreign(
 def _validate_reference(
     cfg: AttemptConfig,
     progress: AttemptProgress,
-    env: BuiltEnvironment,
+    env: Environment,
     base: tuple[set[str], set[str], set[str]],
 ) -> tuple[str, dict[str, Any], ErrorKind]:
     """Run the hidden tests on the reference patch; return why it fails ("" when it passes).
@@ -188,7 +186,7 @@ def remember_base_state(env_cache: Path, key: str, seen: BaseState) -> None:
         write_atomic(path, seen.model_dump_json(exclude={"environment"}))
 
 
-def _check_base(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment) -> BaseState:
+def _check_base(cfg: AttemptConfig, progress: AttemptProgress, env: Environment) -> BaseState:
     checked = cfg.work / "base-hidden"
     make = graded_maker(cfg, progress, progress.base)
     try:
@@ -231,7 +229,7 @@ def _check_base(cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnviron
 
 
 def _in_reference(
-    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment, verdict: BaseCheck
+    cfg: AttemptConfig, progress: AttemptProgress, env: Environment, verdict: BaseCheck
 ) -> tuple[BaseCheck, str]:
     """Run the files that did not collect at the base in the reference state: do their ids exist?
 
@@ -265,7 +263,7 @@ def _in_reference(
 
 
 def _trace_reads(
-    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment
+    cfg: AttemptConfig, progress: AttemptProgress, env: Environment
 ) -> TracedReads | tuple[str, ErrorKind]:
     """Run the graded ids once with the guard's read trace; return what they read, or why not.
 
@@ -296,7 +294,7 @@ def _trace_reads(
 
 
 def _with_reads(
-    cfg: AttemptConfig, progress: AttemptProgress, env: BuiltEnvironment, seen: BaseState
+    cfg: AttemptConfig, progress: AttemptProgress, env: Environment, seen: BaseState
 ) -> BaseState:
     """``seen`` with the graded tests' reads traced; invalid when they cannot be traced."""
     try:
@@ -330,7 +328,7 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> BaseState:
     recipe = cfg.contract.environment
     policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.test_timeout_s)
     try:
-        env = build_environment(recipe, base_tree, cfg.env_cache, policy, _as_of(cfg, progress))
+        env = environments.build(recipe, base_tree, cfg.env_cache, policy, _as_of(cfg, progress))
     except EnvironmentBuildError as exc:  # the whole output to a file, one line onwards
         log = keep_log(cfg.evidence / "logs" / "environment-build.log", exc.log or str(exc))
         raise EnvironmentBuildError(f"{exc}; log: {log}") from None
@@ -355,7 +353,7 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> BaseState:
         )
     details = {
         **seen.details,
-        "environment": env.model_dump(mode="json"),
+        "environment": env.describe(),
         "base_state_key": key,
         "base_state_cached": hit,
         "graded_from_hidden_text": [e.test_id for e in progress.embedded],

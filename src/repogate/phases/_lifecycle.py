@@ -129,9 +129,7 @@ def _freshness(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     if generators:
         at_base = cfg.work / "regenerate-base"
         export(cfg, progress.candidate.base_commit, at_base)
-        base = check_generated(
-            at_base, generators, (), generator_policy(cfg, env, at_base), env.bin_dir
-        )
+        base = check_generated(at_base, generators, (), generator_policy(cfg, env, at_base), None)
         if base.checks[0].status != "passed":
             why = f"the generators do not reproduce the base commit ({base.checks[0].detail})"
             kind = base.checks[0].kind or "other evaluator error"
@@ -143,7 +141,7 @@ def _freshness(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     state = progress.candidate
     export(cfg, state.candidate_commit, regen)
     seen = check_generated(
-        regen, generators, progress.changed, generator_policy(cfg, env, regen), env.bin_dir
+        regen, generators, progress.changed, generator_policy(cfg, env, regen), None
     )
     program = changed_generator_files(generators, progress.changed)
     if not program:
@@ -152,9 +150,7 @@ def _freshness(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     mixed = with_base_generator(workspace(cfg), state.base_commit, state.candidate_commit, program)
     by_base = cfg.work / "regenerate-base-generator"
     export(cfg, mixed, by_base)
-    again = check_generated(
-        by_base, generators, (), generator_policy(cfg, env, by_base), env.bin_dir
-    )
+    again = check_generated(by_base, generators, (), generator_policy(cfg, env, by_base), None)
     return judge_generator_change(seen, again, program)
 
 

@@ -6,9 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from repogate import git, sandbox
+from repogate import environments, git
 from repogate.attempt import AttemptConfig, AttemptProgress, gate_seen
-from repogate.environment import build_environment
 from repogate.gates.graded_trees import graded_tree
 from repogate.gates.sentinel import SentinelInputs, SentinelObservation, check_sentinel
 from repogate.gates.sentinel._history import TestRunner
@@ -61,7 +60,7 @@ def _matrix_runner(cfg: AttemptConfig) -> MatrixRunner:
     ) -> Mapping[str, str]:
         recipe = cfg.contract.environment.model_copy(update={"python": version})
         policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.test_timeout_s)
-        env = build_environment(recipe, install_tree(cfg), cfg.env_cache, policy)
+        env = environments.build(recipe, install_tree(cfg), cfg.env_cache, policy)
         report = cfg.work / "matrix-reports" / version
         ran = run_tests(
             env,
@@ -81,7 +80,7 @@ def _command_runner(cfg: AttemptConfig, progress: AttemptProgress) -> CommandRun
     env = progress.workspace_env
 
     def run_command(argv: Sequence[str], cwd: Path, network: bool) -> ExecResult:
-        return sandbox.run(argv, cwd, generator_policy(cfg, env, cwd, network))
+        return env.run(argv, cwd, generator_policy(cfg, env, cwd, network))
 
     return run_command
 

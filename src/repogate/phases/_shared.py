@@ -10,7 +10,7 @@ from pathlib import Path
 from repogate import git
 from repogate.attempt import AttemptConfig, AttemptProgress
 from repogate.contract import TransitionContract
-from repogate.environment import BuiltEnvironment, activate
+from repogate.environments import Environment
 from repogate.patches import load_patch
 from repogate.protocols import TaskView
 from repogate.sandbox import SandboxPolicy
@@ -87,7 +87,7 @@ def hidden_patch(cfg: AttemptConfig) -> bytes:
 
 
 def generator_policy(
-    cfg: AttemptConfig, env: BuiltEnvironment, checkout: Path, network: bool = False
+    cfg: AttemptConfig, env: Environment, checkout: Path, network: bool = False
 ) -> SandboxPolicy:
     """Return the sandbox for generators and interpreter probes.
 
@@ -95,17 +95,17 @@ def generator_policy(
     attempt's trees (never the scratch folder around it; nothing for a probe run beside an
     interpreter); the full-history repository hidden.
     """
-    return SandboxPolicy(
+    policy = SandboxPolicy(
         network=network,
         timeout_s=cfg.test_timeout_s,
-        env=activate(env, checkout),
         writable=(),
         writable_cwd=checkout.resolve().is_relative_to(cfg.work.resolve()),
         hidden=(cfg.source,),
     )
+    return env.grant(checkout, policy)
 
 
-def agent_policy(cfg: AttemptConfig, env: BuiltEnvironment) -> SandboxPolicy:
+def agent_policy(cfg: AttemptConfig, env: Environment) -> SandboxPolicy:
     """The sandbox for the agent: its time budget, its network grant, the environment on PATH.
 
     It writes only its workspace and its output folder; the run directory (other attempts,
@@ -114,10 +114,9 @@ def agent_policy(cfg: AttemptConfig, env: BuiltEnvironment) -> SandboxPolicy:
     disk are not known here and stay readable: keep them out of an agent's reach.
     """
     permissions = cfg.contract.permissions
-    return SandboxPolicy(
+    policy = SandboxPolicy(
         network=permissions.network,
         timeout_s=permissions.time_budget_s,
-        env=activate(env, workspace(cfg)),
         writable=(workspace(cfg), cfg.evidence / "agent"),
         hidden=(
             cfg.source,
@@ -127,6 +126,7 @@ def agent_policy(cfg: AttemptConfig, env: BuiltEnvironment) -> SandboxPolicy:
             *cfg.contract.private_files(),
         ),
     )
+    return env.grant(workspace(cfg), policy)
 
 
 def candidate_state(

@@ -6,7 +6,8 @@ Public face of the package; the modules behind it are private:
   scrubbed environment, no network unless granted), and :class:`SandboxPolicy` / :class:`ExecResult`;
 - ``_isolation``: whether bubblewrap isolates here, and the :class:`Isolation` record written into
   the manifest and every decision;
-- ``_mounts``: the file system allowlist bubblewrap mounts;
+- ``_mounts``: the file system allowlist bubblewrap mounts (this machine's system folders, or an
+  image's root file system: :class:`RootFilesystem`);
 - ``_session``: :class:`Session`, a sandboxed command talked to line by line.
 """
 
@@ -19,8 +20,10 @@ from repogate.sandbox._run import (
     ExecResult,
     Isolation,
     IsolationError,
+    RootFilesystem,
     SandboxPolicy,
     allowing_weak_isolation,
+    command_line,
     isolation,
     require_isolation,
     run,
@@ -37,9 +40,11 @@ __all__ = [
     "ExecResult",
     "Isolation",
     "IsolationError",
+    "RootFilesystem",
     "SandboxPolicy",
     "Session",
     "allowing_weak_isolation",
+    "command_line",
     "isolation",
     "require_isolation",
     "run",

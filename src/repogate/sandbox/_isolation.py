@@ -39,6 +39,9 @@ class Isolation(BaseModel):
     kind: IsolationKind
     network_off: bool
     detail: str = ""
+    root: str | None = None
+    """The image digest (``sha256:<hex>``) when an image's root file system was ``/``; None:
+    this machine's system folders."""
 
 
 SANDBOX_ENV = "REPOGATE_SANDBOX"
@@ -160,14 +163,25 @@ def allowing_weak_isolation(reason: str | None) -> Iterator[None]:
         _weak_allowed_by.pop()
 
 
-def require_isolation(network: bool) -> Isolation:
+def require_isolation(network: bool, image: bool = False) -> Isolation:
     """Return the isolation in force for untrusted code, refusing weak isolation unless allowed.
+
+    Args:
+        network: whether the command is granted the network.
+        image: the command runs in an image's root file system, which only bubblewrap can give:
+            weak isolation is refused even when allowed.
 
     Raises:
         IsolationError: bubblewrap is not usable (or not chosen) and weak isolation was not
-            allowed; the message says how to install it.
+            allowed, or the command needs an image's root; the message says how to install it.
     """
     iso = isolation(network)
+    if iso.kind != "bwrap" and image:
+        raise IsolationError(
+            "an image's root file system needs bubblewrap (bwrap), which is not usable here, "
+            "so the command would run on this machine's system instead",
+            INSTALL_HINT,
+        )
     if iso.kind != "bwrap" and weak_isolation_reason() is None:
         choice = os.environ.get(SANDBOX_ENV, "auto")
         why = (

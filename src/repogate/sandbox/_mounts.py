@@ -14,7 +14,15 @@ The command starts from an empty root and sees only:
   is not there) and an empty ``/tmp``.
 
 Nothing else of the user's file system exists for it: no home folder, no ``~/.pgpass``, no
-tokens, no shell history, no sibling run folders. Folders the policy hides, and the user's
+tokens, no shell history, no sibling run folders.
+
+**An image's root file system** (``root``): the unpacked image's top-level entries take the place
+of the system folders and ``/etc`` (each bound read-only, its links recreated as links), so the
+command sees the image as ``/`` and nothing of this machine's system; its runtime is the image's
+and what the policy grants (no program is looked up on this machine's ``PATH``). The granted
+folders keep their paths: where one lies inside an image folder (a run folder under ``/root``),
+that folder becomes an empty file system holding the image's entries again, bound one by one, and
+is made read-only after the grants are mounted in it. Folders the policy hides, and the user's
 credential stores (:data:`SECRET_PATHS`), are covered with an empty folder wherever a granted
 folder would show them.
 """
@@ -113,6 +121,19 @@ def _named_paths(word: str) -> list[Path]:
     return [p for p in paths if p.is_file() or p.is_dir()]
 
 
+def named_paths(argv: Sequence[str]) -> list[Path]:
+    """Return the files and folders the words of ``argv`` after the first name by absolute path.
+
+    A word itself, an option's ``=value`` or a ``file://`` URL, existing as a regular file or a
+    folder; never a system folder, the user's home or a folder above it.
+    """
+    found = _Found()
+    for word in argv[1:]:
+        for named in _named_paths(word):
+            found.add(named)
+    return found.paths
+
+
 def runtime_folders(argv: Sequence[str], env: Mapping[str, str]) -> list[Path]:
     """Return the folders and files the command ``argv`` needs, read-only, to start under ``env``.
 
@@ -131,9 +152,8 @@ def runtime_folders(argv: Sequence[str], env: Mapping[str, str]) -> list[Path]:
     """
     program = argv[0]
     found = _Found()
-    for word in argv[1:]:
-        for named in _named_paths(word):
-            found.add(named)
+    for named in named_paths(argv):
+        found.add(named)
     search = env.get("PATH", os.defpath)
     for entry in search.split(os.pathsep):
         found.add_bin(Path(entry))
@@ -169,7 +189,46 @@ def _system_mounts() -> list[str]:
         path = Path("/etc") / entry
         if path.exists():
             args += ["--ro-bind", str(path), str(path)]
-    return [*args, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]  # noqa: S108 (a fresh tmpfs)
+    return [*args, *_FRESH]
+
+
+_FRESH = ("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")  # noqa: S108 (a fresh tmpfs)
+"""A fresh ``/dev``, the command's own ``/proc`` and an empty ``/tmp``, whatever the root."""
+
+
+def _image_mounts(root: Path, granted: Sequence[Path]) -> tuple[list[str], list[str]]:
+    """Return the mounts showing the image ``root`` as ``/``, and the folders to make read-only.
+
+    Each top-level entry of ``root`` is bound read-only at ``/<name>`` (a link recreated as a
+    link, never followed), except ``dev``, ``proc`` and ``tmp`` (:data:`_FRESH`). An image folder
+    on the way to a granted path becomes a tmpfs holding its entries bound one by one, so the
+    grant's mount point can be made in it; those folders are returned to be remounted read-only
+    once everything is mounted.
+    """
+    args: list[str] = []
+    remount: list[str] = []
+
+    def show(folder: Path, at: Path) -> None:
+        with os.scandir(folder) as scan:
+            entries = sorted(scan, key=lambda e: e.name)
+        for entry in entries:
+            inside = at / entry.name
+            if at == Path("/") and entry.name in ("dev", "proc", "tmp"):
+                continue
+            if entry.is_symlink():
+                args.extend(["--symlink", str(Path(entry.path).readlink()), str(inside)])
+            elif entry.is_dir(follow_symlinks=False):
+                if any(p != inside and p.is_relative_to(inside) for p in granted):
+                    args.extend(["--tmpfs", str(inside)])
+                    remount.append(str(inside))
+                    show(Path(entry.path), inside)
+                elif inside not in granted:
+                    args.extend(["--ro-bind", entry.path, str(inside)])
+            elif entry.is_file(follow_symlinks=False):
+                args.extend(["--ro-bind", entry.path, str(inside)])
+
+    show(root, Path("/"))
+    return [*args, *_FRESH], remount
 
 
 def under_any(path: Path, folders: Iterable[Path]) -> bool:
@@ -178,7 +237,10 @@ def under_any(path: Path, folders: Iterable[Path]) -> bool:
 
 
 def mount_arguments(
-    readable: Iterable[Path], writable: Iterable[Path], hidden: Iterable[Path]
+    readable: Iterable[Path],
+    writable: Iterable[Path],
+    hidden: Iterable[Path],
+    root: Path | None = None,
 ) -> list[str]:
     """Return bubblewrap's mount arguments for the allowlist, in order.
 
@@ -191,6 +253,8 @@ def mount_arguments(
         writable: folders bound read-write; missing ones are left out.
         hidden: folders (or files) shown empty where a granted folder would show them; the
             user's credential stores (:data:`SECRET_PATHS`) are added.
+        root: an unpacked image's root file system to show as ``/`` in place of this machine's
+            system folders (see the module's notes), or None.
     """
     granted_rw = [p for p in dict.fromkeys(writable) if p.exists()]
     # Inside a writable folder a path is writable with it; inside a readable one, shown by it.
@@ -201,7 +265,7 @@ def mount_arguments(
     covered = [p for p in dict.fromkeys([*hidden, *secrets]) if under_any(p, granted)]
     plan = [(p, 0) for p in granted_ro] + [(p, 1) for p in covered] + [(p, 2) for p in granted_rw]
     plan.sort(key=lambda item: (len(item[0].parts), item[1]))
-    args = _system_mounts()
+    args, remount = _image_mounts(root, granted) if root is not None else (_system_mounts(), [])
     for path, kind in plan:
         if kind == 0:
             args += ["--ro-bind", str(path), str(path)]
@@ -211,4 +275,6 @@ def mount_arguments(
             args += ["--tmpfs", str(path)]
         elif path.exists():
             args += ["--ro-bind", "/dev/null", str(path)]
+    for folder in reversed(remount):
+        args += ["--remount-ro", folder]
     return [*args, "--remount-ro", "/"]  # the mount points bwrap made are not writable either

@@ -17,6 +17,11 @@ Every agent, install and test command goes through :func:`run`:
   the command's runtime read-only, the policy's folders, a private HOME and TMPDIR; nothing else
   of the user's file system exists for the command.
 - **network**: off unless granted, with Linux namespaces.
+- **root file system**: this machine's system folders, or an unpacked container image's root
+  (:class:`RootFilesystem`, the image backend's): then the image is ``/`` and the command's
+  programs are the image's; the isolation record names the image (:attr:`Isolation.root`). An
+  image root needs bubblewrap: without it :func:`run` refuses, even when weak isolation is allowed
+  (the command would run on this machine's system instead, silently).
 
 **No silent loss of isolation.** Bubblewrap is the isolation. Without it (not installed, user
 namespaces off, or ``REPOGATE_SANDBOX=unshare``/``none``) :func:`run` refuses with
@@ -45,6 +50,7 @@ from typing import IO, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from repogate import clock
+from repogate._model import FrozenModel
 from repogate.errors import IsolationError
 from repogate.sandbox._isolation import (
     INSTALL_HINT,
@@ -63,6 +69,7 @@ from repogate.sandbox._mounts import (
     SECRET_PATHS,
     install_folders,
     mount_arguments,
+    named_paths,
     runtime_folders,
     under_any,
 )
@@ -76,13 +83,27 @@ __all__ = [
     "ExecResult",
     "Isolation",
     "IsolationError",
+    "RootFilesystem",
     "SandboxPolicy",
     "allowing_weak_isolation",
+    "command_line",
     "isolation",
     "require_isolation",
     "run",
     "weak_isolation_reason",
 ]
+
+
+class RootFilesystem(FrozenModel):
+    """An unpacked image's root file system, shown to the command as ``/``.
+
+    Attributes:
+        path: the unpacked root on this machine (the image backend's cache); bound read-only.
+        image: the image digest, ``sha256:<hex>``; recorded as :attr:`Isolation.root`.
+    """
+
+    path: Path
+    image: str
 
 
 class SandboxPolicy(BaseModel):
@@ -104,6 +125,8 @@ class SandboxPolicy(BaseModel):
             (see :mod:`repogate.sandbox._mounts`) and its working folder are always readable.
         hidden: folders shown empty where a granted folder would show them (the harness's
             full-history repository, the run directory). The user's credential stores too.
+        root: an image's root file system to run in (the granted folders keep their paths in
+            it), or None for this machine's system folders.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -117,6 +140,7 @@ class SandboxPolicy(BaseModel):
     writable_cwd: bool = False
     readable: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
+    root: RootFilesystem | None = None
 
 
 class ExecResult(BaseModel):
@@ -168,10 +192,13 @@ def _view(
     writable = [*policy.writable] if policy.writable is not None else [cwd, *install_folders(env)]
     writable += [*([cwd] if policy.writable_cwd else []), scratch]
     writable += [policy.home] if policy.home is not None else []
-    # what the command line names never grants a hidden folder (it stays absent, not empty)
-    named = [p for p in runtime_folders(argv, env) if not under_any(p, policy.hidden)]
+    # what the command line names never grants a hidden folder (it stays absent, not empty); in
+    # an image, the runtime is the image's: nothing is looked up on this machine's PATH
+    runtime = named_paths(argv) if policy.root is not None else runtime_folders(argv, env)
+    named = [p for p in runtime if not under_any(p, policy.hidden)]
     readable = [*named, *policy.readable, cwd]
-    return mount_arguments(readable, writable, policy.hidden)
+    root = policy.root.path if policy.root is not None else None
+    return mount_arguments(readable, writable, policy.hidden, root)
 
 
 def _with_filesystem(iso: Isolation, policy: SandboxPolicy) -> Isolation:
@@ -191,7 +218,12 @@ def _with_filesystem(iso: Isolation, policy: SandboxPolicy) -> Isolation:
         else "its working folder and environment"
     )
     fs = f"writable: {writable}, private HOME and TMPDIR; everything else read-only or absent"
-    return iso.model_copy(update={"detail": f"{iso.detail}; {fs}"})
+    if policy.root is None:
+        return iso.model_copy(update={"detail": f"{iso.detail}; {fs}"})
+    image = f"root file system: image {policy.root.image}, read-only"
+    return iso.model_copy(
+        update={"detail": f"{iso.detail}; {image}; {fs}", "root": policy.root.image}
+    )
 
 
 def _environment(policy: SandboxPolicy, home: Path, tmp: Path) -> dict[str, str]:
@@ -293,7 +325,8 @@ def run(
     Raises:
         IsolationError: bubblewrap is not usable and weak isolation was not allowed.
     """
-    iso = _with_filesystem(require_isolation(policy.network), policy)
+    iso = require_isolation(policy.network, image=policy.root is not None)
+    iso = _with_filesystem(iso, policy)
     start = clock.monotonic()
     with tempfile.TemporaryDirectory(prefix="repogate-tmp-") as tmp:
         home = policy.home or Path(tmp) / "home"
@@ -301,7 +334,7 @@ def run(
         for folder in (home, work_tmp):
             folder.mkdir(parents=True, exist_ok=True)
         env = _environment(policy, home, work_tmp)
-        failure = _unstartable(argv, cwd, env)
+        failure = _unstartable(argv, cwd, env, policy.root is not None)
         if failure is not None:
             code, message = failure
             return ExecResult(argv=tuple(argv), returncode=code, stderr=message, isolation=iso)
@@ -330,6 +363,8 @@ def run(
             raise
         returncode = proc.wait()
         _kill_group(proc)  # background children the command left behind
+    if policy.root is not None and returncode == 1:
+        returncode = _exec_failure(err.text()) or returncode
     return ExecResult(
         argv=tuple(argv),
         returncode=-9 if timed_out else returncode,
@@ -342,12 +377,43 @@ def run(
     )
 
 
-def _unstartable(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> tuple[int, str] | None:
-    """Return ``(exit code, message)`` when ``argv`` cannot be started, as a shell would report."""
+def _exec_failure(stderr: str) -> int | None:
+    """In an image, bubblewrap itself says a program could not be started: 127 or 126, or None."""
+    if not stderr.startswith("bwrap: execvp "):
+        return None
+    return 127 if "No such file or directory" in stderr.partition("\n")[0] else 126
+
+
+def command_line(argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
+    """Return the bubblewrap command line that runs ``argv`` in ``policy``'s file-system view.
+
+    For a launcher file the harness runs itself (an image's interpreter, queried by the harness):
+    the working folder is ``/``, ``/tmp`` is empty, there is no private HOME, no timeout and no
+    output cap; only the policy's folders, its root and its network grant apply.
+
+    Raises:
+        IsolationError: bubblewrap is not usable here (a launcher is never weakly isolated).
+    """
+    iso = require_isolation(policy.network, image=True)
+    root = policy.root.path if policy.root is not None else None
+    mounts = mount_arguments(policy.readable, policy.writable or (), policy.hidden, root)
+    return [*bwrap_prefix(not iso.network_off, Path("/"), mounts), *argv]
+
+
+def _unstartable(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str], in_image: bool = False
+) -> tuple[int, str] | None:
+    """Return ``(exit code, message)`` when ``argv`` cannot be started, as a shell would report.
+
+    In an image the program is the image's: it is looked up there, by bubblewrap (never on this
+    machine, whose paths the image's links would lead to), and :func:`_exec_failure` reads why.
+    """
     if not argv:
         return 127, "empty command"
     if not cwd.is_dir():
         return 127, f"working directory {cwd} does not exist"
+    if in_image:
+        return None
     program = argv[0]
     if "/" in program:
         path = Path(program) if Path(program).is_absolute() else cwd / program

@@ -62,7 +62,8 @@ class Session:
         self._started = 0.0
 
     def __enter__(self) -> Session:
-        self.isolation = _with_filesystem(require_isolation(self.policy.network), self.policy)
+        iso = require_isolation(self.policy.network, image=self.policy.root is not None)
+        self.isolation = _with_filesystem(iso, self.policy)
         self._tmp = tempfile.TemporaryDirectory(prefix="repogate-session-")
         tmp = Path(self._tmp.name)
         home = self.policy.home or tmp / "home"

@@ -42,6 +42,12 @@ class ContractEntry(BaseModel):
     install_network: bool
     editable: tuple[str, ...]
     commands: tuple[str, ...]
+    environment_backend: str = "uv"
+    """The contract's ``[environment] backend`` (``uv``, ``image``); ``uv`` in manifests written
+    before backends."""
+    image: str | None = None
+    """The image backend's ``[environment] image``, as the contract writes it; the image's digest
+    is in each attempt's environment receipt (gate E) and its test runs' isolation (gate V)."""
     intervention: str | None = None
     """For a contract ``repogate tasks vary`` derived: the kind, the parent and what was planted
     (``[derivation]``); None for an original task and in manifests written before it."""
@@ -100,6 +106,8 @@ def contract_entry(contract: TransitionContract, source: str) -> ContractEntry:
         sample_budget=contract.permissions.sample_budget,
         agent_network=contract.permissions.network,
         install_network=contract.environment.network,
+        environment_backend=contract.environment.backend,
+        image=contract.environment.image,
         editable=contract.permissions.editable,
         commands=contract.permissions.commands,
         intervention=_intervention(contract),

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from repogate import git
 from repogate.contract import TransitionContract
-from repogate.environment import BuiltEnvironment
+from repogate.environments import Environment
 from repogate.gates.base_state import reproduced
 from repogate.gates.verification import check_tests
 from repogate.oracles.embedded import load_embedded
@@ -57,7 +57,7 @@ class Observed:
         policy: the sandbox the runs had.
     """
 
-    env: BuiltEnvironment
+    env: Environment
     base: str
     hidden: bytes
     hidden_paths: tuple[str, ...]

@@ -7,7 +7,7 @@ the known faults of public task sets:
 
 - the reference (gold) patch and the hidden test patch must apply at the base, exactly;
 - the environment must build from the contract's recipe (shared by every candidate whose recipe
-  digest is equal: :func:`repogate.environment.build_environment` caches by it);
+  digest is equal: :func:`repogate.environments.build` caches by it);
 - the touched test files run ``repeats`` times on (base + hidden tests) and ``repeats`` times on
   (reference + hidden tests), in the sandbox without network; a test whose outcome differs between
   runs of one state is **flaky** and leaves grading, with the reason kept;
@@ -32,9 +32,9 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from repogate import clock, git
+from repogate import clock, environments, git
 from repogate.contract import TransitionContract
-from repogate.environment import BuiltEnvironment, build_environment
+from repogate.environments import Environment
 from repogate.errors import EnvironmentBuildError, PatchApplyError, UserInputError
 from repogate.gates.graded_trees import graded_tree
 from repogate.oracles.base_suite import graded_grant
@@ -88,7 +88,7 @@ class CheckConfig:
 
 @dataclass(frozen=True)
 class _States:
-    env: BuiltEnvironment
+    env: Environment
     base: str
     hidden: bytes
     hidden_paths: tuple[str, ...]
@@ -135,7 +135,7 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig, spent
     as_of = git.commit_date(ws, base) if recipe.resolve_as_of == "base_commit" else None
     building = clock.monotonic()
     try:
-        env = build_environment(recipe, install, cfg.env_cache, policy, as_of)
+        env = environments.build(recipe, install, cfg.env_cache, policy, as_of)
     except EnvironmentBuildError as exc:
         spent.build = clock.monotonic() - building
         raise Rejected("environment_failed", str(exc)[:2000], log=exc.log) from None

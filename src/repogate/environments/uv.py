@@ -1,4 +1,4 @@
-"""Gate E: build the environment a contract's recipe describes, cached, and record what it is.
+"""The uv backend: a uv virtual environment built from the contract's recipe, cached.
 
 A build is a uv virtual environment made from an interpreter already on this machine (pyenv or
 uv-managed pythons, found with ``uv python find``; no interpreter is downloaded:
@@ -20,8 +20,8 @@ checkout it was built in. The cached venv must instead import each candidate's o
 after the install commands the hooks that point into the build checkout are removed (path lines
 in ``.pth`` files, setuptools' ``__editable___*_finder`` modules, and the copy a non-editable
 install of the checkout left in site-packages) and the folders they named are kept as
-``import_roots``, relative to the checkout; :func:`activate` puts ``<checkout>/<root>`` on
-``PYTHONPATH`` for every run. A hook that still names the build checkout afterwards is an
+``import_roots``, relative to the checkout; :meth:`UvEnvironment.variables` puts
+``<checkout>/<root>`` on ``PYTHONPATH`` for every run. A hook that still names the build checkout afterwards is an
 :class:`~repogate.errors.EnvironmentBuildError`, never a silent run of the base code.
 
 The install commands may write into the checkout they run in (``*.egg-info``, ``build/``): give a
@@ -35,16 +35,14 @@ import json
 import os
 import shlex
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import ValidationError
 
 from repogate import clock, sandbox
-from repogate._editable import detach
-from repogate._envcache import fingerprint
 from repogate._locks import locked
 from repogate._logs import cause_line
 from repogate._model import FrozenModel
@@ -59,41 +57,24 @@ from repogate._toolchain import (
 )
 from repogate._version import __version__
 from repogate.contract import EnvironmentRecipe, Service
+from repogate.environments._editable import detach
+from repogate.environments._envcache import fingerprint
+from repogate.environments._record import Toolchain, conditions_env
 from repogate.errors import EnvironmentBuildError
 
-__all__ = [
-    "BuiltEnvironment",
-    "Toolchain",
-    "activate",
-    "build_environment",
-    "cache_key",
-    "conditions_env",
-    "environment_digest",
-    "find_python",
-]
+__all__ = ["UvEnvironment", "build_environment", "cache_key", "environment_digest"]
 
 _LAYOUT = 2  # bump when the cache layout or the build steps change
 _CHECKOUT = "<checkout>"
 
 
-class Toolchain(FrozenModel):
-    """The tools that made an environment.
+class UvEnvironment(FrozenModel):
+    """A built (or reused) uv environment: the ``uv`` backend's record and its :class:`Environment`.
 
-    Attributes:
-        python: the interpreter's full version, e.g. ``3.11.7``.
-        implementation: e.g. ``CPython``.
-        platform: the interpreter's platform tag, e.g. ``linux-x86_64``.
-        uv: ``uv --version`` as printed, e.g. ``uv 0.4.30``.
-    """
-
-    python: str
-    implementation: str
-    platform: str
-    uv: str
-
-
-class BuiltEnvironment(FrozenModel):
-    """A built (or reused) environment.
+    This is the record stored in receipts, the manifest and the cache's ``record.json``; its
+    shape is the one environments always had (records written before the backends existed read
+    as uv's). Only this module reads ``python``, ``bin_dir``, ``venv`` and ``import_roots``;
+    everyone else uses the methods of :class:`repogate.environments.Environment`.
 
     Attributes:
         python: the venv's interpreter.
@@ -115,6 +96,9 @@ class BuiltEnvironment(FrozenModel):
             ``digest`` when there are any.
     """
 
+    backend: ClassVar[Literal["uv"]] = "uv"
+    """The backend's name (not a field: uv records are stored without it)."""
+
     schema_version: Literal[1] = 1
     python: Path
     bin_dir: Path
@@ -132,9 +116,70 @@ class BuiltEnvironment(FrozenModel):
     exclude_newer: str | None = None
     services: tuple[Service, ...] = ()
 
+    @classmethod
+    def build(
+        cls,
+        recipe: EnvironmentRecipe,
+        base_checkout: Path,
+        cache_dir: Path,
+        policy: sandbox.SandboxPolicy,
+        exclude_newer: str | None = None,
+    ) -> UvEnvironment:
+        """Build the recipe's venv, or reuse the cached one (:func:`build_environment`)."""
+        return build_environment(recipe, base_checkout, cache_dir, policy, exclude_newer)
+
+    def describe(self) -> dict[str, Any]:
+        """Return the record as JSON data (``model_dump(mode="json")``)."""
+        return self.model_dump(mode="json")
+
+    def variables(self, checkout: Path) -> dict[str, str]:
+        """Return the variables that run a command in this venv against ``checkout``.
+
+        ``VIRTUAL_ENV``, ``PATH`` (the venv's bin, then :data:`SYSTEM_PATH`), ``PYTHONPATH``
+        (the checkout's import roots), ``PYTHONDONTWRITEBYTECODE=1`` (nothing written into the
+        venv or the checkout), and the recorded ``TZ``, ``LANG`` and ``LC_ALL``.
+        """
+        roots = [str((checkout / root).resolve()) for root in self.import_roots]
+        variables = {
+            "VIRTUAL_ENV": str(self.venv),
+            "PATH": f"{self.bin_dir}{os.pathsep}{SYSTEM_PATH}",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            **conditions_env(self.timezone, self.locale),
+        }
+        if roots:
+            variables["PYTHONPATH"] = os.pathsep.join(roots)
+        return variables
+
+    def grant(self, checkout: Path, policy: sandbox.SandboxPolicy) -> sandbox.SandboxPolicy:
+        """Return ``policy`` with :meth:`variables` under its own ``env`` (its own win)."""
+        return policy.model_copy(update={"env": {**self.variables(checkout), **policy.env}})
+
+    def run(
+        self,
+        argv: Sequence[str],
+        checkout: Path,
+        policy: sandbox.SandboxPolicy,
+        *,
+        pass_fds: Sequence[int] = (),
+    ) -> sandbox.ExecResult:
+        """Run ``argv`` in ``checkout`` under :meth:`grant` (:func:`repogate.sandbox.run`)."""
+        return sandbox.run(argv, checkout, self.grant(checkout, policy), pass_fds=pass_fds)
+
+    def python_argv(self) -> tuple[str, ...]:
+        """Return ``(<venv>/bin/python,)``."""
+        return (str(self.python),)
+
+    def interpreter(self) -> Path:
+        """Return the venv's interpreter (``<venv>/bin/python``)."""
+        return self.python
+
+    def checkout_roots(self) -> tuple[str, ...]:
+        """Return the import roots the build's editable installs named (``.``, ``src``)."""
+        return self.import_roots
+
 
 class _Record(FrozenModel):
-    environment: BuiltEnvironment
+    environment: UvEnvironment
     fingerprint: str
 
 
@@ -166,7 +211,8 @@ def cache_key(
         exclude_newer: the resolution bound in force (the base commit's date), or None.
 
     The evaluator version is part of it: how a build is done (and its venv redirected) is
-    repogate's code.
+    repogate's code. The recipe's ``backend`` (always ``uv`` here) is left out of its dump, so
+    keys made before recipes named a backend are unchanged.
     """
     payload = {
         "layout": _LAYOUT,
@@ -200,31 +246,6 @@ def environment_digest(
     if services:
         payload["services"] = [s.model_dump(mode="json") for s in services]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-
-
-def activate(env: BuiltEnvironment, checkout: Path) -> dict[str, str]:
-    """Return the variables that run a command in ``env`` against ``checkout``.
-
-    ``VIRTUAL_ENV``, ``PATH`` (the venv's bin, then :data:`SYSTEM_PATH`), ``PYTHONPATH`` (the
-    checkout's import roots), ``PYTHONDONTWRITEBYTECODE=1`` (nothing written into the venv or
-    the checkout), and the recorded ``TZ``, ``LANG`` and ``LC_ALL``. Merge them into a
-    :class:`~repogate.sandbox.SandboxPolicy`'s ``env``.
-    """
-    roots = [str((checkout / root).resolve()) for root in env.import_roots]
-    variables = {
-        "VIRTUAL_ENV": str(env.venv),
-        "PATH": f"{env.bin_dir}{os.pathsep}{SYSTEM_PATH}",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        **conditions_env(env.timezone, env.locale),
-    }
-    if roots:
-        variables["PYTHONPATH"] = os.pathsep.join(roots)
-    return variables
-
-
-def conditions_env(timezone: str, locale: str) -> dict[str, str]:
-    """Return ``TZ``, ``LANG`` and ``LC_ALL`` for a timezone and a locale."""
-    return {"TZ": timezone, "LANG": locale, "LC_ALL": locale}
 
 
 def _load(entry: Path) -> _Record | None:
@@ -324,7 +345,7 @@ def build_environment(
     cache_dir: Path,
     policy: sandbox.SandboxPolicy,
     exclude_newer: str | None = None,
-) -> BuiltEnvironment:
+) -> UvEnvironment:
     """Build the recipe's environment at the base checkout ``workdir``, or reuse the cached one.
 
     Args:
@@ -387,7 +408,7 @@ class _Job:
     exclude_newer: str | None = None
 
 
-def _build(job: _Job) -> BuiltEnvironment:
+def _build(job: _Job) -> UvEnvironment:
     recipe, entry, workdir, cache_dir = job.recipe, job.entry, job.workdir, job.cache_dir
     venv = entry / "venv"
     argv = [uv_bin(), "venv", "--python", str(job.python), "--no-config", "--quiet"]
@@ -407,7 +428,7 @@ def _build(job: _Job) -> BuiltEnvironment:
         python=version, implementation=implementation, platform=plat, uv=uv_version(entry)
     )
     packages = _freeze(venv / "bin" / "python", workdir, entry)
-    return BuiltEnvironment(
+    return UvEnvironment(
         python=venv / "bin" / "python",
         bin_dir=venv / "bin",
         venv=venv,

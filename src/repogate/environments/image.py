@@ -1,0 +1,398 @@
+"""The image backend: the recipe and every later command run in a container image's root, no daemon.
+
+A contract selects it with ``[environment] backend = "image"`` and ``image = "<archive>"``: an
+image saved by ``docker save`` or ``podman save`` (Docker archive or OCI layout) or a root file
+system tarball (``mmdebstrap``, ``docker export``), relative to the task set or absolute. The
+archive is unpacked once into the environment cache by its digest (:mod:`._oci`), and every
+command runs under bubblewrap with that root as ``/``, read-only
+(:class:`repogate.sandbox.RootFilesystem`): the same sandbox, grants and isolation record as the uv
+backend's, the record naming the image. Docker and podman are not used: no daemon is needed.
+
+**Build.** In the image, a virtual environment is made at ``cache_dir/<key>/venv`` (the same path
+inside the sandbox and on this machine) with ``--system-site-packages``, so what the image
+already installed (its distribution's ``python3-pytest``, a conda environment's packages) is
+there; it is made ``--without-pip`` unless an install command calls pip. The interpreter is the
+image's ``python3`` (its version must match the recipe's ``python``), or the recipe's ``python``
+when that is an absolute path in the image (``/opt/miniconda3/envs/testbed/bin/python``). The
+install commands then run in the image at the base checkout with the venv activated and the
+recipe's network grant, and editable installs are redirected as the uv backend does
+(:func:`~repogate.environments._editable.detach`). The package set is every distribution the
+venv's interpreter sees (``importlib.metadata``), the image's included.
+
+**Digests.** The cache key and the environment digest both hold the image digest (sha256 of the
+image's config, or of the tarball), so the receipts and every cache keyed by the environment name
+the image. ``resolve_as_of`` binds uv commands only; images have none, so ``exclude_newer`` is
+recorded as None.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from repogate import clock, sandbox
+from repogate._locks import locked
+from repogate._logs import cause_line
+from repogate._model import FrozenModel
+from repogate._version import __version__
+from repogate.contract import EnvironmentRecipe, Service
+from repogate.environments._editable import detach
+from repogate.environments._envcache import fingerprint
+from repogate.environments._oci import ImageKind, UnpackedImage, unpack_image
+from repogate.environments._record import Toolchain, conditions_env
+from repogate.environments.uv import _lock_digests, _needs_pip, _words, environment_digest
+from repogate.errors import EnvironmentBuildError
+
+__all__ = ["IMAGE_PATH", "ImageEnvironment"]
+
+_LAYOUT = 1  # bump when the cache layout or the build steps change
+IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+"""The image's own ``PATH`` after the venv's ``bin`` (Debian's default; the image's programs)."""
+
+_FACTS = (
+    "import json, platform, sys, sysconfig\n"
+    "from importlib import metadata\n"
+    "names = {}\n"
+    "for dist in metadata.distributions():\n"
+    "    name = dist.metadata['Name']\n"
+    "    if name: names.setdefault(name, dist.version)\n"
+    "print(json.dumps({'python': platform.python_version(),\n"
+    "    'implementation': platform.python_implementation(),\n"
+    "    'platform': sysconfig.get_platform(),\n"
+    "    'packages': sorted(f'{n}=={v}' for n, v in names.items()),\n"
+    "    'pip': names.get('pip')}))\n"
+)
+"""Run by the venv's interpreter in the image: its version, platform and every distribution."""
+
+
+class ImageEnvironment(FrozenModel):
+    """A built (or reused) environment in an image: the ``image`` backend's record.
+
+    Attributes:
+        backend: ``image``.
+        image: the image digest, ``sha256:<hex>`` (its config's, or the tarball's).
+        image_kind: the archive's form: ``docker-archive``, ``oci-layout`` or ``rootfs``.
+        rootfs: the unpacked root on this machine, ``cache_dir/images/<hex>/rootfs``.
+        python: the venv's interpreter, a path inside the image's sandbox (never run outside it).
+        venv: the venv folder, ``cache_dir/<cache_key>/venv`` (same path in the sandbox).
+        cache_key: sha256 over the recipe, the image digest and the lock inputs.
+        digest: the environment digest: the image digest, toolchain, packages and conditions.
+        toolchain: the image's interpreter, and ``pip <version>`` (or ``none``) for what installed.
+        packages: ``name==version`` of every distribution the venv's interpreter sees.
+        commands: the install commands run, as the recipe gives them.
+        import_roots: folders of a checkout (relative, ``.`` for its top) put on PYTHONPATH.
+        cold: True when this call built it, False when it was reused.
+        build_seconds: wall seconds this call took (unpacking and building, or checking).
+        unpack_seconds: wall seconds this call spent unpacking the image (0 when it was there).
+        timezone: ``TZ`` for every command run in it.
+        locale: ``LANG`` and ``LC_ALL`` for every command run in it.
+        exclude_newer: always None (the bound applies to uv commands, which images lack).
+        services: the services every test run in it starts on loopback (the recipe's).
+    """
+
+    backend: Literal["image"] = "image"
+    schema_version: Literal[1] = 1
+    image: str
+    image_kind: ImageKind
+    rootfs: Path
+    python: Path
+    venv: Path
+    cache_key: str
+    digest: str
+    toolchain: Toolchain
+    packages: tuple[str, ...]
+    commands: tuple[str, ...]
+    import_roots: tuple[str, ...] = ()
+    cold: bool
+    build_seconds: float
+    unpack_seconds: float = 0.0
+    timezone: str = "UTC"
+    locale: str = "C.UTF-8"
+    exclude_newer: str | None = None
+    services: tuple[Service, ...] = ()
+
+    @classmethod
+    def build(
+        cls,
+        recipe: EnvironmentRecipe,
+        base_checkout: Path,
+        cache_dir: Path,
+        policy: sandbox.SandboxPolicy,
+        exclude_newer: str | None = None,
+    ) -> ImageEnvironment:
+        """Unpack the recipe's image and build its venv in it, or reuse the cached one.
+
+        Args:
+            recipe: the contract's ``[environment]`` (``backend = "image"``, ``image``).
+            base_checkout: a harness-owned checkout of the base (install commands run there).
+            cache_dir: the environment cache (created when absent); the image is unpacked in
+                its ``images`` folder.
+            policy: the sandbox for install commands; its ``network`` is the recipe's.
+            exclude_newer: ignored (uv commands only); recorded as None.
+
+        Raises:
+            EnvironmentBuildError: no ``image`` in the recipe, or it cannot be read; the archive
+                is refused (:func:`~repogate.environments._oci.unpack_image`); the image's
+                interpreter is missing or not the recipe's version; an install command failed.
+            IsolationError: bubblewrap is not usable here (an image root needs it).
+        """
+        del exclude_newer
+        start = clock.monotonic()
+        archive = recipe.image_archive()
+        if archive is None:
+            raise EnvironmentBuildError(
+                'backend "image" needs [environment] image = "<saved image or root tarball>"'
+            )
+        if not archive.is_file():
+            raise EnvironmentBuildError(
+                f"image archive {archive} is not a file; give [environment] image as the path of "
+                "a saved image or a root tarball, relative to the task set or absolute"
+            )
+        cache_dir = cache_dir.resolve()
+        unpacked = unpack_image(archive, cache_dir)
+        unpack_seconds = clock.monotonic() - start
+        key = cache_key(recipe, unpacked.digest, _lock_digests(recipe, base_checkout))
+        entry = cache_dir / key
+        with locked(cache_dir / f"{key}.lock"):
+            record = _load(entry)
+            if record is not None and record.fingerprint == fingerprint(entry / "venv"):
+                took = clock.monotonic() - start
+                update = {"cold": False, "build_seconds": took, "unpack_seconds": unpack_seconds}
+                return record.environment.model_copy(update=update)
+            shutil.rmtree(entry, ignore_errors=True)
+            entry.mkdir(parents=True)
+            try:
+                built = _build(recipe, unpacked, entry, base_checkout, policy)
+            except BaseException:
+                shutil.rmtree(entry, ignore_errors=True)
+                raise
+            took = clock.monotonic() - start
+            built = built.model_copy(
+                update={"build_seconds": took, "unpack_seconds": unpack_seconds}
+            )
+            kept = _Record(environment=built, fingerprint=fingerprint(entry / "venv"))
+            tmp = entry / "record.json.tmp"
+            tmp.write_text(kept.model_dump_json(indent=2), encoding="utf-8")
+            tmp.replace(entry / "record.json")
+        return built
+
+    def describe(self) -> dict[str, Any]:
+        """Return the record as JSON data (``model_dump(mode="json")``)."""
+        return self.model_dump(mode="json")
+
+    def root(self) -> sandbox.RootFilesystem:
+        """Return the image's root file system, as the sandbox shows it (``/``, read-only)."""
+        return sandbox.RootFilesystem(path=self.rootfs, image=self.image)
+
+    def variables(self, checkout: Path) -> dict[str, str]:
+        """Return the variables that run a command in this environment against ``checkout``.
+
+        ``VIRTUAL_ENV``, ``PATH`` (the venv's bin, then :data:`IMAGE_PATH`), ``PYTHONPATH`` (the
+        checkout's import roots), ``PYTHONDONTWRITEBYTECODE=1`` and the recorded ``TZ``,
+        ``LANG`` and ``LC_ALL``.
+        """
+        variables = {
+            "VIRTUAL_ENV": str(self.venv),
+            "PATH": f"{self.venv / 'bin'}:{IMAGE_PATH}",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            **conditions_env(self.timezone, self.locale),
+        }
+        roots = [str((checkout / root).resolve()) for root in self.import_roots]
+        if roots:
+            variables["PYTHONPATH"] = ":".join(roots)
+        return variables
+
+    def grant(self, checkout: Path, policy: sandbox.SandboxPolicy) -> sandbox.SandboxPolicy:
+        """Return ``policy`` made to run commands in the image on ``checkout``.
+
+        :meth:`variables` under its ``env`` (its own win), the image as the root, the venv
+        readable (at its path).
+        """
+        return policy.model_copy(
+            update={
+                "env": {**self.variables(checkout), **policy.env},
+                "root": self.root(),
+                "readable": (*policy.readable, self.venv),
+            }
+        )
+
+    def run(
+        self,
+        argv: Sequence[str],
+        checkout: Path,
+        policy: sandbox.SandboxPolicy,
+        *,
+        pass_fds: Sequence[int] = (),
+    ) -> sandbox.ExecResult:
+        """Run ``argv`` in ``checkout`` in the image under :meth:`grant`."""
+        return sandbox.run(argv, checkout, self.grant(checkout, policy), pass_fds=pass_fds)
+
+    def python_argv(self) -> tuple[str, ...]:
+        """Return ``(<venv>/bin/python,)``: a path inside the image's sandbox."""
+        return (str(self.python),)
+
+    def interpreter(self) -> Path:
+        """Return a launcher file that runs the venv's interpreter in the image (bubblewrap).
+
+        The venv's interpreter is the image's: on this machine its link would lead to this
+        machine's Python. The launcher (``cache_dir/<key>/python``, written by the build) runs it
+        with the image as ``/`` and the venv readable, no network, nothing else of this machine.
+        """
+        return self.venv.parent / "python"
+
+    def checkout_roots(self) -> tuple[str, ...]:
+        """Return the import roots the build's editable installs named (``.``, ``src``)."""
+        return self.import_roots
+
+
+class _Record(FrozenModel):
+    environment: ImageEnvironment
+    fingerprint: str
+
+
+def cache_key(recipe: EnvironmentRecipe, image: str, locks: dict[str, str]) -> str:
+    """Return the cache digest of an image environment (hex sha256).
+
+    Over the layout, the evaluator version, the recipe (its ``image`` path left out: the image
+    digest stands for the archive's content wherever it lies), the image digest and each lock
+    input's sha256 at the base.
+    """
+    payload = {
+        "layout": _LAYOUT,
+        "evaluator": __version__,
+        "recipe": recipe.model_dump(mode="json", exclude={"image"}),
+        "image": image,
+        "locks": locks,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _load(entry: Path) -> _Record | None:
+    try:
+        return _Record.model_validate_json((entry / "record.json").read_text(encoding="utf-8"))
+    except (OSError, ValidationError):
+        return None
+
+
+def _fail(what: str, result: sandbox.ExecResult) -> EnvironmentBuildError:
+    why = "timed out" if result.timed_out else f"exit {result.returncode}"
+    output = f"{result.stdout}\n{result.stderr}"
+    return EnvironmentBuildError(
+        f"{what} failed in the image ({why}): {cause_line(output)}",
+        log=f"$ {what}\n# {why}\n## stdout\n{result.stdout}\n## stderr\n{result.stderr}",
+    )
+
+
+def _build(
+    recipe: EnvironmentRecipe,
+    unpacked: UnpackedImage,
+    entry: Path,
+    workdir: Path,
+    policy: sandbox.SandboxPolicy,
+) -> ImageEnvironment:
+    venv = entry / "venv"
+    root = sandbox.RootFilesystem(path=unpacked.rootfs, image=unpacked.digest)
+    quiet = policy.model_copy(
+        update={
+            "network": False,
+            "root": root,
+            "writable": (entry,),
+            "env": {"PATH": IMAGE_PATH, **conditions_env(recipe.timezone, recipe.locale)},
+        }
+    )
+    python = recipe.python if recipe.python.startswith("/") else "python3"
+    argv = [python, "-m", "venv", "--system-site-packages", str(venv)]
+    argv[-1:-1] = [] if _needs_pip(recipe.install) else ["--without-pip"]
+    made = sandbox.run(argv, entry, quiet)
+    if not made.ok:
+        raise _fail(shlex.join(argv), made)
+    _write_launcher(entry, venv, root)
+    installing = policy.model_copy(
+        update={
+            "network": recipe.network,
+            "root": root,
+            "writable": None,  # the checkout and the venv (VIRTUAL_ENV)
+            "env": {
+                **policy.env,
+                "VIRTUAL_ENV": str(venv),
+                "PATH": f"{venv / 'bin'}:{IMAGE_PATH}",
+                "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+                "PIP_NO_INPUT": "1",
+                **conditions_env(recipe.timezone, recipe.locale),
+            },
+        }
+    )
+    for command in recipe.install:
+        result = sandbox.run(_words(command), workdir, installing)
+        if not result.ok:
+            raise _fail(f"install command `{command}`", result)
+    roots = detach(venv, workdir)
+    facts = _facts(venv, entry, quiet)
+    if not recipe.python.startswith("/") and not _same_version(facts["python"], recipe.python):
+        raise EnvironmentBuildError(
+            f"the image's python3 is {facts['python']}, not {recipe.python} as the recipe says; "
+            "set [environment] python to its version, or to the path of the image's interpreter"
+        )
+    toolchain = Toolchain(
+        python=str(facts["python"]),
+        implementation=str(facts["implementation"]),
+        platform=str(facts["platform"]),
+        uv=f"pip {facts['pip']}" if facts.get("pip") else "none",
+    )
+    packages = tuple(str(p) for p in facts["packages"])
+    conditions = {"tz": recipe.timezone, "locale": recipe.locale, "exclude_newer": None}
+    inner = environment_digest(toolchain, packages, conditions, recipe.services)
+    digest = hashlib.sha256(f"image\0{unpacked.digest}\0{inner}".encode()).hexdigest()
+    return ImageEnvironment(
+        image=unpacked.digest,
+        image_kind=unpacked.kind,
+        rootfs=unpacked.rootfs,
+        python=venv / "bin" / "python",
+        venv=venv,
+        cache_key=entry.name,
+        digest=digest,
+        toolchain=toolchain,
+        packages=packages,
+        commands=recipe.install,
+        import_roots=roots,
+        cold=True,
+        build_seconds=0.0,
+        timezone=recipe.timezone,
+        locale=recipe.locale,
+        services=recipe.services,
+    )
+
+
+def _same_version(full: object, wanted: str) -> bool:
+    return str(full) == wanted or str(full).startswith(f"{wanted}.")
+
+
+def _facts(venv: Path, entry: Path, policy: sandbox.SandboxPolicy) -> dict[str, Any]:
+    granted = policy.model_copy(update={"readable": (venv,), "writable": ()})
+    argv = [str(venv / "bin" / "python"), "-I", "-c", _FACTS]
+    result = sandbox.run(argv, entry, granted)
+    if not result.ok:
+        raise _fail("reading the interpreter and packages", result)
+    try:
+        facts = json.loads(result.stdout)
+    except ValueError:
+        facts = None
+    if not isinstance(facts, dict):
+        raise EnvironmentBuildError(f"the image's interpreter printed no facts: {result.stdout!r}")
+    return facts
+
+
+def _write_launcher(entry: Path, venv: Path, root: sandbox.RootFilesystem) -> None:
+    """Write ``entry/python``: the venv's interpreter run in the image, for the harness's queries."""
+    policy = sandbox.SandboxPolicy(root=root, readable=(venv,), writable=())
+    argv = sandbox.command_line([str(venv / "bin" / "python")], policy)
+    launcher = entry / "python"
+    launcher.write_text(f'#!/bin/sh\nexec {shlex.join(argv)} "$@"\n', encoding="utf-8")
+    launcher.chmod(0o755)
