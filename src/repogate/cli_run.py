@@ -21,7 +21,7 @@ from repogate._storeschema import DB_NAME
 from repogate.agent_spec import AgentSpec, GoldSpec, NullSpec, ScriptSpec, parse_agent_spec
 from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError, UserInputError
-from repogate.protocols import Executor
+from repogate.jobs import Executor
 from repogate.recorded import recorded_proposal, recorded_results
 from repogate.report.progress import RunProgress
 from repogate.report.terminal import attempts_table, print_table

@@ -356,8 +356,6 @@ class Oracles(_Model):
     @classmethod
     def _known_strategies(cls, value: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
         if value:
-            from repogate.oracles._functions import valid_strategy_name  # imports Hypothesis
-
             for function, params in value.items():
                 for param, name in params.items():
                     if not valid_strategy_name(name):
@@ -644,3 +642,20 @@ def load_contract(path: Path) -> TransitionContract:
 def contract_schema() -> dict[str, Any]:
     """Return the JSON Schema (draft 2020-12) of a contract, for editors and validators."""
     return TransitionContract.model_json_schema()
+
+
+def valid_strategy_name(name: str) -> bool:
+    """True when ``name`` is a function of ``hypothesis.strategies`` callable with no argument.
+
+    The rule for ``oracles.strategies`` values; Hypothesis is imported on first use only.
+    """
+    from hypothesis import strategies as st
+
+    function = getattr(st, name, None)
+    if not callable(function) or name.startswith("_"):
+        return False
+    try:
+        function()
+    except TypeError:
+        return False
+    return True

@@ -17,14 +17,14 @@ import pytest
 
 from repogate._interactive import Session
 from repogate.gates.differential import check_behaviour
-from repogate.oracles._functions import (
+from repogate.oracles.differential import FunctionOutcome, Server, compare_function
+from repogate.oracles.functions import (
     Target,
     changed_functions,
     is_test_path,
     literals_in_tests,
     module_name,
 )
-from repogate.oracles.differential import FunctionOutcome, Server, compare_function
 from repogate.sandbox import SandboxPolicy
 
 WORKER = "_differential_worker.py"

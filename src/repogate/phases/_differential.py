@@ -22,7 +22,7 @@ from repogate.attempt import AttemptConfig, AttemptProgress, gate
 from repogate.environment import activate
 from repogate.errors import ContractError, PatchApplyError
 from repogate.gates.differential import check_behaviour, not_run
-from repogate.oracles._functions import changed_functions, is_test_path, literals_in_tests
+from repogate.oracles.functions import changed_functions, is_test_path, literals_in_tests
 from repogate.patches import load_patch, touched_paths
 from repogate.phases._shared import oracle_policy, workspace
 from repogate.phases._trees import graded_maker, reference_maker

@@ -38,7 +38,7 @@ from repogate.oracles.embedded import load_embedded
 from repogate.oracles.grading import base_state_check, confirm_in_reference
 from repogate.oracles.imports import foreign_imports
 from repogate.oracles.pytest_runner import TestRun
-from repogate.phases._environment import base_state_key, probe_files, remember_base_state
+from repogate.phases import base_state_key, probe_files, remember_base_state
 from repogate.sandbox import SandboxPolicy
 
 
