@@ -49,7 +49,7 @@ ReleasePolicy = Literal["file", "fragments", "none"]
 
 class _Model(FrozenModel):
     # Attribute docstrings become the JSON Schema's descriptions: the contract author's reference.
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(use_attribute_docstrings=True)
 
 
 def _check_sha(value: str) -> str:

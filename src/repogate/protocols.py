@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from repogate._model import FrozenModel
 from repogate.decision import Decision
@@ -38,8 +38,6 @@ class TaskView(FrozenModel):
         network: whether it has network access.
     """
 
-    model_config = ConfigDict(frozen=True)
-
     id: str
     statement: str
     criteria: tuple[dict[str, str], ...] = ()
@@ -52,7 +50,7 @@ class TaskView(FrozenModel):
     network: bool = False
 
 
-class ClaimedRequirement(BaseModel):
+class ClaimedRequirement(FrozenModel):
     """One requirement an agent says it recovered: claim, source, confidence 0..1, test implication."""
 
     claim: str
@@ -84,7 +82,7 @@ class Usage(FrozenModel):
     cost_usd: float = Field(default=0.0, ge=0.0, le=MAX_COST_USD, allow_inf_nan=False)
 
 
-class Proposal(BaseModel):
+class Proposal(FrozenModel):
     """What an agent returns. Its real proposal is what it leaves in the workspace.
 
     Attributes:
@@ -108,8 +106,6 @@ class Proposal(BaseModel):
         steps: actions and edits run in its sandbox (model-driven agents; 0 when not known).
         trajectory: the trajectory file's name in its output folder, when it left one.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     status: Literal[
         "done", "stopped", "crashed", "no_prediction", "budget_exceeded", "agent_error"

@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from repogate import clock
 from repogate._isolation import (
@@ -58,6 +58,7 @@ from repogate._isolation import (
     unshare_prefix,
     weak_isolation_reason,
 )
+from repogate._model import FrozenModel
 from repogate._mounts import (
     SECRET_PATHS,
     install_folders,
@@ -85,7 +86,7 @@ __all__ = [
 ]
 
 
-class SandboxPolicy(BaseModel):
+class SandboxPolicy(FrozenModel):
     """What an untrusted command is granted.
 
     Attributes:
@@ -106,8 +107,6 @@ class SandboxPolicy(BaseModel):
             full-history repository, the run directory). The user's credential stores too.
     """
 
-    model_config = ConfigDict(frozen=True)
-
     network: bool = False
     timeout_s: float = Field(default=600.0, gt=0)
     output_cap_bytes: int = Field(default=4 * 1024 * 1024, gt=0)
@@ -119,7 +118,7 @@ class SandboxPolicy(BaseModel):
     hidden: tuple[Path, ...] = ()
 
 
-class ExecResult(BaseModel):
+class ExecResult(FrozenModel):
     """A finished command as a value. A non-zero exit is a result, not an exception.
 
     Attributes:
@@ -132,8 +131,6 @@ class ExecResult(BaseModel):
         truncated_bytes: bytes dropped past the cap, stdout and stderr together.
         isolation: the isolation in force for this command.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     argv: tuple[str, ...]
     returncode: int

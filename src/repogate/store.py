@@ -33,13 +33,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from repogate import clock
 from repogate._chain import DECISION_FILE, StoredReceipt, attempt_problems, refuse_changed
 from repogate._files import first_problem, read_json_object
 from repogate._folders import not_a_folder
 from repogate._locks import write_atomic
+from repogate._model import FrozenModel
 from repogate._rundir import RunInputs, hold, is_held
 from repogate._storeschema import (
     DB_NAME,
@@ -63,10 +64,8 @@ from repogate.state import CandidateState
 from repogate.vocabulary import AttemptStatus
 
 
-class AttemptRecord(BaseModel):
+class AttemptRecord(FrozenModel):
     """One attempt as the store indexes it: who, which contract, which epoch, and its decision."""
-
-    model_config = ConfigDict(frozen=True)
 
     attempt_id: str
     contract_id: str
