@@ -34,10 +34,17 @@ class Import:
 
 
 def modules(src: Path = SRC) -> dict[str, Path]:
-    """Return every module under ``src``: dotted name -> file (a package by its ``__init__.py``)."""
+    """Return every module under ``src``: dotted name -> file (a package by its ``__init__.py``).
+
+    Only importable ones: every folder above the file holds an ``__init__.py`` (the scenario
+    repositories shipped as data under ``tasks/scenarios/`` are not modules of the package).
+    """
     found: dict[str, Path] = {}
     for path in sorted(src.rglob("*.py")):
-        parts = list(path.relative_to(src).with_suffix("").parts)
+        relative = path.relative_to(src)
+        if not all((src / folder / "__init__.py").is_file() for folder in relative.parents[:-1]):
+            continue
+        parts = list(relative.with_suffix("").parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
         found[".".join(parts)] = path
@@ -158,3 +165,28 @@ def cycles(graph: Mapping[str, Mapping[str, str]]) -> list[list[str]]:
         if node not in index:
             visit(node)
     return sorted(found)
+
+
+def attribute_uses(src: Path = SRC) -> Iterator[Import]:
+    """Yield every ``alias.name`` read on a module bound by an import (``from repogate import git``
+    then ``git.run``), as an :class:`Import` of ``name`` from that module."""
+    known = modules(src)
+    for importer, path in known.items():
+        tree = ast.parse(path.read_text(), str(path))
+        where = str(path.relative_to(src))
+        bound: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                bound.update({a.asname: a.name for a in node.names if a.asname and a.name in known})
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if f"{node.module}.{alias.name}" in known:
+                        bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in bound
+            ):
+                module = bound[node.value.id]
+                yield Import(importer, module, node.attr, f"{where}:{node.lineno}")

@@ -23,17 +23,16 @@ from repogate import clock, git, sandbox
 from repogate._folders import remove_if_empty
 from repogate._rundir import RunInputs
 from repogate.agent_spec import AgentSpec
-from repogate.agents import fingerprint, make_agent
-from repogate.agents.predictions import PredictionsAgent
+from repogate.agents import PredictionsAgent, fingerprint, make_agent
 from repogate.contract import TransitionContract
 from repogate.errors import UserInputError
-from repogate.executors.local import LocalExecutor
+from repogate.executors import LocalExecutor
 from repogate.gates.graded_oracle import load_notices
 from repogate.jobs import AttemptEvent, AttemptJob, Executor, ReceiptMade, Started
 from repogate.manifest import AgentEntry, ExecutorEntry, RunManifest, contract_entry
 from repogate.patches import load_patch, touched_paths
 from repogate.protocols import Agent
-from repogate.provenance.sign import sign_attempt, sign_run
+from repogate.provenance import sign_attempt, sign_run
 from repogate.store import AttemptRecord, Store, attempt_id_for
 
 CACHE_ENV = "REPOGATE_CACHE"

@@ -45,6 +45,24 @@ from repogate.contract import TransitionContract
 from repogate.models.meter import budget_of
 from repogate.protocols import Agent
 
+__all__ = [
+    "CommandAgent",
+    "CommitAgent",
+    "GoldAgent",
+    "NullAgent",
+    "PredictionsAgent",
+    "ScriptedAgent",
+    "check_ready",
+    "configuration",
+    "fingerprint",
+    "load_predictions",
+    "load_script",
+    "make_agent",
+    "parse_specs",
+    "requiring_all",
+    "resolve_specs",
+]
+
 
 def make_agent(spec: AgentSpec, contract: TransitionContract, repo: Path) -> Agent:
     """Build the agent ``spec`` names for ``contract``.

@@ -11,6 +11,8 @@ from repogate.errors import UserInputError
 from repogate.executors.local import LocalExecutor
 from repogate.jobs import Executor
 
+__all__ = ["EXECUTORS", "LocalExecutor", "make_executor"]
+
 EXECUTORS = ("local", "ray")
 """The names ``--executor`` takes."""
 
