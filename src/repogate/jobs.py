@@ -6,8 +6,8 @@ picklable, with no open handle. The worker sends back, in order, :class:`Started
 :class:`ReceiptMade` per gate as the gate finishes, and :class:`Finished`; the head writes each to
 the store as it arrives, so a killed run keeps every receipt that reached it.
 
-An executor (:class:`Executor`, the Protocol every backend implements) that loses a worker (it was killed, or its node died) reports the attempt as
-:class:`Finished` with a ``crash``; one that is interrupted (Ctrl-C) reports nothing more, and the
+An executor (:class:`Executor`, the Protocol every backend implements) that loses a worker (it
+was killed, or its node died) reports the attempt as :class:`Finished` with a ``crash``; one that is interrupted (Ctrl-C) reports nothing more, and the
 attempt stays ``running`` in the store, to be redone on resume.
 """
 
@@ -107,7 +107,10 @@ class Executor(Protocol):
     name: str
 
     def describe(self) -> dict[str, Any]:
-        """Return the executor's spec (name, workers, versions) for the run manifest."""
+        """Return the executor's spec for the run manifest (name, workers, versions).
+
+        Its keys are :class:`repogate.manifest.ExecutorEntry`'s.
+        """
         ...
 
     def run(self, jobs: Sequence[AttemptJob], on_event: Callable[[AttemptEvent], None]) -> None:

@@ -200,7 +200,10 @@ class Agent(Protocol):
         ...
 
     def describe(self) -> dict[str, Any]:
-        """Return the agent's spec and config (model, scaffold, version) for the run manifest."""
+        """Return the agent's spec and config (model, scaffold, version) for the run manifest.
+
+        Its keys are :class:`repogate.manifest.AgentEntry`'s.
+        """
         ...
 
 
