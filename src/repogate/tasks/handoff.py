@@ -3,7 +3,7 @@
 Task validation runs the base (with the hidden tests) and the reference N times each, in the
 environment and sandbox gate E uses. Gate E's base-state result is a function of the run
 conditions, the base commit, the hidden test and reference patches, the graded ids, the repeat
-count and the graded text inside editable files (:func:`repogate.phases._environment.base_state_key`).
+count and the graded text inside editable files (:func:`repogate.phases.base_state_key`).
 When validation has observed everything gate E observes, it writes the result under that key and
 the gold attempt's gate E reads it (its receipt says ``observed_by``) instead of computing it:
 
