@@ -17,7 +17,7 @@ from pathlib import Path
 from repogate import git
 from repogate._files import unlink_nofollow, write_bytes_nofollow
 from repogate.contract import TransitionContract
-from repogate.gates._globs import matches_any
+from repogate.globs import matches_any
 from repogate.oracles.embedded import EmbeddedOracle, restore
 from repogate.oracles.pytest_runner import select_files
 

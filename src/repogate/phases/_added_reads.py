@@ -19,7 +19,7 @@ from __future__ import annotations
 from repogate import git
 from repogate._files import write_bytes_nofollow
 from repogate.attempt import AttemptConfig, AttemptProgress
-from repogate.gates._globs import TEST_GLOBS, matches_any
+from repogate.globs import TEST_GLOBS, matches_any
 from repogate.oracles.pytest_runner import run_tests
 from repogate.patches import load_patch
 from repogate.phases._shared import oracle_policy, workspace

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from repogate import git
 from repogate.attempt import AttemptConfig, AttemptProgress, emit, gate, gate_seen
-from repogate.gates._imports import environment_names
 from repogate.gates.dependency import check_dependency_policy
 from repogate.gates.graded_oracle import GradedOracle, graded_modules
+from repogate.gates.imports import environment_names
 from repogate.gates.integrity import check_integrity
 from repogate.gates.oracle_commands import check_commands
 from repogate.gates.requirements import check_requirements

@@ -20,7 +20,7 @@ from repogate._files import read_bytes_nofollow
 from repogate.attempt import AttemptConfig, AttemptProgress, gate
 from repogate.errors import ContractError, PatchApplyError
 from repogate.gates.differential import check_behaviour, not_run
-from repogate.oracles._functions import changed_functions, is_test_path, literals_in_tests
+from repogate.oracles.functions import changed_functions, is_test_path, literals_in_tests
 from repogate.patches import load_patch, touched_paths
 from repogate.phases._shared import oracle_policy, workspace
 from repogate.phases._trees import graded_maker, reference_maker
