@@ -21,7 +21,7 @@ state without concluding anything: the first outcome stands.
 
 A rerun runs the ids in question only, never the rest of their files (:func:`selection`); and no
 PASS_TO_PASS failure is rerun once a FAIL_TO_PASS test has failed (the attempt is rejected whatever
-the reruns find; :func:`repogate.gates.verification.grade_tree`).
+the reruns find; :func:`repogate.gates.verification.failures_to_confirm`).
 
 The policy is data in, data out: :func:`first_outcomes` starts a state's record, :func:`pending` names
 the ids to run again, :func:`seen_again` adds a rerun's outcomes, and :func:`records` closes it.
