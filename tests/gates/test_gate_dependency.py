@@ -479,3 +479,57 @@ def test_upgrade_package_moved_lockfile_is_decided_alike_whatever_the_users_cach
     assert "index unreachable: unverified" in check.detail
     check, _ = _check(tmp_path / "online", base, {"uv.lock": moved}, policy=ONLINE)
     assert check.status == "passed", check.detail
+
+
+def _cache_files(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.name.endswith(".lock")
+    }
+
+
+@pytest.mark.slow
+def test_a_replay_never_writes_the_harness_lock_cache(tmp_path: Path, user_cache: Path) -> None:
+    """Threat: the lock cache is shared between runs and mounted writable where uv reads the
+    candidate's files; what a replay writes (here the index page of a dependency the candidate
+    added, fetched with the agent's network) must land in a throwaway copy, never the cache the
+    next replay (or another candidate) starts from."""
+    base = _author_locked(tmp_path, "pytest>=8")
+    manifest = _pyproject("pytest>=8", "six")
+    cand = {
+        "pyproject.toml": manifest,
+        "uv.lock": _relocked(tmp_path, {"pyproject.toml": manifest}),
+    }
+    cache = LockCache(folder=tmp_path / "lock-cache", network=True)
+    ruff = {"pyproject.toml": base["pyproject.toml"] + "\n[tool.ruff]\nline-length = 99\n"}
+    check, details = _check(tmp_path / "first", base, ruff, cache=cache)
+    assert check.status == "passed", check.detail
+    assert details["projects"][0]["lock_cache"] == "filled"
+    before = _cache_files(cache.folder)
+    assert any("pytest" in name for name in before)
+    check, details = _check(tmp_path / "online", base, cand, policy=ONLINE, cache=cache)
+    assert check.status == "passed", check.detail
+    after = _cache_files(cache.folder)
+    assert after == before
+    assert not any("six" in name for name in after)
+
+
+def test_without_network_to_fill_it_the_lock_cache_stays_empty_and_says_why(
+    tmp_path: Path, user_cache: Path
+) -> None:
+    """The recipe grants no network: nothing is fetched for the replay, whatever the user's
+    cache holds, and the receipt says the cache was empty and why."""
+    base = _author_locked(tmp_path, "iniconfig")
+    manifest = base["pyproject.toml"].replace('version = "0.1.0"', 'version = "0.1.1"')
+    cand = {
+        "pyproject.toml": manifest,
+        "uv.lock": _relocked(tmp_path, {"pyproject.toml": manifest}),
+    }
+    cache = LockCache(folder=tmp_path / "lock-cache", network=False)
+    check, details = _check(tmp_path / "gate", base, cand, cache=cache)
+    assert check.status == "error", check.detail
+    assert "index unreachable: unverified" in check.detail
+    assert details["projects"][0]["lock_cache"] == (
+        "empty: the environment recipe grants no network to fill it"
+    )

@@ -115,62 +115,65 @@ def _registry_pins(lock_text: str | None) -> list[str]:
     ]
 
 
-def _filled_cache(
-    cache: LockCache, base: Path, project: Project, policy: SandboxPolicy
-) -> tuple[Path, str]:
-    """Return the harness's uv cache for this base project and how it stands.
+def _fill(entry: Path, base: Path, project: Project, policy: SandboxPolicy, network: bool) -> str:
+    """Fill the uv cache ``entry/uv`` from the base manifest and lockfile; say how it stands.
 
-    It is filled from the base lockfile once. The state is ``filled``, or why it is empty: no
-    network, nothing locked from an index, a base that only a build describes, or the fill
-    command's failure (tried again next time).
+    ``filled`` (then kept: ``entry/filled``), or why it is empty: no network, nothing locked from
+    an index, a base that only a build describes, or the fill command's failure (tried again by
+    the next verification). The caller holds the entry's lock.
 
     Raises:
-        OSError: the cache folder cannot be written.
+        OSError: the cache folder cannot be written, or the base's files not read.
     """
+    if (entry / "filled").exists():
+        return "filled"
+    (entry / "uv").mkdir(parents=True, exist_ok=True)
     manifest = read_bytes_nofollow(base, project.manifest) or b""
     lockfile = read_bytes_nofollow(base, project.lockfile) or b""
-    digest = hashlib.sha256(b"%d\0%b%b" % (len(manifest), manifest, lockfile)).hexdigest()
-    entry = cache.folder / digest
-    with locked(cache.folder / f"{digest}.lock"):
-        if (entry / "filled").exists():
-            return entry / "uv", "filled"
-        (entry / "uv").mkdir(parents=True, exist_ok=True)
-        pins = _registry_pins(lockfile.decode("utf-8", "replace"))
-        if not cache.network:
-            return entry / "uv", "empty: the environment recipe grants no network to fill it"
-        if not pins:
-            return entry / "uv", "empty: the base lockfile locks nothing from an index"
-        if _builds_candidate(base, project) is not None:
-            return entry / "uv", "empty: the base project is only described by building it"
-        with tempfile.TemporaryDirectory(prefix="repogate-lockfill-") as tmp:
-            tree = Path(tmp)  # the base's manifest and lockfile alone: nothing else is read
-            write_bytes_nofollow(tree, project.manifest, manifest, make_parents=True)
-            write_bytes_nofollow(tree, project.lockfile, lockfile, make_parents=True)
-            env = {**policy.env, "UV_CACHE_DIR": str(entry / "uv"), "UV_PYTHON_DOWNLOADS": "never"}
-            fill = granted(policy.model_copy(update={"env": env}), network=True).model_copy(
-                update={"writable": (tree, entry / "uv")}
-            )
-            folder = tree / project.folder
-            result = sandbox.run(["uv", "lock", *pins], folder, fill)
-        if not result.ok:
-            return entry / "uv", describe_failure("empty: filling it from the base failed", result)
-        (entry / "filled").touch()
-        return entry / "uv", "filled"
+    pins = _registry_pins(lockfile.decode("utf-8", "replace"))
+    if not network:
+        return "empty: the environment recipe grants no network to fill it"
+    if not pins:
+        return "empty: the base lockfile locks nothing from an index"
+    if _builds_candidate(base, project) is not None:
+        return "empty: the base project is only described by building it"
+    with tempfile.TemporaryDirectory(prefix="repogate-lockfill-") as tmp:
+        tree = Path(tmp)  # the base's manifest and lockfile alone: nothing else is read
+        write_bytes_nofollow(tree, project.manifest, manifest, make_parents=True)
+        write_bytes_nofollow(tree, project.lockfile, lockfile, make_parents=True)
+        env = {**policy.env, "UV_CACHE_DIR": str(entry / "uv"), "UV_PYTHON_DOWNLOADS": "never"}
+        fill = granted(policy.model_copy(update={"env": env}), network=True).model_copy(
+            update={"writable": (tree, entry / "uv")}
+        )
+        result = sandbox.run(["uv", "lock", *pins], tree / project.folder, fill)
+    if not result.ok:
+        return describe_failure("empty: filling it from the base failed", result)
+    (entry / "filled").touch()
+    return "filled"
 
 
 def _private_cache(
     cache: LockCache | None, base: Path, project: Project, policy: SandboxPolicy, tmp: Path
 ) -> tuple[Path, str]:
-    """Return a uv cache for one verification and how it stands (see :func:`_filled_cache`).
+    """Return a uv cache for one verification and how it stands (see :func:`_fill`).
 
-    The cache is a copy of the filled one (or empty), in ``tmp``; nothing else ever reads it.
+    The cache is a copy, in ``tmp``, of the harness's one for this base (one per sha256 of the
+    base manifest and lockfile, filled once), or empty; nothing else ever reads the copy.
+
+    Raises:
+        OSError, shutil.Error: the harness's cache cannot be written or copied.
     """
     private = tmp / "uv-cache"
     if cache is None or project.manager != "uv":
         private.mkdir()
         return private, "empty: no harness lock cache" if cache is None else "unused"
-    filled, state = _filled_cache(cache, base, project, policy)
-    shutil.copytree(filled, private, symlinks=True, ignore=shutil.ignore_patterns(".lock", ".tmp*"))
+    manifest = read_bytes_nofollow(base, project.manifest) or b""
+    lockfile = read_bytes_nofollow(base, project.lockfile) or b""
+    digest = hashlib.sha256(b"%d\0%b%b" % (len(manifest), manifest, lockfile)).hexdigest()
+    entry = cache.folder / digest
+    with locked(cache.folder / f"{digest}.lock"):  # copied whole: never while it is being filled
+        state = _fill(entry, base, project, policy, cache.network)
+        shutil.copytree(entry / "uv", private, symlinks=True)
     return private, state
 
 
