@@ -137,10 +137,13 @@ def _fill(entry: Path, base: Path, project: Project, policy: SandboxPolicy, netw
         return "empty: the base lockfile locks nothing from an index"
     if _builds_candidate(base, project) is not None:
         return "empty: the base project is only described by building it"
+    config = posixpath.join(project.folder, "uv.toml")  # where the project may name its index
+    files = {project.manifest: manifest, project.lockfile: lockfile}
+    files |= {config: data} if (data := read_bytes_nofollow(base, config)) is not None else {}
     with tempfile.TemporaryDirectory(prefix="repogate-lockfill-") as tmp:
-        tree = Path(tmp)  # the base's manifest and lockfile alone: nothing else is read
-        write_bytes_nofollow(tree, project.manifest, manifest, make_parents=True)
-        write_bytes_nofollow(tree, project.lockfile, lockfile, make_parents=True)
+        tree = Path(tmp)  # the base's manifest, lockfile and uv.toml alone: nothing else is read
+        for name, data in files.items():
+            write_bytes_nofollow(tree, name, data, make_parents=True)
         env = {**policy.env, "UV_CACHE_DIR": str(entry / "uv"), "UV_PYTHON_DOWNLOADS": "never"}
         fill = granted(policy.model_copy(update={"env": env}), network=True).model_copy(
             update={"writable": (tree, entry / "uv")}
