@@ -13,7 +13,7 @@ from _lifecycle_git import commit, new_repo, write
 from repogate import git
 from repogate.contract import Lockfile
 from repogate.gates._lockfiles import touched_projects, touches_dependencies
-from repogate.gates.dependency import check_dependency_policy
+from repogate.gates.dependency import LockCache, check_dependency_policy
 from repogate.git import ChangedPath
 from repogate.receipt import Check
 from repogate.sandbox import SandboxPolicy
@@ -29,8 +29,11 @@ OFFLINE = SandboxPolicy(network=False, timeout_s=60)
 UV = Lockfile(manager="uv")
 
 
-def _uv_lock(folder: Path) -> str:
-    subprocess.run(["uv", "lock", "-q"], cwd=folder, check=True, capture_output=True)
+def _uv_lock(folder: Path, *args: str, cache: Path | None = None) -> str:
+    env = {**os.environ, "UV_CACHE_DIR": str(cache)} if cache is not None else None
+    subprocess.run(
+        ["uv", "lock", "-q", *args], cwd=folder, check=True, capture_output=True, env=env
+    )
     return (folder / "uv.lock").read_text()
 
 
@@ -62,9 +65,11 @@ def _check(
     cand: Mapping[str, str | None],
     lock: Lockfile | None = UV,
     policy: SandboxPolicy = OFFLINE,
+    cache: LockCache | None = None,
 ) -> tuple[Check, dict[str, Any]]:
     base_dir, cand_dir, changed = _scenario(tmp_path, base, cand)
-    seen = check_dependency_policy(lambda: (base_dir, cand_dir), lock, changed, policy)
+    cache = cache if cache is not None else LockCache(folder=tmp_path / "lock-cache", network=True)
+    seen = check_dependency_policy(lambda: (base_dir, cand_dir), lock, changed, policy, cache)
     return seen.checks[0], seen.details
 
 
@@ -374,3 +379,157 @@ def test_touches_dependencies_is_false_only_where_no_project_is_found(
             assert (found, unlocked) == ([], [])
     unrelated = {"src/app/core.py", "README.md", "tests/test_core.py", "requirements/test.txt"}
     assert touches_dependencies(changed, declared) == (path not in unrelated)
+
+
+# Issue 23: the lock replay ran ``uv lock --offline`` against the *user's* uv cache, so a fresh
+# machine (no index pages for the locked packages there) gave ``error`` where a used one gave
+# ``passed``. The verdict must not depend on what the caller's cache holds.
+
+
+@pytest.fixture(params=["empty", "filled"])
+def user_cache(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """The caller's uv cache: empty (a fresh machine), or filled by the author's own ``uv lock``."""
+    author = tmp_path / "author-uv-cache"
+    folder = tmp_path / "xdg" if request.param == "empty" else author
+    monkeypatch.delenv("UV_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    if request.param == "filled":
+        monkeypatch.setenv("UV_CACHE_DIR", str(author))
+    return folder
+
+
+def _author_locked(tmp_path: Path, *deps: str, args: tuple[str, ...] = ()) -> dict[str, str]:
+    """Lock ``deps`` as an author would, with network and a cache of their own."""
+    folder = tmp_path / "author"
+    folder.mkdir(exist_ok=True)
+    (folder / "pyproject.toml").write_text(_pyproject(*deps))
+    lock = _uv_lock(folder, *args, cache=tmp_path / "author-uv-cache")
+    return {"pyproject.toml": _pyproject(*deps), "uv.lock": lock}
+
+
+def _relocked(tmp_path: Path, files: Mapping[str, str], *args: str) -> str:
+    folder = tmp_path / "author"
+    write(folder, dict(files))
+    return _uv_lock(folder, *args, cache=tmp_path / "author-uv-cache")
+
+
+@pytest.mark.slow
+def test_stale_lockfile_regenerated_passes_whatever_the_users_cache_holds(
+    tmp_path: Path, user_cache: Path
+) -> None:
+    """The payments ``stale-lockfile`` shape: the manifest's version moved, the agent ran
+    ``uv lock`` (offline replay), from a base that locks a dependency with dependencies of its
+    own on other platforms (pytest: colorama on Windows)."""
+    base = _author_locked(tmp_path, "pytest>=8")
+    manifest = base["pyproject.toml"].replace('version = "0.1.0"', 'version = "0.1.1"')
+    cand = {
+        "pyproject.toml": manifest,
+        "uv.lock": _relocked(tmp_path, {"pyproject.toml": manifest}),
+    }
+    check, details = _check(tmp_path / "gate", base, cand)
+    assert check.status == "passed", check.detail
+    assert details["projects"][0]["replay_reproduced"] is True
+
+
+@pytest.mark.slow
+def test_stale_lockfile_edited_by_hand_fails_whatever_the_users_cache_holds(
+    tmp_path: Path, user_cache: Path
+) -> None:
+    """The mimicking agent of the same shape: the project's version edited into uv.lock by hand
+    (check mode accepts it; the replay writes the same, so the lockfile's other edits show)."""
+    base = _author_locked(tmp_path, "pytest>=8")
+    manifest = base["pyproject.toml"].replace('version = "0.1.0"', 'version = "0.1.1"')
+    lock = base["uv.lock"].replace(
+        'name = "demo"\nversion = "0.1.0"', 'name = "demo"\nversion = "0.1.1"'
+    )
+    marker = 'hash = "sha256:'
+    at = lock.rindex(marker) + len(marker)
+    lock = lock[:at] + "0000" + lock[at + 4 :]
+    check, _ = _check(tmp_path / "gate", base, {"pyproject.toml": manifest, "uv.lock": lock})
+    assert check.status == "failed", check.detail
+    assert "does not reproduce the candidate's" in check.detail
+
+
+@pytest.mark.slow
+def test_check_mode_alone_needs_no_user_cache(tmp_path: Path, user_cache: Path) -> None:
+    """Check mode alone decides: a dependency added to the manifest without relocking fails
+    ``uv lock --check --offline`` (failed, never the cache miss's error)."""
+    base = _author_locked(tmp_path, "pytest>=8")
+    manifest = _pyproject("pytest>=8", "pluggy>=1")
+    check, _ = _check(tmp_path / "gate", base, {"pyproject.toml": manifest})
+    assert check.status == "failed", check.detail
+    assert "uv lock --check --offline (check mode) exited" in check.detail
+
+
+@pytest.mark.slow
+def test_upgrade_package_moved_lockfile_is_decided_alike_whatever_the_users_cache_holds(
+    tmp_path: Path, user_cache: Path
+) -> None:
+    """A lockfile moved with ``uv lock --upgrade-package`` to a version the base did not lock:
+    offline, its metadata is known only if someone fetched it, so the verdict is ``error``
+    (unverified) whether or not the caller's cache holds it; with the agent's network, passed."""
+    base = _author_locked(tmp_path, "iniconfig>=1", args=("--upgrade-package", "iniconfig==2.0.0"))
+    assert 'name = "iniconfig"\nversion = "2.0.0"' in base["uv.lock"]
+    moved = _relocked(tmp_path, base, "--upgrade-package", "iniconfig==2.1.0")
+    assert 'name = "iniconfig"\nversion = "2.1.0"' in moved
+    check, _ = _check(tmp_path / "gate", base, {"uv.lock": moved})
+    assert check.status == "error", check.detail
+    assert "index unreachable: unverified" in check.detail
+    check, _ = _check(tmp_path / "online", base, {"uv.lock": moved}, policy=ONLINE)
+    assert check.status == "passed", check.detail
+
+
+def _cache_files(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.name.endswith(".lock")
+    }
+
+
+@pytest.mark.slow
+def test_a_replay_never_writes_the_harness_lock_cache(tmp_path: Path, user_cache: Path) -> None:
+    """Threat: the lock cache is shared between runs and mounted writable where uv reads the
+    candidate's files; what a replay writes (here the index page of a dependency the candidate
+    added, fetched with the agent's network) must land in a throwaway copy, never the cache the
+    next replay (or another candidate) starts from."""
+    base = _author_locked(tmp_path, "pytest>=8")
+    manifest = _pyproject("pytest>=8", "six")
+    cand = {
+        "pyproject.toml": manifest,
+        "uv.lock": _relocked(tmp_path, {"pyproject.toml": manifest}),
+    }
+    cache = LockCache(folder=tmp_path / "lock-cache", network=True)
+    ruff = {"pyproject.toml": base["pyproject.toml"] + "\n[tool.ruff]\nline-length = 99\n"}
+    check, details = _check(tmp_path / "first", base, ruff, cache=cache)
+    assert check.status == "passed", check.detail
+    assert details["projects"][0]["lock_cache"] == "filled"
+    before = _cache_files(cache.folder)
+    assert any("pytest" in name for name in before)
+    check, details = _check(tmp_path / "online", base, cand, policy=ONLINE, cache=cache)
+    assert check.status == "passed", check.detail
+    after = _cache_files(cache.folder)
+    assert after == before
+    assert not any("six" in name for name in after)
+
+
+def test_without_network_to_fill_it_the_lock_cache_stays_empty_and_says_why(
+    tmp_path: Path, user_cache: Path
+) -> None:
+    """The recipe grants no network: nothing is fetched for the replay, whatever the user's
+    cache holds, and the receipt says the cache was empty and why."""
+    base = _author_locked(tmp_path, "iniconfig")
+    manifest = base["pyproject.toml"].replace('version = "0.1.0"', 'version = "0.1.1"')
+    cand = {
+        "pyproject.toml": manifest,
+        "uv.lock": _relocked(tmp_path, {"pyproject.toml": manifest}),
+    }
+    cache = LockCache(folder=tmp_path / "lock-cache", network=False)
+    check, details = _check(tmp_path / "gate", base, cand, cache=cache)
+    assert check.status == "error", check.detail
+    assert "index unreachable: unverified" in check.detail
+    assert details["projects"][0]["lock_cache"] == (
+        "empty: the environment recipe grants no network to fill it"
+    )

@@ -16,7 +16,11 @@ When the patch touches a manifest or a lockfile, for each project touched (see
 A manager that is not installed, or an index that cannot be reached (read from the manager's
 stderr), leaves the lockfile unverified: ``error``, never ``passed``. The manager runs on the
 candidate's files in the sandbox with the agent's network grant (``permissions.network``), never
-the base install's; without it uv runs ``--offline`` (its cache only). The manager never builds
+the base install's; without it uv runs ``--offline``, from a throwaway copy of the harness's lock
+cache (:class:`LockCache`), filled from the base lockfile alone, never from the user's uv cache:
+the verdict does not depend on who runs repogate. A version the base does not lock (an upgraded
+or added package) is then not in that cache, and the lockfile is left unverified (``error``)
+unless the agent is granted the network. The manager never builds
 the candidate's project: a manifest whose metadata only a build gives (``dynamic`` fields, an
 in-tree backend, local package sources, ``setup.py``) leaves the lockfile unverified (``error``)
 before any command runs, since the build backend is candidate code. A definite failure (the lockfile disagrees, the replay
@@ -35,7 +39,7 @@ not exercised by this project's tests.
 from __future__ import annotations
 
 import difflib
-import os
+import hashlib
 import posixpath
 import shlex
 import shutil
@@ -47,6 +51,8 @@ from typing import Any
 
 from repogate import sandbox
 from repogate._files import read_bytes_nofollow, unlink_nofollow, write_bytes_nofollow
+from repogate._locks import locked
+from repogate._model import FrozenModel
 from repogate.contract import Lockfile
 from repogate.gates._commands import (
     describe_failure,
@@ -71,13 +77,107 @@ CHECK: CheckName = "dependency_policy_passed"
 _PROGRAM = {"uv": "uv", "poetry": "poetry", "pip-tools": "pip-compile"}
 
 
-def _uv_cache_grant() -> dict[str, str]:
-    """Share the caller's uv cache (the sandbox's private HOME would start an empty one)."""
-    cache = os.environ.get("UV_CACHE_DIR")
-    if not cache:
-        xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        cache = str(Path(xdg) / "uv")
-    return {"UV_CACHE_DIR": cache, "UV_PYTHON_DOWNLOADS": "never"}
+class LockCache(FrozenModel):
+    """The harness's own uv cache for lock replays, filled from the base lockfile.
+
+    A replay without the network (``uv lock --offline``) resolves from a cache, and which cache it
+    reads decides the verdict; the user's own (``~/.cache/uv``) holds whatever that user happened
+    to lock before, so the verdict would depend on who runs repogate (issue 23). Instead the
+    harness keeps, under ``folder``, one uv cache per base manifest and lockfile (named by their
+    sha256), filled once by a ``uv lock`` of the **base** project alone in the sandbox, with every
+    locked registry package held at its locked version (``--upgrade-package name==version``): the
+    index pages and metadata of exactly what the base locks, on every platform the lock covers.
+    Each verification then runs on a throwaway copy of it, so the candidate-driven manager never
+    writes a cache anything else reads (a shared writable cache could be poisoned for later runs).
+
+    Attributes:
+        folder: where the filled caches live (created when absent); the harness's, never the user's.
+        network: whether filling it may reach the index: the environment recipe's grant (the base's
+            own install commands reach the same index with the same files). Without it, or when the
+            base project cannot be locked without building it, the replay starts from an empty cache.
+    """
+
+    folder: Path
+    network: bool
+
+
+def _registry_pins(lock_text: str | None) -> list[str]:
+    """``--upgrade-package name==version`` for every package of a uv.lock that comes from an index."""
+    try:
+        packages = tomllib.loads(lock_text or "").get("package", [])
+    except tomllib.TOMLDecodeError:
+        return []
+    return [
+        arg
+        for p in packages
+        if isinstance(p, dict) and isinstance(p.get("source"), dict) and "registry" in p["source"]
+        for arg in ("--upgrade-package", f"{p.get('name')}=={p.get('version')}")
+    ]
+
+
+def _fill(entry: Path, base: Path, project: Project, policy: SandboxPolicy, network: bool) -> str:
+    """Fill the uv cache ``entry/uv`` from the base manifest and lockfile; say how it stands.
+
+    ``filled`` (then kept: ``entry/filled``), or why it is empty: no network, nothing locked from
+    an index, a base that only a build describes, or the fill command's failure (tried again by
+    the next verification). The caller holds the entry's lock.
+
+    Raises:
+        OSError: the cache folder cannot be written, or the base's files not read.
+    """
+    if (entry / "filled").exists():
+        return "filled"
+    (entry / "uv").mkdir(parents=True, exist_ok=True)
+    manifest = read_bytes_nofollow(base, project.manifest) or b""
+    lockfile = read_bytes_nofollow(base, project.lockfile) or b""
+    pins = _registry_pins(lockfile.decode("utf-8", "replace"))
+    if not network:
+        return "empty: the environment recipe grants no network to fill it"
+    if not pins:
+        return "empty: the base lockfile locks nothing from an index"
+    if _builds_candidate(base, project) is not None:
+        return "empty: the base project is only described by building it"
+    config = posixpath.join(project.folder, "uv.toml")  # where the project may name its index
+    files = {project.manifest: manifest, project.lockfile: lockfile}
+    files |= {config: data} if (data := read_bytes_nofollow(base, config)) is not None else {}
+    with tempfile.TemporaryDirectory(prefix="repogate-lockfill-") as tmp:
+        tree = Path(tmp)  # the base's manifest, lockfile and uv.toml alone: nothing else is read
+        for name, data in files.items():
+            write_bytes_nofollow(tree, name, data, make_parents=True)
+        env = {**policy.env, "UV_CACHE_DIR": str(entry / "uv"), "UV_PYTHON_DOWNLOADS": "never"}
+        fill = granted(policy.model_copy(update={"env": env}), network=True).model_copy(
+            update={"writable": (tree, entry / "uv")}
+        )
+        result = sandbox.run(["uv", "lock", *pins], tree / project.folder, fill)
+    if not result.ok:
+        return describe_failure("empty: filling it from the base failed", result)
+    (entry / "filled").touch()
+    return "filled"
+
+
+def _private_cache(
+    cache: LockCache | None, base: Path, project: Project, policy: SandboxPolicy, tmp: Path
+) -> tuple[Path, str]:
+    """Return a uv cache for one verification and how it stands (see :func:`_fill`).
+
+    The cache is a copy, in ``tmp``, of the harness's one for this base (one per sha256 of the
+    base manifest and lockfile, filled once), or empty; nothing else ever reads the copy.
+
+    Raises:
+        OSError, shutil.Error: the harness's cache cannot be written or copied.
+    """
+    private = tmp / "uv-cache"
+    if cache is None or project.manager != "uv":
+        private.mkdir()
+        return private, "empty: no harness lock cache" if cache is None else "unused"
+    manifest = read_bytes_nofollow(base, project.manifest) or b""
+    lockfile = read_bytes_nofollow(base, project.lockfile) or b""
+    digest = hashlib.sha256(b"%d\0%b%b" % (len(manifest), manifest, lockfile)).hexdigest()
+    entry = cache.folder / digest
+    with locked(cache.folder / f"{digest}.lock"):  # copied whole: never while it is being filled
+        state = _fill(entry, base, project, policy, cache.network)
+        shutil.copytree(entry / "uv", private, symlinks=True)
+    return private, state
 
 
 def _builds_candidate(tree: Path, project: Project) -> str | None:
@@ -218,7 +318,12 @@ def _run(
 
 
 def _verify(
-    project: Project, base: Path, candidate: Path, lock: Lockfile | None, policy: SandboxPolicy
+    project: Project,
+    base: Path,
+    candidate: Path,
+    lock: Lockfile | None,
+    policy: SandboxPolicy,
+    cache: LockCache | None,
 ) -> _Outcome:
     out = _Outcome(project)
     if lock is not None and lock.allow_new is not None:
@@ -256,11 +361,20 @@ def _verify(
             "backend, which the harness never does",
         )
         return out
-    grant = granted(policy, network=policy.network, extra=_uv_cache_grant())
     lock_text = cand_bytes.decode("utf-8", "replace")
     base_text = base_bytes.decode("utf-8", "replace") if base_bytes is not None else None
     check, replay = _commands(project, lock_text, policy.network, base_text)
     with tempfile.TemporaryDirectory(prefix="repogate-lock-") as tmp:
+        try:
+            uv_cache, out.facts["lock_cache"] = _private_cache(
+                cache, base, project, policy, Path(tmp)
+            )
+        except (OSError, shutil.Error) as exc:
+            out.fail("error", f"the harness's lock cache cannot be prepared: {exc}")
+            return out
+        # the harness's cache wins over any the caller granted: the user's never reaches a replay
+        env = {**policy.env, "UV_CACHE_DIR": str(uv_cache), "UV_PYTHON_DOWNLOADS": "never"}
+        grant = granted(policy.model_copy(update={"env": env}), network=policy.network)
         tree = Path(tmp) / "tree"
         shutil.copytree(candidate, tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         folder = tree / project.folder
@@ -306,6 +420,7 @@ def check_dependency_policy(
     lock: Lockfile | None,
     changed: Sequence[ChangedPath],
     policy: SandboxPolicy,
+    cache: LockCache | None = None,
 ) -> Observation:
     """Decide ``dependency_policy_passed`` for one candidate (hermetic and lifecycle profiles).
 
@@ -318,6 +433,9 @@ def check_dependency_policy(
         changed: the patch's changed paths.
         policy: timeout and environment for the manager's commands; ``network`` lets the lock
             command reach the index (without it uv works from its cache, ``--offline``).
+        cache: the harness's lock cache (:class:`LockCache`); each uv verification runs on a
+            throwaway copy of it. None starts every verification from an empty cache, never the
+            user's (an offline replay then resolves only what needs no index).
 
     Returns:
         One check. ``passed`` with the reason when no manifest or lockfile changed, or every
@@ -332,7 +450,7 @@ def check_dependency_policy(
     if not projects:
         return _no_project(unlocked)
     details: dict[str, Any] = {"projects": [], "manifests_without_lockfile": unlocked}
-    outcomes = [_verify(p, base, candidate, lock, policy) for p in projects]
+    outcomes = [_verify(p, base, candidate, lock, policy, cache) for p in projects]
     details["projects"] = [{**o.facts, "status": o.status, "reasons": o.reasons} for o in outcomes]
     statuses = {o.status for o in outcomes}
     status: Status = next((s for s in ("failed", "error") if s in statuses), "passed")

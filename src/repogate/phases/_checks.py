@@ -9,7 +9,7 @@ from pathlib import Path
 
 from repogate import git
 from repogate.attempt import AttemptConfig, AttemptProgress, emit, gate, gate_seen
-from repogate.gates.dependency import check_dependency_policy
+from repogate.gates.dependency import LockCache, check_dependency_policy
 from repogate.gates.graded_oracle import GradedOracle, graded_modules
 from repogate.gates.graded_trees import write_tree
 from repogate.gates.imports import environment_names
@@ -163,11 +163,16 @@ def verification(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgre
         progress = replace(progress, command_statuses=statuses)
     # the manager runs on the candidate's files: the agent's network grant, never the base install's
     policy = SandboxPolicy(network=contract.permissions.network, timeout_s=cfg.test_timeout_s)
+    # an offline replay resolves from the harness's cache, filled from the base lockfile with the
+    # base install's grant, never from the user's (the verdict must not depend on who runs it)
+    cache = LockCache(folder=cfg.env_cache.parent / "uv-lock", network=contract.environment.network)
     return gate(
         cfg,
         progress,
         "V-dependencies",
-        lambda: check_dependency_policy(trees, contract.oracles.lockfile, progress.changed, policy),
+        lambda: check_dependency_policy(
+            trees, contract.oracles.lockfile, progress.changed, policy, cache
+        ),
     )
 
 
