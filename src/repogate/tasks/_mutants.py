@@ -15,7 +15,8 @@ added here, modelled on its style: a removed statement (a simple statement line 
 
 A mutant whose code parses to the same AST as the reference is *equivalent* (a change of
 spelling only) and is kept apart, never run. A mutant that changes only string constants (a
-message passed to a call) is marked ``text_only``: run, and if it survives, *equivalent-looking*.
+message passed to a call, or a forward reference inside a type annotation) is marked
+``text_only``: run, and if it survives, *equivalent-looking*.
 """
 
 from __future__ import annotations
@@ -107,12 +108,23 @@ class _Collect(cst.CSTVisitor):
         return True
 
 
+def _annotations(tree: ast.AST) -> Iterator[ast.expr]:
+    """Every annotation in ``tree``: parameters', returns' and annotated assignments'."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            yield node.annotation
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns is not None:
+            yield node.returns
+
+
 def _dump(text: str, *, strings: bool = True) -> str | None:
     """The AST of ``text`` with docstrings left out (so a mutated docstring is no change).
 
     ``strings=False`` also blanks the string constants passed to calls (a message's text:
-    ``raise ValueError("...")``, ``warnings.warn("...")``); a string used as a key, compared or
-    returned stays, since code reads it.
+    ``raise ValueError("...")``, ``warnings.warn("...")``) and every string inside a type
+    annotation (a forward reference, ``t.Optional["Context"]``: no code reads it at run time
+    unless it evaluates annotations); a string used as a key, compared or returned stays, since
+    code reads it.
     """
     try:
         tree = ast.parse(text)
@@ -125,6 +137,10 @@ def _dump(text: str, *, strings: bool = True) -> str | None:
                 for part in parts:
                     if isinstance(part, ast.Constant) and isinstance(part.value, str):
                         part.value = ""
+        for annotation in list(_annotations(tree)):
+            for inner in ast.walk(annotation):
+                if isinstance(inner, ast.Constant) and isinstance(inner.value, str):
+                    inner.value = ""
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr):

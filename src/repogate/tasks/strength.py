@@ -8,7 +8,7 @@ profile with the differential oracle off and no sentinel: a mutant is *killed* w
 ``focused_tests_passed`` or ``regression_tests_passed`` fails, *survived* when it is accepted.
 Mutants that parse to the reference's own AST are *equivalent* and not run; mutants that do not
 compile are *invalid*; a survivor that changes only the text of a string passed to a call (a
-message) is *equivalent-looking*; an attempt that errored or was rejected by another check is an *error*
+message) or of a string inside a type annotation (a forward reference) is *equivalent-looking*; an attempt that errored or was rejected by another check is an *error*
 with its reason. None of these counts in the score.
 
 The mutation score is killed / (killed + survived). A task is ``weak_oracle`` when its score is
