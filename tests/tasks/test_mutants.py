@@ -83,6 +83,16 @@ def test_a_mutant_of_an_annotation_string_only_is_text_only(text: str, line: int
     assert all(m.text_only and not m.equivalent for m in made)
 
 
+@pytest.mark.parametrize("test", ["TYPE_CHECKING", "t.TYPE_CHECKING", "typing.TYPE_CHECKING"])
+def test_code_only_type_checkers_run_is_never_mutated(test: str) -> None:
+    """The body of ``if TYPE_CHECKING:`` never runs, so no test can kill its mutants (seen on
+    click-0e0c00324a: ``from _typeshed import ReadableBuffer`` under ``if t.TYPE_CHECKING:``
+    removed survived, counted as a real survivor); its ``else`` runs and is mutated."""
+    text = f"if {test}:\n    from m import X\n    Y = 1\nelse:\n    Y = 2\n"
+    made = mutate_file("m.py", text, {1, 2, 3, 4, 5})
+    assert made and {m.line for m in made} == {5}
+
+
 def test_a_file_that_does_not_parse_gives_no_mutant() -> None:
     assert mutate_file("m.py", "def (:\n", {1}) == []
 
