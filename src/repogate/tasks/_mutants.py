@@ -3,7 +3,8 @@
 Only lines the reference adds are mutated (the rest of the file is the base's, which the task
 does not test for): the added lines are read from the patch's hunks, each file's post-reference
 text is parsed with libcst, and every node lying wholly on added lines is offered to the
-operators. The operators are mutmut's own (``mutmut.mutation.mutators.mutation_operators``,
+operators (never the body of an ``if TYPE_CHECKING:``, which no test runs). The operators are
+mutmut's own (``mutmut.mutation.mutators.mutation_operators``,
 mutmut 3.8: numbers, strings, ``True``/``False``, assignments to ``None``, augmented
 assignments, ``not`` removed, call arguments dropped or set to ``None``, string-method swaps,
 ``is``/``in``/``break``/``continue`` swaps, arithmetic, comparison and boolean operator swaps,
@@ -92,7 +93,19 @@ def _return_swapped(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 _OWN = ((cst.SimpleStatementLine, _statement_removed), (cst.Return, _return_swapped))
 
 
+def _type_checking(test: cst.BaseExpression) -> bool:
+    """``TYPE_CHECKING``, ``t.TYPE_CHECKING``, ``typing.TYPE_CHECKING``: false at run time."""
+    name = test.attr if isinstance(test, cst.Attribute) else test
+    return isinstance(name, cst.Name) and name.value == "TYPE_CHECKING"
+
+
 class _Collect(cst.CSTVisitor):
+    """The nodes lying wholly on ``lines``, each with its first line.
+
+    Never the test or body of an ``if TYPE_CHECKING:`` (code only type checkers read: no test
+    can kill its mutants); its ``else`` is visited.
+    """
+
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, lines: set[int]) -> None:
@@ -100,6 +113,10 @@ class _Collect(cst.CSTVisitor):
         self.found: list[tuple[cst.CSTNode, int]] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.If) and _type_checking(node.test):
+            if node.orelse is not None:
+                node.orelse.visit(self)
+            return False
         span = self.get_metadata(PositionProvider, node, None)
         if span is not None and all(
             n in self.lines for n in range(span.start.line, span.end.line + 1)
