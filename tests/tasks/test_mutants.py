@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from repogate.tasks._mutants import added_lines, mutants_of, mutate_file, spread
 
 PATCH = b"""diff --git a/pkg/m.py b/pkg/m.py
@@ -61,6 +63,34 @@ def test_a_string_code_reads_is_never_text_only() -> None:
     strings = [m for m in made if m.operator == "operator_string"]
     assert {m.before for m in strings} == {"'envvars'", "'on'", "'off'"}
     assert not any(m.text_only for m in strings)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ('def f(opt: str, ctx: t.Optional["Context"]) -> str:\n    return opt\n', 1),
+        ('def f(opt: str) -> "Context":\n    return opt\n', 1),
+        ('def f(opt: str) -> str:\n    ctx: "Context | None" = None\n    return opt\n', 2),
+    ],
+    ids=["parameter", "return", "variable"],
+)
+def test_a_mutant_of_an_annotation_string_only_is_text_only(text: str, line: int) -> None:
+    """A forward reference's text is read by no code at run time (unless it evaluates
+    annotations): a survivor changing only it is equivalent-looking (seen on click-988c683963:
+    ``t.Optional["Context"]`` mutated to ``t.Optional["context"]`` survived, counted as real)."""
+    made = [m for m in mutate_file("m.py", text, {line}) if m.operator == "operator_string"]
+    assert made and all("Context" in m.before for m in made)
+    assert all(m.text_only and not m.equivalent for m in made)
+
+
+@pytest.mark.parametrize("test", ["TYPE_CHECKING", "t.TYPE_CHECKING", "typing.TYPE_CHECKING"])
+def test_code_only_type_checkers_run_is_never_mutated(test: str) -> None:
+    """The body of ``if TYPE_CHECKING:`` never runs, so no test can kill its mutants (seen on
+    click-0e0c00324a: ``from _typeshed import ReadableBuffer`` under ``if t.TYPE_CHECKING:``
+    removed survived, counted as a real survivor); its ``else`` runs and is mutated."""
+    text = f"if {test}:\n    from m import X\n    Y = 1\nelse:\n    Y = 2\n"
+    made = mutate_file("m.py", text, {1, 2, 3, 4, 5})
+    assert made and {m.line for m in made} == {5}
 
 
 def test_a_file_that_does_not_parse_gives_no_mutant() -> None:

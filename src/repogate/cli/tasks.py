@@ -332,7 +332,7 @@ def _strength_line(task_id: str, strength: Any, validation_s: float | None) -> s
     if strength.note:
         return f"{task_id}: oracle strength not measured: {strength.note}"
     score = "-" if strength.score is None else f"{strength.score:.2f}"
-    cost = f"{strength.seconds:.1f} s"
+    cost = f"{strength.seconds:.1f} s ({strength.making_seconds:.1f} s making the mutants)"
     if validation_s:
         cost += f", {strength.seconds / validation_s:.2f} x its validation ({validation_s:.1f} s)"
     survivors = [

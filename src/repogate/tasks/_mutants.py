@@ -3,7 +3,8 @@
 Only lines the reference adds are mutated (the rest of the file is the base's, which the task
 does not test for): the added lines are read from the patch's hunks, each file's post-reference
 text is parsed with libcst, and every node lying wholly on added lines is offered to the
-operators. The operators are mutmut's own (``mutmut.mutation.mutators.mutation_operators``,
+operators (never the body of an ``if TYPE_CHECKING:``, which no test runs). The operators are
+mutmut's own (``mutmut.mutation.mutators.mutation_operators``,
 mutmut 3.8: numbers, strings, ``True``/``False``, assignments to ``None``, augmented
 assignments, ``not`` removed, call arguments dropped or set to ``None``, string-method swaps,
 ``is``/``in``/``break``/``continue`` swaps, arithmetic, comparison and boolean operator swaps,
@@ -15,7 +16,8 @@ added here, modelled on its style: a removed statement (a simple statement line 
 
 A mutant whose code parses to the same AST as the reference is *equivalent* (a change of
 spelling only) and is kept apart, never run. A mutant that changes only string constants (a
-message passed to a call) is marked ``text_only``: run, and if it survives, *equivalent-looking*.
+message passed to a call, or a forward reference inside a type annotation) is marked
+``text_only``: run, and if it survives, *equivalent-looking*.
 """
 
 from __future__ import annotations
@@ -91,7 +93,19 @@ def _return_swapped(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 _OWN = ((cst.SimpleStatementLine, _statement_removed), (cst.Return, _return_swapped))
 
 
+def _type_checking(test: cst.BaseExpression) -> bool:
+    """``TYPE_CHECKING``, ``t.TYPE_CHECKING``, ``typing.TYPE_CHECKING``: false at run time."""
+    name = test.attr if isinstance(test, cst.Attribute) else test
+    return isinstance(name, cst.Name) and name.value == "TYPE_CHECKING"
+
+
 class _Collect(cst.CSTVisitor):
+    """The nodes lying wholly on ``lines``, each with its first line.
+
+    Never the test or body of an ``if TYPE_CHECKING:`` (code only type checkers read: no test
+    can kill its mutants); its ``else`` is visited.
+    """
+
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, lines: set[int]) -> None:
@@ -99,6 +113,10 @@ class _Collect(cst.CSTVisitor):
         self.found: list[tuple[cst.CSTNode, int]] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.If) and _type_checking(node.test):
+            if node.orelse is not None:
+                node.orelse.visit(self)
+            return False
         span = self.get_metadata(PositionProvider, node, None)
         if span is not None and all(
             n in self.lines for n in range(span.start.line, span.end.line + 1)
@@ -107,12 +125,23 @@ class _Collect(cst.CSTVisitor):
         return True
 
 
+def _annotations(tree: ast.AST) -> Iterator[ast.expr]:
+    """Every annotation in ``tree``: parameters', returns' and annotated assignments'."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            yield node.annotation
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns is not None:
+            yield node.returns
+
+
 def _dump(text: str, *, strings: bool = True) -> str | None:
     """The AST of ``text`` with docstrings left out (so a mutated docstring is no change).
 
     ``strings=False`` also blanks the string constants passed to calls (a message's text:
-    ``raise ValueError("...")``, ``warnings.warn("...")``); a string used as a key, compared or
-    returned stays, since code reads it.
+    ``raise ValueError("...")``, ``warnings.warn("...")``) and every string inside a type
+    annotation (a forward reference, ``t.Optional["Context"]``: no code reads it at run time
+    unless it evaluates annotations); a string used as a key, compared or returned stays, since
+    code reads it.
     """
     try:
         tree = ast.parse(text)
@@ -125,6 +154,10 @@ def _dump(text: str, *, strings: bool = True) -> str | None:
                 for part in parts:
                     if isinstance(part, ast.Constant) and isinstance(part.value, str):
                         part.value = ""
+        for annotation in list(_annotations(tree)):
+            for inner in ast.walk(annotation):
+                if isinstance(inner, ast.Constant) and isinstance(inner.value, str):
+                    inner.value = ""
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr):

@@ -8,7 +8,7 @@ profile with the differential oracle off and no sentinel: a mutant is *killed* w
 ``focused_tests_passed`` or ``regression_tests_passed`` fails, *survived* when it is accepted.
 Mutants that parse to the reference's own AST are *equivalent* and not run; mutants that do not
 compile are *invalid*; a survivor that changes only the text of a string passed to a call (a
-message) is *equivalent-looking*; an attempt that errored or was rejected by another check is an *error*
+message) or of a string inside a type annotation (a forward reference) is *equivalent-looking*; an attempt that errored or was rejected by another check is an *error*
 with its reason. None of these counts in the score.
 
 The mutation score is killed / (killed + survived). A task is ``weak_oracle`` when its score is
@@ -18,7 +18,9 @@ are caught), with at least :data:`MIN_MUTANTS` scored mutants; with fewer it is 
 instances; the threshold is this project's choice, recorded with every result.
 
 Cost: every mutant is one attempt; at most ``budget`` run per task (evenly spread over the mutants
-made), and the wall seconds are recorded beside the task's validation seconds.
+made). The wall seconds recorded are the whole measurement's: the reference's tree, making every
+mutant (libcst and ``ast`` over each whole mutated file: on a large module this is most of it),
+and the attempts; the making alone is recorded too (``making_seconds``).
 """
 
 from __future__ import annotations
@@ -91,7 +93,10 @@ class Strength(FrozenModel):
         score: killed / (killed + survived); None when nothing was scored.
         weak_oracle: ``score < threshold`` with at least ``MIN_MUTANTS`` scored; None when not said.
         threshold: :data:`WEAK_BELOW` as used.
-        seconds: wall seconds of the mutants' attempts.
+        seconds: wall seconds of the whole measurement (the tree, making the mutants, the
+            attempts), whatever was run.
+        making_seconds: the part of ``seconds`` spent before any attempt: exporting the
+            reference's tree, making every mutant and telling the equivalent and invalid apart.
         note: why nothing was run (no reference, no Python line added), else "".
         mutants: each mutant run or kept apart.
     """
@@ -110,6 +115,7 @@ class Strength(FrozenModel):
     weak_oracle: bool | None = None
     threshold: float = WEAK_BELOW
     seconds: float = 0.0
+    making_seconds: float = 0.0
     note: str = ""
     mutants: tuple[MutantResult, ...] = ()
 
@@ -188,6 +194,7 @@ def measure(
     """
     if contract.reference is None:
         return Strength(task_id=contract.id, note="no reference patch: nothing to mutate")
+    started = clock.monotonic()
     source = git.resolve_source(contract.repo, contract.base_dir, options.repo_cache)
     reference = load_patch(contract.reference, contract, source)
     work.mkdir(parents=True, exist_ok=True)
@@ -200,7 +207,13 @@ def measure(
         texts = {p: (tree / p).read_text(encoding="utf-8") for p in paths if (tree / p).is_file()}
         made = mutants_of(texts, reference)
         if not made:
-            return Strength(task_id=contract.id, note="the reference adds no mutable Python line")
+            spent = round(clock.monotonic() - started, 3)
+            return Strength(
+                task_id=contract.id,
+                note="the reference adds no mutable Python line",
+                seconds=spent,
+                making_seconds=spent,
+            )
         numbered = list(enumerate(made))
         kept_apart = [
             _result(
@@ -228,8 +241,9 @@ def measure(
             diffs[n] = git.diff_binary(tree, "HEAD~1", "HEAD").decode()
             (tree / mutant.path).write_text(texts[mutant.path], encoding="utf-8")
             git.commit_all(tree, "reference again")
+    making = round(clock.monotonic() - started, 3)
     if not chosen:
-        return _summary(contract.id, len(made), kept_apart, 0.0)
+        return _summary(contract.id, len(made), kept_apart, making, making)
     predictions = work / "mutants.jsonl"
     predictions.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     graded = _graded_contract(contract)
@@ -241,7 +255,6 @@ def measure(
         )
         for r in rows
     ]
-    started = clock.monotonic()
     records = run(plans, options)
     seconds = round(clock.monotonic() - started, 3)
     by_model = {r.agent.rsplit("#", 1)[-1]: r for r in records}
@@ -257,11 +270,16 @@ def measure(
             say(
                 f"  mutant {n} {mutant.path}:{mutant.line} {mutant.before!r} -> {mutant.after!r}: {status}"
             )
-    return _summary(contract.id, len(made), results, seconds, run_count=len(chosen))
+    return _summary(contract.id, len(made), results, seconds, making, run_count=len(chosen))
 
 
 def _summary(
-    task_id: str, made: int, results: list[MutantResult], seconds: float, run_count: int = 0
+    task_id: str,
+    made: int,
+    results: list[MutantResult],
+    seconds: float,
+    making_seconds: float,
+    run_count: int = 0,
 ) -> Strength:
     count = {
         s: sum(r.status == s for r in results)
@@ -283,6 +301,7 @@ def _summary(
         score=score,
         weak_oracle=weak,
         seconds=seconds,
+        making_seconds=making_seconds,
         mutants=tuple(sorted(results, key=lambda r: r.number)),
     )
 
