@@ -114,3 +114,18 @@ def test_a_candidate_that_also_rewrote_what_the_lag_changed_conflicts_at_the_anc
     # the same edit to b() on the shape whose branch left b() alone is no conflict
     elsewhere, _ = _inputs(tmp_path, "lag-elsewhere", {"pkg/m.py": fixed})
     assert check_sentinel(elsewhere).details["anchor"]["status"] == "clean"
+
+
+def test_a_file_the_candidate_deleted_and_the_branch_changed_is_a_semantic_conflict(
+    tmp_path: Path,
+) -> None:
+    """Removing ``pkg/util.py``, which the branch extended before the landing, meets that change:
+    a conflict named as semantic (not a follow-up's deletion superseding the candidate)."""
+    repo = tmp_path / "lag-elsewhere"
+    ctx, _ = _inputs(tmp_path, "lag-elsewhere", {"pkg/m.py": FIXED["pkg/m.py"]})
+    gone = git.tree_with_files(repo, ctx.start_tree, {"pkg/util.py": None})
+    obs = check_sentinel(replace(ctx, start_tree=gone))
+    assert obs.checks[0].status == "failed"
+    assert obs.details["anchor"]["status"] == "conflict"
+    assert obs.details["conflicts"]["semantic"] == ["pkg/util.py"]
+    assert obs.details["conflicts"]["superseded"] == []
