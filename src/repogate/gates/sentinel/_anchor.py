@@ -107,7 +107,12 @@ def anchor_at_landing(
             tree=step.onto,
             detail=f"the candidate's state is the reference's: the replay starts at {landing[:12]}",
         )
-    conflicts = conflict_files(repo, step, changelog_paths)
+    # a path the candidate deleted and the landing changed is no follow-up's deletion winning
+    # (``superseded``): here it is the candidate's own change meeting history, a conflict
+    conflicts = tuple(
+        c.model_copy(update={"superseded": False})
+        for c in conflict_files(repo, step, changelog_paths)
+    )
     semantic = sorted(c.path for c in conflicts if not c.changelog)
     if semantic:
         return Anchor(
