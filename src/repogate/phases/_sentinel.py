@@ -8,7 +8,8 @@ from pathlib import Path
 
 from repogate import environments, git
 from repogate.attempt import AttemptConfig, AttemptProgress, gate_seen
-from repogate.gates.graded_trees import graded_tree
+from repogate.errors import ContractError, PatchApplyError
+from repogate.gates.graded_trees import graded_tree, write_tree
 from repogate.gates.sentinel import (
     CommandRunner,
     MatrixRunner,
@@ -18,6 +19,7 @@ from repogate.gates.sentinel import (
     check_sentinel,
 )
 from repogate.oracles.pytest_runner import TestRun, run_isolating, run_tests
+from repogate.patches import load_patch
 from repogate.phases._shared import (
     generator_policy,
     install_tree,
@@ -25,6 +27,7 @@ from repogate.phases._shared import (
     oracle_policy,
     workspace,
 )
+from repogate.phases._trees import reference_state
 from repogate.sandbox import ExecResult, SandboxPolicy
 from repogate.validity import result_key, run_conditions
 
@@ -90,6 +93,26 @@ def _command_runner(cfg: AttemptConfig, progress: AttemptProgress) -> CommandRun
     return run_command
 
 
+def _reference_state(cfg: AttemptConfig, progress: AttemptProgress, history: Path) -> str | None:
+    """Return the tree of the base with the reference patch and the hidden tests, in ``history``.
+
+    Made as the candidate's start tree is, so the sentinel can swap the reference's change for
+    the candidate's where the reference landed (:mod:`repogate.gates.sentinel._anchor`). None when
+    the contract has no reference patch or it cannot be read or applied (the replay then starts
+    from the merged candidate, and the receipt says so).
+    """
+    contract = cfg.contract
+    if contract.reference is None:
+        return None
+    try:
+        patch = load_patch(contract.reference, contract, cfg.source)
+        dest = cfg.work / "sentinel-reference"
+        write_tree(reference_state(cfg, progress, patch), dest)
+    except (ContractError, PatchApplyError):
+        return None
+    return git.tree_from_dir(history, dest)
+
+
 def _sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> SentinelObservation:
     state = progress.candidate
     contract = cfg.contract
@@ -110,8 +133,10 @@ def _sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> SentinelObservat
     )
     start = git.tree_from_dir(history, start_dir)
     reference = None
+    reference_state = None
     if contract.sentinel.after is not None:  # where the window starts (an imported fix's landing)
         reference = git.rev_parse(cfg.source, contract.sentinel.after)
+        reference_state = _reference_state(cfg, progress, history)
     elif contract.reference is not None and contract.reference.commit is not None:
         reference = git.rev_parse(cfg.source, contract.reference.commit)
     return check_sentinel(
@@ -124,6 +149,7 @@ def _sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> SentinelObservat
             run_tests=_history_runner(cfg, progress),
             cache_dir=cfg.history_cache,
             reference=reference,
+            reference_state=reference_state,
             target=git.rev_parse(cfg.source, contract.target_commit)
             if contract.target_commit
             else None,

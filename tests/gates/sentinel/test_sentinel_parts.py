@@ -10,6 +10,7 @@ from _lifecycle_git import commit, new_repo
 from _sentinel_support import run_pytest
 from repogate import git
 from repogate.contract import Generator
+from repogate.gates.sentinel._anchor import Anchor
 from repogate.gates.sentinel._history import is_test_file, regressions, select_tests, uncollected
 from repogate.gates.sentinel._replay import changed_line_count, count_markers, resolve_text
 from repogate.gates.sentinel._survival import (
@@ -131,9 +132,13 @@ def test_the_sentinels_error_is_a_timeout_only_when_a_generator_ran_out_of_time(
     """The kind comes from the regeneration's record, not from the words of its detail."""
     slow = Regeneration(status="error", detail="generator g exited 1: gave up", timed_out=True)
     worded = Regeneration(status="error", detail="generator g timed out: (words only)")
-    assert (verdict([], slow, []).status, verdict([], slow, []).kind) == ("error", "timeout")
-    assert verdict([], worded, []).kind == "other evaluator error"
-    assert verdict([], Regeneration(status="skipped"), []).kind == "other evaluator error"
+    start = Anchor(status="base", tree="0" * 40)
+    assert (verdict([], slow, [], start).status, verdict([], slow, [], start).kind) == (
+        "error",
+        "timeout",
+    )
+    assert verdict([], worded, [], start).kind == "other evaluator error"
+    assert verdict([], Regeneration(status="skipped"), [], start).kind == "other evaluator error"
 
 
 def test_matrix_missing_interpreter_is_an_error_naming_it(tmp_path: Path) -> None:

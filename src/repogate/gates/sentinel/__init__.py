@@ -6,22 +6,27 @@ change, did not establish the intended successor state. The sentinel observes a 
 
 1. **regenerate**: rerun the contract's generators on the merged state; the candidate's intent must
    survive (:mod:`repogate.gates.sentinel._survival`).
-2. **replay**: apply each follow-up's change (``parent..commit``, the parent chosen by
+2. **anchor**: when the reference landed later than the base (an imported fix, ``sentinel.after``),
+   the replay starts from the landing with the reference's change swapped for the candidate's
+   (:mod:`repogate.gates.sentinel._anchor`), where the maintainers' history continued; otherwise
+   from the merged candidate.
+3. **replay**: apply each follow-up's change (``parent..commit``, the parent chosen by
    :mod:`repogate.gates.sentinel._follow_ups`) to the current state with a three-way merge and rename
    detection (:func:`repogate.git.replay_commit`). A step is
    ``clean``; ``resolved`` (conflicts only in changelog and news files, resolved by the declared
    policy and counted apart); ``conflict`` (a semantic conflict: the follow-up is blocked, and the
    steps after it are ``blocked``); or ``empty`` (the follow-up changes nothing; not a failure).
-3. **regressions**: after each replayed step, the tests that passed at that follow-up commit in real
+4. **regressions**: after each replayed step, the tests that passed at that follow-up commit in real
    history run on the replayed state; one that does not pass is a regression attributed to the
    candidate (:mod:`repogate.gates.sentinel._history`, which also caches the history's results). Files are
    counted one by one: a file that cannot be collected in history (it needs a plugin the base's
    environment lacks, or sits under a conftest importing an uninstalled package) is left out of the
    step with a note, and the other files' results stand. A step none of whose selected files can be
    collected in history is an ``error`` for that step, not a regression.
-4. **matrix**: the focused and regression tests on each Python version the contract lists.
+5. **matrix**: the focused and regression tests on each Python version the contract lists.
 
-The check ``post_merge_sentinel_passed`` fails on a semantic conflict, a regression, lost intent
+The check ``post_merge_sentinel_passed`` fails on a semantic conflict (the anchor's included), a
+regression, lost intent
 or a matrix failure; otherwise it errors when anything could not be decided (a step's history not
 collectable, a generator failing, a missing interpreter, an empty window); otherwise it passes.
 The soft metric ``extra_repair_effort`` is the number of semantically conflicted lines (both
@@ -39,6 +44,7 @@ from typing import Any
 
 from repogate import git
 from repogate.contract import Generator, Sentinel
+from repogate.gates.sentinel._anchor import Anchor, anchor_at_landing, at_start
 from repogate.gates.sentinel._follow_ups import FollowUp, follow_up_commits
 from repogate.gates.sentinel._history import (
     HistoryCache,
@@ -68,6 +74,7 @@ from repogate.receipt import Observation
 
 __all__ = [
     "CHECK",
+    "Anchor",
     "CommandRunner",
     "FollowUp",
     "MatrixRunner",
@@ -96,6 +103,11 @@ class SentinelInputs:
         cache_dir: where real-history results are cached.
         reference: the commit follow-ups start after: the contract's ``sentinel.after`` (an
             imported fix's landing), else its reference (gold) commit; by count, they start after it.
+        reference_state: the tree of the base with the reference patch and the hidden tests
+            applied, made as ``start_tree`` is; given with a ``reference`` that landed after the
+            base, the replay starts from ``reference``'s tree with this state's change swapped
+            for the candidate's (:mod:`repogate.gates.sentinel._anchor`). None: from
+            ``start_tree``.
         target: the target head the candidate was merged into (the contract's ``target_commit``),
             or None: its changes are in ``start_tree`` already, so no replay applies them again
             (:func:`repogate.git.replay_commit`, ``held``).
@@ -121,6 +133,7 @@ class SentinelInputs:
     run_tests: TestRunner
     cache_dir: Path
     reference: str | None = None
+    reference_state: str | None = None
     target: str | None = None
     target_branch: str = "main"
     focused_tests: tuple[str, ...] = ()
@@ -229,8 +242,12 @@ def _blocked(follow: FollowUp, blocker: str) -> StepRecord:
     )
 
 
-def replay_window(ctx: SentinelInputs, follow_ups: Sequence[FollowUp]) -> tuple[StepRecord, ...]:
-    """Replay ``follow_ups`` in order from ``ctx.start_tree``; steps after a conflict are blocked.
+def replay_window(
+    ctx: SentinelInputs, follow_ups: Sequence[FollowUp], start: str | None = None
+) -> tuple[StepRecord, ...]:
+    """Replay ``follow_ups`` in order from ``start`` (default ``ctx.start_tree``).
+
+    Steps after a conflict are blocked.
 
     Raises:
         GitError: git failed.
@@ -245,7 +262,7 @@ def replay_window(ctx: SentinelInputs, follow_ups: Sequence[FollowUp]) -> tuple[
             ctx.repo, ids, ctx.environment_digest, cache, ctx.run_tests, ctx.work_dir, pool
         )
         runs.prefetch([(f.sha, f.parent) for f in follow_ups])
-        state = ctx.start_tree
+        state = ctx.start_tree if start is None else start
         steps: list[StepRecord] = []
         blocker: str | None = None
         for follow in follow_ups:
@@ -259,6 +276,33 @@ def replay_window(ctx: SentinelInputs, follow_ups: Sequence[FollowUp]) -> tuple[
             else:
                 state = record.tree
         return tuple(steps)
+
+
+def anchor(ctx: SentinelInputs) -> Anchor:
+    """Return where the replay starts (:mod:`repogate.gates.sentinel._anchor`).
+
+    Raises:
+        GitError: git failed.
+    """
+    if ctx.config.after is None:
+        return at_start(ctx.start_tree, "the replay starts from the merged candidate")
+    if ctx.reference is None or ctx.reference_state is None:
+        return at_start(
+            ctx.start_tree,
+            "the replay starts from the merged candidate at the base, not where the reference "
+            "landed: no reference state could be made (the contract has no reference patch, or "
+            "it does not apply)",
+            ctx.reference,
+        )
+    return anchor_at_landing(
+        ctx.repo,
+        ctx.base,
+        ctx.reference,
+        ctx.reference_state,
+        ctx.start_tree,
+        ctx.config.changelog_paths,
+        ctx.config.changelog_policy,
+    )
 
 
 def _source(cfg: Sentinel) -> str:
@@ -285,7 +329,8 @@ def check_sentinel(ctx: SentinelInputs) -> SentinelObservation:
 
     Returns:
         One check, ``post_merge_sentinel_passed``, and details: ``window``, ``steps``,
-        ``conflicts`` (semantic and changelog paths, the changelog policy), ``regressions``,
+        ``anchor`` (where the replay started), ``conflicts`` (semantic and changelog paths, the
+        anchor's included, the changelog policy), ``regressions``,
         ``repair_effort`` (semantic and changelog files, hunks, lines), ``regeneration``,
         ``matrix``, ``residual_unknowns`` and the soft metric ``extra_repair_effort`` (semantically
         conflicted lines).
@@ -318,7 +363,11 @@ def check_sentinel(ctx: SentinelInputs) -> SentinelObservation:
         if cfg.regenerate
         else Regeneration(status="skipped", detail="regeneration is off in the contract")
     )
-    steps = replay_window(ctx, follow_ups)
+    start = anchor(ctx)
+    if start.tree is None:
+        steps: tuple[StepRecord, ...] = tuple(_blocked(f, str(start.landing)) for f in follow_ups)
+    else:
+        steps = replay_window(ctx, follow_ups, start.tree)
     matrix = matrix_on_tree(
         ctx.repo,
         ctx.start_tree,
@@ -328,8 +377,9 @@ def check_sentinel(ctx: SentinelInputs) -> SentinelObservation:
         ctx.run_command,
         ctx.work_dir,
     )
-    check = verdict(steps, regen, matrix)
-    semantic = repair_effort(steps, changelog=False)
+    check = verdict(steps, regen, matrix, start)
+    conflicts = [*start.conflicts, *(c for s in steps for c in s.conflicts)]
+    semantic = repair_effort(conflicts, changelog=False)
     details: dict[str, Any] = {
         "window": {
             "label": cfg.window,
@@ -339,20 +389,22 @@ def check_sentinel(ctx: SentinelInputs) -> SentinelObservation:
             "unnamed_between": sum(f.between for f in follow_ups),
             "replayed": sum(1 for s in steps if s.tree is not None),
         },
+        "anchor": start.model_dump(mode="json"),
         "steps": [s.model_dump(mode="json") for s in steps],
         "conflicts": {
-            "semantic": sorted(
-                {c.path for s in steps for c in s.conflicts if not c.changelog and not c.superseded}
-            ),
-            "superseded": sorted({c.path for s in steps for c in s.conflicts if c.superseded}),
-            "changelog": sorted({c.path for s in steps for c in s.conflicts if c.changelog}),
+            "semantic": sorted({c.path for c in conflicts if not c.changelog and not c.superseded}),
+            "superseded": sorted({c.path for c in conflicts if c.superseded}),
+            "changelog": sorted({c.path for c in conflicts if c.changelog}),
             "changelog_policy": cfg.changelog_policy,
         },
         "regressions": [{"step": s.sha, "test": t} for s in steps for t in s.regressions],
-        "repair_effort": {"semantic": semantic, "changelog": repair_effort(steps, changelog=True)},
+        "repair_effort": {
+            "semantic": semantic,
+            "changelog": repair_effort(conflicts, changelog=True),
+        },
         "regeneration": regen.model_dump(mode="json"),
         "matrix": [m.model_dump(mode="json") for m in matrix],
-        "residual_unknowns": residual_unknowns(cfg, follow_ups, steps),
+        "residual_unknowns": residual_unknowns(cfg, follow_ups, steps, start),
         "extra_repair_effort": semantic["lines"],
     }
     return SentinelObservation(

@@ -1,17 +1,18 @@
 """The sentinel's reading of a replayed window: the verdict, repair effort and residual unknowns.
 
 Pure functions of the step records (:class:`repogate.gates.sentinel._replay.StepRecord`), the
-regeneration result and the matrix entries (:mod:`repogate.gates.sentinel._survival`); no git,
+regeneration result, the anchor (:mod:`repogate.gates.sentinel._anchor`) and the matrix entries (:mod:`repogate.gates.sentinel._survival`); no git,
 no test runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from repogate.contract import Sentinel
+from repogate.gates.sentinel._anchor import Anchor
 from repogate.gates.sentinel._follow_ups import FollowUp
-from repogate.gates.sentinel._replay import StepRecord
+from repogate.gates.sentinel._replay import ConflictFile, StepRecord
 from repogate.gates.sentinel._survival import MatrixEntry, Regeneration
 from repogate.receipt import Check
 from repogate.vocabulary import CheckName, ErrorKind
@@ -20,9 +21,9 @@ CHECK: CheckName = "post_merge_sentinel_passed"
 """The check the sentinel reports."""
 
 
-def repair_effort(steps: Sequence[StepRecord], changelog: bool) -> dict[str, int]:
-    """Count the changelog (or the semantic) conflicted files, hunks and lines of ``steps``."""
-    files = [c for s in steps for c in s.conflicts if c.changelog == changelog and not c.superseded]
+def repair_effort(conflicts: Iterable[ConflictFile], changelog: bool) -> dict[str, int]:
+    """Count the changelog (or the semantic) conflicted files, hunks and lines of ``conflicts``."""
+    files = [c for c in conflicts if c.changelog == changelog and not c.superseded]
     return {
         "files": len(files),
         "hunks": sum(c.hunks for c in files),
@@ -31,10 +32,12 @@ def repair_effort(steps: Sequence[StepRecord], changelog: bool) -> dict[str, int
 
 
 def residual_unknowns(
-    cfg: Sentinel, follow_ups: Sequence[FollowUp], steps: Sequence[StepRecord]
+    cfg: Sentinel, follow_ups: Sequence[FollowUp], steps: Sequence[StepRecord], anchor: Anchor
 ) -> list[str]:
     """Say what the window left unobserved: the contract's own notes, then the window's gaps."""
     notes = list(cfg.residual_unknowns)
+    if anchor.status == "base" and anchor.landing is not None:
+        notes.append(anchor.detail)
     wanted = cfg.follow_up_count
     if not cfg.follow_ups and wanted and len(follow_ups) < wanted:
         notes.append(f"history holds {len(follow_ups)} of the {wanted} follow-ups asked for")
@@ -49,14 +52,18 @@ def residual_unknowns(
 
 
 def verdict(
-    steps: Sequence[StepRecord], regen: Regeneration, matrix: Sequence[MatrixEntry]
+    steps: Sequence[StepRecord],
+    regen: Regeneration,
+    matrix: Sequence[MatrixEntry],
+    anchor: Anchor,
 ) -> Check:
     """Return ``post_merge_sentinel_passed`` (the rule: :mod:`repogate.gates.sentinel`).
 
-    An ``error`` is a ``timeout`` when the regeneration reached its budget, else an
-    ``other evaluator error``.
+    A conflict at the anchor (the candidate's difference from the reference meeting the
+    landing's history) fails it. An ``error`` is a ``timeout`` when the regeneration reached its
+    budget, else an ``other evaluator error``.
     """
-    failed: list[str] = []
+    failed: list[str] = [anchor.detail] if anchor.status == "conflict" else []
     errored: list[str] = []
     for s in steps:
         if s.status == "conflict":
