@@ -109,7 +109,7 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ran]:
         editable=["units/**"],
         environment='supplied_by = "agent"',
     )
-    specs = [_agent(root, name, *given) for name, given in AGENTS.items()]
+    specs = ["gold", *(_agent(root, name, *given) for name, given in AGENTS.items())]
     out = root / "run"
     with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(io.StringIO()):
         patch.setenv("REPOGATE_CACHE", str(root / "cache"))
@@ -124,7 +124,7 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ran]:
                     str(out),
                 ]
             )
-    yield Ran(out, list(AGENTS))
+    yield Ran(out, ["gold", *AGENTS])
 
 
 pytestmark = pytest.mark.slow
@@ -142,6 +142,13 @@ def test_a_correct_recipe_and_the_fix_are_accepted_with_every_stage(ran: Ran) ->
     assert detail.endswith(
         "; the agent's environment reached every stage: built, imports, collects, reproduces"
     ), detail
+
+
+def test_gold_leaves_the_contracts_recipe_and_reaches_every_stage(ran: Ran) -> None:
+    assert ran.outcome("gold") == "accepted"
+    assert ran.reached("gold") == ALL_STAGES
+    recipe = ran.receipt("gold", "E-reconstruction").details["recipe"]
+    assert recipe == {"python": "3.11", "install": INSTALL, "lock_inputs": []}
 
 
 def test_no_recipe_fails_environment_reproduced_at_built(ran: Ran) -> None:
@@ -210,3 +217,23 @@ def test_the_decision_carries_each_reconstruction_stage(ran: Ran) -> None:
     assert stages["environment collects"] == "failed"
     assert "environment reproduces" not in stages
     assert stages["environment reconstructed"] == "failed"
+
+
+def test_the_report_funnel_shows_each_stage_and_groups_by_environment(ran: Ran) -> None:
+    from repogate.report.aggregate import build_report
+    from repogate.report.load import load_runs
+
+    report = build_report(load_runs([ran.out]), by="environment")
+    assert {a.cohort for a in report.acceptance} == {"reconstructed"}
+    funnel = next(f for f in report.funnels if f.agent.endswith("omits-six"))
+    rows = {s.stage: (s.passed, s.failed) for s in funnel.stages}
+    names = [s.stage for s in funnel.stages]
+    at = names.index("environment reconstructed")
+    assert names[at - 4 : at] == [
+        "environment built",
+        "environment imports",
+        "environment collects",
+        "environment reproduces",
+    ]
+    assert rows["environment collects"] == (0, 1)
+    assert rows["environment reproduces"] == (0, 0)  # not reached

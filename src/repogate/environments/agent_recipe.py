@@ -22,13 +22,21 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import tomli_w
 from pydantic import Field, ValidationError
 
 from repogate._files import PlantedLinkError, first_problem, read_bytes_nofollow
 from repogate._model import FrozenModel
 from repogate.contract import EnvironmentRecipe
 
-__all__ = ["AGENT_RECIPE_FILE", "AgentRecipe", "AgentRecipeError", "agent_environment_recipe"]
+__all__ = [
+    "AGENT_RECIPE_FILE",
+    "AgentRecipe",
+    "AgentRecipeError",
+    "agent_environment_recipe",
+    "read_agent_recipe",
+    "recipe_text",
+]
 
 AGENT_RECIPE_FILE = "environment.toml"
 """The recipe's file name in the agent's output folder."""
@@ -97,3 +105,15 @@ def agent_environment_recipe(contract: EnvironmentRecipe, given: AgentRecipe) ->
             "lock_inputs": given.lock_inputs,
         }
     )
+
+
+def recipe_text(recipe: EnvironmentRecipe) -> str:
+    """Return ``recipe``'s interpreter, installs and lock inputs as ``environment.toml`` text.
+
+    What the ``gold`` agent leaves for a task whose agent supplies the environment: the
+    contract's own recipe, the reference reconstruction.
+    """
+    given = AgentRecipe(
+        python=recipe.python, install=recipe.install, lock_inputs=recipe.lock_inputs
+    )
+    return tomli_w.dumps(given.model_dump(mode="json"))
