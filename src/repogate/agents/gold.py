@@ -9,7 +9,7 @@ from typing import Any
 from repogate import git
 from repogate._files import write_bytes_nofollow
 from repogate.contract import TransitionContract
-from repogate.environments.agent_recipe import AGENT_RECIPE_FILE, recipe_text
+from repogate.environments import AGENT_RECIPE_FILE, recipe_text
 from repogate.errors import AgentSpecError, ContractError, PatchApplyError
 from repogate.patches import load_patch
 from repogate.protocols import Proposal, TaskView

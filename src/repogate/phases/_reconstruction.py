@@ -17,9 +17,9 @@ from pathlib import Path
 from repogate import environments
 from repogate._logs import cause_line, keep_log
 from repogate.attempt import AttemptConfig, AttemptProgress, gate
-from repogate.environments import Environment
-from repogate.environments.agent_recipe import (
+from repogate.environments import (
     AgentRecipeError,
+    Environment,
     agent_environment_recipe,
     read_agent_recipe,
 )
