@@ -224,7 +224,7 @@ def test_the_report_funnel_shows_each_stage_and_groups_by_environment(ran: Ran) 
     from repogate.report.load import load_runs
 
     report = build_report(load_runs([ran.out]), by="environment")
-    assert {a.cohort for a in report.acceptance} == {"reconstructed"}
+    assert {a.cohort for a in report.acceptance} == {"all", "reconstructed"}
     funnel = next(f for f in report.funnels if f.agent.endswith("omits-six"))
     rows = {s.stage: (s.passed, s.failed) for s in funnel.stages}
     names = [s.stage for s in funnel.stages]

@@ -78,6 +78,7 @@ def task_view(contract: TransitionContract) -> TaskView:
         token_budget=contract.permissions.token_budget,
         cost_budget_usd=contract.permissions.cost_budget_usd,
         network=contract.permissions.network,
+        environment="reconstruct" if contract.environment.supplied_by == "agent" else "supplied",
     )
 
 
