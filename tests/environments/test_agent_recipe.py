@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from repogate.contract import EnvironmentRecipe
+from repogate.contract import EnvironmentRecipe, TransitionContract
 from repogate.environments import (
     AgentRecipe,
     AgentRecipeError,
@@ -23,6 +23,7 @@ from repogate.gates.reconstruction import (
     uncollected,
 )
 from repogate.oracles.junit import TestOutcome
+from repogate.store import contract_entry
 
 
 def _write(folder: Path, text: str) -> Path:
@@ -164,3 +165,31 @@ def test_top_level_packages_leave_tests_and_docs_out() -> None:
         {".": ["units", "tests", "test_data", "docs", "not-a-name"], "src": ["core"]}
     )
     assert found == ("core", "units")
+
+
+@pytest.mark.parametrize(
+    ("environment", "cohort", "supplied_by"),
+    [
+        ({}, {"environment": "supplied"}, "evaluator"),
+        ({"supplied_by": "agent"}, {"environment": "reconstructed"}, "agent"),
+    ],
+)
+def test_the_manifest_entry_says_who_supplied_the_environment(
+    environment: dict[str, str], cohort: dict[str, str], supplied_by: str
+) -> None:
+    contract = TransitionContract.model_validate(
+        {
+            "id": "t1",
+            "repo": "repo",
+            "base_commit": "a" * 40,
+            "requirement": {"statement": "s"},
+            "cohort": {"team": "api"},
+            "environment": environment,
+        }
+    )
+    entry = contract_entry(contract, "t1.toml")
+    assert entry.cohort == {"team": "api", **cohort}
+    assert entry.environment_supplied_by == supplied_by
+    # a tag the contract sets itself wins over the derived one
+    tagged = contract.model_copy(update={"cohort": {"environment": "mine"}})
+    assert contract_entry(tagged, "t1.toml").cohort == {"environment": "mine"}

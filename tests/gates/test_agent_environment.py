@@ -225,7 +225,7 @@ def test_the_report_funnel_shows_each_stage_and_groups_by_environment(ran: Ran) 
 
     report = build_report(load_runs([ran.out]), by="environment")
     assert {a.cohort for a in report.acceptance} == {"all", "reconstructed"}
-    funnel = next(f for f in report.funnels if f.agent.endswith("omits-six"))
+    funnel = next(f for f in report.funnels if "omits-six" in f.agent)
     rows = {s.stage: (s.passed, s.failed) for s in funnel.stages}
     names = [s.stage for s in funnel.stages]
     at = names.index("environment reconstructed")
