@@ -237,3 +237,11 @@ def test_the_report_funnel_shows_each_stage_and_groups_by_environment(ran: Ran) 
     ]
     assert rows["environment collects"] == (0, 1)
     assert rows["environment reproduces"] == (0, 0)  # not reached
+
+
+def test_agents_environments_are_built_apart_from_the_evaluators(ran: Ran) -> None:
+    """An agent's recipe equal to the contract's is still built in a cache of its own."""
+    gold = ran.receipt("gold", "E-reconstruction").details["environment"]
+    evaluators = ran.receipt("gold", "E").details["environment"]
+    assert gold["cache_key"] == evaluators["cache_key"]  # the same recipe
+    assert gold["cold"] is True  # yet built again, not the evaluator's reused

@@ -40,6 +40,16 @@ from repogate.receipt import Observation
 from repogate.sandbox import SandboxPolicy
 
 
+def agent_cache(cfg: AttemptConfig) -> Path:
+    """The cache agents' environments are built in: beside the evaluator's, never in it.
+
+    An agent chooses its recipe; a build of it must never be what the evaluator reuses for a
+    contract's own recipe (the same key, made from the agent's choice), so the two caches
+    are apart.
+    """
+    return cfg.env_cache.parent / "agent-envs"
+
+
 def _packages(env: Environment, tree: Path) -> tuple[str, ...]:
     """The top-level packages below each of the environment's import roots in ``tree``."""
     names: dict[str, list[str]] = {}
@@ -112,7 +122,7 @@ def _graded(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     export(cfg, progress.base, tree)
     policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.test_timeout_s)
     try:
-        env = environments.build(recipe, tree, cfg.env_cache, policy, _as_of(cfg, progress))
+        env = environments.build(recipe, tree, agent_cache(cfg), policy, _as_of(cfg, progress))
     except (EnvironmentBuildError, ContractError) as exc:
         said = getattr(exc, "log", "") or str(exc)
         log = keep_log(cfg.evidence / "logs" / "reconstruction-build.log", said)
