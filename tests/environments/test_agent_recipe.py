@@ -55,6 +55,10 @@ def test_a_recipe_reads_as_given(tmp_path: Path) -> None:
         ('python = "3.11"\ntimezone = "Asia/Tokyo"\n', "environment.toml: key 'timezone'"),
         ('python = "3.11; rm -rf /"\n', "environment.toml: key 'python': String should match"),
         (b"python = '\xff'\n", "environment.toml is not TOML: "),
+        # a path would be an interpreter the harness queries outside the sandbox
+        ('python = "/tmp/out/python"\n', "environment.toml: key 'python': String should match"),
+        ('python = "3.11"\nlock_inputs = ["../secret"]\n', "environment.toml: key 'lock_inputs'"),
+        ('python = "3.11"\nlock_inputs = ["/etc/passwd"]\n', "environment.toml: key 'lock_inputs'"),
     ],
 )
 def test_a_bad_recipe_is_one_line_saying_why(

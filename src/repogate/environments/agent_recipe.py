@@ -4,7 +4,7 @@ With ``[environment] supplied_by = "agent"`` the agent gets the repository witho
 environment and must leave ``environment.toml`` (:data:`AGENT_RECIPE_FILE`) in its output folder
 (``$REPOGATE_OUTPUT``)::
 
-    python = "3.11"                       # the interpreter version (required)
+    python = "3.11"                       # the interpreter version (required; a version, no path)
     install = ["uv pip install -e .", "uv pip install pytest==8.3.3"]
     lock_inputs = ["requirements.txt"]    # optional: files whose content keys the build cache
 
@@ -20,10 +20,10 @@ evaluator's environment built from the contract's own recipe.
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import tomli_w
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 
 from repogate._files import PlantedLinkError, first_problem, read_bytes_nofollow
 from repogate._model import FrozenModel
@@ -53,14 +53,27 @@ class AgentRecipe(FrozenModel):
     """``environment.toml`` as the agent writes it (unknown keys refused).
 
     Attributes:
-        python: the interpreter version (``3.11``), as the contract's ``python`` reads it.
+        python: the interpreter version (``3.11``, ``3.12.4``): a version only, never a path
+            (the harness queries the interpreter it names outside the sandbox).
         install: install commands run at the base, in order, as the contract's ``install``.
-        lock_inputs: repository files whose content keys the build cache.
+        lock_inputs: repository files whose content keys the build cache (relative, no ``..``).
     """
 
-    python: str = Field(pattern=r"^[A-Za-z0-9._/+-]{1,200}$")
-    install: tuple[str, ...] = ()
-    lock_inputs: tuple[str, ...] = ()
+    python: str = Field(pattern=r"^[0-9]{1,2}(\.[0-9]{1,3}){0,2}$")
+    install: tuple[str, ...] = Field(default=(), max_length=100)
+    lock_inputs: tuple[str, ...] = Field(default=(), max_length=100)
+
+    @field_validator("lock_inputs")
+    @classmethod
+    def _inside_the_checkout(cls, values: tuple[str, ...]) -> tuple[str, ...]:
+        for value in values:
+            if (
+                not value
+                or PurePosixPath(value).is_absolute()
+                or ".." in PurePosixPath(value).parts
+            ):
+                raise ValueError(f"{value!r} is not a path inside the repository")
+        return values
 
 
 def read_agent_recipe(output: Path) -> AgentRecipe:
