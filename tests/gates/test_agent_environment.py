@@ -245,3 +245,17 @@ def test_agents_environments_are_built_apart_from_the_evaluators(ran: Ran) -> No
     evaluators = ran.receipt("gold", "E").details["environment"]
     assert gold["cache_key"] == evaluators["cache_key"]  # the same recipe
     assert gold["cold"] is True  # yet built again, not the evaluator's reused
+
+
+def test_show_and_report_print_the_reconstruction(
+    ran: Ran, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    with Store.open(ran.out) as store:
+        attempt = next(a for a in store.attempts() if "omits-six" in a.agent)
+    assert main(["show", str(ran.out), attempt.attempt_id]) == 0
+    shown = capsys.readouterr().out
+    assert "E-reconstruction" in shown and "failed at collects" in shown, shown
+    assert main(["report", str(ran.out), "--by", "environment"]) == 0
+    said = capsys.readouterr().out
+    assert "environment collects" in said and "reconstructed" in said, said
