@@ -34,6 +34,11 @@ FAKE_PYTEST = (
     "pathlib.Path(sysconfig.get_paths()['purelib'], 'pytest.py')"
     ".write_text('raise SystemExit(0)')\"'''"
 )
+# Appends to six (which the graded test imports first) a line that fixes the bug in memory.
+PATCH_SIX = (
+    "'''python -c \"import six, pathlib; p = pathlib.Path(six.__file__); "
+    "p.write_text(p.read_text() + '\\nimport units; units.double = lambda x: x * 2\\n')\"'''"
+)
 
 AGENTS: dict[str, tuple[bool, str | None]] = {
     # name: (leaves the fix, its environment.toml or None)
@@ -45,6 +50,7 @@ AGENTS: dict[str, tuple[bool, str | None]] = {
         'python = "3.11"\ninstall = ["uv pip install pytest six packaging==23.2"]\n',
     ),
     "malformed": (True, 'python = "3.11"\ninstall = "not a list"\n'),
+    "patched-six": (False, f'python = "3.11"\ninstall = ["{INSTALL[0]}", {PATCH_SIX}]\n'),
     "fake-pytest": (False, f'python = "3.11"\ninstall = ["uv pip install six", {FAKE_PYTEST}]\n'),
 }
 
@@ -259,3 +265,13 @@ def test_show_and_report_print_the_reconstruction(
     assert main(["report", str(ran.out), "--by", "environment"]) == 0
     said = capsys.readouterr().out
     assert "environment collects" in said and "reconstructed" in said, said
+
+
+def test_a_recipe_patching_a_test_dependency_changes_nothing_in_gate_v(ran: Ran) -> None:
+    """The agent left the bug; its recipe patches six to fix it in memory. Gate V is unmoved."""
+    assert ran.outcome("patched-six") == "rejected"
+    assert ran.check("patched-six", "focused_tests_passed")[0] == "failed"
+    status, detail = ran.check("patched-six", "environment_reproduced")
+    assert status == "failed"
+    assert ran.reached("patched-six") == [*ALL_STAGES[:3], ("reproduces", "failed")]
+    assert "tests/test_units.py::test_double (failed -> passed)" in detail, detail

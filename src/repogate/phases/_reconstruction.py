@@ -36,8 +36,9 @@ from repogate.oracles.pytest_runner import run_tests
 from repogate.phases._environment import _as_of
 from repogate.phases._shared import oracle_policy
 from repogate.phases._trees import export, graded_maker
-from repogate.receipt import Observation
+from repogate.receipt import Check, Observation
 from repogate.sandbox import SandboxPolicy
+from repogate.vocabulary import ErrorKind, ReconstructionStage
 
 
 def agent_cache(cfg: AttemptConfig) -> Path:
@@ -83,8 +84,12 @@ def _imports(cfg: AttemptConfig, env: Environment, tree: Path) -> StageResult:
 
 def _outcomes(
     cfg: AttemptConfig, progress: AttemptProgress, env: Environment, name: str
-) -> Mapping[str, TestOutcome] | str:
-    """Run the graded ids at the base (hidden tests applied) in ``env``; outcomes, or why not."""
+) -> Mapping[str, TestOutcome] | tuple[str, ErrorKind]:
+    """Run the graded ids at the base (hidden tests applied) in ``env``.
+
+    Returns the outcomes, or why there are none with the error kind that would be the
+    evaluator's (``timeout`` when the run reached its budget).
+    """
     tree = cfg.work / f"reconstruction-{name}"
     graded_maker(cfg, progress, progress.base)(tree)
     oracles = cfg.contract.oracles
@@ -97,7 +102,8 @@ def _outcomes(
         oracle_policy(cfg),
     )
     if ran.status != "ok":
-        return ran.reason or "the test run reported nothing"
+        kind: ErrorKind = "timeout" if ran.execution.timed_out else "other evaluator error"
+        return ran.reason or "the test run reported nothing", kind
     return ran.outcomes
 
 
@@ -106,10 +112,8 @@ def _graded(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     stages: list[StageResult] = []
     details: dict[str, object] = {"supplied_by": "agent"}
 
-    def stop(stage: str, why: str) -> Observation:
-        stages.append(
-            StageResult.model_validate({"stage": stage, "status": "failed", "detail": why})
-        )
+    def stop(stage: ReconstructionStage, why: str) -> Observation:
+        stages.append(StageResult(stage=stage, status="failed", detail=why))
         return reconstruction(stages, details)
 
     try:
@@ -138,11 +142,15 @@ def _graded(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     if imported.status == "failed":
         return reconstruction(stages, details)
     theirs = _outcomes(cfg, progress, progress.workspace_env, "evaluator")
-    if isinstance(theirs, str):  # ran before: the evaluator's environment gave outcomes at gate E
-        raise RuntimeError(f"the evaluator's environment gave no outcomes at the base: {theirs}")
+    if isinstance(theirs, tuple):  # it gave outcomes at gate E: not the agent's to answer for
+        why = f"the evaluator's environment gave no outcomes at the base: {theirs[0]}"
+        return Observation(
+            checks=(Check.error("environment_reproduced", why, theirs[1]),),
+            details={**details, "stages": [s.model_dump() for s in stages]},
+        )
     ours = _outcomes(cfg, progress, env, "agent")
-    if isinstance(ours, str):
-        return stop("collects", f"the graded tests do not run: {ours}")
+    if isinstance(ours, tuple):
+        return stop("collects", f"the graded tests do not run: {ours[0]}")
     oracles = cfg.contract.oracles
     ids = [*oracles.fail_to_pass, *oracles.pass_to_pass]
     lost = uncollected(theirs, ours, ids)
