@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from repogate.cli.run import default_plans
-from repogate.protocols import Executor
+from repogate.jobs import Executor
 from repogate.runner import PlannedAttempt, RunOptions, run
 
 

@@ -53,7 +53,7 @@ def test_patch_source_paths_use_the_contract_glob_dialect(tmp_path: Path) -> Non
     """A contract's patch-source ``paths``/``exclude`` select the files its other globs match:
     ``*`` stays inside one folder (git's plain pathspecs let it cross ``/``), a folder selects
     everything below it."""
-    from repogate.gates._globs import matches
+    from repogate.globs import matches
 
     repo = tmp_path / "r"
     for path in PATHS:

@@ -1,4 +1,10 @@
-"""The one base of repogate's records: frozen, and strict about keys."""
+"""The one base of repogate's records: frozen, and strict about keys.
+
+:class:`FrozenModel` is every record's base. :class:`ForeignModel`, its one variant, is for the few
+records whose shape a third party defines and extends (SWE-bench's instance rows and prediction
+files, GitHub's REST JSON, an agent program's ``agent.json``): still frozen, but keys it does not
+name are ignored.
+"""
 
 from __future__ import annotations
 
@@ -13,3 +19,17 @@ class FrozenModel(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ForeignModel(FrozenModel):
+    """A :class:`FrozenModel` of a shape someone else defines: unknown keys are ignored, not refused.
+
+    For input repogate reads but does not own, whose owner adds keys without asking: SWE-bench's
+    dataset rows and prediction files (``SWE-bench/SWE-bench``'s harness reads them by key and
+    ignores the rest), GitHub's REST responses (documented as growing new fields), and the
+    ``agent.json`` an agent program leaves (documented in ``docs/agents.md`` as "other keys
+    ignored"). Refusing an unknown key there would refuse valid input; the keys the record does
+    name are still validated, and the record is frozen. Use it nowhere else.
+    """
+
+    model_config = ConfigDict(extra="ignore")

@@ -31,7 +31,6 @@ there, once (``file``, ``argv``), while ``text`` keeps what the user wrote.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import shlex
 from collections.abc import Iterable, Sequence
@@ -352,25 +351,6 @@ def parse_agent_spec(text: str) -> AgentSpec:
             )
         return CommitSpec(arg=arg)
     return CmdSpec(arg=arg, argv=tuple(_absolute_if_file(w) for w in split_command(arg)))
-
-
-def fingerprint(spec: AgentSpec) -> str:
-    """Return sha256 over the spec's text and the content of every file it names (hex).
-
-    A scripted agent, a predictions file or a command's script that changed is another agent. A
-    model-driven agent's fingerprint also covers its configuration as the run would record it
-    (:func:`repogate.agents.configuration`: endpoint, sampling, prompt templates' digests, agent
-    versions), so a rerun under another configuration is refused.
-    """
-    digest = hashlib.sha256(spec.text.encode())
-    for path in spec.files():
-        if path.is_file():
-            digest.update(path.read_bytes())
-    if isinstance(spec, ModelSpec):
-        from repogate.agents import configuration  # the agents import this module
-
-        digest.update(json.dumps(configuration(spec), sort_keys=True).encode())
-    return digest.hexdigest()
 
 
 def attempt_tag(spec: AgentSpec) -> str:

@@ -49,7 +49,7 @@ ReleasePolicy = Literal["file", "fragments", "none"]
 
 class _Model(FrozenModel):
     # Attribute docstrings become the JSON Schema's descriptions: the contract author's reference.
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(use_attribute_docstrings=True)
 
 
 def _check_sha(value: str) -> str:
@@ -391,8 +391,6 @@ class Oracles(_Model):
     @classmethod
     def _known_strategies(cls, value: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
         if value:
-            from repogate.oracles._functions import valid_strategy_name  # imports Hypothesis
-
             for function, params in value.items():
                 for param, name in params.items():
                     if not valid_strategy_name(name):
@@ -681,3 +679,20 @@ def load_contract(path: Path) -> TransitionContract:
 def contract_schema() -> dict[str, Any]:
     """Return the JSON Schema (draft 2020-12) of a contract, for editors and validators."""
     return TransitionContract.model_json_schema()
+
+
+def valid_strategy_name(name: str) -> bool:
+    """True when ``name`` is a function of ``hypothesis.strategies`` callable with no argument.
+
+    The rule for ``oracles.strategies`` values; Hypothesis is imported on first use only.
+    """
+    from hypothesis import strategies as st
+
+    function = getattr(st, name, None)
+    if not callable(function) or name.startswith("_"):
+        return False
+    try:
+        function()
+    except TypeError:
+        return False
+    return True

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from repogate._model import FrozenModel
 from repogate.receipt import Artifact, Check, Crash, Receipt, Status
@@ -65,8 +65,6 @@ class SoftMetrics(FrozenModel):
 
     Units: minutes, US dollars, seconds, counts.
     """
-
-    model_config = ConfigDict(extra="forbid")
 
     review_minutes: float = 0.0
     agent_cost_usd: float = 0.0

@@ -6,24 +6,23 @@ picklable, with no open handle. The worker sends back, in order, :class:`Started
 :class:`ReceiptMade` per gate as the gate finishes, and :class:`Finished`; the head writes each to
 the store as it arrives, so a killed run keeps every receipt that reached it.
 
-An executor that loses a worker (it was killed, or its node died) reports the attempt as
-:class:`Finished` with a ``crash``; one that is interrupted (Ctrl-C) reports nothing more, and the
+An executor (:class:`Executor`, the Protocol every backend implements) that loses a worker (it
+was killed, or its node died) reports the attempt as :class:`Finished` with a ``crash``; one that is interrupted (Ctrl-C) reports nothing more, and the
 attempt stays ``running`` in the store, to be redone on resume.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from repogate.contract import TransitionContract
 from repogate.decision import Decision
+from repogate.protocols import Agent
 from repogate.receipt import Crash, Receipt
 from repogate.state import CandidateState
-
-if TYPE_CHECKING:  # protocols.py names these jobs in the Executor protocol
-    from repogate.protocols import Agent
 
 
 @dataclass(frozen=True)
@@ -97,3 +96,28 @@ class Finished:
 
 AttemptEvent = Started | ReceiptMade | Finished
 """One message from a worker to the head."""
+
+
+class Executor(Protocol):
+    """Runs attempts and hands every event back to the head as it happens.
+
+    ``name`` is how ``--executor`` chooses it and how the run manifest records it.
+    """
+
+    name: str
+
+    def describe(self) -> dict[str, Any]:
+        """Return the executor's spec for the run manifest (name, workers, versions).
+
+        Its keys are :class:`repogate.manifest.ExecutorEntry`'s.
+        """
+        ...
+
+    def run(self, jobs: Sequence[AttemptJob], on_event: Callable[[AttemptEvent], None]) -> None:
+        """Run every job; call ``on_event`` in this (the head's) process, in each job's order.
+
+        Every job ends with one :class:`Finished` (a lost worker is a crash),
+        unless the run is interrupted: then the workers are stopped before this returns, and
+        ``KeyboardInterrupt`` propagates.
+        """
+        ...

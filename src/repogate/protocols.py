@@ -1,24 +1,22 @@
 """The extension points of repogate, kept together: small Protocols with a few methods each.
 
 Everything else in the package is an implementation. An agent proposes; the harness executes,
-verifies and decides. No agent ever holds merge authority. An executor runs attempts (in this
-process, in a pool of local processes, or as Ray tasks) and hands their events to the head, the
-run store's one writer; an attempt writes its receipts to an evidence sink (the store itself, or a
-worker's channel back to the head).
+verifies and decides. No agent ever holds merge authority. An attempt writes its receipts to an
+evidence sink (the store itself, or a worker's channel back to the head). The executor's Protocol,
+which hands attempts to workers, lives beside the jobs it runs (:class:`repogate.jobs.Executor`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from repogate._model import FrozenModel
 from repogate.decision import Decision
 from repogate.git import PatchApplication
-from repogate.jobs import AttemptEvent, AttemptJob
 from repogate.receipt import Crash, Receipt
 from repogate.sandbox import ExecResult, SandboxPolicy
 from repogate.state import CandidateState
@@ -44,8 +42,6 @@ class TaskView(FrozenModel):
             (:mod:`repogate.environments.agent_recipe`).
     """
 
-    model_config = ConfigDict(frozen=True)
-
     id: str
     statement: str
     criteria: tuple[dict[str, str], ...] = ()
@@ -59,7 +55,7 @@ class TaskView(FrozenModel):
     environment: Literal["supplied", "reconstruct"] = "supplied"
 
 
-class ClaimedRequirement(BaseModel):
+class ClaimedRequirement(FrozenModel):
     """One requirement an agent says it recovered: claim, source, confidence 0..1, test implication."""
 
     claim: str
@@ -91,7 +87,7 @@ class Usage(FrozenModel):
     cost_usd: float = Field(default=0.0, ge=0.0, le=MAX_COST_USD, allow_inf_nan=False)
 
 
-class Proposal(BaseModel):
+class Proposal(FrozenModel):
     """What an agent returns. Its real proposal is what it leaves in the workspace.
 
     Attributes:
@@ -115,8 +111,6 @@ class Proposal(BaseModel):
         steps: actions and edits run in its sandbox (model-driven agents; 0 when not known).
         trajectory: the trajectory file's name in its output folder, when it left one.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     status: Literal[
         "done", "stopped", "crashed", "no_prediction", "budget_exceeded", "agent_error"
@@ -211,7 +205,10 @@ class Agent(Protocol):
         ...
 
     def describe(self) -> dict[str, Any]:
-        """Return the agent's spec and config (model, scaffold, version) for the run manifest."""
+        """Return the agent's spec and config (model, scaffold, version) for the run manifest.
+
+        Its keys are :class:`repogate.manifest.AgentEntry`'s.
+        """
         ...
 
 
@@ -234,26 +231,4 @@ class EvidenceSink(Protocol):
         self, attempt_id: str, decision: Decision | None, crash: Crash | None = None
     ) -> None:
         """Keep the attempt's decision, or its crash (the exception's type and message)."""
-        ...
-
-
-class Executor(Protocol):
-    """Runs attempts and hands every event back to the head as it happens.
-
-    ``name`` is how ``--executor`` chooses it and how the run manifest records it.
-    """
-
-    name: str
-
-    def describe(self) -> dict[str, Any]:
-        """Return the executor's spec (name, workers, versions) for the run manifest."""
-        ...
-
-    def run(self, jobs: Sequence[AttemptJob], on_event: Callable[[AttemptEvent], None]) -> None:
-        """Run every job; call ``on_event`` in this (the head's) process, in each job's order.
-
-        Every job ends with one :class:`~repogate.jobs.Finished` (a lost worker is a crash),
-        unless the run is interrupted: then the workers are stopped before this returns, and
-        ``KeyboardInterrupt`` propagates.
-        """
         ...

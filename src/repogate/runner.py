@@ -21,19 +21,20 @@ from securesystemslib.signer import Signer
 
 from repogate import clock, git, sandbox
 from repogate._folders import remove_if_empty
-from repogate.agent_spec import AgentSpec, fingerprint
-from repogate.agents import make_agent
-from repogate.agents.predictions import PredictionsAgent
+from repogate.agent_spec import AgentSpec
+from repogate.agents import PredictionsAgent, fingerprint, make_agent
 from repogate.contract import TransitionContract
 from repogate.errors import UserInputError
-from repogate.executors.local import LocalExecutor
+from repogate.executors import LocalExecutor
 from repogate.gates.graded_oracle import load_notices
-from repogate.jobs import AttemptEvent, AttemptJob, ReceiptMade, Started
+from repogate.jobs import AttemptEvent, AttemptJob, Executor, ReceiptMade, Started
 from repogate.patches import load_patch, touched_paths
-from repogate.protocols import Agent, Executor
-from repogate.provenance.sign import sign_attempt, sign_run
+from repogate.protocols import Agent
+from repogate.provenance import sign_attempt, sign_run
 from repogate.store import (
+    AgentEntry,
     AttemptRecord,
+    ExecutorEntry,
     RunInputs,
     RunManifest,
     Store,
@@ -198,15 +199,14 @@ def _manifest(
     warnings = (() if weak is None else (weak,)) + tuple(
         dict.fromkeys(w for r in ready for w in r.warnings)
     )
-    seen: dict[str, dict[str, object]] = {}
+    seen: dict[str, AgentEntry] = {}
     for r in ready:  # described once per spec: a model-driven agent asks its endpoint
         if r.plan.agent_spec.text not in seen:
-            seen[r.plan.agent_spec.text] = r.agent.describe()
+            seen[r.plan.agent_spec.text] = AgentEntry.model_validate(r.agent.describe())
     before = store.manifest()
     for described in before.agents if before is not None else ():
-        spec = str(described.get("spec", ""))
-        if spec in store.inputs.agents:
-            seen.setdefault(spec, described)
+        if described.spec in store.inputs.agents:
+            seen.setdefault(described.spec, described)
     contracts = {
         r.plan.contract.id: contract_entry(r.plan.contract, r.plan.contract_source) for r in ready
     }
@@ -224,7 +224,7 @@ def _manifest(
         if weak is None
         else sandbox.weak_isolation_reason() or options.weak_isolation,
         warnings=warnings,
-        executor=executor.describe(),
+        executor=ExecutorEntry.model_validate(executor.describe()),
     )
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from _model_endpoint import REPORTED_MODEL, scripted_endpoint
-from repogate.agent_spec import ModelSpec, fingerprint, parse_agent_spec
+from repogate.agent_spec import ModelSpec, parse_agent_spec
+from repogate.agents import fingerprint
 from repogate.agents._edits import EditSession, parse_edits
 from repogate.agents._localise import rank
 from repogate.agents.model_agent import endpoint_of

@@ -5,8 +5,8 @@ from pathlib import Path
 
 from _lifecycle_git import commit, diff, new_repo
 from repogate import git as rgit
-from repogate.gates._globs import matches
 from repogate.gates.release import added_lines, check_release_notes
+from repogate.globs import matches
 
 BASE = {"CHANGELOG.md": "# Changelog\n\n## 1.0\n- first\n", "src/a.py": "x = 1\n"}
 

@@ -12,7 +12,7 @@ from repogate import git
 from repogate._toolchain import find_python
 from repogate.contract import Permissions
 from repogate.errors import EnvironmentBuildError
-from repogate.gates._imports import environment_names
+from repogate.gates.imports import environment_names
 from repogate.gates.integrity import check_integrity
 from repogate.receipt import Check
 

@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 
 from repogate.gates.differential import check_behaviour
-from repogate.oracles._functions import (
+from repogate.oracles.differential import FunctionOutcome, Server, compare_function
+from repogate.oracles.functions import (
     Target,
     changed_functions,
     is_test_path,
     literals_in_tests,
     module_name,
 )
-from repogate.oracles.differential import FunctionOutcome, Server, compare_function
 from repogate.sandbox import SandboxPolicy
 from repogate.sandbox._session import Session
 

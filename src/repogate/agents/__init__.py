@@ -17,6 +17,8 @@ spec                 agent
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,24 @@ from repogate.agents.scripted import ScriptedAgent, load_script
 from repogate.contract import TransitionContract
 from repogate.models.meter import budget_of
 from repogate.protocols import Agent
+
+__all__ = [
+    "CommandAgent",
+    "CommitAgent",
+    "GoldAgent",
+    "NullAgent",
+    "PredictionsAgent",
+    "ScriptedAgent",
+    "check_ready",
+    "configuration",
+    "fingerprint",
+    "load_predictions",
+    "load_script",
+    "make_agent",
+    "parse_specs",
+    "requiring_all",
+    "resolve_specs",
+]
 
 
 def make_agent(spec: AgentSpec, contract: TransitionContract, repo: Path) -> Agent:
@@ -91,6 +111,23 @@ def configuration(spec: ModelSpec) -> dict[str, Any]:
         AgentSpecError: its configuration file is unusable (or mini-swe-agent is not installed).
     """
     return baseline.configuration(spec) if spec.kind == "baseline" else mini.configuration(spec)
+
+
+def fingerprint(spec: AgentSpec) -> str:
+    """Return sha256 over the spec's text and the content of every file it names (hex).
+
+    A scripted agent, a predictions file or a command's script that changed is another agent. A
+    model-driven agent's fingerprint also covers its configuration as the run would record it
+    (:func:`configuration`: endpoint, sampling, prompt templates' digests, agent
+    versions), so a rerun under another configuration is refused.
+    """
+    digest = hashlib.sha256(spec.text.encode())
+    for path in spec.files():
+        if path.is_file():
+            digest.update(path.read_bytes())
+    if isinstance(spec, ModelSpec):
+        digest.update(json.dumps(configuration(spec), sort_keys=True).encode())
+    return digest.hexdigest()
 
 
 def parse_specs(texts: Sequence[str]) -> list[AgentSpec]:

@@ -1,7 +1,7 @@
 """The baseline's prompt templates (``str.format`` fields in braces); their digests are recorded.
 
 Changing a template changes every baseline agent's fingerprint: a run made with the old text is
-refused as another configuration (:func:`repogate.agent_spec.fingerprint`).
+refused as another configuration (:func:`repogate.agents.fingerprint`).
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from pydantic import BaseModel, RootModel, ValidationError
 
 from repogate import sandbox
 from repogate._files import PlantedLinkError, first_problem, read_bytes_nofollow
+from repogate._model import ForeignModel
 from repogate.agent_spec import CmdSpec
 from repogate.models.trajectory import TRAJECTORY_FILE, Trajectory, read_trajectory
 from repogate.protocols import ClaimedRequirement, Proposal, TaskView, Usage
@@ -87,7 +88,7 @@ class _Claims(RootModel[tuple[ClaimedRequirement, ...]]):
     """requirements.json: a list of claims."""
 
 
-class _Meta(BaseModel):
+class _Meta(ForeignModel):
     """agent.json: the model and scaffold the agent reports (other keys ignored)."""
 
     model: str = ""

@@ -16,9 +16,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import ValidationError, field_validator
 
 from repogate._files import first_problem, read_text
+from repogate._model import ForeignModel
 from repogate.agent_spec import PredSpec
 from repogate.agents.gold import apply_as_proposal
 from repogate.contract import TransitionContract
@@ -28,10 +29,8 @@ from repogate.receipt import visible
 from repogate.sandbox import SandboxPolicy
 
 
-class Prediction(BaseModel):
-    """One SWE-bench prediction row."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
+class Prediction(ForeignModel):
+    """One SWE-bench prediction row (other keys a harness or agent adds are ignored)."""
 
     instance_id: str
     model_name_or_path: str

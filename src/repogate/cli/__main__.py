@@ -1,7 +1,7 @@
-"""``python -m repogate.cli``: the command line, as the ``repogate`` console script runs it."""
+"""``python -m repogate.cli``: the command line (the ``repogate`` console script also guards its load)."""
 
 import sys
 
-from repogate._entry import main
+from repogate.cli import main
 
 sys.exit(main())

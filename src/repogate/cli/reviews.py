@@ -61,12 +61,13 @@ def import_cmd(
 ) -> None:
     """Bind each review to its commit's patch digest; write the evidence whole or not at all."""
     from repogate._locks import write_atomic
-    from repogate.reviews import GitHubExport, import_reviews
-    from repogate.reviews.github import (
+    from repogate.reviews import (
         GitHubComment,
         GitHubCommit,
+        GitHubExport,
         GitHubPull,
         GitHubReview,
+        import_reviews,
         read_list,
         read_object,
         read_team,

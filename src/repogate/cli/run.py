@@ -22,12 +22,11 @@ from repogate.cli.progress import RunProgress
 from repogate.cli.terminal import attempts_table, print_table
 from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError, UserInputError
-from repogate.protocols import Executor
+from repogate.jobs import Executor
 from repogate.recorded import recorded_proposal, recorded_results
 from repogate.runner import PlannedAttempt, RunOptions, check_isolation, run
 from repogate.sandbox import WEAK_FLAG
-from repogate.store import AttemptRecord, Store
-from repogate.store._schema import DB_NAME
+from repogate.store import DB_NAME, AttemptRecord, Store
 from repogate.tasks.scenario_injections import with_injected
 from repogate.tasks.scenarios import build_scenario, default_agents, scenario_names
 from repogate.tasks.taskset import contract_files

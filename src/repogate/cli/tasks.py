@@ -178,7 +178,11 @@ def mine_cmd(
     out: Out,
     paths: Annotated[
         list[str] | None,
-        typer.Option("--paths", metavar="GLOB", help="Only commits touching this glob."),
+        typer.Option(
+            "--paths",
+            metavar="GLOB",
+            help="Only commits touching this glob (contract dialect: * in one folder, ** across).",
+        ),
     ] = None,
     limit: Annotated[
         int | None,

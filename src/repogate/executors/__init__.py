@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from repogate.errors import UserInputError
 from repogate.executors.local import LocalExecutor
-from repogate.protocols import Executor
+from repogate.jobs import Executor
+
+__all__ = ["EXECUTORS", "LocalExecutor", "make_executor"]
 
 EXECUTORS = ("local", "ray")
 """The names ``--executor`` takes."""

@@ -96,7 +96,7 @@ class LocalExecutor:
         return {"name": self.name, "workers": self.workers}
 
     def run(self, jobs: Sequence[AttemptJob], on_event: Callable[[AttemptEvent], None]) -> None:
-        """Run every job; see :class:`repogate.protocols.Executor`."""
+        """Run every job; see :class:`repogate.jobs.Executor`."""
         if self.workers == 1:
             for job in jobs:
                 perform(job, on_event)

@@ -115,7 +115,7 @@ class RayExecutor:
         return {"name": self.name, "workers": self.workers, "ray": ray.__version__}
 
     def run(self, jobs: Sequence[AttemptJob], on_event: Callable[[AttemptEvent], None]) -> None:
-        """Run every job; see :class:`repogate.protocols.Executor`."""
+        """Run every job; see :class:`repogate.jobs.Executor`."""
         started_here = not ray.is_initialized()
         if started_here:
             start_local_cluster(include_dashboard=False, log_to_driver=False)

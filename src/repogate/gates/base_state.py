@@ -21,9 +21,9 @@ from typing import Any
 
 from repogate.environments import Environment, EnvironmentRecord, as_record
 from repogate.oracles.graded_reads import TracedReads
-from repogate.oracles.grading import BaseCheck, base_state_check, observe_ids
+from repogate.oracles.grading import BaseCheck, Observed, base_state_check, observe_ids
 from repogate.oracles.junit import TestOutcome
-from repogate.oracles.reruns import Rerun, Runner, flaky_ids, rerun
+from repogate.oracles.reruns import Rerun, flaky_ids
 from repogate.receipt import Check, Observation
 from repogate.vocabulary import ErrorKind
 
@@ -124,44 +124,60 @@ def foreign_reason(found: Mapping[str, str]) -> str:
     )
 
 
-def confirmed_verdict(
+def to_rerun_at_base(
     outcomes: Mapping[str, TestOutcome],
     flips: set[str],
     fail_to_pass: Sequence[str],
     pass_to_pass: Sequence[str],
-    run: Runner,
-) -> tuple[BaseCheck, tuple[Rerun, ...]]:
-    """Check the base state; rerun the ids with the wrong outcome first (they may be flaky).
+) -> dict[str, Observed]:
+    """Return the ids with the wrong outcome at the base, each with it: they are rerun first.
 
-    A PASS_TO_PASS test that does not pass, or a FAIL_TO_PASS test that does not fail, is run
-    again (:func:`repogate.oracles.reruns.rerun`); one that flips is flaky and left out, not a
-    reason to call the task invalid.
+    A PASS_TO_PASS test that does not pass, or a FAIL_TO_PASS test that does not fail, may be
+    flaky: it is run again (:func:`repogate.gates.verification.rerun_state`) before the task is
+    called invalid (:func:`confirmed_verdict`).
 
     Args:
         outcomes: the base run's outcomes by reported id.
         flips: ids already found flaky (they flipped between repeated runs).
         fail_to_pass: the contract's FAIL_TO_PASS ids.
         pass_to_pass: the contract's PASS_TO_PASS ids.
-        run: runs the base's tests again.
+    """
+    verdict = confirmed_verdict(outcomes, flips, fail_to_pass, pass_to_pass)
+    observed, _matched, _invalid = observe_ids(
+        outcomes, [*verdict.not_failing, *verdict.not_passing]
+    )
+    return observed
+
+
+def confirmed_verdict(
+    outcomes: Mapping[str, TestOutcome],
+    flips: set[str],
+    fail_to_pass: Sequence[str],
+    pass_to_pass: Sequence[str],
+    reruns: Sequence[Rerun] = (),
+) -> BaseCheck:
+    """Check the base state, leaving out the ids found flaky (between runs or on ``reruns``).
+
+    An id with the wrong outcome that flips when rerun (:func:`to_rerun_at_base`) is flaky and
+    left out, not a reason to call the task invalid.
+
+    Args:
+        outcomes: the base run's outcomes by reported id.
+        flips: ids already found flaky (they flipped between repeated runs).
+        fail_to_pass: the contract's FAIL_TO_PASS ids.
+        pass_to_pass: the contract's PASS_TO_PASS ids.
+        reruns: the records of the wrong ids' reruns at the base
+            (:func:`repogate.oracles.reruns.records`).
 
     Returns:
-        The verdict (:func:`repogate.oracles.grading.base_state_check`) and the rerun records.
+        The verdict (:func:`repogate.oracles.grading.base_state_check`).
     """
-
-    def check(left_out: set[str]) -> BaseCheck:
-        return base_state_check(
-            outcomes,
-            [t for t in fail_to_pass if t not in left_out],
-            [t for t in pass_to_pass if t not in left_out],
-        )
-
-    verdict = check(flips)
-    wrong = [*verdict.not_failing, *verdict.not_passing]
-    if not wrong:
-        return verdict, ()
-    observed, _matched, _invalid = observe_ids(outcomes, wrong)
-    reruns = rerun(observed, run, "base")
-    return check(flips | flaky_ids(reruns)), reruns
+    left_out = flips | flaky_ids(reruns)
+    return base_state_check(
+        outcomes,
+        [t for t in fail_to_pass if t not in left_out],
+        [t for t in pass_to_pass if t not in left_out],
+    )
 
 
 def reference_verdict(graded: Observation, env: Environment) -> tuple[str, dict[str, Any]]:

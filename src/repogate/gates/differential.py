@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from repogate.oracles._functions import Target, valid_strategy_name
+from repogate.contract import valid_strategy_name
 from repogate.oracles.differential import FunctionOutcome, Server, compare_function
+from repogate.oracles.functions import Target
 from repogate.receipt import Check, Observation
 from repogate.sandbox import Session
 from repogate.vocabulary import CheckName
@@ -83,7 +84,7 @@ def check_behaviour(
     """Compare every target in the candidate and the reference; return the check and the record.
 
     Args:
-        targets: the changed functions (:func:`repogate.oracles._functions.changed_functions`).
+        targets: the changed functions (:func:`repogate.oracles.functions.changed_functions`).
         literals: the tests' literal values.
         strategies: the contract's named strategies, by function and parameter.
         start: opens the candidate's and the reference's call server.

@@ -29,8 +29,8 @@ from repogate import git, sandbox
 from repogate._files import read_bytes_nofollow
 from repogate.contract import Generator
 from repogate.gates._commands import describe_failure, granted, looks_like_network_failure
-from repogate.gates._globs import matches_any
 from repogate.git import ChangedPath
+from repogate.globs import matches_any
 from repogate.receipt import Check, Observation, Status
 from repogate.sandbox import SandboxPolicy
 from repogate.vocabulary import CheckName, ErrorKind

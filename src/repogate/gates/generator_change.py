@@ -23,8 +23,8 @@ from pathlib import Path
 
 from repogate import git
 from repogate.contract import Generator
-from repogate.gates._globs import matches_any
 from repogate.git import ChangedPath
+from repogate.globs import matches_any
 from repogate.receipt import Check, Observation
 
 

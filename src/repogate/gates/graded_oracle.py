@@ -34,8 +34,8 @@ from pydantic import Field
 
 from repogate._model import FrozenModel
 from repogate.contract import TransitionContract
-from repogate.gates._globs import TEST_GLOBS, matches_any
 from repogate.git import ChangedPath
+from repogate.globs import TEST_GLOBS, matches_any
 from repogate.oracles.embedded import embedded_ids, is_doctest_id
 from repogate.oracles.graded_reads import TracedReads
 

@@ -2,43 +2,91 @@
 
 A graded tree is the candidate (or the merged tree, the base, the reference) with every file the
 hidden tests touch reset to the base and the hidden test patch applied, so no edit of the agent's
-to those files survives into grading (:func:`graded_tree`, :func:`reference_tree`). Every run after
-a state's first, repeat or rerun, runs on a fresh export of that state (:func:`fresh_tree`), never
-on a tree earlier test code wrote. Grading the tests run on these trees is
-:mod:`repogate.gates.verification`'s.
+to those files survives into grading (:func:`graded_tree`, :func:`reference_tree`). A state is a
+record (:class:`GradedState`) passed down to the step that needs its tree (:func:`write_tree`); every
+run after a state's first, repeat or rerun, runs on a fresh export of that state
+(:func:`fresh_tree`), never on a tree earlier test code wrote. Running and grading the tests on
+these trees is :mod:`repogate.gates.verification`'s.
 """
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from repogate import git
 from repogate._files import unlink_nofollow, write_bytes_nofollow
+from repogate._model import FrozenModel
 from repogate.contract import TransitionContract
-from repogate.gates._globs import matches_any
+from repogate.globs import matches_any
 from repogate.oracles.embedded import EmbeddedOracle, restore
 from repogate.oracles.pytest_runner import select_files
 
-TreeMaker = Callable[[Path], None]
-"""Writes one state's test tree (candidate or base, hidden tests applied) to a new folder."""
 Exporter = Callable[[Path, str, Path], None]
 """Writes commit ``rev`` of a repository to a new folder: ``(repo, rev, dest)``."""
 
 
-def fresh_tree(make: TreeMaker, tree: Path, label: str) -> Path:
-    """Write a fresh copy of ``tree``'s state with ``make``, beside it; return its path.
+class GradedState(FrozenModel):
+    """One state to grade: a commit, or the base plus a reference patch, with the hidden tests.
+
+    Attributes:
+        repo: the repository holding the commits (the attempt's workspace).
+        base: the base commit's SHA; the hidden tests' files are reset to it.
+        rev: the commit whose tree is written (the base, for a reference state).
+        reference: the reference patch applied on ``rev``; None for a plain commit.
+        hidden: the hidden test patch's bytes.
+        hidden_paths: the paths ``hidden`` touches (:func:`repogate.patches.touched_paths`).
+        embedded: graded text in editable files, put back last (:mod:`repogate.oracles.embedded`).
+        history: a bare copy of the base's history the tree is exported from
+            (:func:`repogate.git.export_from_history`); None exports from ``repo`` alone
+            (:func:`repogate.git.export_tree`).
+    """
+
+    repo: Path
+    base: str
+    rev: str
+    reference: bytes | None = None
+    hidden: bytes
+    hidden_paths: tuple[str, ...]
+    embedded: tuple[EmbeddedOracle, ...] = ()
+    history: Path | None = None
+
+
+def write_tree(state: GradedState, dest: Path) -> None:
+    """Write ``state``'s tree, hidden tests applied, to the new folder ``dest``.
+
+    As :func:`graded_tree` writes a commit, and :func:`reference_tree` the base plus a reference
+    patch.
+
+    Raises:
+        GitError: git failed.
+        PatchApplyError: the reference or the hidden test patch does not apply.
+    """
+    export = (
+        git.export_tree
+        if state.history is None
+        else partial(git.export_from_history, state.history)
+    )
+    export(state.repo, state.rev, dest)
+    if state.reference is not None:
+        git.apply_patch(dest, state.reference)
+    _with_hidden(state.repo, state.base, state.hidden, state.hidden_paths, dest, state.embedded)
+
+
+def fresh_tree(state: GradedState, tree: Path, label: str) -> Path:
+    """Write a fresh copy of ``state``'s tree beside ``tree`` (:func:`write_tree`); return its path.
 
     The copy is ``<parent>/<tree name>-<label>-<random>/<tree name>`` (same folder name as the
     first run's, so ids and paths the tests print read the same), in a folder no run used before.
 
     Raises:
-        GitError, PatchApplyError: as ``make`` raises them.
+        GitError, PatchApplyError: as :func:`write_tree` raises them.
     """
     holder = Path(tempfile.mkdtemp(prefix=f"{tree.name}-{label}-", dir=tree.parent))
     dest = holder / tree.name
-    make(dest)
+    write_tree(state, dest)
     return dest
 
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from repogate.contract import Derivation
-from repogate.gates._globs import matches_any
 from repogate.git import ChangedPath
+from repogate.globs import matches_any
 from repogate.receipt import Observation, Receipt
 
 

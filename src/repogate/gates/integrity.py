@@ -14,7 +14,7 @@ Checks:
   adding its own focused test is good practice, and the grader runs only the files that hold the
   graded ids, with the hidden tests' files reset to the base. A new top-level module or package
   named like one importable from the environment or its standard library (``iniconfig/``
-  shadowing pytest's own dependency) is refused here too (:mod:`repogate.gates._imports`). So is
+  shadowing pytest's own dependency) is refused here too (:mod:`repogate.gates.imports`). So is
   an edit to what the graded tests are made of beyond the test files: a module outside the test
   folders holding a graded test function, a file only the graded tests read (traced at gate E);
   the rule that decided is recorded (:mod:`repogate.gates.graded_oracle`).
@@ -33,10 +33,10 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from repogate.contract import Permissions
-from repogate.gates._globs import TEST_GLOBS, matches_any
-from repogate.gates._imports import native_modules, shadowing, unsafe_cookies
 from repogate.gates.graded_oracle import GradedOracle, graded_edits
+from repogate.gates.imports import native_modules, shadowing, unsafe_cookies
 from repogate.git import ChangedPath
+from repogate.globs import TEST_GLOBS, matches_any
 from repogate.patches import added_lines
 from repogate.receipt import Check, Observation
 
@@ -210,7 +210,7 @@ def check_integrity(
         hidden_paths: paths the hidden test patch touches.
         patch: the patch (binary diff), for its added lines.
         importable: top-level module names importable from the environment and its standard
-            library (:func:`repogate.gates._imports.environment_names`); a new top-level module
+            library (:func:`repogate.gates.imports.environment_names`); a new top-level module
             of the patch named like one of them is an oracle edit.
         graded: what the graded tests are made of beyond the test files (graded modules, the
             files gate E traced them reading); an edit of it is an oracle edit.

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from repogate._files import first_problem, read_json_object
-from repogate._model import FrozenModel
+from repogate._model import ForeignModel, FrozenModel
 from repogate.errors import EvidenceError
 
 __all__ = ["BranchProtection", "load_protection"]
@@ -29,31 +29,27 @@ __all__ = ["BranchProtection", "load_protection"]
 _FIX = "give the JSON of GET /repos/O/R/branches/B/protection (see docs/reviews.md)"
 
 
-class _Shape(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class _Reviews(_Shape):
+class _Reviews(ForeignModel):
     required_approving_review_count: int = Field(default=0, ge=0, le=6)
     require_code_owner_reviews: bool = False
     dismiss_stale_reviews: bool = False
 
 
-class _Check(_Shape):
+class _Check(ForeignModel):
     context: str
 
 
-class _StatusChecks(_Shape):
+class _StatusChecks(ForeignModel):
     strict: bool = False
     contexts: tuple[str, ...] = ()
     checks: tuple[_Check, ...] = ()
 
 
-class _Enabled(_Shape):
+class _Enabled(ForeignModel):
     enabled: bool = False
 
 
-class _Protection(_Shape):
+class _Protection(ForeignModel):
     required_pull_request_reviews: _Reviews | None = None
     required_status_checks: _StatusChecks | None = None
     required_conversation_resolution: _Enabled | None = None

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from repogate.contract import ReleasePolicy
-from repogate.gates._globs import matches_any
+from repogate.globs import matches_any
 from repogate.patches import added_lines as added_text
 from repogate.receipt import Check, Observation, Status
 from repogate.vocabulary import CheckName

@@ -9,6 +9,13 @@ the candidate and at the base before it is charged (:mod:`repogate.oracles.rerun
 outcome flips between runs of one state, at the base or on the candidate, is flaky: excluded from
 the verdict, with a record in the receipt and in the check's detail.
 
+The path is one way: the tree is made (:mod:`repogate.gates.graded_trees`, from a
+:class:`~repogate.gates.graded_trees.GradedState` record passed down), the tests run
+(:func:`run_repeated`, :func:`rerun_state`, each a call down to
+:func:`repogate.oracles.pytest_runner.run_tests`), and the runs are graded (:func:`check_tests`,
+with :mod:`repogate.oracles.grading` and :mod:`repogate.oracles.reruns` deciding from data alone);
+:func:`grade_tree` calls the steps in that order, and nothing is called back.
+
 Every run after a state's first, repeat or rerun, runs on a fresh export of that state
 (:func:`~repogate.gates.graded_trees.fresh_tree`), never on a tree earlier test code wrote: a
 failure that test code makes reappear only in a clean checkout (a "cold start" kept in a file of the
@@ -20,15 +27,15 @@ checked by :mod:`repogate.gates.oracle_commands`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
 from repogate.contract import TransitionContract
 from repogate.environments import Environment
-from repogate.gates.graded_trees import TreeMaker, fresh_tree, hidden_test_files
+from repogate.gates.graded_trees import GradedState, fresh_tree, hidden_test_files
 from repogate.oracles.base_suite import graded_grant, selecting
 from repogate.oracles.grading import (
     Grading,
@@ -41,7 +48,17 @@ from repogate.oracles.grading import (
 )
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun, run_tests
-from repogate.oracles.reruns import Rerun, Runner, describe, flaky_ids, rerun, selection
+from repogate.oracles.reruns import (
+    RERUNS,
+    Rerun,
+    describe,
+    first_outcomes,
+    flaky_ids,
+    pending,
+    records,
+    seen_again,
+    selection,
+)
 from repogate.receipt import Check, Observation
 from repogate.sandbox import SandboxPolicy
 
@@ -86,21 +103,23 @@ def _graded_run(
 
 def run_repeated(
     env: Environment,
+    state: GradedState,
     tree: Path,
-    make: TreeMaker,
     contract: TransitionContract,
     report_dir: Path,
     policy: SandboxPolicy,
 ) -> tuple[list[TestRun], set[str]]:
     """Run the graded tests ``contract.oracles.repeat`` times; return the runs and flaky ids.
 
-    The first run is on ``tree`` (already written by ``make``), each later one on a fresh tree.
+    The first run is on ``tree`` (already written from ``state``), each later one on a fresh tree
+    of ``state`` (:func:`~repogate.gates.graded_trees.fresh_tree`), reports in
+    ``report_dir / "run<n>"``.
     """
     ids = [*contract.oracles.fail_to_pass, *contract.oracles.pass_to_pass]
     runs = [
         _graded_run(
             env,
-            tree if n == 0 else fresh_tree(make, tree, f"run{n}"),
+            tree if n == 0 else fresh_tree(state, tree, f"run{n}"),
             contract,
             ids,
             report_dir / f"run{n}",
@@ -112,64 +131,79 @@ def run_repeated(
     return runs, flaky(ok) if len(ok) > 1 else set()
 
 
-def rerunner(
+def rerun_state(
     env: Environment,
+    state: GradedState,
     tree: Path,
-    make: TreeMaker,
     contract: TransitionContract,
+    first: Mapping[str, Observed],
+    which: Literal["candidate", "base"],
     report_dir: Path,
     policy: SandboxPolicy,
-) -> Runner:
-    """Return a :data:`~repogate.oracles.reruns.Runner` of ``tree``'s state, reports in ``report_dir``.
+) -> tuple[Rerun, ...]:
+    """Run the ids of ``first`` again on ``state`` until each has flipped or the reruns are spent.
 
-    Each rerun runs on a fresh tree ``make`` writes beside ``tree`` (:func:`fresh_tree`), and
-    runs the ids it is given alone, not the rest of their files.
+    The policy is :mod:`repogate.oracles.reruns`' (at most :data:`~repogate.oracles.reruns.RERUNS`
+    more runs; one with no usable report ends them). Rerun ``n`` runs the ids still
+    :func:`~repogate.oracles.reruns.pending` alone (not the rest of their files) on a fresh tree
+    of ``state`` beside ``tree`` (:func:`~repogate.gates.graded_trees.fresh_tree`), its report
+    in ``report_dir / "rerun<n>"``. Nothing runs when ``first`` is empty.
+
+    Args:
+        env: the environment built at the base.
+        state: the state to run (the candidate's, or the base's with the hidden tests).
+        tree: where that state's first tree is (or would be): fresh trees are written beside it.
+        contract: the task (its test command and hidden tests).
+        first: each id to rerun mapped to the outcome it had (the one in question).
+        which: the state's name in the records.
+        report_dir: folder for the reruns' reports.
+        policy: the sandbox the tests run in.
+
+    Returns:
+        One record per id of ``first``, in its order (:func:`~repogate.oracles.reruns.records`).
     """
-
-    def run(ids: Sequence[str], n: int) -> Mapping[str, TestOutcome] | None:
-        fresh = fresh_tree(make, tree, f"rerun{n}")
+    seen = first_outcomes(first)
+    for n in range(RERUNS):
+        ids = pending(seen)
+        if not ids:
+            break
+        fresh = fresh_tree(state, tree, f"rerun{n}")
         ran = _graded_run(env, fresh, contract, ids, report_dir / f"rerun{n}", policy, only=True)
-        return ran.outcomes if ran.status == "ok" else None
+        if ran.status != "ok":
+            break
+        seen = seen_again(seen, ran.outcomes)
+    return records(seen, which)
 
-    return run
 
-
-def confirm_failures(
+def failures_to_confirm(
     runs: Sequence[TestRun],
     graded: tuple[Sequence[str], Sequence[str]],
-    excluded: set[str],
-    base_xfailed: set[str],
-    on_candidate: Runner,
-    at_base: Callable[[], Runner],
-    *,
+    excluded: Collection[str],
+    base_xfailed: Collection[str],
     base_xpassed: Collection[str] = (),
-) -> tuple[Rerun, ...]:
-    """Rerun the failing PASS_TO_PASS ids on the candidate, then the reproduced ones at the base.
+) -> dict[str, Observed]:
+    """Return the failing PASS_TO_PASS ids of the last usable run, each with its outcome.
 
-    See :mod:`repogate.oracles.reruns` for the policy. ``at_base`` is called (to build the base
-    tree) only when some failure reproduced on the candidate. Nothing is rerun when a FAIL_TO_PASS
-    test failed (or none is left to grade): ``focused_tests_passed`` fails whatever the reruns
-    find, so they would only cost time (issue 21: two wrong xarray patches spent 1,409 s there).
+    These are rerun on the candidate, and the reproduced ones at the base
+    (:func:`expected_at_base`), before one is charged; see :mod:`repogate.oracles.reruns`.
+    None is returned when a FAIL_TO_PASS test failed (or none is left to grade):
+    ``focused_tests_passed`` fails whatever the reruns find, so they would only cost time
+    (issue 21: two wrong xarray patches spent 1,409 s there).
 
     Args:
         runs: the candidate's runs; the last usable one is graded.
         graded: the contract's FAIL_TO_PASS and PASS_TO_PASS ids.
         excluded: ids already left out (flaky at the base, or flipping between ``runs``).
         base_xfailed: PASS_TO_PASS ids that XFAILed at the base.
-        on_candidate: runs the candidate's tests again.
-        at_base: returns a runner of the base's tests (with hidden tests).
         base_xpassed: PASS_TO_PASS ids ``xpassed`` at the base.
-
-    Returns:
-        The rerun records: candidate ones first, then base ones.
     """
     usable = [r for r in runs if r.status == "ok"]
     fail_to_pass, pass_to_pass = graded
     if not usable or not focused_passed(usable[-1].outcomes, fail_to_pass, excluded):
-        return ()
+        return {}
     ids = [t for t in pass_to_pass if t not in excluded]
     observed, _matched, _invalid = observe_ids(usable[-1].outcomes, ids)
-    failing = {
+    return {
         t: o
         for t, o in observed.items()
         if not passes(
@@ -179,17 +213,27 @@ def confirm_failures(
             xpassed_at_base=t in base_xpassed,
         )
     }
-    if not failing:
-        return ()
-    on_cand = rerun(failing, on_candidate, "candidate")
-    reproduced = {r.test_id: r.outcomes[0] for r in on_cand if not r.flaky}
-    if not reproduced:
-        return on_cand
-    expected: dict[str, Observed] = {
-        t: "xfailed" if t in base_xfailed else "xpassed" if t in base_xpassed else "passed"
-        for t in reproduced
+
+
+def expected_at_base(
+    on_candidate: Sequence[Rerun], base_xfailed: Collection[str], base_xpassed: Collection[str] = ()
+) -> dict[str, Observed]:
+    """Return the failures that reproduced on the candidate, each with its outcome at the base.
+
+    Args:
+        on_candidate: the candidate's rerun records (:func:`rerun_state`).
+        base_xfailed: PASS_TO_PASS ids that XFAILed at the base.
+        base_xpassed: PASS_TO_PASS ids ``xpassed`` at the base.
+    """
+    return {
+        r.test_id: "xfailed"
+        if r.test_id in base_xfailed
+        else "xpassed"
+        if r.test_id in base_xpassed
+        else "passed"
+        for r in on_candidate
+        if not r.flaky
     }
-    return on_cand + rerun(expected, at_base(), "base")
 
 
 def focused_passed(
@@ -208,45 +252,49 @@ def grade_tree(
     reports: Path,
     policy: SandboxPolicy,
     *,
-    makers: tuple[TreeMaker, TreeMaker],
+    states: tuple[GradedState, GradedState],
     base_flaky: frozenset[str],
     base_xfailed: frozenset[str],
     base_xpassed: frozenset[str] = frozenset(),
 ) -> GradedTests:
     """Grade the tests on ``tree`` as a candidate is graded: every graded run goes through here.
 
-    The graded tests run ``repeat`` times (:func:`run_repeated`), failing PASS_TO_PASS tests are
-    rerun and, when they reproduce, rerun at the base (:func:`confirm_failures`), and the last
-    run is graded (:func:`check_tests`). Every repeat and rerun runs on a fresh tree
-    (:func:`fresh_tree`), never one earlier test code wrote: state a test leaves in its tree
-    cannot make a reproducible failure look flaky.
+    One straight path, each step returning its data to the next: the graded tests run
+    ``repeat`` times (:func:`run_repeated`); the failing PASS_TO_PASS tests
+    (:func:`failures_to_confirm`) are rerun on the candidate (:func:`rerun_state`), and those that
+    reproduce (:func:`expected_at_base`) at the base, on trees of ``states[1]`` beside
+    ``base-for-<tree name>``; the last run is graded (:func:`check_tests`). Every repeat and
+    rerun runs on a fresh tree (:func:`~repogate.gates.graded_trees.fresh_tree`), never one
+    earlier test code wrote: state a test leaves in its tree cannot make a reproducible failure
+    look flaky.
 
     Args:
         env: the environment built at the base.
-        tree: the tree to grade, hidden tests applied, already written by ``makers[0]``.
+        tree: the tree to grade, hidden tests applied, already written from ``states[0]``.
         contract: the task (its oracles).
         reports: folder for the JUnit reports and logs (``run<n>``, ``rerun<n>``, ``base/``).
         policy: the sandbox the tests run in.
-        makers: what writes this state's tree and the base's (hidden tests applied) afresh.
+        states: this state and the base's (hidden tests applied), whose trees are written afresh.
         base_flaky: tests that flipped at the base: left out.
         base_xfailed: PASS_TO_PASS tests that XFAILed at the base.
         base_xpassed: PASS_TO_PASS tests ``xpassed`` at the base.
 
     Returns:
         The two checks, the record, and the outcomes of the last trustworthy run.
+
+    Raises:
+        GitError, PatchApplyError: a fresh tree could not be written.
     """
-    make, base_make = makers
-    runs, flips = run_repeated(env, tree, make, contract, reports, policy)
+    state, base_state = states
     oracles = contract.oracles
+    graded = (oracles.fail_to_pass, oracles.pass_to_pass)
+    runs, flips = run_repeated(env, state, tree, contract, reports, policy)
+    failing = failures_to_confirm(runs, graded, set(base_flaky) | flips, base_xfailed, base_xpassed)
+    on_candidate = rerun_state(env, state, tree, contract, failing, "candidate", reports, policy)
+    expected = expected_at_base(on_candidate, base_xfailed, base_xpassed)
     base_tree = tree.with_name(f"base-for-{tree.name}")
-    reruns = confirm_failures(
-        runs,
-        (oracles.fail_to_pass, oracles.pass_to_pass),
-        set(base_flaky) | flips,
-        set(base_xfailed),
-        rerunner(env, tree, make, contract, reports, policy),
-        lambda: rerunner(env, base_tree, base_make, contract, reports / "base", policy),
-        base_xpassed=base_xpassed,
+    at_base = rerun_state(
+        env, base_state, base_tree, contract, expected, "base", reports / "base", policy
     )
     return check_tests(
         runs,
@@ -256,7 +304,7 @@ def grade_tree(
         base_flaky,
         base_xfailed=base_xfailed,
         base_xpassed=base_xpassed,
-        reruns=reruns,
+        reruns=on_candidate + at_base,
     )
 
 
@@ -306,7 +354,7 @@ def check_tests(
 
     Flaky tests are left out of the verdict and named in the check's detail: those that flipped
     at the base (``base_flaky``), those that flipped between the candidate's repeated runs
-    (``flips``), and those the reruns found flaky (``reruns``, see :func:`confirm_failures`).
+    (``flips``), and those the reruns found flaky (``reruns``, see :func:`grade_tree`).
     A test flipping only on the candidate is flaky too: a failure is charged only when it
     reproduces (issue 9, after SWE-bench charging every flaky failure to the patch).
 

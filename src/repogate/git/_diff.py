@@ -34,7 +34,7 @@ class ChangedPath:
 
 
 def glob_pathspecs(patterns: Sequence[str], *, exclude: bool = False) -> list[str]:
-    """Return git pathspecs that select what the contract's globs (``gates/_globs.py``) select.
+    """Return git pathspecs that select what the contract's globs (:mod:`repogate.globs`) select.
 
     Plain git pathspecs let ``*`` cross ``/`` (``*.md`` matches ``docs/a.md``); the contract's
     dialect keeps ``*`` inside one folder and lets a pattern naming a folder select everything

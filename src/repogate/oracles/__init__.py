@@ -6,4 +6,22 @@
   to a harness-owned folder outside the workspace.
 - :mod:`repogate.oracles.grading`: FAIL_TO_PASS / PASS_TO_PASS grading as SWE-bench defines it, the
   base-state check, and flaky-test detection.
+
+Its public face is the modules ``__all__`` names; a ``_`` module is the package's own.
 """
+
+__all__ = [
+    "base_suite",
+    "differential",
+    "embedded",
+    "functions",
+    "graded_reads",
+    "grading",
+    "guard",
+    "imports",
+    "junit",
+    "pytest_runner",
+    "reruns",
+    "selection",
+    "services",
+]

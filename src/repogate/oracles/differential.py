@@ -1,7 +1,7 @@
 """The differential oracle: call the candidate's and the reference's versions of each changed function.
 
 Hypothesis (https://hypothesis.readthedocs.io) draws inputs for each function
-(:func:`repogate.oracles._functions.strategy_for`), and each input is sent to two call servers
+(:func:`repogate.oracles.functions.strategy_for`), and each input is sent to two call servers
 (:mod:`repogate.oracles._differential_worker`), one per state, each a separate sandboxed process
 whose working folder is its own tree (:class:`repogate.sandbox._session.Session`): the candidate's
 and the reference's code never share a process, and neither can write a file the other reads.
@@ -19,7 +19,7 @@ behaviour, and a wrong candidate cannot turn its difference into the evaluator's
 (red team, 2026-12-02). Every other failure to compare is an outcome with its reason, never a
 crash: a function that does not import in the reference, is not deterministic (the reference
 disagrees with itself on one input), or cannot be called
-(:class:`~repogate.oracles._functions.Target`) is ``not applicable``; a reference call past its
+(:class:`~repogate.oracles.functions.Target`) is ``not applicable``; a reference call past its
 budget (a hang) or a reference server that dies (a fork that kills it, an exit) is ``timed out``
 (the server is restarted for the next function); a Hypothesis health-check failure is ``not
 applicable`` naming the check.
@@ -38,7 +38,7 @@ from hypothesis import errors as hypothesis_errors
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from repogate._model import FrozenModel
-from repogate.oracles._functions import Target, strategy_for
+from repogate.oracles.functions import Target, strategy_for
 from repogate.sandbox import Session
 
 Outcome = Literal["same", "differs", "not applicable", "timed out"]

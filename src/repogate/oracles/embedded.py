@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repogate.contract import TransitionContract
-from repogate.gates._globs import TEST_GLOBS, matches_any
+from repogate.globs import TEST_GLOBS, matches_any
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,11 @@ state without concluding anything: the first outcome stands.
 
 A rerun runs the ids in question only, never the rest of their files (:func:`selection`); and no
 PASS_TO_PASS failure is rerun once a FAIL_TO_PASS test has failed (the attempt is rejected whatever
-the reruns find; :func:`repogate.gates.verification.confirm_failures`).
+the reruns find; :func:`repogate.gates.verification.failures_to_confirm`).
+
+The policy is data in, data out: :func:`first_outcomes` starts a state's record, :func:`pending` names
+the ids to run again, :func:`seen_again` adds a rerun's outcomes, and :func:`records` closes it.
+The runs themselves are the caller's (:func:`repogate.gates.verification.rerun_state`).
 
 Cost: nothing when every graded test has the expected outcome. A real regression costs at most
 ``2 * RERUNS`` runs of the failing tests alone (each run still collects their files). For a test
@@ -33,7 +37,7 @@ at most 0.21 % for any ``p`` (at ``p = 5/9``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from repogate._model import FrozenModel
@@ -43,9 +47,8 @@ from repogate.oracles.junit import TestOutcome, volatile_key
 RERUNS = 4
 """More runs, at most, of a failing id in one state (candidate or base); see the module docs."""
 
-Runner = Callable[[Sequence[str], int], Mapping[str, TestOutcome] | None]
-"""Runs the given ids once more (only them: :func:`selection`) (the int numbers the rerun, for its report folder);
-returns node id -> outcome, or None when the run gave no usable report."""
+Seen = dict[str, tuple[Observed, ...]]
+"""Each rerun id's outcomes so far in one state: the first one, then one per rerun, in order."""
 
 
 def selection(test_ids: Sequence[str]) -> list[str]:
@@ -82,35 +85,35 @@ class Rerun(FrozenModel):
     flaky: bool
 
 
-def rerun(
-    first: Mapping[str, Observed],
-    run: Runner,
-    state: Literal["candidate", "base"],
-    reruns: int = RERUNS,
-) -> tuple[Rerun, ...]:
-    """Run the ids of ``first`` again until each has flipped or ``reruns`` runs are done.
+def first_outcomes(first: Mapping[str, Observed]) -> Seen:
+    """Start a state's rerun record: each id of ``first`` with the outcome in question."""
+    return {t: (o,) for t, o in first.items()}
+
+
+def pending(seen: Mapping[str, Sequence[Observed]]) -> list[str]:
+    """Return the ids of ``seen`` still to run again (none has flipped yet), in its order."""
+    return [t for t, o in seen.items() if len(set(o)) == 1]
+
+
+def seen_again(
+    seen: Mapping[str, tuple[Observed, ...]], outcomes: Mapping[str, TestOutcome]
+) -> Seen:
+    """Return ``seen`` with each :func:`pending` id's outcome in a rerun's ``outcomes`` added.
 
     Args:
-        first: each id to rerun mapped to the outcome it had (the one in question).
-        run: the runner for this state (see :data:`Runner`).
-        state: recorded in each :class:`Rerun`.
-        reruns: more runs at most.
-
-    Returns:
-        One record per id of ``first``, in its order; ``flaky`` when some rerun's outcome differs.
+        seen: the record so far.
+        outcomes: node id -> outcome of one usable rerun of the :func:`pending` ids (a rerun
+            that gave no usable report ends the reruns instead: its state's record stands).
     """
-    seen: dict[str, list[Observed]] = {t: [o] for t, o in first.items()}
-    pending = list(first)
-    for n in range(reruns):
-        if not pending:
-            break
-        outcomes = run(pending, n)
-        if outcomes is None:
-            break
-        observed, _matched, _invalid = observe_ids(outcomes, pending)
-        for test_id in pending:
-            seen[test_id].append(observed[test_id])
-        pending = [t for t in pending if len(set(seen[t])) == 1]
+    ids = pending(seen)
+    observed, _matched, _invalid = observe_ids(outcomes, ids)
+    return {t: (*o, observed[t]) if t in ids else o for t, o in seen.items()}
+
+
+def records(
+    seen: Mapping[str, Sequence[Observed]], state: Literal["candidate", "base"]
+) -> tuple[Rerun, ...]:
+    """Return one :class:`Rerun` per id of ``seen``, in its order; ``flaky`` when outcomes differ."""
     return tuple(
         Rerun(test_id=t, state=state, outcomes=tuple(o), flaky=len(set(o)) > 1)
         for t, o in seen.items()

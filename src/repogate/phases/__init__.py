@@ -11,14 +11,20 @@ oracle, ``V-differential``), ``_lifecycle`` (generated artifacts, authority, rel
 ``_injection`` (an injected task's findings), ``_regression`` (gate V's regression step),
 ``_sentinel`` (gate S)
 and ``_shared`` (the attempt's folders, sandboxes and candidate identities). Import the names below from
-:mod:`repogate.phases` itself.
+:mod:`repogate.phases` itself: the phases, and the base-state cache task validation shares
+(``base_state_key``, ``probe_files``, ``remember_base_state``).
 """
 
 from __future__ import annotations
 
 from repogate.phases._checks import integrity, merge, requirements, verification
 from repogate.phases._differential import differential
-from repogate.phases._environment import environment
+from repogate.phases._environment import (
+    base_state_key,
+    environment,
+    probe_files,
+    remember_base_state,
+)
 from repogate.phases._injection import injection
 from repogate.phases._lifecycle import lifecycle
 from repogate.phases._reconstruction import reconstruction_phase as reconstruction
@@ -26,6 +32,7 @@ from repogate.phases._sentinel import sentinel
 from repogate.phases._workspace import prepare, propose
 
 __all__ = [
+    "base_state_key",
     "differential",
     "environment",
     "injection",
@@ -33,8 +40,10 @@ __all__ = [
     "lifecycle",
     "merge",
     "prepare",
+    "probe_files",
     "propose",
     "reconstruction",
+    "remember_base_state",
     "requirements",
     "sentinel",
     "verification",

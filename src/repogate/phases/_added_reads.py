@@ -19,11 +19,12 @@ from __future__ import annotations
 from repogate import git
 from repogate._files import write_bytes_nofollow
 from repogate.attempt import AttemptConfig, AttemptProgress
-from repogate.gates._globs import TEST_GLOBS, matches_any
+from repogate.gates.graded_trees import write_tree
+from repogate.globs import TEST_GLOBS, matches_any
 from repogate.oracles.pytest_runner import run_tests
 from repogate.patches import load_patch
 from repogate.phases._shared import oracle_policy, workspace
-from repogate.phases._trees import graded_maker, reference_maker
+from repogate.phases._trees import graded_state, reference_state
 
 CODE_SUFFIXES = (".py", ".pyc", ".pyo", ".pyi", ".so", ".pyd", ".pth")
 """Added files that are code, left to gate I's other rules (the trace never counts them)."""
@@ -65,9 +66,11 @@ def added_reads(cfg: AttemptConfig, progress: AttemptProgress) -> tuple[str, ...
     tree = cfg.work / "reads-added"
     source = cfg.contract.reference
     if reads.tree == "reference" and source is not None:
-        reference_maker(cfg, progress, load_patch(source, cfg.contract, cfg.source))(tree)
+        write_tree(
+            reference_state(cfg, progress, load_patch(source, cfg.contract, cfg.source)), tree
+        )
     else:
-        graded_maker(cfg, progress, progress.base)(tree)
+        write_tree(graded_state(cfg, progress, progress.base), tree)
     ws, candidate = workspace(cfg), progress.candidate.candidate_commit
     for path in added:
         data = git.show_file(ws, candidate, path)

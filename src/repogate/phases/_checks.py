@@ -9,9 +9,10 @@ from pathlib import Path
 
 from repogate import git
 from repogate.attempt import AttemptConfig, AttemptProgress, emit, gate, gate_seen
-from repogate.gates._imports import environment_names
 from repogate.gates.dependency import check_dependency_policy
 from repogate.gates.graded_oracle import GradedOracle, graded_modules
+from repogate.gates.graded_trees import write_tree
+from repogate.gates.imports import environment_names
 from repogate.gates.integrity import check_integrity
 from repogate.gates.oracle_commands import check_commands
 from repogate.gates.requirements import check_requirements
@@ -20,7 +21,7 @@ from repogate.patches import per_file
 from repogate.phases._added_reads import added_reads
 from repogate.phases._regression import regressions
 from repogate.phases._shared import landed_commit, oracle_policy, workspace
-from repogate.phases._trees import export, graded_maker
+from repogate.phases._trees import export, graded_state
 from repogate.receipt import Observation, Receipt, Status, observed
 from repogate.sandbox import SandboxPolicy
 from repogate.vocabulary import GradedTree
@@ -81,15 +82,15 @@ def _verify_tree(
     tree = cfg.work / label
 
     def run() -> GradedTests:
-        make = graded_maker(cfg, progress, rev)
-        make(tree)
+        state = graded_state(cfg, progress, rev)
+        write_tree(state, tree)
         seen = grade_tree(
             progress.workspace_env,
             tree,
             cfg.contract,
             cfg.evidence / f"tests-{label}",
             oracle_policy(cfg),
-            makers=(make, graded_maker(cfg, progress, progress.base)),
+            states=(state, graded_state(cfg, progress, progress.base)),
             base_flaky=progress.base_flaky,
             base_xfailed=progress.base_xfailed,
             base_xpassed=progress.base_xpassed,

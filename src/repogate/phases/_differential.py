@@ -2,8 +2,8 @@
 
 Runs after gate V on candidates whose graded tests passed (a candidate they reject needs no
 further evidence), unless the contract sets ``oracles.differential = "off"``. Two trees are
-written, each with the hidden tests applied: the candidate's (:func:`graded_maker`) and the
-reference's (:func:`reference_tree`); each is the working folder of its own call server, a
+written, each with the hidden tests applied: the candidate's (:func:`graded_state`) and the
+reference's (:func:`reference_state`); each is the working folder of its own call server, a
 sandboxed process in the task's environment that may write only its own tree
 (:mod:`repogate.gates.differential`).
 """
@@ -20,10 +20,11 @@ from repogate._files import read_bytes_nofollow
 from repogate.attempt import AttemptConfig, AttemptProgress, gate
 from repogate.errors import ContractError, PatchApplyError
 from repogate.gates.differential import check_behaviour, not_run
-from repogate.oracles._functions import changed_functions, is_test_path, literals_in_tests
+from repogate.gates.graded_trees import write_tree
+from repogate.oracles.functions import changed_functions, is_test_path, literals_in_tests
 from repogate.patches import load_patch, touched_paths
 from repogate.phases._shared import oracle_policy, workspace
-from repogate.phases._trees import graded_maker, reference_maker
+from repogate.phases._trees import graded_state, reference_state
 from repogate.receipt import Observation
 from repogate.sandbox import Session
 
@@ -70,9 +71,9 @@ def _observe(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
         return not_run(f"the reference patch cannot be read: {exc}", hard)
     state = progress.candidate
     trees = cfg.work / "differential-candidate", cfg.work / "differential-reference"
-    graded_maker(cfg, progress, state.candidate_commit)(trees[0])
+    write_tree(graded_state(cfg, progress, state.candidate_commit), trees[0])
     try:
-        reference_maker(cfg, progress, reference)(trees[1])
+        write_tree(reference_state(cfg, progress, reference), trees[1])
     except PatchApplyError as exc:
         return not_run(f"the reference patch does not apply: {exc}", hard)
     hidden = set(progress.hidden_paths)

@@ -26,8 +26,10 @@ from repogate.gates.base_state import (
     read_cached,
     reference_verdict,
     reproduced,
+    to_rerun_at_base,
 )
-from repogate.gates.verification import grade_tree, rerunner, run_repeated
+from repogate.gates.graded_trees import write_tree
+from repogate.gates.verification import grade_tree, rerun_state, run_repeated
 from repogate.oracles.base_suite import plugin_digest
 from repogate.oracles.embedded import EmbeddedOracle
 from repogate.oracles.graded_reads import TracedReads
@@ -37,7 +39,7 @@ from repogate.oracles.pytest_runner import run_tests
 from repogate.oracles.reruns import flaky_ids
 from repogate.patches import load_patch
 from repogate.phases._shared import install_tree, oracle_policy, workspace
-from repogate.phases._trees import export, graded_maker, reference_maker
+from repogate.phases._trees import export, graded_state, reference_state
 from repogate.receipt import Check, observed
 from repogate.sandbox import SandboxPolicy
 from repogate.state import sha256_hex
@@ -142,9 +144,9 @@ def _validate_reference(
         return "", {"reference": "no reference patch to validate"}, "invalid task"
     tree = cfg.work / "reference-graded"
 
-    make = reference_maker(cfg, progress, patch)
+    state = reference_state(cfg, progress, patch)
     try:
-        make(tree)
+        write_tree(state, tree)
     except PatchApplyError as exc:
         return f"the reference patch does not apply at the base: {exc}", {}, "invalid task"
     graded = grade_tree(
@@ -153,7 +155,7 @@ def _validate_reference(
         cfg.contract,
         cfg.evidence / "tests-reference-graded",
         oracle_policy(cfg),
-        makers=(make, graded_maker(cfg, progress, progress.base)),
+        states=(state, graded_state(cfg, progress, progress.base)),
         base_flaky=frozenset(base_flaky),
         base_xfailed=frozenset(base_xfailed),
         base_xpassed=frozenset(base_xpassed),
@@ -188,16 +190,16 @@ def remember_base_state(env_cache: Path, key: str, seen: BaseState) -> None:
 
 def _check_base(cfg: AttemptConfig, progress: AttemptProgress, env: Environment) -> BaseState:
     checked = cfg.work / "base-hidden"
-    make = graded_maker(cfg, progress, progress.base)
+    state = graded_state(cfg, progress, progress.base)
     try:
-        make(checked)
+        write_tree(state, checked)
     except PatchApplyError as exc:
         return invalid(env, f"the hidden tests do not apply at the base: {exc}")
     foreign = _foreign(cfg, progress, env, checked)
     if foreign:
         return invalid(env, f"task invalid: {foreign}")
     policy, reports = oracle_policy(cfg), cfg.evidence / "tests-base"
-    runs, flips = run_repeated(env, checked, make, cfg.contract, reports, policy)
+    runs, flips = run_repeated(env, state, checked, cfg.contract, reports, policy)
     details: dict[str, Any] = {"flaky_excluded": sorted(flips)}
     broken = [r for r in runs if r.status != "ok"]
     if broken:
@@ -205,13 +207,10 @@ def _check_base(cfg: AttemptConfig, progress: AttemptProgress, env: Environment)
         kind: ErrorKind = "timeout" if broken[0].execution.timed_out else "invalid task"
         return invalid(env, why, details, flips, kind)
     oracles = cfg.contract.oracles
-    verdict, reruns = confirmed_verdict(
-        runs[-1].outcomes,
-        flips,
-        oracles.fail_to_pass,
-        oracles.pass_to_pass,
-        rerunner(env, checked, make, cfg.contract, reports, policy),
-    )
+    outcomes, graded = runs[-1].outcomes, (oracles.fail_to_pass, oracles.pass_to_pass)
+    wrong = to_rerun_at_base(outcomes, flips, *graded)
+    reruns = rerun_state(env, state, checked, cfg.contract, wrong, "base", reports, policy)
+    verdict = confirmed_verdict(outcomes, flips, *graded, reruns)
     flips |= flaky_ids(reruns)
     details = {"flaky_excluded": sorted(flips), "reruns": [r.model_dump() for r in reruns]}
     if verdict.valid and verdict.uncollected:
@@ -242,7 +241,7 @@ def _in_reference(
     tree = cfg.work / "reference-hidden"
     try:
         reference = load_patch(source, cfg.contract, cfg.source)
-        reference_maker(cfg, progress, reference)(tree)
+        write_tree(reference_state(cfg, progress, reference), tree)
     except (PatchApplyError, ContractError) as exc:
         return verdict, f"the reference does not apply, ids not confirmed: {exc}"
     ran = run_tests(
@@ -275,12 +274,12 @@ def _trace_reads(
     """
     patch = _reference(cfg)
     tree = cfg.work / "reads-traced"
-    make = (
-        reference_maker(cfg, progress, patch)
+    write_tree(
+        reference_state(cfg, progress, patch)
         if patch
-        else graded_maker(cfg, progress, progress.base)
+        else graded_state(cfg, progress, progress.base),
+        tree,
     )
-    make(tree)
     oracles = cfg.contract.oracles
     ids = [*oracles.fail_to_pass, *oracles.pass_to_pass]
     reports = cfg.evidence / "tests-reads-traced"

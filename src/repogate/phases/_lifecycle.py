@@ -22,12 +22,13 @@ from repogate.gates.generator_change import (
     judge_generator_change,
     with_base_generator,
 )
+from repogate.gates.graded_trees import write_tree
 from repogate.gates.protection import load_protection
 from repogate.gates.release import check_release_notes
 from repogate.oracles.grading import observe_ids
 from repogate.oracles.pytest_runner import run_tests
 from repogate.phases._shared import generator_policy, oracle_policy, workspace
-from repogate.phases._trees import export, graded_maker
+from repogate.phases._trees import export, graded_state
 from repogate.receipt import Check, Observation
 from repogate.vocabulary import ErrorKind
 
@@ -99,7 +100,7 @@ def _concern_outcomes(
     if not ids:
         return {}, None, "other evaluator error"
     tree = cfg.work / "concerns"
-    graded_maker(cfg, progress, progress.candidate.candidate_commit)(tree)
+    write_tree(graded_state(cfg, progress, progress.candidate.candidate_commit), tree)
     run = run_tests(
         progress.workspace_env,
         tree,

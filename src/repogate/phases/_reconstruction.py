@@ -24,6 +24,7 @@ from repogate.environments import (
     read_agent_recipe,
 )
 from repogate.errors import ContractError, EnvironmentBuildError
+from repogate.gates.graded_trees import write_tree
 from repogate.gates.reconstruction import (
     StageResult,
     differing,
@@ -35,7 +36,7 @@ from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import run_tests
 from repogate.phases._environment import _as_of
 from repogate.phases._shared import oracle_policy
-from repogate.phases._trees import export, graded_maker
+from repogate.phases._trees import export, graded_state
 from repogate.receipt import Check, Observation
 from repogate.sandbox import SandboxPolicy
 from repogate.vocabulary import ErrorKind, ReconstructionStage
@@ -91,7 +92,7 @@ def _outcomes(
     evaluator's (``timeout`` when the run reached its budget).
     """
     tree = cfg.work / f"reconstruction-{name}"
-    graded_maker(cfg, progress, progress.base)(tree)
+    write_tree(graded_state(cfg, progress, progress.base), tree)
     oracles = cfg.contract.oracles
     ran = run_tests(
         env,

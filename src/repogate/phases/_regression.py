@@ -35,7 +35,7 @@ from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun
 from repogate.oracles.selection import FileChange, select
 from repogate.phases._shared import oracle_policy, workspace
-from repogate.phases._trees import graded_maker
+from repogate.phases._trees import graded_state
 from repogate.receipt import Observation
 from repogate.state import sha256_hex
 from repogate.vocabulary import GateId
@@ -148,13 +148,13 @@ def regressions(
         )
 
         def runner(state: str) -> RunIds:
-            make = graded_maker(cfg, progress, state)
+            graded = graded_state(cfg, progress, state)
 
             def run(ids: Sequence[str], label: str, filtered: bool) -> TestRun:
                 # never the tree the graded run (or an earlier regression run) wrote
                 return run_selected(
                     progress.workspace_env,
-                    fresh_tree(make, tree, label),
+                    fresh_tree(graded, tree, label),
                     cfg.contract.oracles.test_command,
                     ids,
                     cfg.evidence / "tests-regression" / label,

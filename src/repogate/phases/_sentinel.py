@@ -9,9 +9,14 @@ from pathlib import Path
 from repogate import environments, git
 from repogate.attempt import AttemptConfig, AttemptProgress, gate_seen
 from repogate.gates.graded_trees import graded_tree
-from repogate.gates.sentinel import SentinelInputs, SentinelObservation, check_sentinel
-from repogate.gates.sentinel._history import TestRunner
-from repogate.gates.sentinel._survival import CommandRunner, MatrixRunner
+from repogate.gates.sentinel import (
+    CommandRunner,
+    MatrixRunner,
+    SentinelInputs,
+    SentinelObservation,
+    TestRunner,
+    check_sentinel,
+)
 from repogate.oracles.pytest_runner import TestRun, run_isolating, run_tests
 from repogate.phases._shared import (
     generator_policy,

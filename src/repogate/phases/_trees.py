@@ -8,13 +8,11 @@ as with :func:`repogate.git.export_tree`, without packing years of history again
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 
 from repogate import git
 from repogate.attempt import AttemptConfig, AttemptProgress
-from repogate.gates.graded_trees import Exporter, TreeMaker, graded_tree, reference_tree
+from repogate.gates.graded_trees import GradedState
 from repogate.phases._shared import workspace
 
 
@@ -28,49 +26,32 @@ def keep_base_history(cfg: AttemptConfig) -> None:
     git.keep_history(workspace(cfg), base_history(cfg))
 
 
-def exporter(cfg: AttemptConfig) -> Exporter:
-    """Return what exports a commit of ``repo`` to a new folder from the base's history copy."""
-    return partial(git.export_from_history, base_history(cfg))
-
-
 def export(cfg: AttemptConfig, rev: str, dest: Path) -> None:
     """Write commit ``rev`` of the workspace to ``dest`` as a clean repository (see the module)."""
-    exporter(cfg)(workspace(cfg), rev, dest)
+    git.export_from_history(base_history(cfg), workspace(cfg), rev, dest)
 
 
-def graded_maker(cfg: AttemptConfig, progress: AttemptProgress, rev: str) -> TreeMaker:
-    """Return what writes ``rev``'s graded tree (:func:`graded_tree`) to a new folder.
+def graded_state(cfg: AttemptConfig, progress: AttemptProgress, rev: str) -> GradedState:
+    """Return commit ``rev`` of the workspace as a state to grade, hidden tests applied.
 
-    Each call exports the commit again: a fresh tree no test code wrote, for a first run, a
-    repeat or a rerun (:func:`repogate.gates.graded_trees.fresh_tree`).
+    Its tree is written afresh by each :func:`~repogate.gates.graded_trees.write_tree` (a first
+    run) and :func:`~repogate.gates.graded_trees.fresh_tree` (a repeat or a rerun).
     """
-    return partial(_write_tree, cfg, progress, graded_tree, rev)
+    return GradedState(
+        repo=workspace(cfg),
+        base=progress.base,
+        rev=rev,
+        hidden=progress.hidden,
+        hidden_paths=progress.hidden_paths,
+        embedded=progress.embedded,
+        history=base_history(cfg),
+    )
 
 
-def reference_maker(cfg: AttemptConfig, progress: AttemptProgress, patch: bytes) -> TreeMaker:
-    """Return what writes the base plus the reference ``patch``, hidden tests applied, to a folder.
+def reference_state(cfg: AttemptConfig, progress: AttemptProgress, patch: bytes) -> GradedState:
+    """Return the base plus the reference ``patch`` as a state to grade, hidden tests applied.
 
-    The returned maker raises ``PatchApplyError`` when the reference or the hidden test patch
+    Writing its tree raises ``PatchApplyError`` when the reference or the hidden test patch
     does not apply (:func:`repogate.gates.graded_trees.reference_tree`).
     """
-    return partial(_write_tree, cfg, progress, reference_tree, patch)
-
-
-def _write_tree(
-    cfg: AttemptConfig,
-    progress: AttemptProgress,
-    write: Callable[..., None],
-    state: str | bytes,
-    dest: Path,
-) -> None:
-    """Write one state (a commit, or the reference patch) with the hidden tests to ``dest``."""
-    write(
-        workspace(cfg),
-        progress.base,
-        state,
-        progress.hidden,
-        progress.hidden_paths,
-        dest,
-        embedded=progress.embedded,
-        export=exporter(cfg),
-    )
+    return graded_state(cfg, progress, progress.base).model_copy(update={"reference": patch})

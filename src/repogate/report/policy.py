@@ -39,7 +39,7 @@ FIX = "fix the key; docs/report.md lists every key of a policy file with its def
 class AutonomyPolicy(FrozenModel):
     """Thresholds of the autonomy rule (clauses a to e of :mod:`repogate.report.autonomy`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(use_attribute_docstrings=True)
 
     margin: float = Field(0.05, ge=0.0, le=1.0)
     """(a) Non-inferiority margin: the paired difference's 95% lower bound must be >= -margin."""
@@ -60,7 +60,7 @@ class AutonomyPolicy(FrozenModel):
 class GatePolicy(FrozenModel):
     """When a gate may be said to add information about later (sentinel) trouble."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(use_attribute_docstrings=True)
 
     min_failures: int = Field(5, ge=1)
     """Task-agent units that failed the gate (among the population) before any claim is made."""
@@ -71,7 +71,7 @@ class GatePolicy(FrozenModel):
 class Policy(FrozenModel):
     """The whole policy file (version 1)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(use_attribute_docstrings=True)
 
     version: Literal[1] = 1
     """The policy file's format version; another is refused."""

@@ -6,6 +6,29 @@ reviews to patch digests and measures the review history (``repogate reviews imp
 
 from __future__ import annotations
 
+from repogate.reviews.github import (
+    GitHubComment,
+    GitHubCommit,
+    GitHubPull,
+    GitHubReview,
+    GitHubThread,
+    read_list,
+    read_object,
+    read_team,
+    read_threads,
+)
 from repogate.reviews.importer import GitHubExport, import_reviews
 
-__all__ = ["GitHubExport", "import_reviews"]
+__all__ = [
+    "GitHubComment",
+    "GitHubCommit",
+    "GitHubExport",
+    "GitHubPull",
+    "GitHubReview",
+    "GitHubThread",
+    "import_reviews",
+    "read_list",
+    "read_object",
+    "read_team",
+    "read_threads",
+]

@@ -21,9 +21,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
+from pydantic import AwareDatetime, ValidationError
 
 from repogate._files import first_problem, read_text
+from repogate._model import ForeignModel
 from repogate.errors import EvidenceError
 from repogate.gates.codeowners import is_team
 
@@ -42,24 +43,20 @@ __all__ = [
 FIX = "give the JSON GitHub's API returns for it (see docs/reviews.md)"
 
 
-class _Shape(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class GitHubUser(_Shape):
+class GitHubUser(ForeignModel):
     """A GitHub account (``user``, ``merged_by``, ``author``)."""
 
     login: str
 
 
-class GitHubRef(_Shape):
+class GitHubRef(ForeignModel):
     """A pull request's ``head`` or ``base``."""
 
     sha: str
     ref: str = ""
 
 
-class GitHubPull(_Shape):
+class GitHubPull(ForeignModel):
     """``pulls/N``: the pull request."""
 
     number: int
@@ -73,7 +70,7 @@ class GitHubPull(_Shape):
     base: GitHubRef
 
 
-class GitHubReview(_Shape):
+class GitHubReview(ForeignModel):
     """One item of ``pulls/N/reviews``."""
 
     id: int
@@ -84,7 +81,7 @@ class GitHubReview(_Shape):
     body: str | None = ""
 
 
-class GitHubComment(_Shape):
+class GitHubComment(ForeignModel):
     """One item of ``pulls/N/comments`` (a review comment on a line of the diff)."""
 
     id: int
@@ -98,15 +95,15 @@ class GitHubComment(_Shape):
     created_at: AwareDatetime
 
 
-class _CommitDate(_Shape):
+class _CommitDate(ForeignModel):
     date: AwareDatetime
 
 
-class _CommitBody(_Shape):
+class _CommitBody(ForeignModel):
     committer: _CommitDate
 
 
-class GitHubCommit(_Shape):
+class GitHubCommit(ForeignModel):
     """One item of ``pulls/N/commits``."""
 
     sha: str
@@ -118,16 +115,16 @@ class GitHubCommit(_Shape):
         return self.commit.committer.date
 
 
-class _ThreadComment(_Shape):
+class _ThreadComment(ForeignModel):
     body: str = ""
     author: GitHubUser | None = None
 
 
-class _ThreadComments(_Shape):
+class _ThreadComments(ForeignModel):
     nodes: tuple[_ThreadComment, ...] = ()
 
 
-class GitHubThread(_Shape):
+class GitHubThread(ForeignModel):
     """One GraphQL ``PullRequestReviewThread`` node."""
 
     isResolved: bool
@@ -138,7 +135,7 @@ class GitHubThread(_Shape):
     comments: _ThreadComments = _ThreadComments()
 
 
-Shape = TypeVar("Shape", bound=_Shape)
+Shape = TypeVar("Shape", bound=ForeignModel)
 
 
 def _load(path: Path, what: str) -> Any:

@@ -23,18 +23,15 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from repogate._model import FrozenModel
 from repogate.errors import IsolationError
 from repogate.sandbox._mounts import mount_arguments
 
 IsolationKind = Literal["bwrap", "unshare", "none"]
 
 
-class Isolation(BaseModel):
+class Isolation(FrozenModel):
     """The isolation actually in force: which mechanism, and whether the network was really off."""
-
-    model_config = ConfigDict(frozen=True)
 
     kind: IsolationKind
     network_off: bool

@@ -47,7 +47,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from repogate import clock
 from repogate._model import FrozenModel
@@ -106,7 +106,7 @@ class RootFilesystem(FrozenModel):
     image: str
 
 
-class SandboxPolicy(BaseModel):
+class SandboxPolicy(FrozenModel):
     """What an untrusted command is granted.
 
     Attributes:
@@ -129,8 +129,6 @@ class SandboxPolicy(BaseModel):
             it), or None for this machine's system folders.
     """
 
-    model_config = ConfigDict(frozen=True)
-
     network: bool = False
     timeout_s: float = Field(default=600.0, gt=0)
     output_cap_bytes: int = Field(default=4 * 1024 * 1024, gt=0)
@@ -143,7 +141,7 @@ class SandboxPolicy(BaseModel):
     root: RootFilesystem | None = None
 
 
-class ExecResult(BaseModel):
+class ExecResult(FrozenModel):
     """A finished command as a value. A non-zero exit is a result, not an exception.
 
     Attributes:
@@ -156,8 +154,6 @@ class ExecResult(BaseModel):
         truncated_bytes: bytes dropped past the cap, stdout and stderr together.
         isolation: the isolation in force for this command.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     argv: tuple[str, ...]
     returncode: int

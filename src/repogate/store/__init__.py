@@ -13,14 +13,22 @@ from repogate.store._chain import DECISION_FILE, file_sha256
 from repogate.store._rundir import RunInputs, is_held
 from repogate.store._schema import DB_NAME, MANIFEST_FILE
 from repogate.store._store import AttemptRecord, Store, attempt_id_for
-from repogate.store.manifest import ContractEntry, RunManifest, contract_entry
+from repogate.store.manifest import (
+    AgentEntry,
+    ContractEntry,
+    ExecutorEntry,
+    RunManifest,
+    contract_entry,
+)
 
 __all__ = [
     "DB_NAME",
     "DECISION_FILE",
     "MANIFEST_FILE",
+    "AgentEntry",
     "AttemptRecord",
     "ContractEntry",
+    "ExecutorEntry",
     "RunInputs",
     "RunManifest",
     "Store",

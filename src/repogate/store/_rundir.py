@@ -15,15 +15,16 @@ import fcntl
 from pathlib import Path
 from typing import IO
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import Field
 
+from repogate._model import FrozenModel
 from repogate.errors import RunDirError
 
 LOCK_NAME = ".lock"
 _NEW_FOLDER = "give a new --out folder, or delete this one to start over"
 
 
-class RunInputs(BaseModel):
+class RunInputs(FrozenModel):
     """What a run is made of.
 
     Attributes:
@@ -32,10 +33,8 @@ class RunInputs(BaseModel):
         epochs: repeats of every attempt.
     """
 
-    model_config = ConfigDict(frozen=True)
-
-    contracts: dict[str, str] = {}
-    agents: dict[str, str] = {}
+    contracts: dict[str, str] = Field(default_factory=dict)
+    agents: dict[str, str] = Field(default_factory=dict)
     epochs: int = 1
 
     def extend(self, recorded: RunInputs, run_dir: Path) -> RunInputs:

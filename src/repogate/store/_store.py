@@ -33,12 +33,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from repogate import clock
 from repogate._files import first_problem, read_json_object
 from repogate._folders import not_a_folder
 from repogate._locks import write_atomic
+from repogate._model import FrozenModel
 from repogate.agent_spec import AgentSpec, attempt_tag
 from repogate.decision import Decision
 from repogate.errors import RunDirError
@@ -63,10 +64,8 @@ from repogate.store.manifest import RunManifest
 from repogate.vocabulary import AttemptStatus
 
 
-class AttemptRecord(BaseModel):
+class AttemptRecord(FrozenModel):
     """One attempt as the store indexes it: who, which contract, which epoch, and its decision."""
-
-    model_config = ConfigDict(frozen=True)
 
     attempt_id: str
     contract_id: str

@@ -15,19 +15,18 @@ import sys
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from repogate import clock
+from repogate._model import FrozenModel
 from repogate._version import __version__
 from repogate.contract import TransitionContract
 from repogate.sandbox import Isolation
 from repogate.vocabulary import PROFILE_VERSIONS
 
 
-class ContractEntry(BaseModel):
+class ContractEntry(FrozenModel):
     """One selected contract: its id, policy digest, profile, budgets, rights and network grants."""
-
-    model_config = ConfigDict(frozen=True)
 
     id: str
     source: str
@@ -61,16 +60,76 @@ class ContractEntry(BaseModel):
     versions."""
 
 
-class RunManifest(BaseModel):
+class _Described(FrozenModel):
+    """A ``describe()`` result: written with the keys it was given, none added as null.
+
+    Which keys an agent or executor gives depends on its kind, so each entry names them all as
+    optional; leaving out the ones it did not give keeps the manifest as the describer wrote it.
+    """
+
+    @model_serializer(mode="wrap")
+    def _given_keys_only(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        dumped: dict[str, Any] = handler(self)
+        return {key: value for key, value in dumped.items() if key in self.model_fields_set}
+
+
+class AgentEntry(_Described):
+    """One agent as the manifest records it (:meth:`repogate.protocols.Agent.describe`).
+
+    Every agent gives ``spec``; the rest depends on its kind:
+
+    - gold, null, commit, scripted: ``model`` (``gold``, ``null``, ``commit``, ``scripted``) and
+      ``scaffold``; a commit agent its full ``commit`` id, a scripted one its ``description``;
+    - predictions: ``model``, the model the file names for the task (None without a row);
+    - cmd: ``argv``, the command line with its files made absolute;
+    - model-driven (baseline, mini; :func:`repogate.agents.configuration`): ``kind``,
+      ``agent_version``, ``model``, ``endpoint`` (a URL without credentials, or ``replay:FILE``),
+      ``config`` (baseline: its whole configuration; mini: file name and sha256), ``prompts``
+      (template name -> sha256 hex), mini's ``sampling`` and ``limits`` (mini-swe-agent's own
+      keys, kept as given), and ``reported_model`` (what the endpoint's ``GET /models/{name}``
+      said, as it said it).
+    """
+
+    spec: str
+    model: str | None = None
+    scaffold: str | None = None
+    kind: str | None = None
+    argv: tuple[str, ...] | None = None
+    commit: str | None = None
+    description: str | None = None
+    agent_version: str | None = None
+    endpoint: str | None = None
+    config: dict[str, Any] | None = None
+    prompts: dict[str, str] | None = None
+    sampling: dict[str, Any] | None = None
+    limits: dict[str, Any] | None = None
+    reported_model: dict[str, Any] | None = None
+
+
+class ExecutorEntry(_Described):
+    """Where a run's attempts ran (:meth:`repogate.jobs.Executor.describe`).
+
+    Attributes:
+        name: ``local`` or ``ray`` (``--executor``).
+        workers: attempts at once; for Ray, None when not capped.
+        ray: Ray's version, for the ``ray`` executor.
+    """
+
+    name: str
+    workers: int | None = 1
+    ray: str | None = None
+
+
+class RunManifest(FrozenModel):
     """The manifest of one run (schema_version 1).
 
     ``run_id`` came later as an optional field, so a manifest written before it reads as None.
     ``weak_isolation_allowed_by`` names who let untrusted code run without bubblewrap (the
     ``--allow-weak-isolation`` flag, or the embedded default's own scenarios); None under
-    bubblewrap. ``warnings`` then says what that isolation leaves open.
+    bubblewrap. ``warnings`` then says what that isolation leaves open. ``agents`` and
+    ``executor`` were plain JSON objects before they were typed; the keys were the same, so those
+    manifests read as these records.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     schema_version: Literal[1] = 1
     run_id: str | None = None
@@ -81,7 +140,7 @@ class RunManifest(BaseModel):
     """When the run was first created (UTC); a resume or an extension keeps it."""
     python: str = sys.version.split()[0]
     platform: str = platform.platform()
-    agents: tuple[dict[str, Any], ...]
+    agents: tuple[AgentEntry, ...]
     contracts: tuple[ContractEntry, ...]
     selection: str
     epochs: int = 1
@@ -92,7 +151,7 @@ class RunManifest(BaseModel):
     isolation_tests: Isolation
     weak_isolation_allowed_by: str | None = None
     warnings: tuple[str, ...] = ()
-    executor: dict[str, Any] = Field(default_factory=lambda: {"name": "local", "workers": 1})
+    executor: ExecutorEntry = Field(default_factory=lambda: ExecutorEntry(name="local", workers=1))
     """Where the attempts ran: the executor's spec (``name``, ``workers``, Ray's version)."""
 
 

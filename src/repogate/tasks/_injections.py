@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from repogate.contract import Generator, TransitionContract
 from repogate.errors import UserInputError
-from repogate.gates._globs import matches_any
 from repogate.gates.generated import MARKERS, is_marker_line
+from repogate.globs import matches_any
 
 Files = dict[str, bytes | None]
 Reader = Callable[[str], bytes | None]

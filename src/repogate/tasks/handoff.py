@@ -3,7 +3,7 @@
 Task validation runs the base (with the hidden tests) and the reference N times each, in the
 environment and sandbox gate E uses. Gate E's base-state result is a function of the run
 conditions, the base commit, the hidden test and reference patches, the graded ids, the repeat
-count and the graded text inside editable files (:func:`repogate.phases._environment.base_state_key`).
+count and the graded text inside editable files (:func:`repogate.phases.base_state_key`).
 When validation has observed everything gate E observes, it writes the result under that key and
 the gold attempt's gate E reads it (its receipt says ``observed_by``) instead of computing it:
 
@@ -38,7 +38,7 @@ from repogate.oracles.embedded import load_embedded
 from repogate.oracles.grading import base_state_check, confirm_in_reference
 from repogate.oracles.imports import foreign_imports
 from repogate.oracles.pytest_runner import TestRun
-from repogate.phases._environment import base_state_key, probe_files, remember_base_state
+from repogate.phases import base_state_key, probe_files, remember_base_state
 from repogate.sandbox import SandboxPolicy
 
 

@@ -41,7 +41,7 @@ from pathlib import Path
 from repogate import git
 from repogate._model import FrozenModel
 from repogate.contract import Sentinel
-from repogate.gates._globs import matches_any
+from repogate.globs import matches_any
 from repogate.patches import file_changes
 from repogate.tasks.mine import is_test_path
 

@@ -2,7 +2,8 @@
 
 Candidates are the first-parent commits of ``A..B`` (on a main line these are merged pull
 requests and direct commits alike) that change both code and tests, optionally only those
-touching ``--paths`` globs, the first ``--limit`` of them in history order (the selection rule is
+touching ``--paths`` globs (the contracts' dialect, :mod:`repogate.globs`: ``*`` within one
+folder, ``**`` across folders), the first ``--limit`` of them in history order (the selection rule is
 fixed before anything runs). For each one:
 
 - base = its first parent; hidden tests = the test-file part of its diff, reference = the rest,
@@ -18,13 +19,13 @@ fixed before anything runs). For each one:
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from repogate import git
 from repogate.gates.codeowners import owners_of
+from repogate.globs import matches_any
 from repogate.tasks.ingest import Candidate
 from repogate.tasks.recipe import MANIFESTS, EnvMap, recipe_for
 
@@ -102,7 +103,7 @@ def select_commits(
         if not parents:
             continue
         paths = [c.path for c in git.changed_paths(repo, parents[0], commit)]
-        if globs and not any(fnmatch.fnmatch(p, g) for p in paths for g in globs):
+        if globs and not any(matches_any(p, globs) for p in paths):
             continue
         tests = tuple(p for p in paths if is_test_path(p))
         rest = tuple(p for p in paths if not is_test_path(p))
@@ -127,7 +128,8 @@ def candidates(
         url: the repository as contracts name it (a URL, resolved through ``--repo-cache``).
         repo: its local full-history copy.
         span: ``A..B``.
-        globs: ``--paths`` globs (empty: any path).
+        globs: ``--paths`` globs in the contracts' dialect (:mod:`repogate.globs`; empty: any
+            path).
         limit: at most this many candidates.
         env_map: recipes by repository.
     """

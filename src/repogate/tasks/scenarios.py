@@ -25,7 +25,7 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import Field
 
 from repogate import git
 from repogate._model import FrozenModel
@@ -73,17 +73,15 @@ class ScenarioSpec(FrozenModel):
     injected: tuple[ScenarioInjection, ...] = ()
 
 
-class BuiltScenario(BaseModel):
+class BuiltScenario(FrozenModel):
     """A built scenario: the repository, commit SHAs by label, contracts, and scripted agent files."""
-
-    model_config = ConfigDict(frozen=True)
 
     name: str
     repo: Path
     commits: dict[str, str]
     contracts: tuple[Path, ...]
     agents: tuple[Path, ...]
-    pairings: dict[str, tuple[str, ...] | None] = {}
+    pairings: dict[str, tuple[str, ...] | None] = Field(default_factory=dict)
 
 
 def _root() -> Path:

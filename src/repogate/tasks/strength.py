@@ -37,7 +37,7 @@ from repogate import clock, git
 from repogate._model import FrozenModel
 from repogate.agent_spec import parse_agent_spec
 from repogate.contract import Sentinel, TransitionContract
-from repogate.oracles._functions import is_test_path
+from repogate.oracles.functions import is_test_path
 from repogate.patches import load_patch, touched_paths
 from repogate.runner import PlannedAttempt, RunOptions, run
 from repogate.store import AttemptRecord

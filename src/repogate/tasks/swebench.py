@@ -35,9 +35,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import ConfigDict, ValidationError, field_validator
 
 from repogate import git
+from repogate._model import ForeignModel
 from repogate.contract import SHA_RE
 from repogate.errors import GitError, UserInputError
 from repogate.oracles.junit import looks_truncated
@@ -96,10 +97,10 @@ def _id_list(value: Any) -> list[str]:
     return value
 
 
-class Instance(BaseModel):
-    """One SWE-bench instance (unknown extra fields are kept out, not refused)."""
+class Instance(ForeignModel):
+    """One SWE-bench instance (unknown extra fields are kept out, not refused: SWE-bench's shape)."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(populate_by_name=True)
 
     instance_id: str
     repo: str

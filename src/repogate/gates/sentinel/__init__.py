@@ -68,10 +68,13 @@ from repogate.receipt import Observation
 
 __all__ = [
     "CHECK",
+    "CommandRunner",
     "FollowUp",
+    "MatrixRunner",
     "SentinelInputs",
     "SentinelObservation",
     "StepRecord",
+    "TestRunner",
     "check_sentinel",
     "follow_up_commits",
     "replay_window",
@@ -89,7 +92,7 @@ class SentinelInputs:
         start_tree: the tree the replay starts from: the merged candidate with the contract's
             hidden tests applied (the tree the checks ran on).
         config: the contract's ``[sentinel]`` table.
-        run_tests: runs test files in a checkout (see :data:`repogate.gates.sentinel._history.TestRunner`).
+        run_tests: runs test files in a checkout (see :data:`TestRunner`).
         cache_dir: where real-history results are cached.
         reference: the commit follow-ups start after: the contract's ``sentinel.after`` (an
             imported fix's landing), else its reference (gold) commit; by count, they start after it.

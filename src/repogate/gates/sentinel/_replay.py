@@ -26,7 +26,7 @@ from typing import Literal
 
 from repogate import git
 from repogate._model import FrozenModel
-from repogate.gates._globs import matches_any
+from repogate.globs import matches_any
 
 ChangelogPolicy = Literal["union", "theirs"]
 ReplayOutcome = Literal["clean", "resolved", "conflict", "empty", "blocked"]

@@ -32,7 +32,7 @@ from repogate._model import FrozenModel
 from repogate._toolchain import find_python
 from repogate.contract import Generator
 from repogate.errors import EnvironmentBuildError
-from repogate.gates._globs import matches_any
+from repogate.globs import matches_any
 from repogate.sandbox import ExecResult, SandboxPolicy
 from repogate.sandbox import run as sandbox_run
 

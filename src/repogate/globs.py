@@ -1,5 +1,8 @@
 """Path globs as contracts write them: ``*`` within one folder, ``**`` across folders.
 
+The one dialect of every user-facing path pattern: contract globs (permissions, oracles,
+release notes, patch-source paths) and ``tasks mine --paths``.
+
 A pattern is matched against a path relative to the repository root, with ``/`` separators. A
 leading ``/`` is ignored; a pattern that names a folder (``changelog.d`` or ``changelog.d/``)
 also matches every file below it. ``?`` matches one character other than ``/``. Other

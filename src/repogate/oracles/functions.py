@@ -314,15 +314,3 @@ def strategy_for(
         return tuple(kept), {k: v for k, v in kwargs.items() if v != OMIT}
 
     return st.tuples(st.tuples(*positional), st.fixed_dictionaries(keyword)).map(build)
-
-
-def valid_strategy_name(name: str) -> bool:
-    """True when ``name`` is a function of ``hypothesis.strategies`` callable with no argument."""
-    function = getattr(st, name, None)
-    if not callable(function) or name.startswith("_"):
-        return False
-    try:
-        function()
-    except TypeError:
-        return False
-    return True

@@ -1,0 +1,117 @@
+"""The rerun policy as data in, data out: which ids run again, which failures are confirmed where.
+
+The runs themselves are gate V's (:func:`repogate.gates.verification.rerun_state`, exercised end
+to end in ``tests/oracles/test_grading_outcomes.py``); these steps decide from outcomes alone.
+"""
+
+from __future__ import annotations
+
+from repogate.gates.base_state import confirmed_verdict, to_rerun_at_base
+from repogate.gates.verification import expected_at_base, failures_to_confirm
+from repogate.oracles.junit import TestOutcome
+from repogate.oracles.pytest_runner import ExecSummary, TestRun
+from repogate.oracles.reruns import Rerun, first_outcomes, pending, records, seen_again
+from repogate.sandbox import Isolation
+
+
+def _run(outcomes: dict[str, TestOutcome], status: str = "ok") -> TestRun:
+    quiet = ExecSummary(
+        returncode=0,
+        duration_s=0.1,
+        timed_out=False,
+        truncated_bytes=0,
+        stdout_tail="",
+        stderr_tail="",
+        isolation=Isolation(kind="none", network_off=False),
+    )
+    return TestRun(
+        status="ok" if status == "ok" else "error",
+        reason="" if status == "ok" else status,
+        outcomes=outcomes,
+        collected=len(outcomes),
+        command=("pytest",),
+        report_path=None,
+        report_sha256=None,
+        execution=quiet,
+    )
+
+
+def test_an_id_is_run_again_until_it_flips_and_the_record_keeps_every_outcome() -> None:
+    seen = first_outcomes({"t.py::a": "failed", "t.py::b": "failed"})
+    assert pending(seen) == ["t.py::a", "t.py::b"]
+    seen = seen_again(seen, {"t.py::a": "passed", "t.py::b": "failed"})
+    assert pending(seen) == ["t.py::b"]  # a flipped: not run again
+    seen = seen_again(seen, {"t.py::b": "failed", "t.py::a": "failed"})  # a's is not asked
+    assert seen == {"t.py::a": ("failed", "passed"), "t.py::b": ("failed", "failed", "failed")}
+    assert records(seen, "candidate") == (
+        Rerun(test_id="t.py::a", state="candidate", outcomes=("failed", "passed"), flaky=True),
+        Rerun(
+            test_id="t.py::b",
+            state="candidate",
+            outcomes=("failed", "failed", "failed"),
+            flaky=False,
+        ),
+    )
+
+
+def test_an_id_a_rerun_does_not_report_is_missing_and_nothing_asks_for_no_record() -> None:
+    seen = seen_again(first_outcomes({"t.py::a": "failed"}), {"t.py::other": "passed"})
+    assert seen == {"t.py::a": ("failed", "missing")}
+    assert records(first_outcomes({}), "base") == ()
+    assert pending(first_outcomes({})) == []
+
+
+def test_only_failing_pass_to_pass_ids_are_confirmed_and_none_once_fail_to_pass_failed() -> None:
+    graded = (["t.py::f"], ["t.py::p1", "t.py::p2", "t.py::p3", "t.py::p4"])
+    outcomes: dict[str, TestOutcome] = {
+        "t.py::f": "passed",
+        "t.py::p1": "failed",
+        "t.py::p2": "passed",
+        "t.py::p3": "xfailed",
+        "t.py::p4": "failed",
+    }
+    # p3 XFAILed at the base too (unchanged); p4 is left out (flaky); the last usable run counts
+    runs = [_run({"t.py::f": "failed"}), _run(outcomes), _run({}, "timed out")]
+    assert failures_to_confirm(runs, graded, {"t.py::p4"}, {"t.py::p3"}) == {"t.py::p1": "failed"}
+    assert failures_to_confirm(runs[:1], graded, set(), set()) == {}  # FAIL_TO_PASS failed
+    assert failures_to_confirm(runs[2:], graded, set(), set()) == {}  # no usable run
+
+
+def test_only_reproduced_failures_go_to_the_base_expected_as_the_base_had_them() -> None:
+    on_candidate = (
+        Rerun(test_id="t.py::a", state="candidate", outcomes=("failed", "failed"), flaky=False),
+        Rerun(test_id="t.py::b", state="candidate", outcomes=("failed", "passed"), flaky=True),
+        Rerun(test_id="t.py::c", state="candidate", outcomes=("failed",), flaky=False),
+        Rerun(test_id="t.py::d", state="candidate", outcomes=("failed",), flaky=False),
+    )
+    assert expected_at_base(on_candidate, {"t.py::c"}, {"t.py::d"}) == {
+        "t.py::a": "passed",
+        "t.py::c": "xfailed",
+        "t.py::d": "xpassed",
+    }
+
+
+def test_a_wrong_base_outcome_is_rerun_and_only_one_that_flips_is_left_out() -> None:
+    outcomes: dict[str, TestOutcome] = {
+        "t.py::f": "passed",
+        "t.py::g": "failed",
+        "t.py::p": "failed",
+        "t.py::q": "passed",
+    }
+    graded = (["t.py::f", "t.py::g"], ["t.py::p", "t.py::q"])
+    assert to_rerun_at_base(outcomes, set(), *graded) == {"t.py::f": "passed", "t.py::p": "failed"}
+    assert to_rerun_at_base(outcomes, {"t.py::f", "t.py::p"}, *graded) == {}
+    before = confirmed_verdict(outcomes, set(), *graded)
+    assert (before.valid, before.not_failing, before.not_passing) == (
+        False,
+        ("t.py::f",),
+        ("t.py::p",),
+    )
+    flipped = (
+        Rerun(test_id="t.py::f", state="base", outcomes=("passed", "failed"), flaky=True),
+        Rerun(test_id="t.py::p", state="base", outcomes=("failed", "passed"), flaky=True),
+    )
+    assert confirmed_verdict(outcomes, set(), *graded, flipped).valid
+    reproduced = (flipped[0], flipped[1].model_copy(update={"flaky": False}))
+    after = confirmed_verdict(outcomes, set(), *graded, reproduced)
+    assert (after.valid, after.not_failing, after.not_passing) == (False, (), ("t.py::p",))
