@@ -187,7 +187,14 @@ class EnvironmentRecipe(_Model):
     """
 
     supplied_by: Literal["evaluator", "agent"] = "evaluator"
-    """Who builds the environment: the evaluator (from this recipe) or the agent (as part of the task)."""
+    """Who builds the environment: the evaluator (from this recipe) or the agent (as part of the
+    task). With ``agent``, the agent gets no prepared environment and must leave
+    ``environment.toml`` (``python``, ``install``, ``lock_inputs``) in ``$REPOGATE_OUTPUT``
+    (:mod:`repogate.environments.agent_recipe`, ``docs/agents.md``); gate E builds it at the base
+    with this recipe's backend, network, timezone and locale and grades it in stages (built,
+    imports, collects, reproduces), a failure failing ``environment_reproduced``. The evaluator
+    still builds this recipe: the hidden tests and every later gate run in it, never in the
+    agent's."""
     backend: Literal["uv", "image"] = Field(default="uv", exclude_if=lambda name: name == "uv")
     """How the environment is made (:data:`repogate.environments.BACKENDS`): ``uv``, a uv virtual
     environment from an interpreter on this machine; ``image``, every command in a container

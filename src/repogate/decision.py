@@ -24,6 +24,7 @@ from repogate.vocabulary import (
     CHECK_TABLE,
     PROFILE_CHECKS,
     PROFILE_VERSIONS,
+    RECONSTRUCTION_FUNNEL,
     REPORTS,
     STAGE_CHECKS,
     CheckName,
@@ -288,7 +289,24 @@ def _stages(checks: dict[CheckName, Check], receipts: tuple[Receipt, ...]) -> di
             stages[stage] = "error"
         else:
             stages[stage] = "passed" if all(c.passed for c in present) else "failed"
-    return stages
+    return {**_reconstruction_stages(receipts), **stages}
+
+
+def _reconstruction_stages(receipts: tuple[Receipt, ...]) -> dict[str, Status]:
+    """The stages an environment the agent supplied reached (``E-reconstruction``'s record).
+
+    Each graded stage under its funnel name (:data:`RECONSTRUCTION_FUNNEL`); a stage after a
+    failed one is absent (not reached). Empty when the evaluator supplied the environment.
+    """
+    found: dict[str, Status] = {}
+    for receipt in receipts:
+        if receipt.gate != "E-reconstruction" or receipt.crash is not None:
+            continue
+        for record in receipt.details.get("stages", ()):
+            stage, status = record.get("stage"), record.get("status")
+            if stage in RECONSTRUCTION_FUNNEL and status in ("passed", "failed"):
+                found[RECONSTRUCTION_FUNNEL[stage]] = status
+    return found
 
 
 def decide(evidence: Evidence) -> Decision:

@@ -1,24 +1,27 @@
 """One attempt, end to end: the order of the phases, written once.
 
-=============  ======================================================  ==========================
-phase          reads -> writes                                         stops the attempt when
-=============  ======================================================  ==========================
-prepare        contract, source -> workspace at the base (no future)   base missing (user error)
-environment    recipe, base -> environment; E receipt (base-state)     install fails, task invalid
-propose        task view -> the agent's edits; candidate commit,       never (a crash is recorded)
-               patch, digests, merge tree: the candidate state
-integrity      changed paths -> I receipt                              never
-verification   candidate + hidden tests -> V receipts (tests,          never
-               commands, dependency policy)
-differential   changed functions, candidate and reference trees ->    never
-               V-differential receipt (behaviour_matches_reference)
-lifecycle      candidate -> generated, authority, release receipts     never
-injection      derivation + receipts so far -> V-injection receipt     never
-requirements   criteria + receipts so far -> R receipt                 never
-merge          merged tree -> merge receipt; V again when it differs   never
-sentinel       merged state + real later history -> S receipt          never
-decide         every receipt -> the decision (stored)                  -
-=============  ======================================================  ==========================
+===============  ======================================================  ==========================
+phase            reads -> writes                                         stops the attempt when
+===============  ======================================================  ==========================
+prepare          contract, source -> workspace at the base (no future)   base missing (user error)
+environment      recipe, base -> environment; E receipt (base-state)     install fails, task invalid
+propose          task view -> the agent's edits; candidate commit,       never (a crash is recorded)
+                 patch, digests, merge tree: the candidate state
+reconstruction   the agent's recipe -> E-reconstruction receipt (only    never
+                 with supplied_by = "agent"): built, imports, collects,
+                 reproduces
+integrity        changed paths -> I receipt                              never
+verification     candidate + hidden tests -> V receipts (tests,          never
+                 commands, dependency policy)
+differential     changed functions, candidate and reference trees ->    never
+                 V-differential receipt (behaviour_matches_reference)
+lifecycle        candidate -> generated, authority, release receipts     never
+injection        derivation + receipts so far -> V-injection receipt     never
+requirements     criteria + receipts so far -> R receipt                 never
+merge            merged tree -> merge receipt; V again when it differs   never
+sentinel         merged state + real later history -> S receipt          never
+decide           every receipt -> the decision (stored)                  -
+===============  ======================================================  ==========================
 
 Receipts observed before the candidate exists (E) are bound to the candidate state once it does:
 the environment digest is part of the state id, so the binding is exact. A phase stops the attempt
@@ -43,6 +46,7 @@ from repogate.phases import (
     merge,
     prepare,
     propose,
+    reconstruction,
     requirements,
     sentinel,
     verification,
@@ -56,6 +60,7 @@ PHASES: tuple[tuple[PhaseName, Phase], ...] = (
     ("prepare", prepare),
     ("environment", environment),
     ("propose", propose),
+    ("reconstruction", reconstruction),
     ("integrity", integrity),
     ("verification", verification),
     ("differential", differential),

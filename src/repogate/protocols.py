@@ -36,6 +36,10 @@ class TaskView(FrozenModel):
         token_budget: its token budget, or None.
         cost_budget_usd: its budget in US dollars, or None.
         network: whether it has network access.
+        environment: ``supplied`` when the harness prepared the environment (it is on ``PATH``);
+            ``reconstruct`` when the agent must find and write it: it gets none, and leaves its
+            recipe as ``environment.toml`` in its output folder
+            (:mod:`repogate.environments.agent_recipe`).
     """
 
     id: str
@@ -48,6 +52,7 @@ class TaskView(FrozenModel):
     token_budget: int | None = None
     cost_budget_usd: float | None = None
     network: bool = False
+    environment: Literal["supplied", "reconstruct"] = "supplied"
 
 
 class ClaimedRequirement(FrozenModel):

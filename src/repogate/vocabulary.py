@@ -87,6 +87,7 @@ GateId = Literal[
     "V-generated",
     "V-differential",
     "V-injection",
+    "E-reconstruction",
     "A",
     "release",
     "R",
@@ -124,6 +125,33 @@ STAGE_NAMES: tuple[StageName, ...] = (
     "sentinel passed",
 )
 """The funnel's stages in the order an attempt meets them."""
+
+ReconstructionStage = Literal["built", "imports", "collects", "reproduces"]
+"""How far an environment the agent reconstructed got (``[environment] supplied_by = "agent"``),
+graded in stages after SWE-Cycle (activate, import, collect), Repo2Run (tests runnable) and
+ExecutionAgent (results within a deviation of the reference environment's); see
+:data:`RECONSTRUCTION_STAGES`."""
+
+RECONSTRUCTION_STAGES: dict[ReconstructionStage, str] = {
+    "built": "the agent's recipe (``environment.toml`` in its output folder) parses and builds at "
+    "the base, in a clean harness-owned checkout, with the contract's backend, network, timezone "
+    "and locale",
+    "imports": "the checkout's top-level packages import in it",
+    "collects": "every graded test id the evaluator's environment collects at the base also "
+    "collects in it (pytest)",
+    "reproduces": "the graded FAIL_TO_PASS and PASS_TO_PASS ids at the base give the same outcomes "
+    "in it as in the evaluator's environment built from the contract's recipe (a deviation of "
+    "none; ids flaky at the base left out)",
+}
+"""Every reconstruction stage, documented, in the order they are graded; a stage runs only when
+the one before passed. They count towards ``environment_reproduced`` and the funnel shows each
+as its own row (:data:`RECONSTRUCTION_FUNNEL`) for reconstructed attempts."""
+
+RECONSTRUCTION_FUNNEL: dict[ReconstructionStage, str] = {
+    stage: f"environment {stage}" for stage in RECONSTRUCTION_STAGES
+}
+"""The funnel row of each reconstruction stage (``environment built``), shown before
+``environment reconstructed`` for attempts whose agent supplied the environment."""
 
 
 class Doc(NamedTuple):
@@ -230,7 +258,9 @@ CHECK_TABLE: tuple[CheckRow, ...] = (
         "environment_reproduced",
         "E",
         _BOTH,
-        "the environment built from the base's recipe and the base behaves as the task says",
+        "the environment built from the base's recipe and the base behaves as the task says; when"
+        " the agent supplies the environment, also its reconstruction reached every stage"
+        " (:data:`RECONSTRUCTION_STAGES`)",
         stage="environment reconstructed",
     ),
     CheckRow(
@@ -354,6 +384,11 @@ GATES: dict[GateId, Doc] = {
     "V-injection": Doc(
         "V", "an injected task's findings: authoritative source found, survives regeneration"
     ),
+    "E-reconstruction": Doc(
+        "E",
+        "the environment the agent reconstructed (its recipe) built at the base and graded in"
+        " stages: built, imports, collects, reproduces (:data:`RECONSTRUCTION_STAGES`)",
+    ),
     "A": Doc("A", "CODEOWNERS read at the base and approvals bound to the patch digest"),
     "release": Doc("A", "the release-notes entry the patch adds"),
     "R": Doc("R", "criteria against the receipts so far; the agent's own claims compared"),
@@ -373,6 +408,7 @@ REPORTS: dict[GateId, tuple[CheckName, ...]] = {
     "V-generated": ("generated_artifacts_fresh",),
     "V-differential": ("behaviour_matches_reference",),
     "V-injection": (),
+    "E-reconstruction": ("environment_reproduced",),
     "A": ("code_owner_approved", "review_threads_resolved"),
     "release": ("release_receipt_present",),
     "R": ("requirements_recovered",),
@@ -392,6 +428,7 @@ PhaseName = Literal[
     "prepare",
     "environment",
     "propose",
+    "reconstruction",
     "integrity",
     "verification",
     "differential",

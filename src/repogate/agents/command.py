@@ -7,7 +7,9 @@ The agent is told its task through two environment variables:
   (a list of claims: claim, source, confidence, test_implication), ``usage.json`` (tokens,
   cost_usd), ``agent.json`` (model, scaffold) and ``trajectory.json`` in repogate's trajectory
   format (:mod:`repogate.models.trajectory`; ``repogate show`` summarises it, and its counts
-  of model calls and steps go into the proposal).
+  of model calls and steps go into the proposal); and, when the contract's agent supplies the
+  environment (``[environment] supplied_by = "agent"``), ``environment.toml``, its recipe
+  (:mod:`repogate.environments.agent_recipe`; read by gate E, not here).
 
 It runs with the contract's time budget, no network unless granted, and a scrubbed environment.
 The harness reads its output folder without following links (a link planted there is named in

@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from repogate import git
+from repogate._files import write_bytes_nofollow
 from repogate.contract import TransitionContract
+from repogate.environments import AGENT_RECIPE_FILE, recipe_text
 from repogate.errors import AgentSpecError, ContractError, PatchApplyError
 from repogate.patches import load_patch
 from repogate.protocols import Proposal, TaskView
@@ -64,13 +66,18 @@ def _check_applies_at_base(patch: bytes, contract: TransitionContract, repo: Pat
 class GoldAgent:
     """Applies the contract's reference (gold) patch: the ceiling a task's oracles must accept."""
 
-    def __init__(self, spec: str, patch: bytes) -> None:
+    def __init__(self, spec: str, patch: bytes, recipe: str | None = None) -> None:
+        """Submit ``patch``; leave ``recipe`` as ``environment.toml`` when given (see :meth:`create`)."""
         self.spec = spec
         self._patch = patch
+        self._recipe = recipe
 
     @classmethod
     def create(cls, contract: TransitionContract, repo: Path) -> GoldAgent:
         """Build from the contract's ``reference``.
+
+        When the contract's agent supplies the environment (``supplied_by = "agent"``), the
+        gold agent leaves the contract's own recipe too (:func:`recipe_text`).
 
         Raises:
             AgentSpecError: the contract has no reference patch.
@@ -83,12 +90,20 @@ class GoldAgent:
             )
         patch = load_patch(contract.reference, contract, repo)
         _check_applies_at_base(patch, contract, repo)
-        return cls("gold", patch)
+        environment = contract.environment
+        recipe = recipe_text(environment) if environment.supplied_by == "agent" else None
+        return cls("gold", patch, recipe)
 
     def propose(
         self, task: TaskView, workspace: Path, output: Path, policy: SandboxPolicy
     ) -> Proposal:
-        """Apply the reference patch to ``workspace``."""
+        """Apply the reference patch to ``workspace``.
+
+        When the contract's agent supplies the environment, also leave the contract's own recipe
+        in ``output`` (``environment.toml``): the reference reconstruction.
+        """
+        if self._recipe is not None:
+            write_bytes_nofollow(output, AGENT_RECIPE_FILE, self._recipe.encode())
         return apply_as_proposal(workspace, self._patch, "gold")
 
     def describe(self) -> dict[str, Any]:

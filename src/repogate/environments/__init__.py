@@ -9,6 +9,11 @@ description (the record's own fields, :meth:`Environment.describe`) in receipts,
 the digests that key caches.
 Nothing outside this package reads a backend's own fields (a venv's folders, its import roots).
 
+When the agent supplies the environment (``[environment] supplied_by = "agent"``), its recipe
+(``environment.toml`` in its output folder) is read and laid over the contract's here
+(:mod:`repogate.environments.agent_recipe`: :func:`read_agent_recipe`,
+:func:`agent_environment_recipe`) and built by :func:`build` like any other.
+
 Backends, by the name a recipe gives in ``[environment] backend`` (:data:`BACKENDS`):
 
 - ``uv`` (:mod:`repogate.environments.uv`): a uv virtual environment made from an interpreter
@@ -39,6 +44,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeAlias
 from pydantic import Discriminator, Tag, TypeAdapter, ValidationError
 
 from repogate.environments._record import Toolchain, conditions_env
+from repogate.environments.agent_recipe import (
+    AGENT_RECIPE_FILE,
+    AgentRecipe,
+    AgentRecipeError,
+    agent_environment_recipe,
+    read_agent_recipe,
+    recipe_text,
+)
 from repogate.environments.image import ImageEnvironment
 from repogate.environments.uv import UvEnvironment
 from repogate.errors import ContractError
@@ -48,15 +61,21 @@ if TYPE_CHECKING:
     from repogate.sandbox import ExecResult, SandboxPolicy
 
 __all__ = [
+    "AGENT_RECIPE_FILE",
     "BACKENDS",
+    "AgentRecipe",
+    "AgentRecipeError",
     "Environment",
     "EnvironmentRecord",
     "Toolchain",
+    "agent_environment_recipe",
     "as_record",
     "backend",
     "backend_of",
     "build",
     "conditions_env",
+    "read_agent_recipe",
+    "recipe_text",
 ]
 
 

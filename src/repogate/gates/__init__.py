@@ -19,6 +19,7 @@ __all__ = [
     "integrity",
     "oracle_commands",
     "protection",
+    "reconstruction",
     "regression",
     "release",
     "requirements",

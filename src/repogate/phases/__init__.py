@@ -4,7 +4,8 @@ Each phase takes the attempt's configuration and progress and returns new progre
 called through :func:`repogate.attempt.gate`, which times them, binds them to the candidate
 state and stores their receipts as they finish.
 
-Private modules by concern: ``_workspace`` (prepare, propose), ``_environment`` (gate E),
+Private modules by concern: ``_workspace`` (prepare, propose), ``_environment`` (gate E), ``_reconstruction`` (gate E on the
+environment the agent supplied),
 ``_checks`` (gates I, V and R, and the harness's merge), ``_differential`` (the differential
 oracle, ``V-differential``), ``_lifecycle`` (generated artifacts, authority, release receipt),
 ``_injection`` (an injected task's findings), ``_regression`` (gate V's regression step),
@@ -26,6 +27,7 @@ from repogate.phases._environment import (
 )
 from repogate.phases._injection import injection
 from repogate.phases._lifecycle import lifecycle
+from repogate.phases._reconstruction import reconstruction_phase as reconstruction
 from repogate.phases._sentinel import sentinel
 from repogate.phases._workspace import prepare, propose
 
@@ -40,6 +42,7 @@ __all__ = [
     "prepare",
     "probe_files",
     "propose",
+    "reconstruction",
     "remember_base_state",
     "requirements",
     "sentinel",

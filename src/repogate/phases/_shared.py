@@ -8,9 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from repogate import git
+from repogate._toolchain import SYSTEM_PATH
 from repogate.attempt import AttemptConfig, AttemptProgress
 from repogate.contract import TransitionContract
-from repogate.environments import Environment
+from repogate.environments import Environment, conditions_env
 from repogate.patches import load_patch
 from repogate.protocols import TaskView
 from repogate.sandbox import SandboxPolicy
@@ -77,6 +78,7 @@ def task_view(contract: TransitionContract) -> TaskView:
         token_budget=contract.permissions.token_budget,
         cost_budget_usd=contract.permissions.cost_budget_usd,
         network=contract.permissions.network,
+        environment="reconstruct" if contract.environment.supplied_by == "agent" else "supplied",
     )
 
 
@@ -112,6 +114,10 @@ def agent_policy(cfg: AttemptConfig, env: Environment) -> SandboxPolicy:
     scenario sources, hidden tests at the base), the full-history repository, the contract and
     the caches of real history's results are hidden. Other run directories kept on the same
     disk are not known here and stay readable: keep them out of an agent's reach.
+
+    When the agent supplies the environment (``[environment] supplied_by = "agent"``) it gets
+    none: ``PATH`` is the system's folders only (:data:`repogate._toolchain.SYSTEM_PATH`), with
+    the recipe's ``TZ``, ``LANG`` and ``LC_ALL``, and the environment cache is hidden too.
     """
     permissions = cfg.contract.permissions
     policy = SandboxPolicy(
@@ -126,6 +132,11 @@ def agent_policy(cfg: AttemptConfig, env: Environment) -> SandboxPolicy:
             *cfg.contract.private_files(),
         ),
     )
+    recipe = cfg.contract.environment
+    if recipe.supplied_by == "agent":
+        bare = {"PATH": SYSTEM_PATH, **conditions_env(recipe.timezone, recipe.locale)}
+        hidden = (*policy.hidden, cfg.env_cache.resolve())
+        return policy.model_copy(update={"env": {**bare, **policy.env}, "hidden": hidden})
     return env.grant(workspace(cfg), policy)
 
 

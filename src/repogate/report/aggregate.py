@@ -39,7 +39,7 @@ from repogate.report.model import (
 )
 from repogate.report.policy import Policy, describe
 from repogate.report.stats import Interval, median, over_tasks, pass_at_k, pass_hat_k
-from repogate.vocabulary import UNFINISHED
+from repogate.vocabulary import RECONSTRUCTION_FUNNEL, UNFINISHED
 
 
 def _by_agent(facts: Iterable[Fact]) -> dict[str, list[Fact]]:
@@ -92,13 +92,28 @@ def _share(scored: Sequence[Fact], hit: set[int], among: set[int]) -> Interval:
     return over_tasks(list(found.values()))
 
 
+def funnel_stages(facts: Sequence[Fact]) -> tuple[str, ...]:
+    """The funnel's rows, in order: :data:`~repogate.decision.STAGES` and maybe more.
+
+    The reconstruction's stages (:data:`~repogate.vocabulary.RECONSTRUCTION_FUNNEL`) come
+    before ``environment reconstructed`` when any of ``facts`` is an attempt whose agent
+    supplied the environment.
+    """
+    names: list[str] = list(STAGES)
+    extra = [n for n in RECONSTRUCTION_FUNNEL.values() if any(n in f.stages for f in facts)]
+    if extra:
+        at = names.index("environment reconstructed")
+        names[at:at] = list(RECONSTRUCTION_FUNNEL.values())
+    return tuple(names)
+
+
 def _funnel(agent: str, facts: Sequence[Fact]) -> Funnel:
     """Stage counts over scored attempts; rates as per-task means (the report's estimand)."""
     scored = [f for f in facts if f.scored]
     everyone = set(map(id, scored))
     alive = set(everyone)
     stages = []
-    for name in STAGES:
+    for name in funnel_stages(scored):
         status = {id(f): f.stages.get(name, "skipped") for f in scored}
         alive = {k for k in alive if status[k] in ("passed", "skipped")}
         passed = {k for k, s in status.items() if s == "passed"}

@@ -47,6 +47,10 @@ class ContractEntry(FrozenModel):
     image: str | None = None
     """The image backend's ``[environment] image``, as the contract writes it; the image's digest
     is in each attempt's environment receipt (gate E) and its test runs' isolation (gate V)."""
+    environment_supplied_by: Literal["evaluator", "agent"] = "evaluator"
+    """The contract's ``[environment] supplied_by``: ``agent`` when the agent reconstructs the
+    environment (its recipe graded at gate E); ``evaluator`` in manifests written before it.
+    The cohort gains the tag ``environment`` (:func:`environment_cohort`) either way."""
     intervention: str | None = None
     """For a contract ``repogate tasks vary`` derived: the kind, the parent and what was planted
     (``[derivation]``); None for an original task and in manifests written before it."""
@@ -158,7 +162,7 @@ def contract_entry(contract: TransitionContract, source: str) -> ContractEntry:
         source=source,
         policy_digest=contract.policy_digest(),
         profile=contract.profile,
-        cohort=contract.cohort,
+        cohort={**contract.cohort, **environment_cohort(contract)},
         time_budget_s=contract.permissions.time_budget_s,
         token_budget=contract.permissions.token_budget,
         cost_budget_usd=contract.permissions.cost_budget_usd,
@@ -167,11 +171,26 @@ def contract_entry(contract: TransitionContract, source: str) -> ContractEntry:
         install_network=contract.environment.network,
         environment_backend=contract.environment.backend,
         image=contract.environment.image,
+        environment_supplied_by=contract.environment.supplied_by,
         editable=contract.permissions.editable,
         commands=contract.permissions.commands,
         intervention=_intervention(contract),
         profile_version=PROFILE_VERSIONS[contract.profile],
     )
+
+
+ENVIRONMENT_COHORT = "environment"
+"""The cohort tag every contract entry carries, derived from ``[environment] supplied_by``:
+``supplied`` (the evaluator builds it) or ``reconstructed`` (the agent does), so
+``repogate report --by environment`` compares the two."""
+
+
+def environment_cohort(contract: TransitionContract) -> dict[str, str]:
+    """The derived ``environment`` cohort tag of ``contract`` (a tag the contract sets wins)."""
+    if ENVIRONMENT_COHORT in contract.cohort:
+        return {}
+    supplied = contract.environment.supplied_by == "evaluator"
+    return {ENVIRONMENT_COHORT: "supplied" if supplied else "reconstructed"}
 
 
 def _intervention(contract: TransitionContract) -> str | None:
