@@ -99,7 +99,7 @@ def test_unreadable_output_files_are_ignored_with_a_note_and_bad_usage_is_not_us
         raise AssertionError(f"non-standard JSON constant {constant}")
 
     report = json.loads(text, parse_constant=refuse)
-    soft = {row["agent"].rsplit("/", 1)[-1]: row for row in report["soft"]}
+    soft = {row["agent"].rsplit("/", 1)[-1].removeprefix("cmd:"): row for row in report["soft"]}
     for name in OUTPUTS:
         row = soft[f"{name}.sh"]
         assert row["n"] == 1, row  # no agent dropped from the soft measures
