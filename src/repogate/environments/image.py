@@ -37,15 +37,7 @@ from repogate import clock, sandbox
 from repogate._model import FrozenModel
 from repogate._version import __version__
 from repogate.contract import EnvironmentRecipe, Service
-from repogate.environments._build import (
-    CacheRecord,
-    VenvMethods,
-    cached,
-    failed,
-    lock_digests,
-    needs_pip,
-    words,
-)
+from repogate.environments import _venv
 from repogate.environments._editable import detach
 from repogate.environments._oci import ImageKind, UnpackedImage, unpack_image
 from repogate.environments._record import Toolchain, conditions_env
@@ -74,7 +66,7 @@ _FACTS = (
 """Run by the venv's interpreter in the image: its version, platform and every distribution."""
 
 
-class ImageEnvironment(VenvMethods, FrozenModel):
+class ImageEnvironment(_venv.VenvMethods, FrozenModel):
     """A built (or reused) environment in an image: the ``image`` backend's record.
 
     Attributes:
@@ -160,7 +152,7 @@ class ImageEnvironment(VenvMethods, FrozenModel):
         cache_dir = cache_dir.resolve()
         unpacked = unpack_image(archive, cache_dir)
         unpack_seconds = clock.monotonic() - start
-        key = cache_key(recipe, unpacked.digest, lock_digests(recipe, base_checkout))
+        key = cache_key(recipe, unpacked.digest, _venv.lock_digests(recipe, base_checkout))
 
         def build(entry: Path) -> ImageEnvironment:
             return _build(recipe, unpacked, entry, base_checkout, policy)
@@ -169,7 +161,7 @@ class ImageEnvironment(VenvMethods, FrozenModel):
             took = clock.monotonic() - start
             return {"build_seconds": took, "unpack_seconds": unpack_seconds}
 
-        return cached(cache_dir, key, _Record, build, stamp)
+        return _venv.cached(cache_dir, key, _Record, build, stamp)
 
     def root(self) -> sandbox.RootFilesystem:
         """Return the image's root file system, as the sandbox shows it (``/``, read-only)."""
@@ -208,7 +200,7 @@ class ImageEnvironment(VenvMethods, FrozenModel):
         return self.venv.parent / "python"
 
 
-class _Record(CacheRecord[ImageEnvironment]):
+class _Record(_venv.CacheRecord[ImageEnvironment]):
     pass
 
 
@@ -248,10 +240,10 @@ def _build(
     )
     python = recipe.python if recipe.python.startswith("/") else "python3"
     argv = [python, "-m", "venv", "--system-site-packages", str(venv)]
-    argv[-1:-1] = [] if needs_pip(recipe.install) else ["--without-pip"]
+    argv[-1:-1] = [] if _venv.needs_pip(recipe.install) else ["--without-pip"]
     made = sandbox.run(argv, entry, quiet)
     if not made.ok:
-        raise failed(shlex.join(argv), made, where=" in the image")
+        raise _venv.failed(shlex.join(argv), made, where=" in the image")
     _write_launcher(entry, venv, root)
     installing = policy.model_copy(
         update={
@@ -269,9 +261,9 @@ def _build(
         }
     )
     for command in recipe.install:
-        result = sandbox.run(words(command), workdir, installing)
+        result = sandbox.run(_venv.words(command), workdir, installing)
         if not result.ok:
-            raise failed(f"install command `{command}`", result, where=" in the image")
+            raise _venv.failed(f"install command `{command}`", result, where=" in the image")
     roots = detach(venv, workdir)
     facts = _facts(venv, entry, quiet)
     if not recipe.python.startswith("/") and not _same_version(facts["python"], recipe.python):
@@ -290,22 +282,11 @@ def _build(
     inner = environment_digest(toolchain, packages, conditions, recipe.services)
     digest = hashlib.sha256(f"image\0{unpacked.digest}\0{inner}".encode()).hexdigest()
     return ImageEnvironment(
+        **_venv.built_fields(recipe, venv, toolchain, packages, roots),
         image=unpacked.digest,
         image_kind=unpacked.kind,
         rootfs=unpacked.rootfs,
-        python=venv / "bin" / "python",
-        venv=venv,
-        cache_key=entry.name,
         digest=digest,
-        toolchain=toolchain,
-        packages=packages,
-        commands=recipe.install,
-        import_roots=roots,
-        cold=True,
-        build_seconds=0.0,
-        timezone=recipe.timezone,
-        locale=recipe.locale,
-        services=recipe.services,
     )
 
 
@@ -318,7 +299,7 @@ def _facts(venv: Path, entry: Path, policy: sandbox.SandboxPolicy) -> dict[str, 
     argv = [str(venv / "bin" / "python"), "-I", "-c", _FACTS]
     result = sandbox.run(argv, entry, granted)
     if not result.ok:
-        raise failed("reading the interpreter and packages", result, where=" in the image")
+        raise _venv.failed("reading the interpreter and packages", result, where=" in the image")
     try:
         facts = json.loads(result.stdout)
     except ValueError:

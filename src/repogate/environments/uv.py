@@ -51,15 +51,7 @@ from repogate._toolchain import (
 )
 from repogate._version import __version__
 from repogate.contract import EnvironmentRecipe, Service
-from repogate.environments._build import (
-    CacheRecord,
-    VenvMethods,
-    cached,
-    failed,
-    lock_digests,
-    needs_pip,
-    words,
-)
+from repogate.environments import _venv
 from repogate.environments._editable import detach
 from repogate.environments._record import Toolchain, conditions_env
 
@@ -69,7 +61,7 @@ _LAYOUT = 2  # bump when the cache layout or the build steps change
 _CHECKOUT = "<checkout>"
 
 
-class UvEnvironment(VenvMethods, FrozenModel):
+class UvEnvironment(_venv.VenvMethods, FrozenModel):
     """A built (or reused) uv environment: the ``uv`` backend's record and its :class:`Environment`.
 
     This is the record stored in receipts, the manifest and the cache's ``record.json``; its
@@ -147,7 +139,7 @@ class UvEnvironment(VenvMethods, FrozenModel):
         return self.python
 
 
-class _Record(CacheRecord[UvEnvironment]):
+class _Record(_venv.CacheRecord[UvEnvironment]):
     pass
 
 
@@ -241,9 +233,9 @@ def _run_install(job: _Job, venv: Path) -> None:
     update = {"network": job.recipe.network, "env": env, "readable": readable}
     granted = job.policy.model_copy(update=update)
     for command in job.recipe.install:
-        result = sandbox.run(words(command), job.workdir, granted)
+        result = sandbox.run(_venv.words(command), job.workdir, granted)
         if not result.ok:
-            raise failed(f"install command `{command}`", result, shown=command)
+            raise _venv.failed(f"install command `{command}`", result, shown=command)
 
 
 def _freeze(python: Path, workdir: Path, cwd: Path) -> tuple[str, ...]:
@@ -292,7 +284,7 @@ def build_environment(
     cache_dir.mkdir(parents=True, exist_ok=True)
     python = find_python(recipe.python, cache_dir)
     facts = interpreter_facts(python, cache_dir)
-    key = cache_key(recipe, facts, lock_digests(recipe, workdir), exclude_newer)
+    key = cache_key(recipe, facts, _venv.lock_digests(recipe, workdir), exclude_newer)
 
     def build(entry: Path) -> UvEnvironment:
         job = _Job(recipe, python, facts, entry, workdir, cache_dir, policy, exclude_newer)
@@ -301,7 +293,7 @@ def build_environment(
     def stamp() -> dict[str, object]:
         return {"build_seconds": clock.monotonic() - start}
 
-    return cached(cache_dir, key, _Record, build, stamp)
+    return _venv.cached(cache_dir, key, _Record, build, stamp)
 
 
 @dataclass(frozen=True)
@@ -322,7 +314,7 @@ def _build(job: _Job) -> UvEnvironment:
     recipe, entry, workdir, cache_dir = job.recipe, job.entry, job.workdir, job.cache_dir
     venv = entry / "venv"
     argv = [uv_bin(), "venv", "--python", str(job.python), "--no-config", "--quiet"]
-    argv += ["--seed"] if needs_pip(recipe.install) else []
+    argv += ["--seed"] if _venv.needs_pip(recipe.install) else []
     env = {
         **trust(),
         "PATH": SYSTEM_PATH,
@@ -339,24 +331,13 @@ def _build(job: _Job) -> UvEnvironment:
     )
     packages = _freeze(venv / "bin" / "python", workdir, entry)
     return UvEnvironment(
-        python=venv / "bin" / "python",
+        **_venv.built_fields(recipe, venv, toolchain, packages, roots),
         bin_dir=venv / "bin",
-        venv=venv,
-        cache_key=entry.name,
         digest=environment_digest(
             toolchain,
             packages,
             {"tz": recipe.timezone, "locale": recipe.locale, "exclude_newer": job.exclude_newer},
             recipe.services,
         ),
-        toolchain=toolchain,
-        packages=packages,
-        commands=recipe.install,
-        import_roots=roots,
-        cold=True,
-        build_seconds=0.0,
-        timezone=recipe.timezone,
-        locale=recipe.locale,
         exclude_newer=job.exclude_newer,
-        services=recipe.services,
     )

@@ -24,7 +24,7 @@ from repogate._locks import locked
 from repogate._logs import cause_line
 from repogate._model import FrozenModel
 from repogate.environments._envcache import fingerprint
-from repogate.environments._record import conditions_env
+from repogate.environments._record import Toolchain, conditions_env
 from repogate.errors import EnvironmentBuildError
 
 if TYPE_CHECKING:
@@ -147,6 +147,35 @@ def failed(
         f"{what} failed{where} ({why}): {cause_line(output)}",
         log=f"$ {shown or what}\n# {why}\n## stdout\n{result.stdout}\n## stderr\n{result.stderr}",
     )
+
+
+def built_fields(
+    recipe: EnvironmentRecipe,
+    venv: Path,
+    toolchain: Toolchain,
+    packages: tuple[str, ...],
+    import_roots: tuple[str, ...],
+) -> dict[str, Any]:
+    """Return the fields every venv record built at ``venv`` (``cache_dir/<key>/venv``) shares.
+
+    ``python``, ``venv``, ``cache_key`` (the entry's name), ``toolchain``, ``packages``, the
+    recipe's ``commands``, ``timezone``, ``locale`` and ``services``, ``import_roots``, ``cold``
+    True and ``build_seconds`` 0 (:func:`cached` stamps the time); a backend adds its own.
+    """
+    return {
+        "python": venv / "bin" / "python",
+        "venv": venv,
+        "cache_key": venv.parent.name,
+        "toolchain": toolchain,
+        "packages": packages,
+        "commands": recipe.install,
+        "import_roots": import_roots,
+        "cold": True,
+        "build_seconds": 0.0,
+        "timezone": recipe.timezone,
+        "locale": recipe.locale,
+        "services": recipe.services,
+    }
 
 
 class VenvMethods:
