@@ -14,9 +14,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from repogate._interrupted import (
-    CHECK_INTERRUPTED_MESSAGE,
-    INTERRUPTED_MESSAGE,
-    TASKS_INTERRUPTED_MESSAGE,
     interrupted_message,
     sigterm_as_ctrl_c,
 )
@@ -29,14 +26,6 @@ if TYPE_CHECKING:  # each command loads what it uses: `version` and `--help` loa
     from repogate.decision import Evidence
     from repogate.store import AttemptRecord
 
-__all__ = [
-    "CHECK_INTERRUPTED_MESSAGE",
-    "INTERRUPTED_MESSAGE",
-    "TASKS_INTERRUPTED_MESSAGE",
-    "ExitCode",
-    "app",
-    "main",
-]
 
 app = typer.Typer(
     cls=PlainGroup,
