@@ -150,18 +150,8 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig, spent
         writable_cwd=True,
         hidden=(source,),
     )
-    return _States(
-        env=env,
-        base=base,
-        hidden=hidden,
-        hidden_paths=tuple(hidden_paths),
-        reference=reference,
-        base_tree=base_tree,
-        policy=tests,
-        ref_tree=ref_tree,
-        files=files,
-        spent=spent,
-    )
+    paths = tuple(hidden_paths)
+    return _States(env, base, hidden, paths, reference, base_tree, tests, ref_tree, files, spent)
 
 
 def _is_test_file(path: str) -> bool:
