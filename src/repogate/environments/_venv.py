@@ -3,13 +3,15 @@
 Private to :mod:`repogate.environments`. A backend whose environment is a venv at
 ``cache_dir/<key>/venv`` builds it through :func:`cached` (one build per key at a time, reused
 while its files are as the build left them), splits and checks its recipe's install commands with
-:func:`words` and :func:`needs_pip`, keys its cache with :func:`lock_digests`, and gets the
-Protocol methods that are the same for every venv record from :class:`VenvMethods`.
+:func:`words` and :func:`needs_pip`, keys its cache with :func:`lock_digests`, digests what it
+built with :func:`environment_digest`, and gets the Protocol methods that are the same for every
+venv record from :class:`VenvMethods`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shlex
 import shutil
@@ -28,7 +30,7 @@ from repogate.environments._record import Toolchain, conditions_env
 from repogate.errors import EnvironmentBuildError
 
 if TYPE_CHECKING:
-    from repogate.contract import EnvironmentRecipe
+    from repogate.contract import EnvironmentRecipe, Service
 
 E = TypeVar("E", bound=FrozenModel)
 
@@ -85,6 +87,29 @@ def cached(
         tmp.write_text(kept.model_dump_json(indent=2), encoding="utf-8")
         tmp.replace(entry / "record.json")
     return built
+
+
+def environment_digest(
+    toolchain: Toolchain,
+    packages: tuple[str, ...],
+    conditions: Mapping[str, str | None],
+    services: tuple[Service, ...] = (),
+) -> str:
+    """Return sha256 (hex) over the toolchain, the resolved package set and the run conditions.
+
+    ``conditions`` are the timezone, locale and resolution bound: a test's result can depend on
+    each, so every cache keyed by this digest (base-state results, real-history results) is too.
+    ``services`` (the recipe's) join it when there are any, for the same reason; an environment
+    without services keeps the digest it had before services existed.
+    """
+    payload: dict[str, object] = {
+        "toolchain": toolchain.model_dump(mode="json"),
+        "packages": sorted(packages),
+        "conditions": dict(conditions),
+    }
+    if services:
+        payload["services"] = [s.model_dump(mode="json") for s in services]
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
 def lock_digests(recipe: EnvironmentRecipe, workdir: Path) -> dict[str, str]:

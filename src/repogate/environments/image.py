@@ -41,7 +41,6 @@ from repogate.environments import _venv
 from repogate.environments._editable import detach
 from repogate.environments._oci import ImageKind, UnpackedImage, unpack_image
 from repogate.environments._record import Toolchain, conditions_env
-from repogate.environments.uv import environment_digest
 from repogate.errors import EnvironmentBuildError
 
 __all__ = ["IMAGE_PATH", "ImageEnvironment"]
@@ -279,7 +278,7 @@ def _build(
     )
     packages = tuple(str(p) for p in facts["packages"])
     conditions = {"tz": recipe.timezone, "locale": recipe.locale, "exclude_newer": None}
-    inner = environment_digest(toolchain, packages, conditions, recipe.services)
+    inner = _venv.environment_digest(toolchain, packages, conditions, recipe.services)
     digest = hashlib.sha256(f"image\0{unpacked.digest}\0{inner}".encode()).hexdigest()
     return ImageEnvironment(
         **_venv.built_fields(recipe, venv, toolchain, packages, roots),

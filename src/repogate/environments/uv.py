@@ -54,6 +54,7 @@ from repogate.contract import EnvironmentRecipe, Service
 from repogate.environments import _venv
 from repogate.environments._editable import detach
 from repogate.environments._record import Toolchain, conditions_env
+from repogate.environments._venv import environment_digest
 
 __all__ = ["UvEnvironment", "build_environment", "cache_key", "environment_digest"]
 
@@ -169,29 +170,6 @@ def cache_key(
         "locks": dict(locks),
         "exclude_newer": exclude_newer,
     }
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-
-
-def environment_digest(
-    toolchain: Toolchain,
-    packages: tuple[str, ...],
-    conditions: Mapping[str, str | None],
-    services: tuple[Service, ...] = (),
-) -> str:
-    """Return sha256 (hex) over the toolchain, the resolved package set and the run conditions.
-
-    ``conditions`` are the timezone, locale and resolution bound: a test's result can depend on
-    each, so every cache keyed by this digest (base-state results, real-history results) is too.
-    ``services`` (the recipe's) join it when there are any, for the same reason; an environment
-    without services keeps the digest it had before services existed.
-    """
-    payload: dict[str, object] = {
-        "toolchain": toolchain.model_dump(mode="json"),
-        "packages": sorted(packages),
-        "conditions": dict(conditions),
-    }
-    if services:
-        payload["services"] = [s.model_dump(mode="json") for s in services]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
