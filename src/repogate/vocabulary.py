@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, get_args
 
 TASK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"
 """A task id: letters, digits and ``._+-``, starting with a letter or digit (``+`` joins a derived
@@ -116,15 +116,8 @@ StageName = Literal[
 ]
 """A stage of the report's funnel: partial progress, each the fold of its checks
 (:attr:`CheckRow.stage`)."""
-STAGE_NAMES: tuple[StageName, ...] = (
-    "environment reconstructed",
-    "requirement recovered",
-    "focused tests passed",
-    "regression tests passed",
-    "review accepted",
-    "sentinel passed",
-)
-"""The funnel's stages in the order an attempt meets them."""
+STAGE_NAMES: tuple[StageName, ...] = get_args(StageName)
+"""The funnel's stages in the order an attempt meets them (:data:`StageName`'s order)."""
 
 ReconstructionStage = Literal["built", "imports", "collects", "reproduces"]
 """How far an environment the agent reconstructed got (``[environment] supplied_by = "agent"``),

@@ -6,15 +6,13 @@ single-command verbs) and the terminal display (``terminal``: tables; ``progress
 view). Importing it loads none of the heavy modules: each command loads what it uses.
 """
 
-from repogate.cli._app import (
+from repogate._interrupted import (
     CHECK_INTERRUPTED_MESSAGE,
     INTERRUPTED_MESSAGE,
     TASKS_INTERRUPTED_MESSAGE,
-    ExitCode,
-    app,
-    load_evidence,
-    main,
 )
+from repogate.cli._app import app, load_evidence, main
+from repogate.errors import ExitCode
 
 __all__ = [
     "CHECK_INTERRUPTED_MESSAGE",

@@ -14,14 +14,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from repogate._interrupted import (
-    CHECK_INTERRUPTED_MESSAGE,
-    INTERRUPTED_MESSAGE,
-    TASKS_INTERRUPTED_MESSAGE,
     interrupted_message,
     sigterm_as_ctrl_c,
 )
 from repogate._version import __version__
-from repogate.cli._help import PlainGroup
+from repogate.cli._help import plain_app
 from repogate.errors import EvidenceError, ExitCode, RepogateError, UserInputError
 from repogate.vocabulary import attempt_state
 
@@ -29,22 +26,10 @@ if TYPE_CHECKING:  # each command loads what it uses: `version` and `--help` loa
     from repogate.decision import Evidence
     from repogate.store import AttemptRecord
 
-__all__ = [
-    "CHECK_INTERRUPTED_MESSAGE",
-    "INTERRUPTED_MESSAGE",
-    "TASKS_INTERRUPTED_MESSAGE",
-    "ExitCode",
-    "app",
-    "main",
-]
 
-app = typer.Typer(
-    cls=PlainGroup,
-    name="repogate",
-    help="Decide whether a coding agent's change became an accepted repository state transition.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,  # plain help: `--out PATH`, never `<bool>` or a name cut short
+app = plain_app(
+    "repogate",
+    "Decide whether a coding agent's change became an accepted repository state transition.",
     pretty_exceptions_enable=False,
 )
 

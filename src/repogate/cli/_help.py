@@ -4,14 +4,18 @@ typer 0.29 prints an argument's Python annotation after its name in ``--help``
 (``RUN_DIR <list[Path]>``); options are given a metavar and print none. :class:`PlainGroup` is the
 group class of every typer application of the command line: each command it hands out shows its
 arguments the way its options already are, by the metavar alone (``RUN_DIR...``).
+:func:`plain_app` makes each of those applications with it.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import typer
 from typer import _click  # typer vendors its own click: its Context and Command
 from typer.core import TyperArgument, TyperGroup
 
-__all__ = ["PlainGroup"]
+__all__ = ["PlainGroup", "plain_app"]
 
 
 class _PlainArgument(TyperArgument):
@@ -39,3 +43,21 @@ class PlainGroup(TyperGroup):
             if type(param) is TyperArgument:
                 param.__class__ = _PlainArgument
         return command
+
+
+def plain_app(name: str, help: str, **settings: Any) -> typer.Typer:
+    """Return a typer application of the command line named ``name``, with ``help`` as its help.
+
+    A :class:`PlainGroup`, help shown plainly (``--out PATH``, never ``<bool>`` or a name cut
+    short), no completion commands, its help shown when called with nothing; ``settings`` are
+    further :class:`typer.Typer` arguments.
+    """
+    return typer.Typer(
+        cls=PlainGroup,
+        name=name,
+        help=help,
+        no_args_is_help=True,
+        add_completion=False,
+        rich_markup_mode=None,
+        **settings,
+    )

@@ -7,14 +7,11 @@ from typing import Annotated
 
 import typer
 
-from repogate.cli._help import PlainGroup
+from repogate.cli._help import plain_app
 
-app = typer.Typer(
-    cls=PlainGroup,
-    name="reviews",
-    help="Review evidence: import a pull request's reviews from GitHub's JSON.",
-    no_args_is_help=True,
-    add_completion=False,
+app = plain_app(
+    "reviews",
+    "Review evidence: import a pull request's reviews from GitHub's JSON.",
 )
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from repogate.cli._help import PlainGroup
+from repogate.cli._help import plain_app
 from repogate.errors import ContractError, ExitCode, UserInputError
 from repogate.vocabulary import DEFAULT_WINDOW
 
@@ -22,13 +22,9 @@ if TYPE_CHECKING:  # loaded by the commands that use them: `--help` loads none o
     from repogate.tasks.ingest import IngestOptions
     from repogate.vocabulary import Strength
 
-app = typer.Typer(
-    cls=PlainGroup,
-    name="tasks",
-    help="Task supply: import SWE-bench instances, mine a repository's history, check contracts.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,  # plain help: `--out PATH`, never `<bool>` or a name cut short
+app = plain_app(
+    "tasks",
+    "Task supply: import SWE-bench instances, mine a repository's history, check contracts.",
 )
 
 RepoCache = Annotated[

@@ -30,24 +30,17 @@ from __future__ import annotations
 import hashlib
 import json
 import shlex
-import shutil
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
 from repogate import clock, sandbox
-from repogate._locks import locked
-from repogate._logs import cause_line
 from repogate._model import FrozenModel
 from repogate._version import __version__
 from repogate.contract import EnvironmentRecipe, Service
+from repogate.environments import _venv
 from repogate.environments._editable import detach
-from repogate.environments._envcache import fingerprint
 from repogate.environments._oci import ImageKind, UnpackedImage, unpack_image
 from repogate.environments._record import Toolchain, conditions_env
-from repogate.environments.uv import _lock_digests, _needs_pip, _words, environment_digest
 from repogate.errors import EnvironmentBuildError
 
 __all__ = ["IMAGE_PATH", "ImageEnvironment"]
@@ -72,7 +65,7 @@ _FACTS = (
 """Run by the venv's interpreter in the image: its version, platform and every distribution."""
 
 
-class ImageEnvironment(FrozenModel):
+class ImageEnvironment(_venv.VenvMethods, FrozenModel):
     """A built (or reused) environment in an image: the ``image`` backend's record.
 
     Attributes:
@@ -158,34 +151,16 @@ class ImageEnvironment(FrozenModel):
         cache_dir = cache_dir.resolve()
         unpacked = unpack_image(archive, cache_dir)
         unpack_seconds = clock.monotonic() - start
-        key = cache_key(recipe, unpacked.digest, _lock_digests(recipe, base_checkout))
-        entry = cache_dir / key
-        with locked(cache_dir / f"{key}.lock"):
-            record = _load(entry)
-            if record is not None and record.fingerprint == fingerprint(entry / "venv"):
-                took = clock.monotonic() - start
-                update = {"cold": False, "build_seconds": took, "unpack_seconds": unpack_seconds}
-                return record.environment.model_copy(update=update)
-            shutil.rmtree(entry, ignore_errors=True)
-            entry.mkdir(parents=True)
-            try:
-                built = _build(recipe, unpacked, entry, base_checkout, policy)
-            except BaseException:
-                shutil.rmtree(entry, ignore_errors=True)
-                raise
-            took = clock.monotonic() - start
-            built = built.model_copy(
-                update={"build_seconds": took, "unpack_seconds": unpack_seconds}
-            )
-            kept = _Record(environment=built, fingerprint=fingerprint(entry / "venv"))
-            tmp = entry / "record.json.tmp"
-            tmp.write_text(kept.model_dump_json(indent=2), encoding="utf-8")
-            tmp.replace(entry / "record.json")
-        return built
+        key = cache_key(recipe, unpacked.digest, _venv.lock_digests(recipe, base_checkout))
 
-    def describe(self) -> dict[str, Any]:
-        """Return the record as JSON data (``model_dump(mode="json")``)."""
-        return self.model_dump(mode="json")
+        def build(entry: Path) -> ImageEnvironment:
+            return _build(recipe, unpacked, entry, base_checkout, policy)
+
+        def stamp() -> dict[str, object]:
+            took = clock.monotonic() - start
+            return {"build_seconds": took, "unpack_seconds": unpack_seconds}
+
+        return _venv.cached(cache_dir, key, _Record, build, stamp)
 
     def root(self) -> sandbox.RootFilesystem:
         """Return the image's root file system, as the sandbox shows it (``/``, read-only)."""
@@ -198,16 +173,7 @@ class ImageEnvironment(FrozenModel):
         checkout's import roots), ``PYTHONDONTWRITEBYTECODE=1`` and the recorded ``TZ``,
         ``LANG`` and ``LC_ALL``.
         """
-        variables = {
-            "VIRTUAL_ENV": str(self.venv),
-            "PATH": f"{self.venv / 'bin'}:{IMAGE_PATH}",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            **conditions_env(self.timezone, self.locale),
-        }
-        roots = [str((checkout / root).resolve()) for root in self.import_roots]
-        if roots:
-            variables["PYTHONPATH"] = ":".join(roots)
-        return variables
+        return self.activated(checkout, self.venv / "bin", IMAGE_PATH)
 
     def grant(self, checkout: Path, policy: sandbox.SandboxPolicy) -> sandbox.SandboxPolicy:
         """Return ``policy`` made to run commands in the image on ``checkout``.
@@ -223,21 +189,6 @@ class ImageEnvironment(FrozenModel):
             }
         )
 
-    def run(
-        self,
-        argv: Sequence[str],
-        checkout: Path,
-        policy: sandbox.SandboxPolicy,
-        *,
-        pass_fds: Sequence[int] = (),
-    ) -> sandbox.ExecResult:
-        """Run ``argv`` in ``checkout`` in the image under :meth:`grant`."""
-        return sandbox.run(argv, checkout, self.grant(checkout, policy), pass_fds=pass_fds)
-
-    def python_argv(self) -> tuple[str, ...]:
-        """Return ``(<venv>/bin/python,)``: a path inside the image's sandbox."""
-        return (str(self.python),)
-
     def interpreter(self) -> Path:
         """Return a launcher file that runs the venv's interpreter in the image (bubblewrap).
 
@@ -247,14 +198,9 @@ class ImageEnvironment(FrozenModel):
         """
         return self.venv.parent / "python"
 
-    def checkout_roots(self) -> tuple[str, ...]:
-        """Return the import roots the build's editable installs named (``.``, ``src``)."""
-        return self.import_roots
 
-
-class _Record(FrozenModel):
-    environment: ImageEnvironment
-    fingerprint: str
+class _Record(_venv.CacheRecord[ImageEnvironment]):
+    pass
 
 
 def cache_key(recipe: EnvironmentRecipe, image: str, locks: dict[str, str]) -> str:
@@ -272,22 +218,6 @@ def cache_key(recipe: EnvironmentRecipe, image: str, locks: dict[str, str]) -> s
         "locks": locks,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-
-
-def _load(entry: Path) -> _Record | None:
-    try:
-        return _Record.model_validate_json((entry / "record.json").read_text(encoding="utf-8"))
-    except (OSError, ValidationError):
-        return None
-
-
-def _fail(what: str, result: sandbox.ExecResult) -> EnvironmentBuildError:
-    why = "timed out" if result.timed_out else f"exit {result.returncode}"
-    output = f"{result.stdout}\n{result.stderr}"
-    return EnvironmentBuildError(
-        f"{what} failed in the image ({why}): {cause_line(output)}",
-        log=f"$ {what}\n# {why}\n## stdout\n{result.stdout}\n## stderr\n{result.stderr}",
-    )
 
 
 def _build(
@@ -309,10 +239,10 @@ def _build(
     )
     python = recipe.python if recipe.python.startswith("/") else "python3"
     argv = [python, "-m", "venv", "--system-site-packages", str(venv)]
-    argv[-1:-1] = [] if _needs_pip(recipe.install) else ["--without-pip"]
+    argv[-1:-1] = [] if _venv.needs_pip(recipe.install) else ["--without-pip"]
     made = sandbox.run(argv, entry, quiet)
     if not made.ok:
-        raise _fail(shlex.join(argv), made)
+        raise _venv.failed(shlex.join(argv), made, where=" in the image")
     _write_launcher(entry, venv, root)
     installing = policy.model_copy(
         update={
@@ -330,9 +260,9 @@ def _build(
         }
     )
     for command in recipe.install:
-        result = sandbox.run(_words(command), workdir, installing)
+        result = sandbox.run(_venv.words(command), workdir, installing)
         if not result.ok:
-            raise _fail(f"install command `{command}`", result)
+            raise _venv.failed(f"install command `{command}`", result, where=" in the image")
     roots = detach(venv, workdir)
     facts = _facts(venv, entry, quiet)
     if not recipe.python.startswith("/") and not _same_version(facts["python"], recipe.python):
@@ -348,25 +278,14 @@ def _build(
     )
     packages = tuple(str(p) for p in facts["packages"])
     conditions = {"tz": recipe.timezone, "locale": recipe.locale, "exclude_newer": None}
-    inner = environment_digest(toolchain, packages, conditions, recipe.services)
+    inner = _venv.environment_digest(toolchain, packages, conditions, recipe.services)
     digest = hashlib.sha256(f"image\0{unpacked.digest}\0{inner}".encode()).hexdigest()
     return ImageEnvironment(
+        **_venv.built_fields(recipe, venv, toolchain, packages, roots),
         image=unpacked.digest,
         image_kind=unpacked.kind,
         rootfs=unpacked.rootfs,
-        python=venv / "bin" / "python",
-        venv=venv,
-        cache_key=entry.name,
         digest=digest,
-        toolchain=toolchain,
-        packages=packages,
-        commands=recipe.install,
-        import_roots=roots,
-        cold=True,
-        build_seconds=0.0,
-        timezone=recipe.timezone,
-        locale=recipe.locale,
-        services=recipe.services,
     )
 
 
@@ -379,7 +298,7 @@ def _facts(venv: Path, entry: Path, policy: sandbox.SandboxPolicy) -> dict[str, 
     argv = [str(venv / "bin" / "python"), "-I", "-c", _FACTS]
     result = sandbox.run(argv, entry, granted)
     if not result.ok:
-        raise _fail("reading the interpreter and packages", result)
+        raise _venv.failed("reading the interpreter and packages", result, where=" in the image")
     try:
         facts = json.loads(result.stdout)
     except ValueError:

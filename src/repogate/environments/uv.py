@@ -33,18 +33,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shlex
-import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
-
-from pydantic import ValidationError
+from typing import ClassVar, Literal
 
 from repogate import clock, sandbox
-from repogate._locks import locked
-from repogate._logs import cause_line
 from repogate._model import FrozenModel
 from repogate._toolchain import (
     SYSTEM_PATH,
@@ -57,10 +51,10 @@ from repogate._toolchain import (
 )
 from repogate._version import __version__
 from repogate.contract import EnvironmentRecipe, Service
+from repogate.environments import _venv
 from repogate.environments._editable import detach
-from repogate.environments._envcache import fingerprint
 from repogate.environments._record import Toolchain, conditions_env
-from repogate.errors import EnvironmentBuildError
+from repogate.environments._venv import environment_digest
 
 __all__ = ["UvEnvironment", "build_environment", "cache_key", "environment_digest"]
 
@@ -68,7 +62,7 @@ _LAYOUT = 2  # bump when the cache layout or the build steps change
 _CHECKOUT = "<checkout>"
 
 
-class UvEnvironment(FrozenModel):
+class UvEnvironment(_venv.VenvMethods, FrozenModel):
     """A built (or reused) uv environment: the ``uv`` backend's record and its :class:`Environment`.
 
     This is the record stored in receipts, the manifest and the cache's ``record.json``; its
@@ -128,10 +122,6 @@ class UvEnvironment(FrozenModel):
         """Build the recipe's venv, or reuse the cached one (:func:`build_environment`)."""
         return build_environment(recipe, base_checkout, cache_dir, policy, exclude_newer)
 
-    def describe(self) -> dict[str, Any]:
-        """Return the record as JSON data (``model_dump(mode="json")``)."""
-        return self.model_dump(mode="json")
-
     def variables(self, checkout: Path) -> dict[str, str]:
         """Return the variables that run a command in this venv against ``checkout``.
 
@@ -139,61 +129,19 @@ class UvEnvironment(FrozenModel):
         (the checkout's import roots), ``PYTHONDONTWRITEBYTECODE=1`` (nothing written into the
         venv or the checkout), and the recorded ``TZ``, ``LANG`` and ``LC_ALL``.
         """
-        roots = [str((checkout / root).resolve()) for root in self.import_roots]
-        variables = {
-            "VIRTUAL_ENV": str(self.venv),
-            "PATH": f"{self.bin_dir}{os.pathsep}{SYSTEM_PATH}",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            **conditions_env(self.timezone, self.locale),
-        }
-        if roots:
-            variables["PYTHONPATH"] = os.pathsep.join(roots)
-        return variables
+        return self.activated(checkout, self.bin_dir, SYSTEM_PATH)
 
     def grant(self, checkout: Path, policy: sandbox.SandboxPolicy) -> sandbox.SandboxPolicy:
         """Return ``policy`` with :meth:`variables` under its own ``env`` (its own win)."""
         return policy.model_copy(update={"env": {**self.variables(checkout), **policy.env}})
 
-    def run(
-        self,
-        argv: Sequence[str],
-        checkout: Path,
-        policy: sandbox.SandboxPolicy,
-        *,
-        pass_fds: Sequence[int] = (),
-    ) -> sandbox.ExecResult:
-        """Run ``argv`` in ``checkout`` under :meth:`grant` (:func:`repogate.sandbox.run`)."""
-        return sandbox.run(argv, checkout, self.grant(checkout, policy), pass_fds=pass_fds)
-
-    def python_argv(self) -> tuple[str, ...]:
-        """Return ``(<venv>/bin/python,)``."""
-        return (str(self.python),)
-
     def interpreter(self) -> Path:
         """Return the venv's interpreter (``<venv>/bin/python``)."""
         return self.python
 
-    def checkout_roots(self) -> tuple[str, ...]:
-        """Return the import roots the build's editable installs named (``.``, ``src``)."""
-        return self.import_roots
 
-
-class _Record(FrozenModel):
-    environment: UvEnvironment
-    fingerprint: str
-
-
-def _lock_digests(recipe: EnvironmentRecipe, workdir: Path) -> dict[str, str]:
-    base = workdir.resolve()
-    digests: dict[str, str] = {}
-    for name in recipe.lock_inputs:
-        path = (base / name).resolve()
-        if not path.is_relative_to(base):
-            raise EnvironmentBuildError(f"lock input {name!r} lies outside the checkout")
-        digests[name] = (
-            hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "absent"
-        )
-    return digests
+class _Record(_venv.CacheRecord[UvEnvironment]):
+    pass
 
 
 def cache_key(
@@ -223,57 +171,6 @@ def cache_key(
         "exclude_newer": exclude_newer,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-
-
-def environment_digest(
-    toolchain: Toolchain,
-    packages: tuple[str, ...],
-    conditions: Mapping[str, str | None],
-    services: tuple[Service, ...] = (),
-) -> str:
-    """Return sha256 (hex) over the toolchain, the resolved package set and the run conditions.
-
-    ``conditions`` are the timezone, locale and resolution bound: a test's result can depend on
-    each, so every cache keyed by this digest (base-state results, real-history results) is too.
-    ``services`` (the recipe's) join it when there are any, for the same reason; an environment
-    without services keeps the digest it had before services existed.
-    """
-    payload: dict[str, object] = {
-        "toolchain": toolchain.model_dump(mode="json"),
-        "packages": sorted(packages),
-        "conditions": dict(conditions),
-    }
-    if services:
-        payload["services"] = [s.model_dump(mode="json") for s in services]
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-
-
-def _load(entry: Path) -> _Record | None:
-    try:
-        return _Record.model_validate_json((entry / "record.json").read_text(encoding="utf-8"))
-    except (OSError, ValidationError):
-        return None
-
-
-def _words(command: str) -> list[str]:
-    try:
-        words = shlex.split(command)
-    except ValueError as exc:
-        raise EnvironmentBuildError(
-            f"install command `{command}` cannot be split ({exc})"
-        ) from None
-    if not words:
-        raise EnvironmentBuildError("an install command is empty")
-    return words
-
-
-def _needs_pip(commands: tuple[str, ...]) -> bool:
-    """True when an install command calls pip itself (``uv venv`` then seeds pip into the venv)."""
-    for command in commands:
-        words = _words(command)
-        if words[:1] in (["pip"], ["pip3"]) or words[1:3] == ["-m", "pip"]:
-            return True
-    return False
 
 
 def _install_env(
@@ -314,14 +211,9 @@ def _run_install(job: _Job, venv: Path) -> None:
     update = {"network": job.recipe.network, "env": env, "readable": readable}
     granted = job.policy.model_copy(update=update)
     for command in job.recipe.install:
-        result = sandbox.run(_words(command), job.workdir, granted)
+        result = sandbox.run(_venv.words(command), job.workdir, granted)
         if not result.ok:
-            why = "timed out" if result.timed_out else f"exit {result.returncode}"
-            output = f"{result.stdout}\n{result.stderr}"
-            raise EnvironmentBuildError(
-                f"install command `{command}` failed ({why}): {cause_line(output)}",
-                log=f"$ {command}\n# {why}\n## stdout\n{result.stdout}\n## stderr\n{result.stderr}",
-            )
+            raise _venv.failed(f"install command `{command}`", result, shown=command)
 
 
 def _freeze(python: Path, workdir: Path, cwd: Path) -> tuple[str, ...]:
@@ -370,28 +262,16 @@ def build_environment(
     cache_dir.mkdir(parents=True, exist_ok=True)
     python = find_python(recipe.python, cache_dir)
     facts = interpreter_facts(python, cache_dir)
-    key = cache_key(recipe, facts, _lock_digests(recipe, workdir), exclude_newer)
-    entry = cache_dir / key
-    with locked(cache_dir / f"{key}.lock"):
-        record = _load(entry)
-        if record is not None and record.fingerprint == fingerprint(entry / "venv"):
-            return record.environment.model_copy(
-                update={"cold": False, "build_seconds": clock.monotonic() - start}
-            )
-        shutil.rmtree(entry, ignore_errors=True)
-        entry.mkdir(parents=True)
-        try:
-            job = _Job(recipe, python, facts, entry, workdir, cache_dir, policy, exclude_newer)
-            built = _build(job)
-        except BaseException:
-            shutil.rmtree(entry, ignore_errors=True)
-            raise
-        built = built.model_copy(update={"build_seconds": clock.monotonic() - start})
-        record = _Record(environment=built, fingerprint=fingerprint(entry / "venv"))
-        tmp = entry / "record.json.tmp"
-        tmp.write_text(record.model_dump_json(indent=2), encoding="utf-8")
-        tmp.replace(entry / "record.json")
-    return built
+    key = cache_key(recipe, facts, _venv.lock_digests(recipe, workdir), exclude_newer)
+
+    def build(entry: Path) -> UvEnvironment:
+        job = _Job(recipe, python, facts, entry, workdir, cache_dir, policy, exclude_newer)
+        return _build(job)
+
+    def stamp() -> dict[str, object]:
+        return {"build_seconds": clock.monotonic() - start}
+
+    return _venv.cached(cache_dir, key, _Record, build, stamp)
 
 
 @dataclass(frozen=True)
@@ -412,7 +292,7 @@ def _build(job: _Job) -> UvEnvironment:
     recipe, entry, workdir, cache_dir = job.recipe, job.entry, job.workdir, job.cache_dir
     venv = entry / "venv"
     argv = [uv_bin(), "venv", "--python", str(job.python), "--no-config", "--quiet"]
-    argv += ["--seed"] if _needs_pip(recipe.install) else []
+    argv += ["--seed"] if _venv.needs_pip(recipe.install) else []
     env = {
         **trust(),
         "PATH": SYSTEM_PATH,
@@ -429,24 +309,13 @@ def _build(job: _Job) -> UvEnvironment:
     )
     packages = _freeze(venv / "bin" / "python", workdir, entry)
     return UvEnvironment(
-        python=venv / "bin" / "python",
+        **_venv.built_fields(recipe, venv, toolchain, packages, roots),
         bin_dir=venv / "bin",
-        venv=venv,
-        cache_key=entry.name,
         digest=environment_digest(
             toolchain,
             packages,
             {"tz": recipe.timezone, "locale": recipe.locale, "exclude_newer": job.exclude_newer},
             recipe.services,
         ),
-        toolchain=toolchain,
-        packages=packages,
-        commands=recipe.install,
-        import_roots=roots,
-        cold=True,
-        build_seconds=0.0,
-        timezone=recipe.timezone,
-        locale=recipe.locale,
         exclude_newer=job.exclude_newer,
-        services=recipe.services,
     )

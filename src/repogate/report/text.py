@@ -61,6 +61,18 @@ def _table(title: str, *columns: str) -> Table:
     return table
 
 
+def _captioned(table: Table, caption: str) -> Table:
+    """Return ``table`` with ``caption`` under it, left-aligned."""
+    table.caption = caption
+    table.caption_justify = "left"
+    return table
+
+
+def _noted(shown: RenderableType, note: str) -> Group:
+    """Return ``shown`` with ``note`` under it, dimmed (the rule or estimand it follows)."""
+    return Group(shown, Text(note, style="dim"))
+
+
 def _runs(report: Report) -> Table:
     table = _table("runs (manifest in brief)", "run", "status", "what")
     for run in report.runs:
@@ -102,9 +114,8 @@ def _acceptance(report: Report) -> RenderableType:
             f"{row.errors}/{row.attempts}",
             methods.setdefault(row.interval.method, f"({len(methods) + 1})"),
         )
-    table.caption = "; ".join(f"{key} {method}" for method, key in methods.items())
-    table.caption_justify = "left"
-    return Group(table, Text(f"estimand: {report.estimand}", style="dim"))
+    _captioned(table, "; ".join(f"{key} {method}" for method, key in methods.items()))
+    return _noted(table, f"estimand: {report.estimand}")
 
 
 def _pass_k(report: Report) -> Table:
@@ -142,9 +153,7 @@ def _funnel(report: Report) -> Table:
                 f"{interval_text(stage.cumulative)} of {funnel.scored}",
             )
     methods = {s.cumulative.method for f in report.funnels for s in f.stages if s.cumulative.n}
-    table.caption = f"intervals: {'; '.join(sorted(methods))}; SE in --json"
-    table.caption_justify = "left"
-    return table
+    return _captioned(table, f"intervals: {'; '.join(sorted(methods))}; SE in --json")
 
 
 def _errors(report: Report) -> Table:
@@ -197,8 +206,9 @@ def _resolved(report: Report) -> RenderableType:
             str(row.resolved_not_accepted),
         )
     methods = sorted({r.accepted_rate.method for r in report.resolved if r.scored})
-    table.caption = f"{'; '.join(methods)}; errors kept apart, never a gap (resolved, not accepted)"
-    table.caption_justify = "left"
+    _captioned(
+        table, f"{'; '.join(methods)}; errors kept apart, never a gap (resolved, not accepted)"
+    )
     gaps = _table("resolved, not accepted: the checks that stopped them", "agent", "attempt", "by")
     for gap in report.gaps:
         gaps.add_row(gap.agent, f"{gap.contract} epoch {gap.epoch}", ", ".join(gap.stopped_by))
@@ -231,9 +241,7 @@ def _paired(report: Report) -> Table:
             f"{c.p_value:.3g}",
             methods.setdefault(f"{d.method}; p: {c.method}", f"({len(methods) + 1})"),
         )
-    table.caption = "; ".join(f"{key} {method}" for method, key in methods.items())
-    table.caption_justify = "left"
-    return table
+    return _captioned(table, "; ".join(f"{key} {method}" for method, key in methods.items()))
 
 
 def _autonomy(report: Report) -> RenderableType:
@@ -247,10 +255,7 @@ def _autonomy(report: Report) -> RenderableType:
         table.add_row(
             row.cohort, row.agent, row.verdict, "\n".join([*lines, f"beside: {row.beside}"])
         )
-    return Group(
-        table,
-        Text(f"{report.policy_line}\nrule: {report.autonomy_rule}", style="dim"),
-    )
+    return _noted(table, f"{report.policy_line}\nrule: {report.autonomy_rule}")
 
 
 def _gates(report: Report) -> RenderableType:
@@ -278,12 +283,12 @@ def _gates(report: Report) -> RenderableType:
             "yes" if row.informative else f"no: {row.note}",
         )
     hidden = len(report.gates) - len(shown)
-    table.caption = (
-        f"diff: when failed minus when passed, >= its one-sided 95% lower bound; {hidden} rows whose gate never failed in its "
-        "population are in --json"
+    _captioned(
+        table,
+        f"diff: when failed minus when passed, >= its one-sided 95% lower bound; {hidden} rows "
+        "whose gate never failed in its population are in --json",
     )
-    table.caption_justify = "left"
-    return Group(table, Text(f"rule: {report.informativeness_rule}", style="dim"))
+    return _noted(table, f"rule: {report.informativeness_rule}")
 
 
 def _injections(report: Report) -> RenderableType:

@@ -11,23 +11,25 @@ Public face of the package; the modules behind it are private:
 - ``_session``: :class:`Session`, a sandboxed command talked to line by line.
 """
 
-from repogate.sandbox._run import (
+from repogate.errors import IsolationError
+from repogate.sandbox._isolation import (
     INSTALL_HINT,
     SANDBOX_ENV,
-    SECRET_PATHS,
     WEAK_ENV,
     WEAK_FLAG,
-    ExecResult,
     Isolation,
-    IsolationError,
-    RootFilesystem,
-    SandboxPolicy,
     allowing_weak_isolation,
-    command_line,
     isolation,
     require_isolation,
-    run,
     weak_isolation_reason,
+)
+from repogate.sandbox._mounts import SECRET_PATHS
+from repogate.sandbox._run import (
+    ExecResult,
+    RootFilesystem,
+    SandboxPolicy,
+    command_line,
+    run,
 )
 from repogate.sandbox._session import Session
 

@@ -51,47 +51,20 @@ from pydantic import Field
 
 from repogate import clock
 from repogate._model import FrozenModel
-from repogate.errors import IsolationError
 from repogate.sandbox._isolation import (
-    INSTALL_HINT,
-    SANDBOX_ENV,
-    WEAK_ENV,
-    WEAK_FLAG,
     Isolation,
-    allowing_weak_isolation,
     bwrap_prefix,
-    isolation,
     require_isolation,
     unshare_prefix,
     weak_isolation_reason,
 )
 from repogate.sandbox._mounts import (
-    SECRET_PATHS,
     install_folders,
     mount_arguments,
     named_paths,
     runtime_folders,
     under_any,
 )
-
-__all__ = [
-    "INSTALL_HINT",
-    "SANDBOX_ENV",
-    "SECRET_PATHS",
-    "WEAK_ENV",
-    "WEAK_FLAG",
-    "ExecResult",
-    "Isolation",
-    "IsolationError",
-    "RootFilesystem",
-    "SandboxPolicy",
-    "allowing_weak_isolation",
-    "command_line",
-    "isolation",
-    "require_isolation",
-    "run",
-    "weak_isolation_reason",
-]
 
 
 class RootFilesystem(FrozenModel):

@@ -23,15 +23,14 @@ from types import TracebackType
 from typing import IO, cast
 
 from repogate import clock
+from repogate.sandbox._isolation import Isolation, require_isolation
 from repogate.sandbox._run import (
-    Isolation,
     SandboxPolicy,
     _environment,
     _kill_group,
     _unstartable,
     _with_filesystem,
     _wrapped,
-    require_isolation,
 )
 
 LINE_CAP = 1024 * 1024

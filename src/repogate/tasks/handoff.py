@@ -43,18 +43,16 @@ from repogate.sandbox import SandboxPolicy
 
 
 @dataclass(frozen=True)
-class Observed:
-    """What validation ran, as gate E needs it.
+class Prepared:
+    """The states validation prepares before running them, as gate E would prepare them.
 
     Attributes:
-        env: the environment the runs used.
+        env: the environment the runs use.
         base: the base commit's SHA.
         hidden: the hidden test patch; hidden_paths: the files it touches.
         reference: the reference patch.
-        base_tree: the base with the hidden tests (still on disk).
-        runs: (base runs, reference runs), N each.
-        flips: ids that flipped between runs of one state.
-        policy: the sandbox the runs had.
+        base_tree: the base with the hidden tests (on disk).
+        policy: the sandbox the test runs have.
     """
 
     env: Environment
@@ -63,9 +61,22 @@ class Observed:
     hidden_paths: tuple[str, ...]
     reference: bytes
     base_tree: Path
+    policy: SandboxPolicy
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What validation ran, as gate E needs it.
+
+    Attributes:
+        prepared: the states it ran (their trees still on disk).
+        runs: (base runs, reference runs), N each.
+        flips: ids that flipped between runs of one state.
+    """
+
+    prepared: Prepared
     runs: tuple[Sequence[TestRun], Sequence[TestRun]]
     flips: frozenset[str]
-    policy: SandboxPolicy
 
 
 def hand_over(contract: TransitionContract, source: Path, seen: Observed, env_cache: Path) -> str:
@@ -85,13 +96,22 @@ def hand_over(contract: TransitionContract, source: Path, seen: Observed, env_ca
     if min(len(base_runs), len(ref_runs)) < oracles.repeat:
         return f"validation ran fewer than the contract's {oracles.repeat} repeats"
     embedded = load_embedded(
-        contract, seen.hidden_paths, lambda rev, path: git.show_file(source, rev, path), seen.base
+        contract,
+        seen.prepared.hidden_paths,
+        lambda rev, path: git.show_file(source, rev, path),
+        seen.prepared.base,
     )
     if embedded:
         return "graded ids live in files the agent may edit"
     ids = [*oracles.fail_to_pass, *oracles.pass_to_pass]
-    files = probe_files(seen.base_tree, seen.hidden_paths, ids)
-    if foreign_imports(seen.env, seen.base_tree, files, oracles.test_command, seen.policy):
+    files = probe_files(seen.prepared.base_tree, seen.prepared.hidden_paths, ids)
+    if foreign_imports(
+        seen.prepared.env,
+        seen.prepared.base_tree,
+        files,
+        oracles.test_command,
+        seen.prepared.policy,
+    ):
         return "the tests import the project from outside the checkout"
     flips = set(seen.flips)
     verdict = base_state_check(
@@ -123,9 +143,16 @@ def hand_over(contract: TransitionContract, source: Path, seen: Observed, env_ca
         },
         flips,
         verdict.xfailed,
-        seen.env,
+        seen.prepared.env,
         verdict.xpassed,
     )
-    key = base_state_key(seen.env, oracles, seen.base, seen.hidden, seen.reference, embedded)
+    key = base_state_key(
+        seen.prepared.env,
+        oracles,
+        seen.prepared.base,
+        seen.prepared.hidden,
+        seen.prepared.reference,
+        embedded,
+    )
     remember_base_state(env_cache, key, observation)
     return ""

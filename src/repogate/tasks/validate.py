@@ -34,7 +34,6 @@ from pathlib import Path
 
 from repogate import clock, environments, git
 from repogate.contract import TransitionContract
-from repogate.environments import Environment
 from repogate.errors import EnvironmentBuildError, PatchApplyError, UserInputError
 from repogate.gates.graded_trees import graded_tree
 from repogate.oracles.base_suite import graded_grant
@@ -53,7 +52,7 @@ from repogate.tasks._outcomes import (
     tests_of,
 )
 from repogate.tasks._records import Rejected, RejectionReason, Spent, Validation
-from repogate.tasks.handoff import Observed, hand_over
+from repogate.tasks.handoff import Observed, Prepared, hand_over
 
 __all__ = ["CheckConfig", "Rejected", "RejectionReason", "Validation", "check_states"]
 
@@ -87,16 +86,9 @@ class CheckConfig:
 
 
 @dataclass(frozen=True)
-class _States:
-    env: Environment
-    base: str
-    hidden: bytes
-    hidden_paths: tuple[str, ...]
-    reference: bytes
-    base_tree: Path
+class _States(Prepared):
     ref_tree: Path
     files: tuple[str, ...]
-    policy: SandboxPolicy
     spent: Spent
 
 
@@ -159,7 +151,7 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig, spent
         hidden=(source,),
     )
     paths = tuple(hidden_paths)
-    return _States(env, base, hidden, paths, reference, base_tree, ref_tree, files, tests, spent)
+    return _States(env, base, hidden, paths, reference, base_tree, tests, ref_tree, files, spent)
 
 
 def _is_test_file(path: str) -> bool:
@@ -391,17 +383,7 @@ def _check_states(
             "pass_to_pass": list(checked.pass_to_pass),
         }
     )
-    seen = Observed(
-        states.env,
-        states.base,
-        states.hidden,
-        states.hidden_paths,
-        states.reference,
-        states.base_tree,
-        (base, ref),
-        frozenset(flips),
-        states.policy,
-    )
+    seen = Observed(states, (base, ref), frozenset(flips))
     why = hand_over(contract.model_copy(update={"oracles": graded}), source, seen, cfg.env_cache)
     return checked.model_copy(
         update={

@@ -1,0 +1,262 @@
+"""What the venv-making backends (uv, image) share: build steps, the cache entry, the run methods.
+
+Private to :mod:`repogate.environments`. A backend whose environment is a venv at
+``cache_dir/<key>/venv`` builds it through :func:`cached` (one build per key at a time, reused
+while its files are as the build left them), splits and checks its recipe's install commands with
+:func:`words` and :func:`needs_pip`, keys its cache with :func:`lock_digests`, digests what it
+built with :func:`environment_digest`, and gets the Protocol methods that are the same for every
+venv record from :class:`VenvMethods`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from pydantic import ValidationError
+
+from repogate import sandbox
+from repogate._locks import locked
+from repogate._logs import cause_line
+from repogate._model import FrozenModel
+from repogate.environments._envcache import fingerprint
+from repogate.environments._record import Toolchain, conditions_env
+from repogate.errors import EnvironmentBuildError
+
+if TYPE_CHECKING:
+    from repogate.contract import EnvironmentRecipe, Service
+
+E = TypeVar("E", bound=FrozenModel)
+
+
+class CacheRecord(FrozenModel, Generic[E]):
+    """A finished build's ``record.json``: the environment and its venv's fingerprint.
+
+    Attributes:
+        environment: the backend's record, as :meth:`cached` returned it when it was built.
+        fingerprint: :func:`~repogate.environments._envcache.fingerprint` of the venv then.
+    """
+
+    environment: E
+    fingerprint: str
+
+
+def cached(
+    cache_dir: Path,
+    key: str,
+    record: type[CacheRecord[E]],
+    build: Callable[[Path], E],
+    stamp: Callable[[], Mapping[str, object]],
+) -> E:
+    """Return the environment cached at ``cache_dir/<key>``, or build it there.
+
+    Under the key's file lock: a ``record.json`` whose fingerprint still matches the venv
+    (``cache_dir/<key>/venv``) is reused, ``cold`` False; otherwise the entry is emptied and
+    ``build(entry)`` makes the environment, the record being written last (a failed build leaves
+    no entry). ``stamp()`` gives the timing fields laid over the environment either way
+    (``build_seconds``, and a backend's own).
+
+    Raises:
+        EnvironmentBuildError: whatever ``build`` raised.
+    """
+    entry = cache_dir / key
+    with locked(cache_dir / f"{key}.lock"):
+        try:
+            text = (entry / "record.json").read_text(encoding="utf-8")
+            kept: CacheRecord[E] | None = record.model_validate_json(text)
+        except (OSError, ValidationError):
+            kept = None
+        if kept is not None and kept.fingerprint == fingerprint(entry / "venv"):
+            return kept.environment.model_copy(update={"cold": False, **stamp()})
+        shutil.rmtree(entry, ignore_errors=True)
+        entry.mkdir(parents=True)
+        try:
+            built = build(entry)
+        except BaseException:
+            shutil.rmtree(entry, ignore_errors=True)
+            raise
+        built = built.model_copy(update=dict(stamp()))
+        kept = record(environment=built, fingerprint=fingerprint(entry / "venv"))
+        tmp = entry / "record.json.tmp"
+        tmp.write_text(kept.model_dump_json(indent=2), encoding="utf-8")
+        tmp.replace(entry / "record.json")
+    return built
+
+
+def environment_digest(
+    toolchain: Toolchain,
+    packages: tuple[str, ...],
+    conditions: Mapping[str, str | None],
+    services: tuple[Service, ...] = (),
+) -> str:
+    """Return sha256 (hex) over the toolchain, the resolved package set and the run conditions.
+
+    ``conditions`` are the timezone, locale and resolution bound: a test's result can depend on
+    each, so every cache keyed by this digest (base-state results, real-history results) is too.
+    ``services`` (the recipe's) join it when there are any, for the same reason; an environment
+    without services keeps the digest it had before services existed.
+    """
+    payload: dict[str, object] = {
+        "toolchain": toolchain.model_dump(mode="json"),
+        "packages": sorted(packages),
+        "conditions": dict(conditions),
+    }
+    if services:
+        payload["services"] = [s.model_dump(mode="json") for s in services]
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def lock_digests(recipe: EnvironmentRecipe, workdir: Path) -> dict[str, str]:
+    """Return each of the recipe's ``lock_inputs`` to its sha256 (hex) at ``workdir``.
+
+    A file that is not there is ``absent``.
+
+    Raises:
+        EnvironmentBuildError: a lock input's path leads outside ``workdir``.
+    """
+    base = workdir.resolve()
+    digests: dict[str, str] = {}
+    for name in recipe.lock_inputs:
+        path = (base / name).resolve()
+        if not path.is_relative_to(base):
+            raise EnvironmentBuildError(f"lock input {name!r} lies outside the checkout")
+        digests[name] = (
+            hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "absent"
+        )
+    return digests
+
+
+def words(command: str) -> list[str]:
+    """Return an install command split as a POSIX shell would (:func:`shlex.split`).
+
+    Raises:
+        EnvironmentBuildError: the command cannot be split (an open quote), or it is empty.
+    """
+    try:
+        split = shlex.split(command)
+    except ValueError as exc:
+        raise EnvironmentBuildError(
+            f"install command `{command}` cannot be split ({exc})"
+        ) from None
+    if not split:
+        raise EnvironmentBuildError("an install command is empty")
+    return split
+
+
+def needs_pip(commands: tuple[str, ...]) -> bool:
+    """True when an install command calls pip itself (the venv is then made with pip in it)."""
+    for command in commands:
+        split = words(command)
+        if split[:1] in (["pip"], ["pip3"]) or split[1:3] == ["-m", "pip"]:
+            return True
+    return False
+
+
+def failed(
+    what: str, result: sandbox.ExecResult, *, where: str = "", shown: str | None = None
+) -> EnvironmentBuildError:
+    """Return the error for a build command that failed: ``<what> failed<where> (<why>): <cause>``.
+
+    ``why`` is ``timed out`` or ``exit N``; the error's ``log`` is ``$ <shown>`` (``what`` when
+    None), the reason and the command's output.
+    """
+    why = "timed out" if result.timed_out else f"exit {result.returncode}"
+    output = f"{result.stdout}\n{result.stderr}"
+    return EnvironmentBuildError(
+        f"{what} failed{where} ({why}): {cause_line(output)}",
+        log=f"$ {shown or what}\n# {why}\n## stdout\n{result.stdout}\n## stderr\n{result.stderr}",
+    )
+
+
+def built_fields(
+    recipe: EnvironmentRecipe,
+    venv: Path,
+    toolchain: Toolchain,
+    packages: tuple[str, ...],
+    import_roots: tuple[str, ...],
+) -> dict[str, Any]:
+    """Return the fields every venv record built at ``venv`` (``cache_dir/<key>/venv``) shares.
+
+    ``python``, ``venv``, ``cache_key`` (the entry's name), ``toolchain``, ``packages``, the
+    recipe's ``commands``, ``timezone``, ``locale`` and ``services``, ``import_roots``, ``cold``
+    True and ``build_seconds`` 0 (:func:`cached` stamps the time); a backend adds its own.
+    """
+    return {
+        "python": venv / "bin" / "python",
+        "venv": venv,
+        "cache_key": venv.parent.name,
+        "toolchain": toolchain,
+        "packages": packages,
+        "commands": recipe.install,
+        "import_roots": import_roots,
+        "cold": True,
+        "build_seconds": 0.0,
+        "timezone": recipe.timezone,
+        "locale": recipe.locale,
+        "services": recipe.services,
+    }
+
+
+class VenvMethods:
+    """The :class:`~repogate.environments.Environment` methods every venv record has alike.
+
+    A mixin for a :class:`~repogate._model.FrozenModel` record with the fields ``python``,
+    ``venv``, ``import_roots``, ``timezone`` and ``locale``, and its own ``grant``.
+    """
+
+    if TYPE_CHECKING:
+        python: Path
+        venv: Path
+        import_roots: tuple[str, ...]
+        timezone: str
+        locale: str
+
+        def grant(self, checkout: Path, policy: sandbox.SandboxPolicy) -> sandbox.SandboxPolicy: ...
+
+    def describe(self) -> dict[str, Any]:
+        """Return the record as JSON data (``model_dump(mode="json")``)."""
+        assert isinstance(self, FrozenModel)  # the mixin's one kind of user
+        return self.model_dump(mode="json")
+
+    def activated(self, checkout: Path, bin_dir: Path, path: str) -> dict[str, str]:
+        """Return the variables of the venv activated on ``checkout``, ``path`` after its ``bin``.
+
+        ``VIRTUAL_ENV``, ``PATH``, ``PYTHONDONTWRITEBYTECODE=1`` (nothing written into the venv
+        or the checkout), the recorded ``TZ``, ``LANG`` and ``LC_ALL``, and ``PYTHONPATH`` (the
+        checkout's import roots) when there are any.
+        """
+        variables = {
+            "VIRTUAL_ENV": str(self.venv),
+            "PATH": f"{bin_dir}{os.pathsep}{path}",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            **conditions_env(self.timezone, self.locale),
+        }
+        roots = [str((checkout / root).resolve()) for root in self.import_roots]
+        if roots:
+            variables["PYTHONPATH"] = os.pathsep.join(roots)
+        return variables
+
+    def run(
+        self,
+        argv: Sequence[str],
+        checkout: Path,
+        policy: sandbox.SandboxPolicy,
+        *,
+        pass_fds: Sequence[int] = (),
+    ) -> sandbox.ExecResult:
+        """Run ``argv`` in ``checkout`` under the record's ``grant`` (:func:`repogate.sandbox.run`)."""
+        return sandbox.run(argv, checkout, self.grant(checkout, policy), pass_fds=pass_fds)
+
+    def python_argv(self) -> tuple[str, ...]:
+        """Return ``(<venv>/bin/python,)`` (for the image backend, a path in the image's sandbox)."""
+        return (str(self.python),)
+
+    def checkout_roots(self) -> tuple[str, ...]:
+        """Return the import roots the build's editable installs named (``.``, ``src``)."""
+        return self.import_roots
