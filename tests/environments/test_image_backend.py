@@ -49,9 +49,11 @@ def debian_root(request: pytest.FixtureRequest) -> Path:
     if tarball.is_file():
         return tarball
     assert MMDEBSTRAP is not None, "mmdebstrap is missing (CI installs it: .ci/run)"
-    fresh = folder / f".{tarball.name}.{os.getpid()}"
+    # mmdebstrap reads the output's format from its name unless told: a name not ending in
+    # `.tar` made a folder (one run's `.x.tar.<pid>`), so the format is named and the name ends so
+    fresh = folder / f".{os.getpid()}-{tarball.name}"
     excluded = [f"--dpkgopt=path-exclude=/usr/share/{d}/*" for d in ("doc", "man", "info")]
-    argv = [MMDEBSTRAP, "--quiet", "--variant=essential", f"--include={PACKAGES}"]
+    argv = [MMDEBSTRAP, "--quiet", "--variant=essential", "--format=tar", f"--include={PACKAGES}"]
     argv += ["--skip=output/dev", *excluded, SUITE, str(fresh)]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     assert done.returncode == 0, f"mmdebstrap failed:\n{done.stderr[-3000:]}"
