@@ -131,3 +131,40 @@ def test_the_embedded_default_may_run_weaker_saying_so(tmp_path: Path) -> None:
     assert warning.endswith(f"allowed by {EMBEDDED_WEAK}")
     with pytest.raises(sandbox.IsolationError):
         check_isolation(RunOptions(out=tmp_path))
+
+
+@pytest.mark.parametrize("weak_first", [True, False])
+def test_a_rerun_never_records_stronger_isolation_than_its_attempts_had(
+    parser: BuiltScenario,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    weak_first: bool,
+) -> None:
+    """New user: a run made without bubblewrap, rerun where it is (nothing left to run), reported
+    ``bwrap`` and no WEAK warning, the manifest rewritten with the second machine's isolation;
+    the reverse (made under bubblewrap, resumed with weak isolation allowed) and an extension with
+    a new agent keep the record too: the manifest holds the weakest isolation any part of the run
+    had, and the warning that came with it."""
+    out = tmp_path / "run"
+    base = ["run", str(parser.contracts[0]), "--agent", "null", "--out", str(out)]
+
+    def run(weak: bool, *extra: str) -> None:
+        if weak:
+            monkeypatch.setenv(sandbox.SANDBOX_ENV, "unshare")
+        else:
+            monkeypatch.delenv(sandbox.SANDBOX_ENV, raising=False)
+        flag = ["--allow-weak-isolation"] if weak else []
+        assert main([*base, *extra, *flag]) == ExitCode.OK
+        capsys.readouterr()
+
+    run(weak_first)
+    run(not weak_first)  # a resume: the attempt is reused
+    run(False, "--agent", "gold")  # an extension under bubblewrap
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["isolation_tests"]["kind"] == "unshare", manifest["isolation_tests"]
+    assert manifest["isolation_agent"]["kind"] == "unshare"
+    assert manifest["weak_isolation_allowed_by"] == "--allow-weak-isolation"
+    assert any(w.startswith("WEAK ISOLATION") for w in manifest["warnings"]), manifest
+    assert main(["report", str(out)]) == ExitCode.OK
+    assert "tests: unshare" in capsys.readouterr().out
