@@ -191,7 +191,11 @@ def check_isolation(options: RunOptions) -> str | None:
 def _manifest(
     ready: Sequence[_Ready], options: RunOptions, store: Store, executor: Executor
 ) -> RunManifest:
-    """The run's manifest; when this command extends a run, the agents it had stay listed."""
+    """The run's manifest, for this command and what the run already holds.
+
+    When this command resumes or extends a run, the agents it had stay listed, and its isolation
+    is the weakest any command of the run had (with its warnings).
+    """
     agent_net = any(r.plan.contract.permissions.network for r in ready)
     iso_agent = sandbox.isolation(agent_net)
     iso_tests = sandbox.isolation(False)
@@ -207,6 +211,12 @@ def _manifest(
     for described in before.agents if before is not None else ():
         if described.spec in store.inputs.agents:
             seen.setdefault(described.spec, described)
+    allowed_by = None if weak is None else sandbox.weak_isolation_reason() or options.weak_isolation
+    if before is not None:  # the run's earlier attempts keep the isolation they had
+        iso_agent = sandbox.weakest(before.isolation_agent, iso_agent)
+        iso_tests = sandbox.weakest(before.isolation_tests, iso_tests)
+        warnings = tuple(dict.fromkeys((*before.warnings, *warnings)))
+        allowed_by = allowed_by or before.weak_isolation_allowed_by
     contracts = {
         r.plan.contract.id: contract_entry(r.plan.contract, r.plan.contract_source) for r in ready
     }
@@ -220,9 +230,7 @@ def _manifest(
         planned_attempts=len(_planned_ids(ready, options.epochs, store)),
         isolation_agent=iso_agent,
         isolation_tests=iso_tests,
-        weak_isolation_allowed_by=None
-        if weak is None
-        else sandbox.weak_isolation_reason() or options.weak_isolation,
+        weak_isolation_allowed_by=allowed_by,
         warnings=warnings,
         executor=ExecutorEntry.model_validate(executor.describe()),
     )

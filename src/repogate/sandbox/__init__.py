@@ -22,6 +22,7 @@ from repogate.sandbox._isolation import (
     isolation,
     require_isolation,
     weak_isolation_reason,
+    weakest,
 )
 from repogate.sandbox._mounts import SECRET_PATHS
 from repogate.sandbox._run import (
@@ -51,4 +52,5 @@ __all__ = [
     "require_isolation",
     "run",
     "weak_isolation_reason",
+    "weakest",
 ]

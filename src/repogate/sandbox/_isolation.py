@@ -130,6 +130,19 @@ def isolation(network: bool) -> Isolation:
     return Isolation(kind="none", network_off=False, detail=f"{_NOT_ISOLATED}; {_WEAK_FS}")
 
 
+_STRENGTH: dict[IsolationKind, int] = {"bwrap": 2, "unshare": 1, "none": 0}
+
+
+def weakest(*records: Isolation) -> Isolation:
+    """Return the weakest of ``records``: the lesser mechanism, then the one with the network on.
+
+    A run resumed or extended on another machine (or with other settings) holds attempts made
+    under each; what it records is the weakest, so isolation never reads stronger than some of
+    its attempts had. Raises ValueError with no records.
+    """
+    return min(records, key=lambda r: (_STRENGTH[r.kind], r.network_off))
+
+
 def weak_isolation_reason() -> str | None:
     """Return why weak isolation is allowed now (the flag, or the harness's own scenarios), or None.
 
