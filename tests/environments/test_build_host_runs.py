@@ -29,9 +29,9 @@ def _plant(marker: Path) -> dict[str, str]:
         "pth": f'cat > {SITE}/evil.pth <<"E"\nimport os; {write}\nE\n',
         "sitecustomize": f'cat > {SITE}/sitecustomize.py <<"E"\n{write}\nE\n',
         "python replaced": (
-            'rm "$VIRTUAL_ENV/bin/python"\n'
-            f'cat > "$VIRTUAL_ENV/bin/python" <<"E"\n#!/bin/sh\necho ran > {marker}\n'
-            'exec python3 "$@"\nE\nchmod +x "$VIRTUAL_ENV/bin/python"\n'
+            'real=$(readlink -f "$VIRTUAL_ENV/bin/python")\nrm "$VIRTUAL_ENV/bin/python"\n'
+            f'cat > "$VIRTUAL_ENV/bin/python" <<E\n#!/bin/sh\necho ran > {marker}\n'
+            'exec $real "\\$@"\nE\nchmod +x "$VIRTUAL_ENV/bin/python"\n'
         ),
     }
 

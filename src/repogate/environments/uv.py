@@ -324,17 +324,39 @@ def _run_install(job: _Job, venv: Path) -> None:
             )
 
 
-def _freeze(python: Path, workdir: Path, cwd: Path) -> tuple[str, ...]:
-    out = tool(
-        [uv_bin(), "pip", "freeze", "--python", str(python)],
-        {"PATH": SYSTEM_PATH},
-        cwd,
-        "list packages",
-    )
-    url = workdir.resolve().as_uri()
+def _freeze(job: _Job, venv: Path) -> tuple[str, ...]:
+    """List the venv's packages (``uv pip freeze``), in the sandbox, with no network.
+
+    uv runs the venv's interpreter to find its packages, with ``site``: a ``.pth`` line, a
+    ``sitecustomize`` or a replaced ``bin/python`` an install command left there runs with it,
+    so the listing is untrusted code like the install commands (red team 2026-12-02: run on
+    this machine it had the user's files and the network). It sees the venv read-only.
+
+    Raises:
+        EnvironmentBuildError: the listing failed or timed out.
+    """
+    env = {
+        **trust(),
+        "PATH": os.pathsep.join([str(venv / "bin"), SYSTEM_PATH]),
+        "UV_NO_CACHE": "1",
+        "UV_PYTHON_DOWNLOADS": "never",
+        "UV_NO_PROGRESS": "1",
+    }
+    readable = (venv, Path(uv_bin()).resolve())
+    update = {"network": False, "env": env, "readable": readable, "writable": ()}
+    argv = [uv_bin(), "pip", "freeze", "--python", str(venv / "bin" / "python")]
+    result = sandbox.run(argv, job.entry, job.policy.model_copy(update=update))
+    if not result.ok:
+        why = "timed out" if result.timed_out else f"exit {result.returncode}"
+        raise EnvironmentBuildError(
+            f"list packages failed ({why}): {cause_line(result.stderr)}",
+            log=f"## stdout\n{result.stdout}\n## stderr\n{result.stderr}",
+        )
+    workdir = job.workdir.resolve()
+    url = workdir.as_uri()
     return tuple(
-        line.replace(url, _CHECKOUT).replace(str(workdir.resolve()), _CHECKOUT)
-        for line in out.splitlines()
+        line.replace(url, _CHECKOUT).replace(str(workdir), _CHECKOUT)
+        for line in result.stdout.splitlines()
         if line.strip()
     )
 
@@ -427,7 +449,7 @@ def _build(job: _Job) -> UvEnvironment:
     toolchain = Toolchain(
         python=version, implementation=implementation, platform=plat, uv=uv_version(entry)
     )
-    packages = _freeze(venv / "bin" / "python", workdir, entry)
+    packages = _freeze(job, venv)
     return UvEnvironment(
         python=venv / "bin" / "python",
         bin_dir=venv / "bin",
