@@ -28,8 +28,9 @@ resolved only inside the sandbox, where the root is ``/``, and the harness never
 inside the root on the host. OCI whiteouts (image-spec layer.md) are applied layer by layer:
 ``.wh.<name>`` removes ``<name>`` of the layers below, ``.wh..wh..opq`` empties its folder of
 them; a whiteout of ``''``, ``.`` or ``..`` is refused. Folders get their modes and times last,
-each reached from the root without following a link. Python's ``tarfile`` extraction filters are not used: the ``data`` filter refuses the
-absolute symbolic links every Debian root holds (``/etc/localtime``).
+each reached from the root without following a link. Python's ``tarfile`` extraction filters
+are not used: the ``data`` filter refuses the absolute symbolic links every Debian root holds
+(``/etc/localtime``).
 
 **Cache.** ``<cache>/images/<hex>/rootfs``, with ``image.json`` (an :class:`UnpackedImage`) beside
 it; made in a temporary folder and renamed into place under a file lock, so two builds never
