@@ -30,10 +30,9 @@ def test_an_added_file_with_a_strange_name_is_named_and_fails(
     (run_dir / "manifest.json").write_text('{"run": "t"}\n')
     sign_run(run_dir, load_signer(str(private)))
     folder = run_dir / "attempts" / ids[0]
-    path = os.path.join(os.fsencode(folder), name)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as handle:
-        handle.write(b"planted\n")
+    path = folder / os.fsdecode(name)  # a non-UTF-8 byte is kept as a surrogate
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"planted\n")
     code = main(["verify", str(run_dir), "--key", str(public)])
     said = capsys.readouterr()
     assert code == ExitCode.NOT_ACCEPTED, said
