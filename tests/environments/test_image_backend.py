@@ -51,7 +51,7 @@ def debian_root(request: pytest.FixtureRequest) -> Path:
     assert MMDEBSTRAP is not None, "mmdebstrap is missing (CI installs it: .ci/run)"
     fresh = folder / f".{tarball.name}.{os.getpid()}"
     excluded = [f"--dpkgopt=path-exclude=/usr/share/{d}/*" for d in ("doc", "man", "info")]
-    argv = [MMDEBSTRAP, "--quiet", "--variant=essential", f"--include={PACKAGES}"]
+    argv = [MMDEBSTRAP, "--quiet", "--variant=essential", "--format=tar", f"--include={PACKAGES}"]
     argv += ["--skip=output/dev", *excluded, SUITE, str(fresh)]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     assert done.returncode == 0, f"mmdebstrap failed:\n{done.stderr[-3000:]}"
