@@ -5,8 +5,8 @@ interpreter installation ``home`` in that venv's ``pyvenv.cfg`` names. Install c
 venv, ``pyvenv.cfg`` included, so one command can name any folder there (outside the home folder
 itself) and the next command, started with the venv's ``bin`` on ``PATH``, is shown it: with
 ``supplied_by = "agent"`` the agent's recipe reads the user's files, with the contract's
-environment network grant. Not fixed here: the interpreter a venv was made from has to come from
-the harness (the build knows it), not from a file untrusted code writes.
+environment network grant. Now the build compares ``pyvenv.cfg`` and the ``bin/python*`` links
+after each install command with what ``uv venv`` made, and refuses a change before the next runs.
 """
 
 from __future__ import annotations
@@ -22,9 +22,6 @@ from repogate.errors import EnvironmentBuildError
 from repogate.sandbox import SandboxPolicy
 
 
-@pytest.mark.xfail(
-    strict=True, reason="pyvenv.cfg's home, written by an install command, is shown (red team)"
-)
 def test_a_folder_named_in_a_rewritten_pyvenv_cfg_is_never_shown(tmp_path: Path) -> None:
     secret = tmp_path / "user-project"
     (secret / "bin").mkdir(parents=True)
@@ -43,3 +40,25 @@ def test_a_folder_named_in_a_rewritten_pyvenv_cfg_is_never_shown(tmp_path: Path)
         build_environment(recipe, base, cache, SandboxPolicy(timeout_s=120))
     leaks = [p.read_text() for p in cache.glob("*/venv/leak.txt")]
     assert leaks in ([], [""]), "an install command read a host folder it named in pyvenv.cfg"
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'ln -sf {secret}/bin/python3 "$VIRTUAL_ENV/bin/python"\n',
+        'rm "$VIRTUAL_ENV/bin/python3"; printf "#!/bin/sh\\n" > "$VIRTUAL_ENV/bin/python3"\n',
+        'printf "\\nhome = {secret}/bin\\n" >> "$VIRTUAL_ENV/pyvenv.cfg"\n',
+    ],
+)
+def test_an_install_changing_the_venvs_interpreter_fails_the_build(
+    tmp_path: Path, script: str
+) -> None:
+    secret = tmp_path / "user-project"
+    (secret / "bin").mkdir(parents=True)
+    (secret / "bin" / "python3").symlink_to("/usr/bin/python3")
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "one.sh").write_text(script.format(secret=secret), encoding="utf-8")
+    recipe = EnvironmentRecipe(python="3.11", install=("sh one.sh",))
+    with pytest.raises(EnvironmentBuildError, match="changed the venv's"):
+        build_environment(recipe, base, tmp_path / "cache", SandboxPolicy(timeout_s=120))

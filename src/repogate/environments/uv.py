@@ -43,6 +43,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import ValidationError
 
 from repogate import clock, sandbox
+from repogate._files import read_bytes_nofollow
 from repogate._locks import locked
 from repogate._logs import cause_line
 from repogate._model import FrozenModel
@@ -305,8 +306,29 @@ def _install_env(
     }
 
 
+def _runtime_files(venv: Path) -> dict[str, str]:
+    """What the sandbox reads to show a command its interpreter: ``pyvenv.cfg`` and the links.
+
+    ``home`` in ``pyvenv.cfg`` and the target of ``bin/python*`` decide which folders every later
+    command in the venv is shown (:func:`repogate.sandbox.runtime_folders`), and install commands
+    write the venv: read here without following a link, to be compared after each command.
+    """
+    found: dict[str, str] = {}
+    for path in sorted([venv / "pyvenv.cfg", *venv.glob("bin/python*")]):
+        try:
+            found[path.name] = (
+                "-> " + str(path.readlink())
+                if path.is_symlink()
+                else (read_bytes_nofollow(venv, str(path.relative_to(venv))) or b"").hex()
+            )
+        except OSError as exc:
+            found[path.name] = f"unreadable: {exc.strerror}"
+    return found
+
+
 def _run_install(job: _Job, venv: Path) -> None:
     env = _install_env(venv, job.cache_dir, job.policy.env, job)
+    runtime = _runtime_files(venv)  # as ``uv venv`` made them
     # uv is on PATH as a link to the harness's own (_install_env); its target is readable, so a
     # command reaching it through a launcher (``env VAR=1 uv ...``, ``sh -c``) finds it too: the
     # sandbox mounts the runtime of the program named first only
@@ -321,6 +343,14 @@ def _run_install(job: _Job, venv: Path) -> None:
             raise EnvironmentBuildError(
                 f"install command `{command}` failed ({why}): {cause_line(output)}",
                 log=f"$ {command}\n# {why}\n## stdout\n{result.stdout}\n## stderr\n{result.stderr}",
+            )
+        now = _runtime_files(venv)
+        if now != runtime:  # the next command (and every test run) would be shown what it names
+            changed = ", ".join(sorted(n for n in {*now, *runtime} if now.get(n) != runtime.get(n)))
+            raise EnvironmentBuildError(
+                f"install command `{command}` changed the venv's {changed}, which decide what "
+                "the sandbox shows later commands; leave the interpreter and pyvenv.cfg as uv "
+                "venv made them"
             )
 
 
