@@ -3,8 +3,9 @@
 ``environment_names`` runs ``<venv>/bin/python -I -S`` outside the sandbox. ``-I -S`` keeps
 ``.pth`` files and ``sitecustomize`` from running, but the interpreter itself is whatever the
 install commands left at ``bin/python`` (they write the venv): a script there runs with the
-user's files and the network. Not fixed here: the query needs to run under the sandbox (as the
-image backend's launcher does), which changes the call for both backends.
+user's files and the network. A build now refuses an install command that changes
+``bin/python*`` (``tests/environments/test_venv_home_grant.py``), so this venv is made by hand
+here; the query itself should still run under the sandbox (as the image backend's launcher does).
 """
 
 from __future__ import annotations
