@@ -28,7 +28,7 @@ from repogate.vocabulary import CheckName, ErrorKind, GateId, GradedTree
 Status = Literal["passed", "failed", "error", "skipped"]
 IN_TOTO_STATEMENT = "https://in-toto.io/Statement/v1"
 PREDICATE_BASE = "https://repogate.dev/receipt"
-_INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 _SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -39,7 +39,9 @@ def visible(text: str) -> str:
     exception text). Control characters (Unicode category Cc: newline, ESC, DEL, NEL), format
     characters (Cf: bidirectional overrides, zero-width characters) and line or paragraph
     separators (Zl, Zp) become ``\n``, ``\x1b``, ``\u202e``..., so a name cannot split a
-    line, restyle a terminal or reorder what a reader sees. Printable text, accents and other
+    line, restyle a terminal or reorder what a reader sees; a lone surrogate (Cs: a byte of a
+    non-UTF-8 file name, as ``os.fsdecode`` keeps it) becomes ``\udcff``, so printing never
+    fails to encode it. Printable text, accents and other
     scripts are kept. Idempotent: the result has no invisible character left.
     """
     if text.isprintable():

@@ -322,3 +322,58 @@ def test_two_builds_of_one_image_at_once_unpack_it_once(tmp_path: Path) -> None:
     hex_ = json.loads(made[0])["digest"][7:]
     assert names == [hex_, f"{hex_}.lock", "by-file"]
     assert tree(cache / "images" / hex_ / "rootfs") == EXPECTED
+
+
+# Red team 2026-12-02: a folder the image made, then a link put where its parent was. The
+# folder's mode and time were set at the end through ``root / rel``, following the link: a host
+# folder (the user's ``~/.ssh``) got the image's mode and time.
+FOLDER_THEN_LINK: dict[str, list[list[Entry]]] = {
+    "link in the same layer": [[("a", "dir", ""), ("a/x", "dir", ""), ("a", "sym", "VICTIM")]],
+    "link in a later layer": [
+        [("a", "dir", ""), ("a/x", "dir", "")],
+        [("a", "sym", "../../../../victim")],
+    ],
+    "whiteout, then a link": [
+        [("a", "dir", ""), ("a/x", "dir", ""), ("a/.wh.x", "file", "")],
+        [(".wh.a", "file", ""), ("a", "sym", "VICTIM")],
+    ],
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOLDER_THEN_LINK))
+def test_a_folder_behind_a_later_link_never_changes_a_host_folder(
+    tmp_path: Path, case: str
+) -> None:
+    victim = tmp_path / "victim" / "x"
+    victim.mkdir(parents=True)
+    victim.chmod(0o700)
+    before = victim.stat()
+    layers = [
+        layer(
+            [
+                (n, k, c.replace("VICTIM", str(victim.parent)) if isinstance(c, str) else c)
+                for n, k, c in entries
+            ]
+        )
+        for entries in FOLDER_THEN_LINK[case]
+    ]
+    archive = docker_archive(tmp_path / "img.tar", layers)
+    image = unpack_image(archive, tmp_path / "cache")
+    after = victim.stat()
+    assert (stat.S_IMODE(after.st_mode), after.st_mtime_ns) == (
+        stat.S_IMODE(before.st_mode),
+        before.st_mtime_ns,
+    )
+    assert (image.rootfs / "a").is_symlink()
+
+
+# A whiteout names one entry of its folder: ``.wh.``, ``.wh..`` and ``.wh...`` named the folder
+# itself and its parent (``<root>/..``, the staging folder above the root), which were removed.
+@pytest.mark.parametrize("name", [".wh...", ".wh..", ".wh.", "usr/.wh...", "usr/.wh..", "usr/.wh."])
+def test_a_whiteout_of_dot_or_dot_dot_is_refused(tmp_path: Path, name: str) -> None:
+    archive = tmp_path / "root.tar"
+    archive.write_bytes(layer([("usr", "dir", ""), ("usr/f", "file", "v"), (name, "file", "")]))
+    cache = tmp_path / "cache"
+    with pytest.raises(EnvironmentBuildError, match="is a whiteout of"):
+        unpack_image(archive, cache)
+    assert [p.name for p in (cache / "images").iterdir() if not p.name.endswith(".lock")] == []

@@ -43,11 +43,13 @@ def verify_cmd(
 ) -> None:
     """Check signatures, every receipt's digest and state id; exit 1 naming every failing file."""
     from repogate.provenance import load_public_key, verify_target
+    from repogate.receipt import visible
 
     public = load_public_key(key)
     found = verify_target(target, public)
     for problem in found.problems:
-        typer.echo(f"FAIL {problem.file}: {problem.message}")
+        # a file name is the writer's choice: one line, escaped (a non-UTF-8 name is a surrogate)
+        typer.echo(f"FAIL {visible(problem.file)}: {visible(problem.message)}")
     summary = " and the run summary" if found.run_summary else ""
     if found.problems:
         failing = len({p.file for p in found.problems})

@@ -27,8 +27,10 @@ ownership are dropped. Symbolic links are written as they are, whatever their ta
 resolved only inside the sandbox, where the root is ``/``, and the harness never resolves a path
 inside the root on the host. OCI whiteouts (image-spec layer.md) are applied layer by layer:
 ``.wh.<name>`` removes ``<name>`` of the layers below, ``.wh..wh..opq`` empties its folder of
-them. Python's ``tarfile`` extraction filters are not used: the ``data`` filter refuses the
-absolute symbolic links every Debian root holds (``/etc/localtime``).
+them; a whiteout of ``''``, ``.`` or ``..`` is refused. Folders get their modes and times last,
+each reached from the root without following a link. Python's ``tarfile`` extraction filters
+are not used: the ``data`` filter refuses the absolute symbolic links every Debian root holds
+(``/etc/localtime``).
 
 **Cache.** ``<cache>/images/<hex>/rootfs``, with ``image.json`` (an :class:`UnpackedImage`) beside
 it; made in a temporary folder and renamed into place under a file lock, so two builds never
@@ -394,7 +396,10 @@ class _Unpacker:
                 self.opaque(folder, rel.rpartition("/")[0])
                 continue
             if base.startswith(_WHITEOUT):
-                self.clear(folder / base.removeprefix(_WHITEOUT))
+                hidden = base.removeprefix(_WHITEOUT)
+                if hidden in ("", ".", ".."):  # the folder itself, or the one above the root
+                    raise self.refuse(member.name, f"is a whiteout of {hidden!r}, not of an entry")
+                self.clear(folder / hidden)
                 continue
             self.member(tar, member, rel, folder / base)
 
@@ -452,13 +457,37 @@ class _Unpacker:
         os.link(source, path, follow_symlinks=False)
 
     def finish(self) -> None:
-        """Give folders their modes and times, deepest first (writing into one changes its time)."""
+        """Give folders their modes and times, deepest first (writing into one changes its time).
+
+        Each folder is reached from the root one part at a time without following a link: a
+        later member may have put a link where a parent of it was (red team 2026-12-02: the
+        mode and time went through it, to a folder of this machine).
+        """
         for rel in sorted(self.folders, key=lambda r: r.count("/"), reverse=True):
             mode, mtime = self.folders[rel]
-            path = self.root / rel
-            if path.is_dir() and not path.is_symlink():
-                path.chmod((mode & 0o1777) | 0o700)  # a real folder, checked just now
-                os.utime(path, (mtime, mtime), follow_symlinks=False)
+            fd = _open_folder(self.root, rel)
+            if fd is None:
+                continue  # no longer a folder of the root (removed, or a link now)
+            try:
+                os.fchmod(fd, (mode & 0o1777) | 0o700)
+                os.utime(fd, (mtime, mtime))
+            finally:
+                os.close(fd)
+
+
+def _open_folder(root: Path, rel: str) -> int | None:
+    """Open ``root/rel`` as a folder, following no link on the way; None when it is not one."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    for part in rel.split("/"):
+        try:
+            nxt = os.open(part, flags, dir_fd=fd)
+        except OSError:  # ELOOP (a link), ENOTDIR, ENOENT
+            os.close(fd)
+            return None
+        os.close(fd)
+        fd = nxt
+    return fd
 
 
 def _file_mode(mode: int) -> int:

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from repogate import clock, sandbox
+from repogate._files import read_bytes_nofollow
 from repogate._model import FrozenModel
 from repogate._toolchain import (
     SYSTEM_PATH,
@@ -55,6 +56,7 @@ from repogate.environments import _venv
 from repogate.environments._editable import detach
 from repogate.environments._record import Toolchain, conditions_env
 from repogate.environments._venv import environment_digest
+from repogate.errors import EnvironmentBuildError
 
 __all__ = ["UvEnvironment", "build_environment", "cache_key", "environment_digest"]
 
@@ -202,8 +204,29 @@ def _install_env(
     }
 
 
+def _runtime_files(venv: Path) -> dict[str, str]:
+    """What the sandbox reads to show a command its interpreter: ``pyvenv.cfg`` and the links.
+
+    ``home`` in ``pyvenv.cfg`` and the target of ``bin/python*`` decide which folders every later
+    command in the venv is shown (:func:`repogate.sandbox.runtime_folders`), and install commands
+    write the venv: read here without following a link, to be compared after each command.
+    """
+    found: dict[str, str] = {}
+    for path in sorted([venv / "pyvenv.cfg", *venv.glob("bin/python*")]):
+        try:
+            found[path.name] = (
+                "-> " + str(path.readlink())
+                if path.is_symlink()
+                else (read_bytes_nofollow(venv, str(path.relative_to(venv))) or b"").hex()
+            )
+        except OSError as exc:
+            found[path.name] = f"unreadable: {exc.strerror}"
+    return found
+
+
 def _run_install(job: _Job, venv: Path) -> None:
     env = _install_env(venv, job.cache_dir, job.policy.env, job)
+    runtime = _runtime_files(venv)  # as ``uv venv`` made them
     # uv is on PATH as a link to the harness's own (_install_env); its target is readable, so a
     # command reaching it through a launcher (``env VAR=1 uv ...``, ``sh -c``) finds it too: the
     # sandbox mounts the runtime of the program named first only
@@ -214,19 +237,45 @@ def _run_install(job: _Job, venv: Path) -> None:
         result = sandbox.run(_venv.words(command), job.workdir, granted)
         if not result.ok:
             raise _venv.failed(f"install command `{command}`", result, shown=command)
+        now = _runtime_files(venv)
+        if now != runtime:  # the next command (and every test run) would be shown what it names
+            changed = ", ".join(sorted(n for n in {*now, *runtime} if now.get(n) != runtime.get(n)))
+            raise EnvironmentBuildError(
+                f"install command `{command}` changed the venv's {changed}, which decide what "
+                "the sandbox shows later commands; leave the interpreter and pyvenv.cfg as uv "
+                "venv made them"
+            )
 
 
-def _freeze(python: Path, workdir: Path, cwd: Path) -> tuple[str, ...]:
-    out = tool(
-        [uv_bin(), "pip", "freeze", "--python", str(python)],
-        {"PATH": SYSTEM_PATH},
-        cwd,
-        "list packages",
-    )
-    url = workdir.resolve().as_uri()
+def _freeze(job: _Job, venv: Path) -> tuple[str, ...]:
+    """List the venv's packages (``uv pip freeze``), in the sandbox, with no network.
+
+    uv runs the venv's interpreter to find its packages, with ``site``: a ``.pth`` line, a
+    ``sitecustomize`` or a replaced ``bin/python`` an install command left there runs with it,
+    so the listing is untrusted code like the install commands (red team 2026-12-02: run on
+    this machine it had the user's files and the network). It sees the venv read-only.
+
+    Raises:
+        EnvironmentBuildError: the listing failed or timed out.
+    """
+    env = {
+        **trust(),
+        "PATH": os.pathsep.join([str(venv / "bin"), SYSTEM_PATH]),
+        "UV_NO_CACHE": "1",
+        "UV_PYTHON_DOWNLOADS": "never",
+        "UV_NO_PROGRESS": "1",
+    }
+    readable = (venv, Path(uv_bin()).resolve())
+    update = {"network": False, "env": env, "readable": readable, "writable": ()}
+    argv = [uv_bin(), "pip", "freeze", "--python", str(venv / "bin" / "python")]
+    result = sandbox.run(argv, job.entry, job.policy.model_copy(update=update))
+    if not result.ok:
+        raise _venv.failed("list packages", result)
+    workdir = job.workdir.resolve()
+    url = workdir.as_uri()
     return tuple(
-        line.replace(url, _CHECKOUT).replace(str(workdir.resolve()), _CHECKOUT)
-        for line in out.splitlines()
+        line.replace(url, _CHECKOUT).replace(str(workdir), _CHECKOUT)
+        for line in result.stdout.splitlines()
         if line.strip()
     )
 
@@ -307,7 +356,7 @@ def _build(job: _Job) -> UvEnvironment:
     toolchain = Toolchain(
         python=version, implementation=implementation, platform=plat, uv=uv_version(entry)
     )
-    packages = _freeze(venv / "bin" / "python", workdir, entry)
+    packages = _freeze(job, venv)
     return UvEnvironment(
         **_venv.built_fields(recipe, venv, toolchain, packages, roots),
         bin_dir=venv / "bin",
