@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from _test_runs import test_run as _run
 from repogate.gates.regression import check_regressions, narrowed
 from repogate.oracles.base_suite import BaseSuite
-from repogate.oracles.junit import TestOutcome
-from repogate.oracles.pytest_runner import ExecSummary, TestRun
+from repogate.oracles.pytest_runner import TestRun
 from repogate.oracles.selection import CoverageMap, FileChange, Selection, select
-from repogate.sandbox import Isolation
 
 BASE = b'''"""fmt."""
 
@@ -212,28 +211,6 @@ SUITE = BaseSuite(
     coverage=None,
 )
 EVERYTHING = Selection(whole=True, reasons=("no coverage",), tests=SUITE.passing, changed_units=())
-
-
-def _run(outcomes: dict[str, TestOutcome], status: str = "ok") -> TestRun:
-    quiet = ExecSummary(
-        returncode=0 if status == "ok" else 3,
-        duration_s=0.5,
-        timed_out=False,
-        truncated_bytes=0,
-        stdout_tail="",
-        stderr_tail="",
-        isolation=Isolation(kind="none", network_off=False),
-    )
-    return TestRun(
-        status="ok" if status == "ok" else "error",
-        reason="" if status == "ok" else status,
-        outcomes=outcomes,
-        collected=len(outcomes),
-        command=("pytest",),
-        report_path=None,
-        report_sha256=None,
-        execution=quiet,
-    )
 
 
 class _Replay:

@@ -6,34 +6,11 @@ to end in ``tests/oracles/test_grading_outcomes.py``); these steps decide from o
 
 from __future__ import annotations
 
+from _test_runs import test_run as _run
 from repogate.gates.base_state import confirmed_verdict, to_rerun_at_base
 from repogate.gates.verification import expected_at_base, failures_to_confirm
 from repogate.oracles.junit import TestOutcome
-from repogate.oracles.pytest_runner import ExecSummary, TestRun
 from repogate.oracles.reruns import Rerun, first_outcomes, pending, records, seen_again
-from repogate.sandbox import Isolation
-
-
-def _run(outcomes: dict[str, TestOutcome], status: str = "ok") -> TestRun:
-    quiet = ExecSummary(
-        returncode=0,
-        duration_s=0.1,
-        timed_out=False,
-        truncated_bytes=0,
-        stdout_tail="",
-        stderr_tail="",
-        isolation=Isolation(kind="none", network_off=False),
-    )
-    return TestRun(
-        status="ok" if status == "ok" else "error",
-        reason="" if status == "ok" else status,
-        outcomes=outcomes,
-        collected=len(outcomes),
-        command=("pytest",),
-        report_path=None,
-        report_sha256=None,
-        execution=quiet,
-    )
 
 
 def test_an_id_is_run_again_until_it_flips_and_the_record_keeps_every_outcome() -> None:
