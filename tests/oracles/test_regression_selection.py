@@ -7,13 +7,15 @@ base run never saw.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping
 
 from _test_runs import test_run as _run
-from repogate.gates.regression import check_regressions, narrowed
+from repogate.gates.regression import grade, narrowed, next_run, seen, start
 from repogate.oracles.base_suite import BaseSuite
+from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun
 from repogate.oracles.selection import CoverageMap, FileChange, Selection, select
+from repogate.receipt import Observation
 
 BASE = b'''"""fmt."""
 
@@ -220,9 +222,23 @@ class _Replay:
         self.runs = list(runs)
         self.asked: list[tuple[tuple[str, ...], str, bool]] = []
 
-    def __call__(self, ids: Sequence[str], label: str, filtered: bool) -> TestRun:
-        self.asked.append((tuple(ids), label, filtered))
-        return self.runs.pop(0)
+
+def check_regressions(
+    suite: BaseSuite,
+    selection: Selection,
+    already: Mapping[str, TestOutcome],
+    exclude: Collection[str],
+    replay: _Replay,
+    *,
+    base_runs: bool = False,
+) -> Observation:
+    """Make each run the step asks for from ``replay``, as the phase does with real runs."""
+    step = start(suite, selection, already, exclude, base_runs=base_runs)
+    while (ask := next_run(step)) is not None:
+        replay.asked.append((ask.ids, ask.label, ask.filtered))
+        step = seen(step, ask, replay.runs.pop(0))
+    assert replay.runs == []  # every prepared run was asked for
+    return grade(step)
 
 
 def test_a_reproducible_failure_outside_the_declared_ids_fails_the_check() -> None:
@@ -312,3 +328,31 @@ def test_a_tampered_regression_run_fails_harness_untampered_and_grades_nothing()
     assert checks["regression_tests_passed"].status == "failed"
     assert checks["harness_untampered"].status == "failed"
     assert change in checks["harness_untampered"].detail
+
+
+def test_a_failure_that_fails_alone_at_the_base_too_is_left_out_with_a_record() -> None:
+    """An order-dependent test passed in the base's whole-suite run, not alone: a reproducible
+    failure is run alone at the base, and one that fails there too is not charged."""
+    failing = _run(
+        {"t/a.py::test_1": "passed", "t/a.py::test_2": "failed", "t/b.py::test_3": "failed"}
+    )
+    again = _run({"t/a.py::test_2": "failed", "t/b.py::test_3": "failed"})
+    at_base = _run({"t/a.py::test_2": "failed", "t/b.py::test_3": "passed"})
+    replay = _Replay(failing, again, again, at_base)
+    seen = check_regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay, base_runs=True)
+    assert replay.asked[-1] == (("t/a.py::test_2", "t/b.py::test_3"), "base-alone", True)
+    assert seen.details["failing_alone_at_base"] == ["t/a.py::test_2"]
+    assert seen.details["failing"] == {"t/b.py::test_3": "failed"}
+    assert seen.checks[0].status == "failed"
+
+
+def test_a_base_run_that_broke_charges_every_reproducible_failure() -> None:
+    failing = _run(
+        {"t/a.py::test_1": "passed", "t/a.py::test_2": "failed", "t/b.py::test_3": "passed"}
+    )
+    again = _run({"t/a.py::test_2": "failed"})
+    broken = _run({}, "no report")
+    replay = _Replay(failing, again, again, broken)
+    seen = check_regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay, base_runs=True)
+    assert seen.details["failing_alone_at_base"] == []
+    assert seen.details["failing"] == {"t/a.py::test_2": "failed"}

@@ -18,11 +18,18 @@ What only the base's passing tests read is their oracle too: a patch changing a 
 only test code opened in the base's whole-suite run (the guard's read trace) fails
 ``regression_tests_passed`` (a broken test hidden by rewriting its table), unless gate I already
 refused it as the graded tests' (:mod:`repogate.gates.graded_oracle`).
+
+The step is data in, data out, as the rerun policy is (:mod:`repogate.oracles.reruns`):
+:func:`start` opens the record, :func:`next_run` names the run to make next (a :class:`RunRequest`,
+None when done), :func:`seen` adds the run the caller made, and :func:`grade` closes it into the
+receipt's observation. The runs themselves are the caller's
+(:func:`repogate.phases.regressions`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from repogate.gates.graded_oracle import GradedOracle, graded_edits
@@ -36,8 +43,6 @@ from repogate.receipt import Check, Observation
 from repogate.vocabulary import CheckName, ErrorKind
 
 RegressionScope = Literal["base-passing", "declared"]
-RunIds = Callable[[Sequence[str], str, bool], TestRun]
-"""Runs ids on the tested tree: (ids, label for its report folder, filter to the ids) -> run."""
 
 CHECK: CheckName = "regression_tests_passed"
 RERUNS = 2
@@ -82,16 +87,98 @@ def suite_oracle_edits(
     )
 
 
-def check_regressions(
+@dataclass(frozen=True)
+class RunRequest:
+    """One run the regression step asks for.
+
+    Attributes:
+        ids: the test ids to run.
+        label: the run's name: ``selected``, ``unfiltered``, ``rerun0``, ``rerun1`` or
+            ``base-alone`` (its report folder is named after it).
+        filtered: True to run the ids alone; False to run their files whole (ids the filter lost).
+        at_base: True to run on a fresh tree of the base (hidden tests applied), else on one of
+            the candidate.
+    """
+
+    ids: tuple[str, ...]
+    label: str
+    filtered: bool = True
+    at_base: bool = False
+
+
+@dataclass(frozen=True)
+class Regressions:
+    """The regression step's record so far; made by :func:`start`, grown by :func:`seen`.
+
+    Attributes:
+        suite: the base's whole-suite record.
+        selection: the base-passing tests the change can affect (or all of them).
+        chosen: the selected ids beyond the excluded ones, in selection order.
+        to_run: the chosen ids not already observed on this tree.
+        observed: outcome per id on the candidate: the graded run's, then the selected runs'.
+        runs: each run made so far, with what asked for it, in order.
+        base_runs: whether a reproducible failure is run at the base (order-dependent tests).
+    """
+
+    suite: BaseSuite
+    selection: Selection
+    chosen: tuple[str, ...]
+    to_run: tuple[str, ...]
+    observed: Mapping[str, TestOutcome]
+    runs: tuple[tuple[RunRequest, TestRun], ...] = ()
+    base_runs: bool = True
+
+    def made(self, *labels: str) -> list[TestRun]:
+        """Return the runs made under ``labels`` (every run when none is given), in order."""
+        return [run for ask, run in self.runs if not labels or ask.label in labels]
+
+    def broken(self) -> list[TestRun]:
+        """Return the selected runs that broke (not ``ok``, no outcome): nothing is rerun then."""
+        return [
+            r for r in self.made("selected", "unfiltered") if r.status != "ok" and not r.outcomes
+        ]
+
+    def failing(self) -> list[str]:
+        """Return the chosen ids that did not pass in the selected runs, in order."""
+        seen = _observe(self.chosen, self.observed)
+        return [t for t in self.chosen if seen[t] != "passed"]
+
+    def flaky(self) -> list[str]:
+        """Return the failing ids that passed in a rerun (with repeats, one per passing rerun)."""
+        failing = self.failing()
+        return [
+            t
+            for run in self.made(*(f"rerun{n}" for n in range(RERUNS)))
+            for t, o in _observe(failing, run.outcomes).items()
+            if o == "passed"
+        ]
+
+    def alone_at_base(self) -> list[str]:
+        """Return the reproducible failures that did not pass alone at the base either."""
+        still = self.reproducible()
+        return [
+            t
+            for run in self.made("base-alone")
+            if run.status == "ok"
+            for t, o in _observe(still, run.outcomes).items()
+            if o != "passed"
+        ]
+
+    def reproducible(self) -> list[str]:
+        """Return the failing ids no rerun saw pass, in order."""
+        flaky = set(self.flaky())
+        return [t for t in self.failing() if t not in flaky]
+
+
+def start(
     suite: BaseSuite,
     selection: Selection,
     already: Mapping[str, TestOutcome],
     exclude: Collection[str],
-    run: RunIds,
-    edited: Sequence[str] = (),
-    run_base: RunIds | None = None,
-) -> Observation:
-    """Run the selected base-passing tests on the candidate and grade them.
+    *,
+    base_runs: bool = True,
+) -> Regressions:
+    """Open the regression step's record.
 
     Args:
         suite: the base's whole-suite record.
@@ -99,14 +186,62 @@ def check_regressions(
         already: outcomes the graded run already observed on this tree (not run again).
         exclude: ids left out of the regression set: the graded FAIL_TO_PASS / PASS_TO_PASS
             ids (graded apart) and tests that flipped at the base.
-        run: runs ids on the candidate's test tree.
-        edited: data files only the base suite's tests read that the candidate changed
-            (:func:`suite_oracle_edits`): each fails the check.
-        run_base: runs ids on a fresh tree of the base, as ``run`` does on the candidate's. A
-            failure that reproduces on the candidate is run the same way at the base; one that
-            fails there too (an order-dependent test: it passed in the base's whole-suite run,
+        base_runs: run a failure that reproduces on the candidate alone at the base too; one that
+            fails there as well (an order-dependent test: it passed in the base's whole-suite run,
             not alone) is left out and recorded as ``failing_alone_at_base``, as gate V's reruns
             charge a PASS_TO_PASS failure only when the base passes it.
+    """
+    skip = set(exclude)
+    chosen = tuple(t for t in selection.tests if t not in skip)
+    to_run = tuple(t for t in chosen if t not in already)
+    return Regressions(suite, selection, chosen, to_run, dict(already), base_runs=base_runs)
+
+
+def next_run(step: Regressions) -> RunRequest | None:
+    """Return the run to make next, or None when the step has all it needs.
+
+    In order: the ids not yet observed, alone; those the filter lost (ids spelled differently),
+    with their files whole; the failures, :data:`RERUNS` times; the failures that reproduced,
+    alone at the base. Nothing when the base suite gave no usable report, and no rerun once a
+    selected run broke.
+    """
+    if step.suite.status != "ok":
+        return None
+    labels = [ask.label for ask, _ in step.runs]
+    if step.to_run and "selected" not in labels:
+        return RunRequest(step.to_run, "selected")
+    selected = step.made("selected")
+    if selected and selected[-1].status == "ok" and "unfiltered" not in labels:
+        lost = tuple(t for t, o in _observe(step.to_run, step.observed).items() if o == "missing")
+        if lost:
+            return RunRequest(lost, "unfiltered", filtered=False)
+    failing = tuple(step.failing())
+    if not failing or step.broken():
+        return None
+    reruns = len(step.made(*(f"rerun{n}" for n in range(RERUNS))))
+    if reruns < RERUNS:
+        return RunRequest(failing, f"rerun{reruns}")
+    still = tuple(step.reproducible())
+    if still and step.base_runs and "base-alone" not in labels:
+        return RunRequest(still, "base-alone", at_base=True)
+    return None
+
+
+def seen(step: Regressions, ask: RunRequest, run: TestRun) -> Regressions:
+    """Return ``step`` with ``run``, made as ``ask`` asked, added (its outcomes observed)."""
+    observed = step.observed
+    if ask.label in ("selected", "unfiltered"):
+        observed = {**observed, **run.outcomes}
+    return replace(step, observed=observed, runs=(*step.runs, (ask, run)))
+
+
+def grade(step: Regressions, edited: Sequence[str] = ()) -> Observation:
+    """Grade the regression step's runs (once :func:`next_run` asks for none).
+
+    Args:
+        step: the record, every run asked for made.
+        edited: data files only the base suite's tests read that the candidate changed
+            (:func:`suite_oracle_edits`): each fails the check.
 
     Returns:
         ``regression_tests_passed``: ``error`` when the base's whole suite gave no trustworthy
@@ -114,6 +249,7 @@ def check_regressions(
         no longer passes, reproducibly; ``passed`` otherwise. Details record the scope, the
         selection and its fallback reasons, what ran, and the flaky tests excluded.
     """
+    suite, selection, chosen = step.suite, step.selection, step.chosen
     details: dict[str, Any] = {"scope": "base-passing", "base_suite_status": suite.status}
     if suite.status != "ok":
         why = (
@@ -122,45 +258,20 @@ def check_regressions(
         )
         kind: ErrorKind = "timeout" if suite.timed_out else "other evaluator error"
         return Observation(checks=(Check.error(CHECK, why, kind),), details=details)
-    skip = set(exclude)
-    chosen = [t for t in selection.tests if t not in skip]
-    to_run = [t for t in chosen if t not in already]
-    observed = dict(already)
-    runs: list[TestRun] = []
-    if to_run:
-        runs.append(run(to_run, "selected", True))
-        observed.update(runs[-1].outcomes)
-        lost = [t for t, o in _observe(to_run, observed).items() if o == "missing"]
-        if lost and runs[-1].status == "ok":  # ids spelled differently: run their files whole
-            runs.append(run(lost, "unfiltered", False))
-            observed.update(runs[-1].outcomes)
-    broken = [r for r in runs if r.status != "ok" and not r.outcomes]
-    seen = _observe(chosen, observed)
-    failing = [t for t in chosen if seen[t] != "passed"]
-    flaky: list[str] = []
-    for n in range(RERUNS if failing and not broken else 0):
-        again = run(failing, f"rerun{n}", True)
-        runs.append(again)
-        flaky += [t for t, o in _observe(failing, again.outcomes).items() if o == "passed"]
-    failing = [t for t in failing if t not in flaky]
-    alone_at_base: list[str] = []
-    if failing and not broken and run_base is not None:
-        at_base = run_base(failing, "base-alone", True)
-        runs.append(at_base)
-        if at_base.status == "ok":
-            alone_at_base = [
-                t for t, o in _observe(failing, at_base.outcomes).items() if o != "passed"
-            ]
-        failing = [t for t in failing if t not in alone_at_base]
+    runs = step.made()
+    broken = step.broken()
+    outcome = _observe(chosen, step.observed)
+    alone_at_base = step.alone_at_base()
+    failing = [t for t in step.reproducible() if t not in alone_at_base]
     details.update(
         base_passing=len(suite.passing),
         selection=selection.model_dump(exclude={"tests"}),
         selected=len(chosen),
-        ran=len(to_run),
+        ran=len(step.to_run),
         run_seconds=round(sum(r.execution.duration_s for r in runs), 3),
         runs=[{"status": r.status, "reason": r.reason, "collected": r.collected} for r in runs],
-        failing={t: seen[t] for t in failing},
-        flaky_excluded=sorted(flaky),
+        failing={t: outcome[t] for t in failing},
+        flaky_excluded=sorted(step.flaky()),
         failing_alone_at_base=sorted(alone_at_base),
         coverage=suite.coverage is not None,
         coverage_reason=suite.coverage_reason,
@@ -180,7 +291,7 @@ def check_regressions(
         edited
     )
     if failing:
-        bad = [f"{t} ({seen[t]})" for t in failing]
+        bad = [f"{t} ({outcome[t]})" for t in failing]
         problems.append(f"passed at the base, not on the candidate: {_listing(bad)}")
     if problems:
         details["oracle_edits"] = list(edited)

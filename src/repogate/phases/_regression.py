@@ -23,7 +23,15 @@ from repogate.attempt import AttemptConfig, AttemptProgress, gate
 from repogate.errors import EnvironmentBuildError
 from repogate.gates.graded_oracle import GradedOracle, graded_modules
 from repogate.gates.graded_trees import fresh_tree, graded_tree
-from repogate.gates.regression import RunIds, check_regressions, narrowed, suite_oracle_edits
+from repogate.gates.regression import (
+    RunRequest,
+    grade,
+    narrowed,
+    next_run,
+    seen,
+    start,
+    suite_oracle_edits,
+)
 from repogate.oracles.base_suite import (
     BaseSuite,
     plugin_digest,
@@ -147,25 +155,22 @@ def regressions(
             no_coverage_reason=suite.coverage_reason or "no coverage was recorded at the base",
         )
 
-        def runner(state: str) -> RunIds:
-            graded = graded_state(cfg, progress, state)
+        def run(ask: RunRequest) -> TestRun:
+            graded = graded_state(cfg, progress, progress.base if ask.at_base else rev)
+            # never the tree the graded run (or an earlier regression run) wrote
+            return run_selected(
+                progress.workspace_env,
+                fresh_tree(graded, tree, ask.label),
+                cfg.contract.oracles.test_command,
+                ask.ids,
+                cfg.evidence / "tests-regression" / ask.label,
+                oracle_policy(cfg),
+                tools if ask.filtered and isinstance(tools, Path) else None,
+            )
 
-            def run(ids: Sequence[str], label: str, filtered: bool) -> TestRun:
-                # never the tree the graded run (or an earlier regression run) wrote
-                return run_selected(
-                    progress.workspace_env,
-                    fresh_tree(graded, tree, label),
-                    cfg.contract.oracles.test_command,
-                    ids,
-                    cfg.evidence / "tests-regression" / label,
-                    oracle_policy(cfg),
-                    tools if filtered and isinstance(tools, Path) else None,
-                )
-
-            return run
-
-        run = runner(rev)
-
+        step = start(suite, selection, already, exclude)
+        while (ask := next_run(step)) is not None:
+            step = seen(step, ask, run(ask))
         edited = suite_oracle_edits(
             suite,
             git.changed_paths(workspace(cfg), progress.base, rev),
@@ -174,10 +179,8 @@ def regressions(
                 reads=progress.graded_reads,
             ),
         )
-        seen = check_regressions(
-            suite, selection, already, exclude, run, edited, run_base=runner(progress.base)
-        )
-        record = {**seen.details, "base_suite_key": key, "base_suite_cached": hit}
-        return seen.model_copy(update={"details": record})
+        graded = grade(step, edited)
+        record = {**graded.details, "base_suite_key": key, "base_suite_cached": hit}
+        return graded.model_copy(update={"details": record})
 
     return gate(cfg, progress, GATE, observe)
