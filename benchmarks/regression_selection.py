@@ -31,7 +31,6 @@ import argparse
 import itertools
 import shutil
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 from repogate import environments, git
@@ -45,7 +44,7 @@ from repogate.oracles.base_suite import (
     tool_folder,
 )
 from repogate.oracles.pytest_runner import run_tests
-from repogate.oracles.selection import FileChange, select
+from repogate.oracles.selection import FileChange, Lookups, lookups, select
 from repogate.sandbox import SandboxPolicy
 
 COMMAND = "python -m pytest -p no:cacheprovider -q"
@@ -79,9 +78,10 @@ def _candidate(clone: Path, base: str, code: str, dest: Path) -> list[FileChange
     return changes
 
 
-def _named(tree: Path) -> Callable[[str], bool]:
+def _named(tree: Path, clone: Path, base: str, asks: Lookups) -> tuple[set[str], set[str]]:
     text = b"\n".join(p.read_bytes() for p in tree.rglob("*.py") if not p.is_symlink())
-    return lambda name: name.encode() in text
+    documents = {name for name in asks.documents if name.encode() in text}
+    return documents, {word for word in asks.new_names if git.names_word(clone, base, word)}
 
 
 def _pair(
@@ -97,13 +97,8 @@ def _pair(
 ) -> tuple[float, float, int, int]:
     tree = work / f"cand-{label}"
     changes = _candidate(clone, base, code, tree)
-    chosen = select(
-        changes,
-        suite.passing,
-        suite.coverage,
-        _named(tree),
-        lambda word: git.names_word(clone, base, word),
-    )
+    documents, names = _named(tree, clone, base, lookups(changes, suite.coverage))
+    chosen = select(changes, suite.passing, suite.coverage, documents, names)
     whole = run_tests(env, tree, suite_command(COMMAND), None, work / f"whole-{label}", policy)
     passing = set(suite.passing)
     regressions = {

@@ -14,7 +14,14 @@ from repogate.gates.regression import grade, narrowed, next_run, seen, start
 from repogate.oracles.base_suite import BaseSuite
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun
-from repogate.oracles.selection import CoverageMap, FileChange, Selection, select
+from repogate.oracles.selection import (
+    CoverageMap,
+    FileChange,
+    Lookups,
+    Selection,
+    lookups,
+    select,
+)
 from repogate.receipt import Observation
 
 BASE = b'''"""fmt."""
@@ -52,15 +59,17 @@ COVERAGE = CoverageMap(
 )
 
 
-def _unnamed(name: str) -> bool:
-    return False
+_unnamed: tuple[str, ...] = ()
 
 
 def _select(
     after: bytes, path: str = "fmt.py", status: str = "M", named_at_base: set[str] | None = None
 ) -> Selection:
+    """Select for one change; of ``named_at_base``, only the words :func:`lookups` asks about
+    count (as the phase looks up only those)."""
     change = FileChange(path=path, status=status, before=BASE, after=after)
-    return select([change], PASSING, COVERAGE, _unnamed, (named_at_base or set()).__contains__)
+    asked = set(lookups([change], COVERAGE).new_names)
+    return select([change], PASSING, COVERAGE, _unnamed, (named_at_base or set()) & asked)
 
 
 def test_a_changed_function_selects_the_tests_that_ran_it() -> None:
@@ -118,6 +127,20 @@ def test_a_new_name_the_base_names_anywhere_falls_back() -> None:
         "a dispatch table, a registry, an entry point)",
     )
     assert _select(BASE + b"\n\ndef handler():\n    return 1\n", named_at_base={"handler"}).whole
+
+
+def test_the_words_to_look_up_are_the_new_inert_names_and_the_changed_documents() -> None:
+    """:func:`select` consults only what :func:`lookups` listed: the names of new functions that
+    could be inert (the base may name them) and changelog-like documents (a test may name them);
+    nothing without coverage, where everything runs."""
+    added = FileChange("fmt.py", "M", BASE, BASE + b"\n\ndef handler():\n    return 1\n")
+    dunder = FileChange("fmt.py", "M", BASE, BASE + b"\n\ndef __dir__():\n    return []\n")
+    data = FileChange("fmt/data.json", "M", b"1", b"2")
+    news = FileChange("docs/NEWS.rst", "M", b"1", b"2")
+    assert lookups([added, dunder, data, news], COVERAGE) == Lookups(
+        documents=("NEWS.rst",), new_names=("handler",)
+    )
+    assert lookups([added, news], None) == Lookups(documents=(), new_names=())
 
 
 def test_module_level_code_falls_back_to_the_whole_suite() -> None:
@@ -178,7 +201,8 @@ def test_files_the_tests_may_read_or_install_fall_back() -> None:
 def test_a_changelog_no_test_reads_is_inert_and_one_a_test_names_is_not() -> None:
     change = FileChange("CHANGES.rst", "M", b"1.0\n", b"1.1\n")
     assert not select([change], PASSING, COVERAGE, _unnamed, _unnamed).whole
-    named = select([change], PASSING, COVERAGE, lambda name: name == "CHANGES.rst", _unnamed)
+    assert lookups([change], COVERAGE) == Lookups(documents=("CHANGES.rst",), new_names=())
+    named = select([change], PASSING, COVERAGE, {"CHANGES.rst"}, _unnamed)
     assert named.whole
     collected = select(
         [change], (*PASSING, "CHANGES.rst::CHANGES.rst"), COVERAGE, _unnamed, _unnamed

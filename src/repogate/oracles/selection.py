@@ -46,7 +46,7 @@ from __future__ import annotations
 import ast
 import builtins
 import fnmatch
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from repogate._model import FrozenModel
@@ -237,7 +237,7 @@ def _scope_of(unit: _Unit, before: _Parsed, source: bytes) -> tuple[str, range]:
 
 
 def _compare_python(
-    change: FileChange, untested: Collection[int], named_at_base: Callable[[str], bool]
+    change: FileChange, untested: Collection[int], named_at_base: Collection[str]
 ) -> _FileVerdict:
     """Compare a modified Python file at the definition level."""
     before = _parse(change.before or b"")
@@ -253,7 +253,7 @@ def _compare_python(
         unit = after.units[name]
         if not _new_unit_is_inert(unit, before):
             return _FileVerdict(f"{change.path}: new {name} may change existing behaviour")
-        if named_at_base(unit.node.name):
+        if unit.node.name in named_at_base:
             return _FileVerdict(
                 f"{change.path}: new {name}: the base names {unit.node.name!r} (it may be "
                 "looked up by name: getattr, a dispatch table, a registry, an entry point)"
@@ -273,22 +273,67 @@ def _compare_python(
     return _FileVerdict(units=tuple(changed), scopes=tuple(scopes))
 
 
-def _inert_document(path: str, base_ids: Collection[str], named: Callable[[str], bool]) -> bool:
+def _documentish(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
-    documentish = any(
+    return any(
         fnmatch.fnmatchcase(path, pattern) or fnmatch.fnmatchcase(name, pattern)
         for pattern in _INERT_DOCUMENTS
     )
+
+
+def _inert_document(path: str, base_ids: Collection[str], named: Collection[str]) -> bool:
+    name = path.rsplit("/", 1)[-1]
     collected = any(t.split("::", 1)[0] == path for t in base_ids)
-    return documentish and not collected and not named(name)
+    return _documentish(path) and not collected and name not in named
+
+
+@dataclass(frozen=True)
+class Lookups:
+    """The words :func:`select` needs looked up first, read by the caller from the trees.
+
+    Attributes:
+        documents: file names of changed changelog-like documents: does a Python file of the
+            tested tree contain the name (a test may read a document it names)?
+        new_names: names of the functions the changes add: does the base tree name them as a
+            whole word (:func:`repogate.git.names_word`)?
+    """
+
+    documents: tuple[str, ...]
+    new_names: tuple[str, ...]
+
+
+def lookups(changes: Sequence[FileChange], coverage: CoverageMap | None) -> Lookups:
+    """Return the words to look up before :func:`select` (none without coverage: it runs all).
+
+    Args:
+        changes: the changes :func:`select` is given.
+        coverage: the coverage :func:`select` is given.
+    """
+    if coverage is None:
+        return Lookups((), ())
+    documents: list[str] = []
+    names: list[str] = []
+    for change in changes:
+        name = change.path.rsplit("/", 1)[-1]
+        if change.is_symlink or change.status != "M" or name in _ALWAYS_WHOLE:
+            continue
+        if not name.endswith(".py"):
+            documents += [name] * _documentish(change.path)
+            continue
+        before = _parse(change.before or b"")
+        after = _parse(change.after or b"")
+        if before is not None and after is not None:
+            added = [after.units[u] for u in sorted(set(after.units) - set(before.units))]
+            names += [u.node.name for u in added if _new_unit_is_inert(u, before)]
+    return Lookups(tuple(dict.fromkeys(documents)), tuple(dict.fromkeys(names)))
 
 
 def select(
     changes: Sequence[FileChange],
     base_passing: Collection[str],
     coverage: CoverageMap | None,
-    named_by_python: Callable[[str], bool],
-    named_at_base: Callable[[str], bool],
+    named_by_python: Collection[str],
+    named_at_base: Collection[str],
     *,
     no_coverage_reason: str = "no coverage was recorded at the base",
 ) -> Selection:
@@ -299,9 +344,9 @@ def select(
             left out: they are the same on both sides).
         base_passing: ids that passed at the base in the whole-suite run.
         coverage: the base suite's per-test coverage, or None when none could be recorded.
-        named_by_python: whether any Python file of the tree contains a given file name (a test
-            may read a document it names).
-        named_at_base: whether a word (a new function's name) occurs anywhere in the base tree
+        named_by_python: the :attr:`Lookups.documents` that a Python file of the tree contains
+            (a test may read a document it names).
+        named_at_base: the :attr:`Lookups.new_names` that occur anywhere in the base tree
             (:func:`repogate.git.names_word`); read from the base, never a tree tests wrote.
         no_coverage_reason: the fallback reason to record when ``coverage`` is None.
 

@@ -10,8 +10,7 @@ folders, so the attempts of one task run the base's whole suite once.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
-from functools import cache
+from collections.abc import Sequence
 from pathlib import Path
 
 import coverage
@@ -41,7 +40,7 @@ from repogate.oracles.base_suite import (
 )
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun
-from repogate.oracles.selection import FileChange, select
+from repogate.oracles.selection import FileChange, lookups, select
 from repogate.phases._shared import oracle_policy, workspace
 from repogate.phases._trees import graded_state
 from repogate.receipt import Observation
@@ -118,14 +117,13 @@ def _changes(cfg: AttemptConfig, progress: AttemptProgress, rev: str) -> list[Fi
     ]
 
 
-def _namer(tree: Path) -> Callable[[str], bool]:
-    @cache
-    def sources() -> bytes:
-        # test-time code ran in the tree: no link followed, no FIFO opened
-        chunks = [data for _, data in read_tree_files(tree, ".py")]
-        return b"\n".join(chunks)
-
-    return lambda name: name.encode() in sources()
+def _named_in_tree(tree: Path, names: Sequence[str]) -> set[str]:
+    """Return the ``names`` that a Python file of ``tree`` contains (no file read when none)."""
+    if not names:
+        return set()
+    # test-time code ran in the tree: no link followed, no FIFO opened
+    sources = b"\n".join(data for _, data in read_tree_files(tree, ".py"))
+    return {name for name in names if name.encode() in sources}
 
 
 def regressions(
@@ -146,12 +144,16 @@ def regressions(
     def observe() -> Observation:
         suite, key, hit = base_suite(cfg, progress)
         tools = _tools(cfg, progress) if suite.coverage is not None else None
+        changes = _changes(cfg, progress, rev)
+        asks = lookups(changes, suite.coverage)
+        ws = workspace(cfg)
+        named_at_base = {word for word in asks.new_names if git.names_word(ws, progress.base, word)}
         selection = select(
-            _changes(cfg, progress, rev),
+            changes,
             suite.passing,
             suite.coverage,
-            _namer(tree),
-            lambda word: git.names_word(workspace(cfg), progress.base, word),
+            _named_in_tree(tree, asks.documents),
+            named_at_base,
             no_coverage_reason=suite.coverage_reason or "no coverage was recorded at the base",
         )
 
