@@ -71,13 +71,8 @@ def read_json_object(
 
     Any other outcome is one message naming the file: unreadable, not JSON, JSON Python cannot
     load (nested too deeply, an integer longer than ``sys.get_int_max_str_digits()``), or a valid
-    JSON value that is not an object (``expected a JSON object, got a list``).
-
-    Args:
-        path: the file.
-        what: how the message names it, e.g. ``"evidence file"``.
-        error: the error class to raise (a :class:`UserInputError`).
-        fix: how to fix it.
+    JSON value that is not an object (``expected a JSON object, got a list``). Arguments as
+    :func:`read_text`'s (``what``, e.g. ``"evidence file"``).
 
     Raises:
         UserInputError: of class ``error``.

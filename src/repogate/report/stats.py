@@ -246,15 +246,8 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 
     pass^k = C(c, k) / C(n, k), the estimator of S. Yao et al. (2024), "tau-bench"
     (arXiv:2406.12045), built as Chen et al. (2021) build pass@k: drawing k of the n attempts without
-    replacement, the chance that every one drawn was accepted.
-
-    Args:
-        n: attempts on the task.
-        c: accepted attempts, 0 <= c <= n.
-        k: 1 <= k <= n.
-
-    Raises:
-        ValueError: the arguments are outside those ranges.
+    replacement, the chance that every one drawn was accepted. Arguments and errors as
+    :func:`pass_at_k`'s.
     """
     _check(n, c, k)
     return comb(c, k) / comb(n, k)
