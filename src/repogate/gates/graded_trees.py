@@ -2,10 +2,10 @@
 
 A graded tree is the candidate (or the merged tree, the base, the reference) with every file the
 hidden tests touch reset to the base and the hidden test patch applied, so no edit of the agent's
-to those files survives into grading (:func:`graded_tree`, :func:`reference_tree`). A state is a
-record (:class:`GradedState`) passed down to the step that needs its tree (:func:`write_tree`); every
-run after a state's first, repeat or rerun, runs on a fresh export of that state
-(:func:`fresh_tree`), never on a tree earlier test code wrote. Running and grading the tests on
+to those files survives into grading (:func:`graded_tree`). A state (a commit, or the base plus a
+reference patch) is a record (:class:`GradedState`) passed down to the step that needs its tree
+(:func:`write_tree`); every run after a state's first, repeat or rerun, runs on a fresh export of
+that state (:func:`fresh_tree`), never on a tree earlier test code wrote. Running and grading the tests on
 these trees is :mod:`repogate.gates.verification`'s.
 """
 
@@ -57,8 +57,7 @@ class GradedState(FrozenModel):
 def write_tree(state: GradedState, dest: Path) -> None:
     """Write ``state``'s tree, hidden tests applied, to the new folder ``dest``.
 
-    As :func:`graded_tree` writes a commit, and :func:`reference_tree` the base plus a reference
-    patch.
+    As :func:`graded_tree` writes a commit; for a reference state, the base plus its patch.
 
     Raises:
         GitError: git failed.
@@ -113,28 +112,6 @@ def graded_tree(
         PatchApplyError: the hidden test patch does not apply at the base (an invalid task).
     """
     export(repo, rev, dest)
-    _with_hidden(repo, base, hidden, hidden_paths, dest, embedded)
-
-
-def reference_tree(
-    repo: Path,
-    base: str,
-    reference: bytes,
-    hidden: bytes,
-    hidden_paths: Sequence[str],
-    dest: Path,
-    *,
-    embedded: Sequence[EmbeddedOracle] = (),
-    export: Exporter = git.export_tree,
-) -> None:
-    """Write the base plus the ``reference`` patch to ``dest``, made as in :func:`graded_tree`.
-
-    Raises:
-        GitError: git failed.
-        PatchApplyError: the reference or the hidden test patch does not apply.
-    """
-    export(repo, base, dest)
-    git.apply_patch(dest, reference)
     _with_hidden(repo, base, hidden, hidden_paths, dest, embedded)
 
 

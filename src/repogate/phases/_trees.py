@@ -52,6 +52,6 @@ def reference_state(cfg: AttemptConfig, progress: AttemptProgress, patch: bytes)
     """Return the base plus the reference ``patch`` as a state to grade, hidden tests applied.
 
     Writing its tree raises ``PatchApplyError`` when the reference or the hidden test patch
-    does not apply (:func:`repogate.gates.graded_trees.reference_tree`).
+    does not apply (:func:`repogate.gates.graded_trees.write_tree`).
     """
     return graded_state(cfg, progress, progress.base).model_copy(update={"reference": patch})
