@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the console script imports this module before anything else: keep it light
     from collections.abc import Sequence
-    from types import FrameType, TracebackType
+    from types import FrameType
 
 INTERRUPTED_MESSAGE = "interrupted: finished attempts are kept; rerun the same command to resume"
 """``repogate run``: its finished attempts are in the run folder."""
@@ -65,12 +65,7 @@ class sigterm_as_ctrl_c:  # named as the function it stands for: `with sigterm_a
             self._previous = signal.signal(signal.SIGTERM, _interrupt)
             self._installed = True
 
-    def __exit__(
-        self,
-        _type: type[BaseException] | None,
-        _value: BaseException | None,
-        _traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         import signal
 
         if self._installed:

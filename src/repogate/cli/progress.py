@@ -6,7 +6,7 @@ attempt goes to standard error, so logs still tell what is running.
 
 from __future__ import annotations
 
-from types import TracebackType
+from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -67,13 +67,8 @@ class RunProgress:
         self._bar.__enter__()
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._bar.__exit__(kind, exc, tb)
+    def __exit__(self, *exc_info: Any) -> None:
+        self._bar.__exit__(*exc_info)
 
     def tick(self, label: str, record: AttemptRecord | None) -> None:
         """Before an attempt (``record`` None) show its label; after it, count its outcome."""

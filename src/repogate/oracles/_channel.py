@@ -23,7 +23,6 @@ import os
 import select
 import threading
 from pathlib import Path
-from types import TracebackType
 
 _CHUNK = 64 * 1024
 _POLL_S = 0.1
@@ -112,12 +111,7 @@ class ReportChannel:
         self._finish()
         return b"".join(self._chunks), self._size
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self._finish()
         if self._writer >= 0:
             os.close(self._writer)

@@ -19,7 +19,6 @@ import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import IO, cast
 
 from repogate import clock
@@ -88,12 +87,7 @@ class Session:
         self._started = clock.monotonic()
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     @property
