@@ -4,8 +4,8 @@ Private to :mod:`repogate.environments`. A backend whose environment is a venv a
 ``cache_dir/<key>/venv`` builds it through :func:`cached` (one build per key at a time, reused
 while its files are as the build left them), splits and checks its recipe's install commands with
 :func:`words` and :func:`needs_pip`, keys its cache with :func:`lock_digests`, digests what it
-built with :func:`environment_digest`, and gets the Protocol methods that are the same for every
-venv record from :class:`VenvMethods`.
+built with :func:`environment_digest`, and gets the fields and the Protocol methods that are the
+same for every venv record from :class:`VenvRecord`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import shlex
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import ValidationError
 
@@ -25,12 +25,13 @@ from repogate import sandbox
 from repogate._locks import locked
 from repogate._logs import cause_line
 from repogate._model import FrozenModel
+from repogate.contract import Service
 from repogate.environments._envcache import fingerprint
 from repogate.environments._record import Toolchain, conditions_env
 from repogate.errors import EnvironmentBuildError
 
 if TYPE_CHECKING:
-    from repogate.contract import EnvironmentRecipe, Service
+    from repogate.contract import EnvironmentRecipe
 
 E = TypeVar("E", bound=FrozenModel)
 
@@ -203,25 +204,53 @@ def built_fields(
     }
 
 
-class VenvMethods:
-    """The :class:`~repogate.environments.Environment` methods every venv record has alike.
+class VenvRecord(FrozenModel):
+    """The fields and :class:`~repogate.environments.Environment` methods every venv record shares.
 
-    A mixin for a :class:`~repogate._model.FrozenModel` record with the fields ``python``,
-    ``venv``, ``import_roots``, ``timezone`` and ``locale``, and its own ``grant``.
+    A backend's record derives from it, adds its own fields (after these in the stored JSON:
+    every digest is over sorted keys, so the order is not part of any) and its own ``grant``.
+
+    Attributes:
+        python: the venv's interpreter.
+        venv: the venv folder, ``cache_dir/<cache_key>/venv``.
+        cache_key: the cache digest (recipe, interpreter, lock inputs; the backend's own too).
+        digest: the environment digest (:func:`environment_digest`).
+        toolchain: what made it (:class:`~repogate.environments.Toolchain`).
+        packages: ``name==version`` lines of what it holds.
+        commands: the install commands run, as the recipe gives them.
+        import_roots: folders of a checkout (relative, ``.`` for its top) put on PYTHONPATH.
+        cold: True when this call built it, False when it was reused.
+        build_seconds: wall seconds this call took (building, or checking the cached one).
+        timezone: ``TZ`` for every command run in it (the recipe's, default ``UTC``).
+        locale: ``LANG`` and ``LC_ALL`` for every command run in it (default ``C.UTF-8``).
+        exclude_newer: the ``UV_EXCLUDE_NEWER`` bound its install commands resolved under
+            (RFC 3339, the base commit's date), or None when they resolved as of the build.
+        services: the services every test run in it starts on loopback (the recipe's); part of
+            ``digest`` when there are any.
     """
 
-    if TYPE_CHECKING:
-        python: Path
-        venv: Path
-        import_roots: tuple[str, ...]
-        timezone: str
-        locale: str
+    schema_version: Literal[1] = 1
+    python: Path
+    venv: Path
+    cache_key: str
+    digest: str
+    toolchain: Toolchain
+    packages: tuple[str, ...]
+    commands: tuple[str, ...]
+    import_roots: tuple[str, ...] = ()
+    cold: bool
+    build_seconds: float
+    timezone: str = "UTC"
+    locale: str = "C.UTF-8"
+    exclude_newer: str | None = None
+    services: tuple[Service, ...] = ()
+
+    if TYPE_CHECKING:  # each backend's own
 
         def grant(self, checkout: Path, policy: sandbox.SandboxPolicy) -> sandbox.SandboxPolicy: ...
 
     def describe(self) -> dict[str, Any]:
         """Return the record as JSON data (``model_dump(mode="json")``)."""
-        assert isinstance(self, FrozenModel)  # the mixin's one kind of user
         return self.model_dump(mode="json")
 
     def activated(self, checkout: Path, bin_dir: Path, path: str) -> dict[str, str]:

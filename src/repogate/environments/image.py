@@ -34,9 +34,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from repogate import clock, sandbox
-from repogate._model import FrozenModel
 from repogate._version import __version__
-from repogate.contract import EnvironmentRecipe, Service
+from repogate.contract import EnvironmentRecipe
 from repogate.environments import _venv
 from repogate.environments._editable import detach
 from repogate.environments._oci import ImageKind, UnpackedImage, unpack_image
@@ -65,7 +64,7 @@ _FACTS = (
 """Run by the venv's interpreter in the image: its version, platform and every distribution."""
 
 
-class ImageEnvironment(_venv.VenvMethods, FrozenModel):
+class ImageEnvironment(_venv.VenvRecord):
     """A built (or reused) environment in an image: the ``image`` backend's record.
 
     Attributes:
@@ -73,43 +72,22 @@ class ImageEnvironment(_venv.VenvMethods, FrozenModel):
         image: the image digest, ``sha256:<hex>`` (its config's, or the tarball's).
         image_kind: the archive's form: ``docker-archive``, ``oci-layout`` or ``rootfs``.
         rootfs: the unpacked root on this machine, ``cache_dir/images/<hex>/rootfs``.
-        python: the venv's interpreter, a path inside the image's sandbox (never run outside it).
-        venv: the venv folder, ``cache_dir/<cache_key>/venv`` (same path in the sandbox).
-        cache_key: sha256 over the recipe, the image digest and the lock inputs.
-        digest: the environment digest: the image digest, toolchain, packages and conditions.
-        toolchain: the image's interpreter, and ``pip <version>`` (or ``none``) for what installed.
-        packages: ``name==version`` of every distribution the venv's interpreter sees.
-        commands: the install commands run, as the recipe gives them.
-        import_roots: folders of a checkout (relative, ``.`` for its top) put on PYTHONPATH.
-        cold: True when this call built it, False when it was reused.
-        build_seconds: wall seconds this call took (unpacking and building, or checking).
         unpack_seconds: wall seconds this call spent unpacking the image (0 when it was there).
-        timezone: ``TZ`` for every command run in it.
-        locale: ``LANG`` and ``LC_ALL`` for every command run in it.
-        exclude_newer: always None (the bound applies to uv commands, which images lack).
-        services: the services every test run in it starts on loopback (the recipe's).
+
+    The others are :class:`~repogate.environments._venv.VenvRecord`'s; here ``python`` is a
+    path inside the image's sandbox (never run outside it), the same path as on this machine for
+    ``venv``; ``cache_key`` holds the image digest; ``digest`` is over the image digest,
+    toolchain, packages and conditions; ``toolchain`` names the image's interpreter and
+    ``pip <version>`` (or ``none``) for what installed; ``packages`` is every distribution the
+    venv's interpreter sees; ``build_seconds`` counts unpacking too; ``exclude_newer`` is always
+    None (the bound applies to uv commands, which images lack).
     """
 
     backend: Literal["image"] = "image"
-    schema_version: Literal[1] = 1
     image: str
     image_kind: ImageKind
     rootfs: Path
-    python: Path
-    venv: Path
-    cache_key: str
-    digest: str
-    toolchain: Toolchain
-    packages: tuple[str, ...]
-    commands: tuple[str, ...]
-    import_roots: tuple[str, ...] = ()
-    cold: bool
-    build_seconds: float
     unpack_seconds: float = 0.0
-    timezone: str = "UTC"
-    locale: str = "C.UTF-8"
-    exclude_newer: str | None = None
-    services: tuple[Service, ...] = ()
 
     @classmethod
     def build(
@@ -122,13 +100,9 @@ class ImageEnvironment(_venv.VenvMethods, FrozenModel):
     ) -> ImageEnvironment:
         """Unpack the recipe's image and build its venv in it, or reuse the cached one.
 
-        Args:
-            recipe: the contract's ``[environment]`` (``backend = "image"``, ``image``).
-            base_checkout: a harness-owned checkout of the base (install commands run there).
-            cache_dir: the environment cache (created when absent); the image is unpacked in
-                its ``images`` folder.
-            policy: the sandbox for install commands; its ``network`` is the recipe's.
-            exclude_newer: ignored (uv commands only); recorded as None.
+        Arguments as :meth:`repogate.environments.Environment.build`'s; here the recipe names an
+        ``image``, which is unpacked in ``cache_dir``'s ``images`` folder, and ``exclude_newer``
+        is ignored (uv commands only) and recorded as None.
 
         Raises:
             EnvironmentBuildError: no ``image`` in the recipe, or it cannot be read; the archive

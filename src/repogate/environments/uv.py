@@ -40,7 +40,6 @@ from typing import ClassVar, Literal
 
 from repogate import clock, sandbox
 from repogate._files import read_bytes_nofollow
-from repogate._model import FrozenModel
 from repogate._toolchain import (
     SYSTEM_PATH,
     find_python,
@@ -51,7 +50,7 @@ from repogate._toolchain import (
     uv_version,
 )
 from repogate._version import __version__
-from repogate.contract import EnvironmentRecipe, Service
+from repogate.contract import EnvironmentRecipe
 from repogate.environments import _venv
 from repogate.environments._editable import detach
 from repogate.environments._record import Toolchain, conditions_env
@@ -64,53 +63,26 @@ _LAYOUT = 2  # bump when the cache layout or the build steps change
 _CHECKOUT = "<checkout>"
 
 
-class UvEnvironment(_venv.VenvMethods, FrozenModel):
+class UvEnvironment(_venv.VenvRecord):
     """A built (or reused) uv environment: the ``uv`` backend's record and its :class:`Environment`.
 
-    This is the record stored in receipts, the manifest and the cache's ``record.json``; its
-    shape is the one environments always had (records written before the backends existed read
-    as uv's). Only this module reads ``python``, ``bin_dir``, ``venv`` and ``import_roots``;
-    everyone else uses the methods of :class:`repogate.environments.Environment`.
+    This is the record stored in receipts, the manifest and the cache's ``record.json``; records
+    written before the backends existed read as uv's. Only this module reads ``python``,
+    ``bin_dir``, ``venv`` and ``import_roots``; everyone else uses the methods of
+    :class:`repogate.environments.Environment`.
 
     Attributes:
-        python: the venv's interpreter.
         bin_dir: the venv's ``bin`` folder (first on PATH for every command run in it).
-        venv: the venv folder, ``cache_dir/<cache_key>/venv``.
-        cache_key: the cache digest (recipe, interpreter, lock inputs).
-        digest: the environment digest: sha256 over the toolchain and the resolved packages.
-        toolchain: the python, uv and platform that made it.
-        packages: ``uv pip freeze`` lines, the build checkout's path written ``<checkout>``.
-        commands: the install commands run, as the recipe gives them.
-        import_roots: folders of a checkout (relative, ``.`` for its top) put on PYTHONPATH.
-        cold: True when this call built it, False when it was reused.
-        build_seconds: wall seconds this call took (building, or checking the cached one).
-        timezone: ``TZ`` for every command run in it (the recipe's, default ``UTC``).
-        locale: ``LANG`` and ``LC_ALL`` for every command run in it (default ``C.UTF-8``).
-        exclude_newer: the ``UV_EXCLUDE_NEWER`` bound its install commands resolved under
-            (RFC 3339, the base commit's date), or None when they resolved as of the build.
-        services: the services every test run in it starts on loopback (the recipe's); part of
-            ``digest`` when there are any.
+
+    The others are :class:`~repogate.environments._venv.VenvRecord`'s; here ``digest`` is
+    sha256 over the toolchain (python, uv, platform) and the resolved packages, and
+    ``packages`` are ``uv pip freeze`` lines, the build checkout's path written ``<checkout>``.
     """
 
     backend: ClassVar[Literal["uv"]] = "uv"
     """The backend's name (not a field: uv records are stored without it)."""
 
-    schema_version: Literal[1] = 1
-    python: Path
     bin_dir: Path
-    venv: Path
-    cache_key: str
-    digest: str
-    toolchain: Toolchain
-    packages: tuple[str, ...]
-    commands: tuple[str, ...]
-    import_roots: tuple[str, ...] = ()
-    cold: bool
-    build_seconds: float
-    timezone: str = "UTC"
-    locale: str = "C.UTF-8"
-    exclude_newer: str | None = None
-    services: tuple[Service, ...] = ()
 
     @classmethod
     def build(
