@@ -247,7 +247,7 @@ class _Replay:
         self.asked: list[tuple[tuple[str, ...], str, bool]] = []
 
 
-def check_regressions(
+def _regressions(
     suite: BaseSuite,
     selection: Selection,
     already: Mapping[str, TestOutcome],
@@ -271,7 +271,7 @@ def test_a_reproducible_failure_outside_the_declared_ids_fails_the_check() -> No
         _run({"t/a.py::test_2": "failed"}),
         _run({"t/a.py::test_2": "failed"}),
     )
-    seen = check_regressions(
+    seen = _regressions(
         SUITE, EVERYTHING, {"t/b.py::test_graded": "passed"}, {"t/b.py::test_graded"}, replay
     )
     assert seen.checks[0].status == "failed"
@@ -294,7 +294,7 @@ def test_a_failure_that_passes_on_a_rerun_is_flaky_and_excluded_with_a_record() 
         _run({"t/a.py::test_2": "passed"}),
         _run({"t/a.py::test_2": "failed"}),
     )
-    seen = check_regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay)
+    seen = _regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay)
     assert seen.checks[0].status == "passed"
     assert seen.details["flaky_excluded"] == ["t/a.py::test_2"]
 
@@ -306,7 +306,7 @@ def test_an_id_the_filter_lost_is_run_with_its_whole_file_and_missing_is_a_failu
         _run({}),
         _run({}),
     )
-    seen = check_regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay)
+    seen = _regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay)
     assert replay.asked[1] == (("t/b.py::test_3",), "unfiltered", False)
     assert seen.checks[0].status == "failed"
     assert seen.details["failing"] == {"t/b.py::test_3": "missing"}
@@ -314,7 +314,7 @@ def test_an_id_the_filter_lost_is_run_with_its_whole_file_and_missing_is_a_failu
 
 def test_no_usable_base_suite_is_an_evaluator_error_naming_the_way_out() -> None:
     broken = SUITE.model_copy(update={"status": "error", "reason": "no report", "passing": ()})
-    seen = check_regressions(broken, EVERYTHING, {}, (), _Replay())
+    seen = _regressions(broken, EVERYTHING, {}, (), _Replay())
     assert seen.checks[0].status == "error"
     assert 'oracles.regression = "declared"' in seen.checks[0].detail
     assert seen.checks[0].kind == "other evaluator error"
@@ -325,7 +325,7 @@ def test_a_base_suite_that_ran_out_of_time_is_a_timeout_whatever_its_reason_says
         broken = SUITE.model_copy(
             update={"status": "error", "reason": reason, "passing": (), "timed_out": True}
         )
-        seen = check_regressions(broken, EVERYTHING, {}, (), _Replay())
+        seen = _regressions(broken, EVERYTHING, {}, (), _Replay())
         assert (seen.checks[0].status, seen.checks[0].kind) == ("error", "timeout")
 
 
@@ -347,7 +347,7 @@ def test_a_tampered_regression_run_fails_harness_untampered_and_grades_nothing()
     tampered = _run({}, "the test runner was changed during the run").model_copy(
         update={"tampering": (change,)}
     )
-    seen = check_regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, _Replay(tampered))
+    seen = _regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, _Replay(tampered))
     checks = {c.name: c for c in seen.checks}
     assert checks["regression_tests_passed"].status == "failed"
     assert checks["harness_untampered"].status == "failed"
@@ -363,7 +363,7 @@ def test_a_failure_that_fails_alone_at_the_base_too_is_left_out_with_a_record() 
     again = _run({"t/a.py::test_2": "failed", "t/b.py::test_3": "failed"})
     at_base = _run({"t/a.py::test_2": "failed", "t/b.py::test_3": "passed"})
     replay = _Replay(failing, again, again, at_base)
-    seen = check_regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay, base_runs=True)
+    seen = _regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay, base_runs=True)
     assert replay.asked[-1] == (("t/a.py::test_2", "t/b.py::test_3"), "base-alone", True)
     assert seen.details["failing_alone_at_base"] == ["t/a.py::test_2"]
     assert seen.details["failing"] == {"t/b.py::test_3": "failed"}
@@ -377,6 +377,6 @@ def test_a_base_run_that_broke_charges_every_reproducible_failure() -> None:
     again = _run({"t/a.py::test_2": "failed"})
     broken = _run({}, "no report")
     replay = _Replay(failing, again, again, broken)
-    seen = check_regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay, base_runs=True)
+    seen = _regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay, base_runs=True)
     assert seen.details["failing_alone_at_base"] == []
     assert seen.details["failing"] == {"t/a.py::test_2": "failed"}
