@@ -136,7 +136,14 @@ def bench_repo(
     install = work / "install"
     git.export_tree(clone, chain[0], install)
     recipe = EnvironmentRecipe(python="3.11", install=INSTALL[name])
-    env = environments.build(recipe, install, cache, SandboxPolicy(network=True, timeout_s=1800))
+    env = environments.build(
+        environments.BuildRequest(
+            recipe=recipe,
+            base_checkout=install,
+            cache_dir=cache,
+            policy=SandboxPolicy(network=True, timeout_s=1800),
+        )
+    )
     tools = tool_folder(env, cache)
     suites: dict[str, BaseSuite] = {}
 

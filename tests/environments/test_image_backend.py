@@ -25,7 +25,7 @@ from _task import make_task, verdicts
 from conftest import requires_bwrap, run_json
 from repogate import sandbox
 from repogate.contract import EnvironmentRecipe
-from repogate.environments import build
+from repogate.environments import BuildRequest, build
 from repogate.environments._oci import unpack_image
 from repogate.environments.image import ImageEnvironment
 from repogate.errors import EnvironmentBuildError
@@ -188,7 +188,14 @@ def test_commands_see_the_image_as_root_read_only_and_no_network(
     writable at its own path, even inside ``/var`` (the image's ``/var`` still shown)."""
     checkout = under_var_tmp
     recipe = EnvironmentRecipe(backend="image", image=str(debian_root), python="3.11")
-    env = build(recipe, checkout, unpacked_cache, sandbox.SandboxPolicy())
+    env = build(
+        BuildRequest(
+            recipe=recipe,
+            base_checkout=checkout,
+            cache_dir=unpacked_cache,
+            policy=sandbox.SandboxPolicy(),
+        )
+    )
     assert isinstance(env, ImageEnvironment)
     script = (
         "import os, socket, sys\n"
@@ -233,7 +240,14 @@ def test_a_saved_image_of_two_layers_runs_with_its_whiteouts_applied(
 ) -> None:
     """A ``docker save`` archive: its config's digest names it; the top layer's files are there."""
     recipe = EnvironmentRecipe(backend="image", image=str(saved_image))
-    env = build(recipe, tmp_path, unpacked_cache, sandbox.SandboxPolicy())
+    env = build(
+        BuildRequest(
+            recipe=recipe,
+            base_checkout=tmp_path,
+            cache_dir=unpacked_cache,
+            policy=sandbox.SandboxPolicy(),
+        )
+    )
     assert isinstance(env, ImageEnvironment)
     assert env.image_kind == "docker-archive"
     with tarfile.open(saved_image) as tar:
@@ -260,4 +274,11 @@ def test_a_recipe_python_the_image_lacks_is_a_build_error(
 ) -> None:
     recipe = EnvironmentRecipe(backend="image", image=str(debian_root), python="3.9")
     with pytest.raises(EnvironmentBuildError, match=r"the image's python3 is 3\.11\.\d+, not 3\.9"):
-        build(recipe, tmp_path, unpacked_cache, sandbox.SandboxPolicy())
+        build(
+            BuildRequest(
+                recipe=recipe,
+                base_checkout=tmp_path,
+                cache_dir=unpacked_cache,
+                policy=sandbox.SandboxPolicy(),
+            )
+        )

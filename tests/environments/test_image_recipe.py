@@ -9,7 +9,7 @@ import pytest
 from conftest import requires_bwrap
 from repogate import sandbox
 from repogate.contract import load_contract
-from repogate.environments import build
+from repogate.environments import BuildRequest, build
 from repogate.errors import ContractError, EnvironmentBuildError, IsolationError
 
 CONTRACT = """
@@ -97,4 +97,11 @@ def test_in_an_empty_image_nothing_of_this_machine_is_there(tmp_path: Path, prog
 def test_a_missing_image_archive_is_a_build_error_saying_how_to_fix(tmp_path: Path) -> None:
     contract = load_contract(_load(tmp_path, 'backend = "image"\nimage = "nowhere.tar"'))
     with pytest.raises(EnvironmentBuildError, match=r"nowhere\.tar is not a file; give"):
-        build(contract.environment, tmp_path, tmp_path / "cache", sandbox.SandboxPolicy())
+        build(
+            BuildRequest(
+                recipe=contract.environment,
+                base_checkout=tmp_path,
+                cache_dir=tmp_path / "cache",
+                policy=sandbox.SandboxPolicy(),
+            )
+        )

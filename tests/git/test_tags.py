@@ -87,7 +87,11 @@ def test_a_hatch_vcs_project_builds_with_the_version_of_its_tags(tmp_path: Path)
     git.export_tree(ws, shas[1], install)
     recipe = EnvironmentRecipe(install=("uv pip install .",))
     policy = sandbox.SandboxPolicy(timeout_s=600)
-    env = environments.build(recipe, install, tmp_path / "cache", policy)
+    env = environments.build(
+        environments.BuildRequest(
+            recipe=recipe, base_checkout=install, cache_dir=tmp_path / "cache", policy=policy
+        )
+    )
     code = "import importlib.metadata as m, tagged; print(m.version('tagged'), tagged.VALUE)"
     checkout = tmp_path / "checkout"
     git.export_tree(ws, shas[1], checkout)

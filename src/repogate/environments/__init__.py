@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeAlias
 from pydantic import Discriminator, Tag, TypeAdapter, ValidationError
 
 from repogate.environments._record import Toolchain, conditions_env
+from repogate.environments._request import BuildRequest
 from repogate.environments.agent_recipe import (
     AGENT_RECIPE_FILE,
     AgentRecipe,
@@ -57,7 +58,7 @@ from repogate.environments.uv import UvEnvironment
 from repogate.errors import ContractError
 
 if TYPE_CHECKING:
-    from repogate.contract import EnvironmentRecipe, Service
+    from repogate.contract import Service
     from repogate.sandbox import ExecResult, SandboxPolicy
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "BACKENDS",
     "AgentRecipe",
     "AgentRecipeError",
+    "BuildRequest",
     "Environment",
     "EnvironmentRecord",
     "Toolchain",
@@ -156,25 +158,12 @@ class Environment(Protocol):
         ...
 
     @classmethod
-    def build(
-        cls,
-        recipe: EnvironmentRecipe,
-        base_checkout: Path,
-        cache_dir: Path,
-        policy: SandboxPolicy,
-        exclude_newer: str | None = None,
-    ) -> Environment:
-        """Build the recipe's environment at the base checkout, or reuse the cached one.
+    def build(cls, request: BuildRequest) -> Environment:
+        """Build the request's environment at its base checkout, or reuse the cached one.
 
         Args:
-            recipe: the contract's ``[environment]``; its ``backend`` names this class.
-            base_checkout: a harness-owned checkout of the base commit (install commands run
-                there and may write into it; never the agent's workspace).
-            cache_dir: the environment cache, shared between attempts (created when absent).
-            policy: the sandbox for install commands (timeout, output cap, extra variables); its
-                ``network`` is replaced by the recipe's.
-            exclude_newer: an RFC 3339 bound on package uploads (the base commit's date), or
-                None; part of the cache key and the digest.
+            request: the recipe (its ``backend`` names this class), the base checkout, the
+                cache, the install sandbox and the resolution bound (:class:`BuildRequest`).
 
         Returns:
             The environment; ``cold`` says whether this call built it.
@@ -314,17 +303,11 @@ def backend(name: str) -> type[Environment]:
         ) from None
 
 
-def build(
-    recipe: EnvironmentRecipe,
-    base_checkout: Path,
-    cache_dir: Path,
-    policy: SandboxPolicy,
-    exclude_newer: str | None = None,
-) -> Environment:
-    """Build the recipe's environment with the backend it names (see :meth:`Environment.build`).
+def build(request: BuildRequest) -> Environment:
+    """Build the request's environment with the backend its recipe names (see :meth:`Environment.build`).
 
     Raises:
         ContractError: the recipe names no known backend.
         EnvironmentBuildError: the backend could not build it.
     """
-    return backend(recipe.backend).build(recipe, base_checkout, cache_dir, policy, exclude_newer)
+    return backend(request.recipe.backend).build(request)

@@ -40,6 +40,7 @@ from repogate.environments import _venv
 from repogate.environments._editable import detach
 from repogate.environments._oci import ImageKind, UnpackedImage, unpack_image
 from repogate.environments._record import Toolchain, conditions_env
+from repogate.environments._request import BuildRequest
 from repogate.errors import EnvironmentBuildError
 
 __all__ = ["IMAGE_PATH", "ImageEnvironment"]
@@ -90,18 +91,11 @@ class ImageEnvironment(_venv.VenvRecord):
     unpack_seconds: float = 0.0
 
     @classmethod
-    def build(
-        cls,
-        recipe: EnvironmentRecipe,
-        base_checkout: Path,
-        cache_dir: Path,
-        policy: sandbox.SandboxPolicy,
-        exclude_newer: str | None = None,
-    ) -> ImageEnvironment:
+    def build(cls, request: BuildRequest) -> ImageEnvironment:
         """Unpack the recipe's image and build its venv in it, or reuse the cached one.
 
-        Arguments as :meth:`repogate.environments.Environment.build`'s; here the recipe names an
-        ``image``, which is unpacked in ``cache_dir``'s ``images`` folder, and ``exclude_newer``
+        As :meth:`repogate.environments.Environment.build`; here the recipe names an ``image``,
+        which is unpacked in the cache's ``images`` folder, and the request's ``exclude_newer``
         is ignored (uv commands only) and recorded as None.
 
         Raises:
@@ -110,7 +104,7 @@ class ImageEnvironment(_venv.VenvRecord):
                 interpreter is missing or not the recipe's version; an install command failed.
             IsolationError: bubblewrap is not usable here (an image root needs it).
         """
-        del exclude_newer
+        recipe, base_checkout, policy = request.recipe, request.base_checkout, request.policy
         start = clock.monotonic()
         archive = recipe.image_archive()
         if archive is None:
@@ -122,7 +116,7 @@ class ImageEnvironment(_venv.VenvRecord):
                 f"image archive {archive} is not a file; give [environment] image as the path of "
                 "a saved image or a root tarball, relative to the task set or absolute"
             )
-        cache_dir = cache_dir.resolve()
+        cache_dir = request.cache_dir.resolve()
         unpacked = unpack_image(archive, cache_dir)
         unpack_seconds = clock.monotonic() - start
         key = cache_key(recipe, unpacked.digest, _venv.lock_digests(recipe, base_checkout))

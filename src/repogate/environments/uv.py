@@ -54,6 +54,7 @@ from repogate.contract import EnvironmentRecipe
 from repogate.environments import _venv
 from repogate.environments._editable import detach
 from repogate.environments._record import Toolchain, conditions_env
+from repogate.environments._request import BuildRequest
 from repogate.environments._venv import environment_digest
 from repogate.errors import EnvironmentBuildError
 
@@ -85,16 +86,15 @@ class UvEnvironment(_venv.VenvRecord):
     bin_dir: Path
 
     @classmethod
-    def build(
-        cls,
-        recipe: EnvironmentRecipe,
-        base_checkout: Path,
-        cache_dir: Path,
-        policy: sandbox.SandboxPolicy,
-        exclude_newer: str | None = None,
-    ) -> UvEnvironment:
-        """Build the recipe's venv, or reuse the cached one (:func:`build_environment`)."""
-        return build_environment(recipe, base_checkout, cache_dir, policy, exclude_newer)
+    def build(cls, request: BuildRequest) -> UvEnvironment:
+        """Build the request's venv, or reuse the cached one (:func:`build_environment`)."""
+        return build_environment(
+            request.recipe,
+            request.base_checkout,
+            request.cache_dir,
+            request.policy,
+            request.exclude_newer,
+        )
 
     def variables(self, checkout: Path) -> dict[str, str]:
         """Return the variables that run a command in this venv against ``checkout``.

@@ -327,7 +327,15 @@ def _base_state(cfg: AttemptConfig, progress: AttemptProgress) -> BaseState:
     recipe = cfg.contract.environment
     policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.test_timeout_s)
     try:
-        env = environments.build(recipe, base_tree, cfg.env_cache, policy, _as_of(cfg, progress))
+        env = environments.build(
+            environments.BuildRequest(
+                recipe=recipe,
+                base_checkout=base_tree,
+                cache_dir=cfg.env_cache,
+                policy=policy,
+                exclude_newer=_as_of(cfg, progress),
+            )
+        )
     except EnvironmentBuildError as exc:  # the whole output to a file, one line onwards
         log = keep_log(cfg.evidence / "logs" / "environment-build.log", exc.log or str(exc))
         raise EnvironmentBuildError(f"{exc}; log: {log}") from None

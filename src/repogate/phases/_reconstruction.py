@@ -127,7 +127,15 @@ def _graded(cfg: AttemptConfig, progress: AttemptProgress) -> Observation:
     export(cfg, progress.base, tree)
     policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.test_timeout_s)
     try:
-        env = environments.build(recipe, tree, agent_cache(cfg), policy, _as_of(cfg, progress))
+        env = environments.build(
+            environments.BuildRequest(
+                recipe=recipe,
+                base_checkout=tree,
+                cache_dir=agent_cache(cfg),
+                policy=policy,
+                exclude_newer=_as_of(cfg, progress),
+            )
+        )
     except (EnvironmentBuildError, ContractError) as exc:
         said = getattr(exc, "log", "") or str(exc)
         log = keep_log(cfg.evidence / "logs" / "reconstruction-build.log", said)

@@ -68,7 +68,14 @@ def _matrix_runner(cfg: AttemptConfig) -> MatrixRunner:
     ) -> Mapping[str, str]:
         recipe = cfg.contract.environment.model_copy(update={"python": version})
         policy = SandboxPolicy(network=recipe.network, timeout_s=cfg.test_timeout_s)
-        env = environments.build(recipe, install_tree(cfg), cfg.env_cache, policy)
+        env = environments.build(
+            environments.BuildRequest(
+                recipe=recipe,
+                base_checkout=install_tree(cfg),
+                cache_dir=cfg.env_cache,
+                policy=policy,
+            )
+        )
         report = cfg.work / "matrix-reports" / version
         ran = run_tests(
             env,

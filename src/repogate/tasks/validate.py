@@ -127,7 +127,15 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig, spent
     as_of = git.commit_date(ws, base) if recipe.resolve_as_of == "base_commit" else None
     building = clock.monotonic()
     try:
-        env = environments.build(recipe, install, cfg.env_cache, policy, as_of)
+        env = environments.build(
+            environments.BuildRequest(
+                recipe=recipe,
+                base_checkout=install,
+                cache_dir=cfg.env_cache,
+                policy=policy,
+                exclude_newer=as_of,
+            )
+        )
     except EnvironmentBuildError as exc:
         spent.build = clock.monotonic() - building
         raise Rejected("environment_failed", str(exc)[:2000], log=exc.log) from None
