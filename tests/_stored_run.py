@@ -7,10 +7,11 @@ from functools import partial
 from pathlib import Path
 
 from repogate.agent_spec import GoldSpec, NullSpec
-from repogate.decision import Evidence, decide
+from repogate.decision import Evidence, SoftMetrics, decide
 from repogate.receipt import Check, Observation, Status, observe
+from repogate.sandbox import Isolation
 from repogate.state import CandidateState
-from repogate.store import Store
+from repogate.store import AgentEntry, RunManifest, Store
 from repogate.vocabulary import GateId
 
 
@@ -58,3 +59,40 @@ def finished_run(tmp_path: Path) -> tuple[Path, str, str]:
     """A run with two finished attempts, each with two receipts; returns (dir, id1, id2)."""
     ids = stored_run(tmp_path, STATE, (("E", STATE), ("I", STATE)), "failed")
     return tmp_path, ids[0], ids[1]
+
+
+def one_attempt_run(
+    run_dir: Path, isolation: str, soft: SoftMetrics, *, weak: bool = False, decided: bool = True
+) -> None:
+    """A run of one attempt on task ``t`` with its manifest, through the store.
+
+    The attempt (gold) is decided on :data:`STATE` with ``soft`` and ``isolation`` (no receipts,
+    so it is rejected); with ``decided`` False it is null's, begun and never started. The
+    manifest records ``isolation`` for agents and tests: bubblewrap with the network off, or with
+    ``weak`` no isolation, allowed by the flag, with ``isolation`` as its warning.
+    """
+    kind = "none" if weak else "bwrap"
+    iso = Isolation(kind=kind, network_off=not weak, detail=isolation)
+    with Store.create(run_dir) as store:
+        store.write_manifest(
+            RunManifest(
+                agents=(AgentEntry(spec="gold"),),
+                contracts=(),
+                selection="test",
+                isolation_agent=iso,
+                isolation_tests=iso,
+                weak_isolation_allowed_by="--allow-weak-isolation" if weak else None,
+                warnings=(isolation,) if weak else (),
+            )
+        )
+        record = store.begin_attempt("t", GoldSpec() if decided else NullSpec(), 0)
+        evidence = Evidence(
+            task_id="t",
+            profile="hermetic",
+            state=STATE,
+            submitted_patch_digest=STATE.patch_digest,
+            soft=soft,
+            isolation=isolation,
+        )
+        if decided:
+            store.finish_attempt(record.attempt_id, decide(evidence))

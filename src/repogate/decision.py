@@ -75,6 +75,58 @@ class SoftMetrics(FrozenModel):
     extra_repair_effort: int = 0
     tokens: int = 0
 
+    def text(self) -> str:
+        """The measures that are not zero, as a person reads them, in field order.
+
+        For example ``agent cost $0.0123, wall time 12.4 s, tokens 12,345``; ``""`` when all are
+        zero. Each is written by :func:`measure_text`.
+        """
+        shown = [measure_text(n, v) for n, v in self.model_dump().items() if v]
+        return ", ".join(shown)
+
+
+_SOFT_LABELS = {
+    "review_minutes": "review",
+    "agent_cost_usd": "agent cost",
+    "wall_time_s": "wall time",
+    "retries": "retries",
+    "changed_lines": "changed lines",
+    "review_rounds": "review rounds",
+    "extra_repair_effort": "extra repair effort",
+    "tokens": "tokens",
+}
+
+
+def measure_value(name: str, value: float) -> str:
+    """One soft measure's value with its unit: ``12.4 s``, ``$0.0123``, ``2.5 min``, ``12,345``.
+
+    Seconds to a tenth (two significant digits under one second), US dollars to the cent (three
+    significant digits under a dollar), minutes to three significant digits, counts whole with
+    thousands separators (a median of counts may be a half: ``1.5``).
+
+    Args:
+        name: a :class:`SoftMetrics` field name; its suffix gives the unit (``_s``, ``_usd``,
+            ``_minutes``, else a count).
+        value: the measure.
+    """
+    if name.endswith("_s"):
+        return f"{value:.1f} s" if abs(value) >= 1 else f"{value:.2g} s"
+    if name.endswith("_usd"):
+        return f"${value:,.2f}" if abs(value) >= 1 else f"${value:.3g}"
+    if name.endswith("_minutes"):
+        return f"{value:.3g} min"
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:.3g}"
+
+
+def measure_label(name: str) -> str:
+    """A soft measure's name as a person says it: ``wall_time_s`` is ``wall time``."""
+    return _SOFT_LABELS.get(name, name.replace("_", " "))
+
+
+def measure_text(name: str, value: float) -> str:
+    """One soft measure as a person reads it: ``wall time 12.4 s`` (:func:`measure_value`)."""
+    return f"{measure_label(name)} {measure_value(name, value)}"
+
 
 class Evidence(FrozenModel):
     """Everything a decision reads: the state the harness computed, the agent's claim, the receipts.

@@ -12,10 +12,12 @@ from collections.abc import Callable
 from functools import partial
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from repogate.gates.differential import check_behaviour
+from repogate.oracles._differential_worker import describe_call
 from repogate.oracles.differential import FunctionOutcome, Server, compare_function
 from repogate.oracles.functions import (
     Target,
@@ -99,7 +101,8 @@ def test_a_wrong_but_plausible_candidate_is_flagged_with_the_shrunk_input(tmp_pa
     seen = _compare(tmp_path, b"def clamp(value: int) -> int:\n    return min(value, 100)\n")
     assert seen.outcome == "differs"
     assert seen.input == "pkg.mod.clamp(value=-1)"  # Hypothesis shrank it to the edge
-    assert seen.candidate.startswith("returned -1") and seen.reference.startswith("returned 0")
+    # arguments the call left as they were are not repeated
+    assert (seen.candidate, seen.reference) == ("returned -1", "returned 0")
 
 
 def test_an_exception_of_another_type_is_a_difference(tmp_path: Path) -> None:
@@ -122,7 +125,23 @@ def test_mutating_an_argument_is_a_difference(tmp_path: Path) -> None:
     seen = _compare(tmp_path, candidate, reference, qualname="total")
     assert seen.outcome == "differs"
     assert seen.input == "pkg.mod.total(items=[0])"
-    assert "arguments after: [(), {'items': []}]" in seen.candidate
+    # the arguments the call changed read as the call itself, as a person writes it
+    assert seen.candidate == "returned 0 and changed its arguments to pkg.mod.total(items=[])"
+    assert seen.reference == "returned 0"
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "expected"),
+    [
+        ((), {"value": -1}, "(value=-1)"),
+        ((1, "a"), {}, "(1, 'a')"),
+        (([2],), {"b": {"k": (1,)}, "a": set()}, "([2], a=set(), b={'k': (1,)})"),
+    ],
+)
+def test_the_arguments_after_a_call_are_written_as_a_call(
+    args: tuple[Any, ...], kwargs: dict[str, Any], expected: str
+) -> None:
+    assert describe_call(args, kwargs) == expected
 
 
 def test_a_hang_of_the_reference_is_timed_out_with_its_reason_never_a_crash(

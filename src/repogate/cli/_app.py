@@ -19,12 +19,12 @@ from repogate._interrupted import (
 )
 from repogate._version import __version__
 from repogate.cli._help import plain_app
-from repogate.errors import EvidenceError, ExitCode, RepogateError, UserInputError
+from repogate.errors import EvidenceError, ExitCode, RepogateError, RunDirError, UserInputError
 from repogate.vocabulary import attempt_state
 
 if TYPE_CHECKING:  # each command loads what it uses: `version` and `--help` load none of them
     from repogate.decision import Evidence
-    from repogate.store import AttemptRecord
+    from repogate.store import AttemptRecord, Store
 
 
 app = plain_app(
@@ -308,7 +308,11 @@ def show_cmd(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print attempts as JSON.")] = False,
 ) -> None:
-    """Print a run's attempts (one line each), or one attempt's checks, receipts and evidence.
+    """Print a run's attempts (one line each), or one attempt's isolation, checks and evidence.
+
+    One attempt: the isolation its tests ran under (from its decision) and the run's (agents and
+    tests, from the manifest, with its warnings), every check, the soft measures with their
+    units, its receipts and patch.
 
     Each finished attempt's evidence is checked. An attempt begun and not started yet shows as
     'not started'; one started and unfinished as 'running' while a run holds the folder's
@@ -326,7 +330,9 @@ def show_cmd(
         changed = {key: ", ".join(problems) for key, problems in store.changed_evidence().items()}
         live = store.being_written()
         receipts: list[str] = []
+        run_isolation: list[str] = []
         if attempt is not None:
+            run_isolation = _run_isolation(store)
             record = _pick(records, attempt)
             receipts = [
                 p.name
@@ -352,7 +358,7 @@ def show_cmd(
         _show_injections(records)
     else:
         said = statuses.get(records[0].attempt_id, "done")
-        _show_one(run_dir, records[0], said, receipts, live=live)
+        _show_one(run_dir, records[0], said, receipts, run_isolation, live=live)
     for attempt_id, problems in changed.items():
         typer.echo(
             f"error: attempt {attempt_id}: evidence changed since it was stored ({problems}); "
@@ -392,9 +398,36 @@ def _pick(records: list[AttemptRecord], attempt: str) -> AttemptRecord:
     )
 
 
+def _run_isolation(store: Store) -> list[str]:
+    """The lines saying the run's isolation and its warnings, from the run manifest."""
+    from repogate.store import isolation_summary
+
+    try:
+        manifest = store.manifest()
+    except RunDirError as exc:  # the attempt is still shown; the manifest's fault is said
+        return [f"run's isolation: not known ({exc})"]
+    warnings = manifest.warnings if manifest is not None else ()
+    return [
+        f"run's isolation: {isolation_summary(manifest)}",
+        *(f"warning: {w}" for w in warnings),
+    ]
+
+
 def _show_one(
-    run_dir: Path, record: AttemptRecord, agent_status: str, receipts: list[str], *, live: bool
+    run_dir: Path,
+    record: AttemptRecord,
+    agent_status: str,
+    receipts: list[str],
+    run_isolation: list[str],
+    *,
+    live: bool,
 ) -> None:
+    """Print one attempt: who and what, its status, its isolation, its checks and evidence.
+
+    The attempt's own isolation (that of its tests' commands) is in its decision; an attempt
+    not decided has none, and the run's (the weakest of its commands, from the manifest, with
+    the manifest's warnings) is printed for every attempt.
+    """
     from repogate.cli.terminal import decision_table, print_table
     from repogate.models.trajectory import TRAJECTORY_FILE, read_trajectory, summary
 
@@ -406,6 +439,10 @@ def _show_one(
     typer.echo(f"agent status: {agent_status}; attempt status: {state}")
     if record.crash:
         typer.echo(f"crash: {record.crash}")
+    if record.decision is not None and record.decision.isolation:
+        typer.echo(f"isolation: {record.decision.isolation}")
+    for line in run_isolation:
+        typer.echo(line)
     trajectory = read_trajectory(folder / "agent")
     if trajectory is not None:
         said = trajectory if isinstance(trajectory, str) else summary(trajectory)

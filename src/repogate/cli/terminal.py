@@ -33,8 +33,8 @@ def decision_table(decision: Decision) -> Table:
     for check in decision.advisory:  # reported beside the verdict, never changing it
         style = _STYLE[check.status]
         table.add_row(f"{check.name} (advisory)", f"[{style}]{check.status}", escape(check.detail))
-    soft = decision.soft.model_dump()
-    table.caption = "soft: " + ", ".join(f"{k}={v:g}" for k, v in soft.items() if v)
+    table.caption = f"soft: {decision.soft.text() or 'all zero'}"
+    table.caption_justify = "left"
     return table
 
 

@@ -10,8 +10,9 @@ JSON answer per output line:
 - ``{"id": n, "op": "call", "module": m, "qualname": q, "args": A, "kwargs": K}``: ``A`` and
   ``K`` are Python literals (``ast.literal_eval``); answer the outcome: ``kind`` ``returned``
   (``value``: a canonical description of the result) or ``raised`` (``type``: the exception's
-  qualified name, ``message``), and ``args``: the description of the arguments after the call
-  (argument mutation).
+  qualified name, ``message``), ``args``: the arguments after the call (argument mutation)
+  written as the call's parenthesised part, ``(1, value=[])`` (:func:`describe_call`), and
+  ``args_before``: the same before the call.
 
 A description is a string that never holds a memory address, so two processes describe equal
 values alike. What the called code prints to standard output is thrown away (the channel is
@@ -45,8 +46,12 @@ def describe(value: Any, depth: int = 0) -> str:
         return repr(value)
     if isinstance(value, (list, tuple)):
         inner = ", ".join(describe(v, depth + 1) for v in value)
-        return ("[%s]" if isinstance(value, list) else "(%s)") % inner
+        if isinstance(value, list):
+            return f"[{inner}]"
+        return f"({inner},)" if len(value) == 1 else f"({inner})"  # as Python writes a tuple
     if isinstance(value, (set, frozenset)):
+        if not value:
+            return f"{type(value).__name__}()"  # `{}` would read as a dict
         return "{{{}}}".format(", ".join(sorted(describe(v, depth + 1) for v in value)))
     if isinstance(value, dict):
         items = sorted(
@@ -64,6 +69,17 @@ def describe(value: Any, depth: int = 0) -> str:
     except Exception as exc:  # a repr that raises is described by its type
         text = f"<repr raised {type(exc).__name__}>"
     return kind + ":" + _ADDRESS.sub("", text)[:_WIDTH]
+
+
+def describe_call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    """The arguments of a call as its parenthesised part: ``(1, 'a', key=[2])``.
+
+    Positional arguments first, then keywords in name order, each value by :func:`describe`; a
+    person reads it as the call, and two processes write equal arguments alike.
+    """
+    parts = [describe(a, 1) for a in args]
+    parts += [f"{k}={describe(v, 1)}" for k, v in sorted(kwargs.items())]
+    return f"({', '.join(parts)})"
 
 
 def _target(module: str, qualname: str) -> Any:
@@ -86,6 +102,7 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
     args = ast.literal_eval(request["args"])
     kwargs = ast.literal_eval(request["kwargs"])
     target = _target(*name)
+    before = describe_call(args, kwargs)
     try:
         value = target(*args, **kwargs)
     except BaseException as exc:  # SystemExit and KeyboardInterrupt are outcomes too
@@ -94,9 +111,15 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
             "kind": "raised",
             "type": kind.__module__ + "." + kind.__qualname__,
             "message": str(exc)[:_WIDTH],
-            "args": describe([args, kwargs]),
+            "args": describe_call(args, kwargs),
+            "args_before": before,
         }
-    return {"kind": "returned", "value": describe(value), "args": describe([args, kwargs])}
+    return {
+        "kind": "returned",
+        "value": describe(value),
+        "args": describe_call(args, kwargs),
+        "args_before": before,
+    }
 
 
 def main() -> None:

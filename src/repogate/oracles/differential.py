@@ -122,15 +122,34 @@ class Server:
             self._session = None
 
 
-def _key(answer: Mapping[str, Any]) -> tuple[str, str, str]:
-    if answer.get("kind") == "returned":
-        return "returned", str(answer.get("value")), str(answer.get("args"))
-    return "raised", str(answer.get("type")), str(answer.get("args"))
+@dataclass(frozen=True)
+class _Outcome:
+    """What one call did, as compared: the result or exception, and the arguments after it."""
+
+    kind: str  # returned, raised
+    what: str  # the result's description, or the exception's qualified type
+    args: str  # the arguments after the call: ``(1, value=[])``
+    args_before: str = field(default="", compare=False)  # the same input in both states
+
+    def said(self, target: Target) -> str:
+        """``returned 0 and changed its arguments to pkg.mod.f(items=[])``, as a person reads it.
+
+        The arguments are named only when the call changed them (mutation), written as the call.
+        """
+        text = f"{self.kind} {self.what}"
+        if self.args != self.args_before:
+            text += f" and changed its arguments to {target.name}{self.args}"
+        return text
 
 
-def _said(key: tuple[str, str, str]) -> str:
-    kind, what, args = key
-    return f"{'returned' if kind == 'returned' else 'raised'} {what} (arguments after: {args})"
+def _outcome(answer: Mapping[str, Any]) -> _Outcome:
+    returned = answer.get("kind") == "returned"
+    return _Outcome(
+        kind="returned" if returned else "raised",
+        what=str(answer.get("value" if returned else "type")),
+        args=str(answer.get("args")),
+        args_before=str(answer.get("args_before")),
+    )
 
 
 def _call_text(target: Target, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> str:
@@ -146,11 +165,9 @@ class _Run:
     stopped: str = ""
     stop_kind: Outcome = "not applicable"
     found: list[tuple[str, str, str]] = field(default_factory=list)
-    answered: tuple[str, str, str] | None = None  # the reference's outcome of the call under way
+    answered: _Outcome | None = None  # the reference's outcome of the call under way
 
-    def call(
-        self, which: int, args: tuple[Any, ...], kwargs: Mapping[str, Any]
-    ) -> tuple[str, str, str]:
+    def call(self, which: int, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> _Outcome:
         request = {
             "op": "call",
             "module": self.target.module,
@@ -166,7 +183,9 @@ class _Run:
             if which == 0 and self.answered is not None:
                 # the reference answered this very call in the same budget: the candidate's
                 # silence (its server ended, hung, refused) is its behaviour, not the evaluator's
-                self.found.append((call, f"gave no answer ({detail})", _said(self.answered)))
+                self.found.append(
+                    (call, f"gave no answer ({detail})", self.answered.said(self.target))
+                )
                 self.stopped = f"the candidate's call server: {detail} on {call}"
                 _halt()
             self.stopped = f"the {state}'s call server: {detail} on {call}"
@@ -174,7 +193,7 @@ class _Run:
                 "timed out" if "timed out" in detail or "ended" in detail else "not applicable"
             )
             _halt()
-        return _key(answer)
+        return _outcome(answer)
 
     def body(self, drawn: tuple[tuple[Any, ...], dict[str, Any]]) -> None:
         if self.stopped:
@@ -196,7 +215,11 @@ class _Run:
             _halt()
         if candidate != reference:
             self.found.append(
-                (_call_text(self.target, args, kwargs), _said(candidate), _said(reference))
+                (
+                    _call_text(self.target, args, kwargs),
+                    candidate.said(self.target),
+                    reference.said(self.target),
+                )
             )
             raise _Differs
 

@@ -39,6 +39,7 @@ from repogate.report.model import (
 )
 from repogate.report.policy import Policy, describe
 from repogate.report.stats import Interval, median, over_tasks, pass_at_k, pass_hat_k
+from repogate.store import isolation_summary
 from repogate.vocabulary import RECONSTRUCTION_FUNNEL, UNFINISHED
 
 
@@ -216,14 +217,7 @@ def run_brief(run: Run) -> RunBrief:
     """The run's manifest in brief, with how many attempts are done."""
     m = run.manifest
     contracts = m.contracts if m is not None else ()
-    isolation = (
-        "; ".join(
-            f"{who}: {i.kind}, network {'off' if i.network_off else 'ON'}"
-            for who, i in (("agents", m.isolation_agent), ("tests", m.isolation_tests))
-        )
-        if m is not None
-        else "agents: ?, network ON; tests: ?, network ON"
-    )
+    isolation = isolation_summary(m)
     times = sorted({c.time_budget_s for c in contracts if c.time_budget_s})
     tokens = sorted({c.token_budget for c in contracts if c.token_budget})
     budgets = (

@@ -12,12 +12,21 @@ import os
 from html import escape
 from pathlib import Path
 
+from repogate.decision import measure_label, measure_value
 from repogate.errors import UserInputError
 from repogate.report import differs
 from repogate.report.charts import cohort_chart, funnel_chart, resolved_chart
 from repogate.report.model import AttemptRow, Report
 from repogate.report.stats import Interval
-from repogate.report.text import count, difference_text, interval_text, pct, points, se_text
+from repogate.report.text import (
+    RUNS_HEADING,
+    count,
+    difference_text,
+    interval_text,
+    pct,
+    points,
+    se_text,
+)
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:80em;color:#222}
@@ -151,10 +160,13 @@ def _small_tables(report: Report) -> str:
     soft = [
         _cell(s.agent)
         + _cell(s.n)
-        + "".join(_cell(f"{m.median:g} / {m.total:g}", m.total) for m in s.measures.values())
+        + "".join(
+            _cell(f"{measure_value(n, m.median)} / {measure_value(n, m.total)}", m.total)
+            for n, m in s.measures.items()
+        )
         for s in report.soft
     ]
-    soft_head = list(report.soft[0].measures) if report.soft else []
+    soft_head = [measure_label(n) for n in report.soft[0].measures] if report.soft else []
     return (
         "<h2>Evaluator and environment errors (never the agent's failure)</h2>"
         + _table("errors", ["agent", *kinds, "unfinished", "attempts (denominator)"], errors)
@@ -314,7 +326,7 @@ def render_html(report: Report, page_dir: Path) -> str:
         "<title>repogate report</title>"
         f"<style>{_CSS}</style></head><body><h1>repogate report</h1>{partial}"
         f"{_headline(report)}"
-        f"<h2>Runs</h2>{_runs(report)}"
+        f"<h2>{RUNS_HEADING}</h2>{_runs(report)}"
         f"<h2>Hard-gate acceptance by agent and cohort{f' ({escape(report.by)})' if report.by else ''}</h2>"
         f"{cohort_chart(report)}{_acceptance(report)}"
         f"<h2>Stage funnel</h2>{funnel_chart(report)}{_funnel(report)}"

@@ -7,6 +7,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from repogate.decision import measure_label, measure_value
 from repogate.report import differs
 from repogate.report.model import Report
 from repogate.report.stats import Interval
@@ -54,6 +55,10 @@ def rate_text(interval: Interval) -> str:
     return f"{interval_text(interval)} {se_text(interval)}, {tasks}"
 
 
+RUNS_HEADING = "Runs: what ran and under which isolation"
+"""The heading of the runs section (each run's manifest in brief), in the text and the HTML."""
+
+
 def _table(title: str, *columns: str) -> Table:
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for column in columns:
@@ -74,7 +79,7 @@ def _noted(shown: RenderableType, note: str) -> Group:
 
 
 def _runs(report: Report) -> Table:
-    table = _table("runs (manifest in brief)", "run", "status", "what")
+    table = _table(RUNS_HEADING, "run", "status", "what")
     for run in report.runs:
         planned = f" of {run.planned}" if run.planned is not None else ""
         what = "\n".join(
@@ -175,7 +180,9 @@ def _soft(report: Report) -> Table:
     )
     for row in report.soft:
         shown = [
-            f"{name} {m.median:.4g} / {m.total:.4g}" for name, m in row.measures.items() if m.total
+            f"{measure_label(name)} {measure_value(name, m.median)} / {measure_value(name, m.total)}"
+            for name, m in row.measures.items()
+            if m.total
         ]
         table.add_row(row.agent, str(row.n), "; ".join(shown) or "all zero")
     return table

@@ -19,6 +19,7 @@ from repogate.store.manifest import (
     ExecutorEntry,
     RunManifest,
     contract_entry,
+    isolation_summary,
 )
 
 __all__ = [
@@ -36,4 +37,5 @@ __all__ = [
     "contract_entry",
     "file_sha256",
     "is_held",
+    "isolation_summary",
 ]

@@ -155,6 +155,22 @@ class RunManifest(FrozenModel):
     """Where the attempts ran: the executor's spec (``name``, ``workers``, Ray's version)."""
 
 
+def isolation_summary(manifest: RunManifest | None) -> str:
+    """The isolation a run's commands had, as one line: who, the mechanism, the network.
+
+    For example ``agents: bwrap, network off; tests: bwrap, network off`` (the weakest any
+    command of the run had: :func:`repogate.sandbox.weakest`); without a manifest (a run begun
+    before it was written) ``agents: ?, network ON; tests: ?, network ON``, never stronger than
+    what may have been.
+    """
+    if manifest is None:
+        return "agents: ?, network ON; tests: ?, network ON"
+    return "; ".join(
+        f"{who}: {i.kind}, network {'off' if i.network_off else 'ON'}"
+        for who, i in (("agents", manifest.isolation_agent), ("tests", manifest.isolation_tests))
+    )
+
+
 def contract_entry(contract: TransitionContract, source: str) -> ContractEntry:
     """Describe ``contract`` (read from ``source``) for the manifest."""
     return ContractEntry(

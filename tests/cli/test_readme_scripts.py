@@ -1,0 +1,153 @@
+"""The README's scripts (scripts/setup, scripts/demo, scripts/check) on a new user's machine.
+
+New user: `UV_CACHE_DIR=` exported empty stopped the first command at once (uv reads an empty
+setting as the option given no value: ``error: a value is required for '--cache-dir
+<CACHE_DIR>'``), and so do some forty other empty uv settings. Setup as root installed bubblewrap
+with apt-get and never checked that it runs; where it cannot make namespaces (a container without
+CAP_SYS_ADMIN, a user whose user namespaces are limited) the user learnt of it only from the run's
+weak-isolation warning.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = ROOT / "scripts"
+UV_ENV = SCRIPTS / "uv-env.sh"
+BROKEN_UV = re.compile(r"a value is required|Failed to parse environment variable|invalid value")
+NOT_RUNNING = "setup: bubblewrap (bwrap) is installed but does not run here"
+
+
+def _env(**changes: str) -> dict[str, str]:
+    """This process's environment with ``changes``, offline (nothing here needs the network)."""
+    return {**os.environ, "UV_OFFLINE": "1", **changes}
+
+
+EMPTY_SETTINGS = {"UV_CACHE_DIR": "", "UV_FROZEN": "", "UV_LINK_MODE": ""}
+"""One empty uv setting of each kind: a path, a boolean, a choice (each alone stops uv)."""
+
+
+def test_the_first_command_takes_empty_uv_settings_as_unset(tmp_path: Path) -> None:
+    a_file = tmp_path / "not-a-folder"
+    a_file.write_text("x")
+    done = subprocess.run(
+        [str(SCRIPTS / "demo"), str(a_file)],
+        env=_env(**EMPTY_SETTINGS),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    # uv started repogate, which refused the --out given: its own one line, exit 2
+    assert BROKEN_UV.search(done.stderr) is None, done.stderr
+    # (setup's own lines may come first, as where bubblewrap cannot run)
+    assert done.stderr.splitlines()[-1] == f"error: --out {a_file} is a file; give a folder"
+    assert done.returncode == 2
+
+
+def test_uv_env_unsets_the_empty_uv_settings_only(tmp_path: Path) -> None:
+    env = _env(
+        UV_CACHE_DIR="",
+        UV_NO_CACHE="",
+        UV_PREVIEW_FEATURES="",
+        UV_HTTP_TIMEOUT="120",
+        NOT_UV_SETTING="",
+        TRICKY="first line\nUV_CONCURRENT_DOWNLOADS=",
+        UV_CONCURRENT_DOWNLOADS="4",
+    )
+    script = f'. "{UV_ENV}" && env && "$UV_BIN" lock --check --offline'
+    done = subprocess.run(
+        ["sh", "-c", script],
+        env={**env, "UV_BIN": shutil.which("uv") or "uv"},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    names = {line.split("=", 1)[0] for line in done.stdout.splitlines() if "=" in line}
+    assert {"UV_CACHE_DIR", "UV_NO_CACHE", "UV_PREVIEW_FEATURES"} & names == set()
+    assert "UV_HTTP_TIMEOUT=120" in done.stdout
+    assert "UV_CONCURRENT_DOWNLOADS=4" in done.stdout.splitlines()
+    assert "NOT_UV_SETTING" in names
+    assert "_uv_name" not in names and "_uv_value" not in names
+
+
+@pytest.mark.parametrize("script", ["setup", "demo", "check"])
+def test_each_readme_script_clears_empty_uv_settings_before_it_runs_uv(script: str) -> None:
+    lines = (SCRIPTS / script).read_text().splitlines()
+    sourced = [i for i, line in enumerate(lines) if re.match(r"\. .*uv-env\.sh", line)]
+    uses_uv = [i for i, line in enumerate(lines) if re.search(r'"\$(uv|candidate|venv/bin)', line)]
+    assert sourced, f"scripts/{script} does not source uv-env.sh"
+    assert uses_uv and sourced[0] < uses_uv[0], f"scripts/{script} runs uv before uv-env.sh"
+
+
+def _setup(prefix: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """Run scripts/setup under ``prefix`` with uv on PATH; bubblewrap is already installed."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    uv = shutil.which("uv")
+    assert uv is not None
+    (tools / "uv").symlink_to(uv)
+    path = f"{tools}:/usr/local/bin:/usr/bin:/bin"
+    return subprocess.run(
+        [*prefix, str(SCRIPTS / "setup")],
+        env={"PATH": path, "HOME": str(tmp_path), "LANG": "C.UTF-8"},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+
+
+def _root_with(*tools: str) -> bool:
+    return os.geteuid() == 0 and all(shutil.which(t) for t in ("bwrap", *tools))
+
+
+@pytest.mark.skipif(not _root_with("setpriv"), reason="needs root, bwrap and setpriv")
+def test_setup_says_when_bubblewrap_does_not_run_as_root(tmp_path: Path) -> None:
+    # root in a container without CAP_SYS_ADMIN (Docker's default): bwrap cannot make namespaces
+    done = _setup(["setpriv", "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("/uv")
+    assert NOT_RUNNING in done.stderr, done.stderr
+    assert "Creating new namespace failed: Operation not permitted" in done.stderr
+    assert "CAP_SYS_ADMIN" in done.stderr  # how to fix it, for root
+
+
+def _nested_userns_works() -> bool:
+    probe = ["unshare", "--user", "--map-root-user", "unshare", "--user", "true"]
+    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
+
+
+@pytest.mark.skipif(
+    not (_root_with("unshare") and _nested_userns_works()),
+    reason="needs root, bwrap and nested user namespaces (unshare --user)",
+)
+def test_setup_says_when_bubblewrap_does_not_run_for_a_user(tmp_path: Path) -> None:
+    # a user whose user namespaces are limited: the outer namespace allows one, which the user's
+    # own takes, so bwrap's is refused (ENOSPC), as under kernel.unprivileged_userns_clone=0
+    limit = 'echo 1 > /proc/sys/user/max_user_namespaces && exec "$@"'
+    prefix = ["unshare", "--user", "--map-root-user", "sh", "-c", limit, "sh"]
+    prefix += ["unshare", "--user", "--map-user=1000", "--map-group=1000"]
+    done = _setup(prefix, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("/uv")
+    assert NOT_RUNNING in done.stderr, done.stderr
+    assert "max_*_namespaces exceeded" in done.stderr
+    assert "user namespaces" in done.stderr  # how to fix it, for a user
+
+
+@pytest.mark.skipif(not _root_with(), reason="needs root and a bwrap")
+def test_setup_says_nothing_of_a_bubblewrap_that_runs(tmp_path: Path) -> None:
+    assert subprocess.run(["bwrap", "--ro-bind", "/", "/", "true"], check=False).returncode == 0
+    done = _setup([], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "bubblewrap" not in done.stderr and "bwrap" not in done.stderr, done.stderr
