@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from _venv_record import uv_record
 from repogate import git
 from repogate._toolchain import find_python
 from repogate.contract import Permissions
@@ -304,8 +305,8 @@ def test_submodules_and_the_projects_own_package_do_not_shadow(repo: Path, path:
 
 
 def test_environment_names_lists_installed_and_standard_modules() -> None:
-    """Read from a real venv (this one): pytest's dependencies and the stdlib are listed."""
-    names = environment_names(Path(sys.executable))
+    """Read from a real venv (this one), in the sandbox: pytest's dependencies and the stdlib."""
+    names = environment_names(uv_record(Path(sys.prefix)))
     assert {"iniconfig", "pluggy", "_pytest", "pytest", "json", "sys", "importlib"} <= names
     assert "repogate_not_a_module" not in names
 
@@ -323,6 +324,6 @@ def test_environment_names_on_a_python_without_stdlib_module_names(
         python = find_python(version, tmp_path)
     except EnvironmentBuildError:
         pytest.skip(f"no CPython {version} on this machine (PYENV_ROOT, ~/.pyenv, PATH)")
-    names = environment_names(python)
+    names = environment_names(uv_record(python.parent.parent, python, cache_key=version))
     assert {"os", "json", "sys", "collections", "math", "email"} <= names
     assert "site-packages" not in names

@@ -137,10 +137,6 @@ class UvEnvironment(_venv.VenvMethods, FrozenModel):
         """Return ``policy`` with :meth:`variables` under its own ``env`` (its own win)."""
         return policy.model_copy(update={"env": {**self.variables(checkout), **policy.env}})
 
-    def interpreter(self) -> Path:
-        """Return the venv's interpreter (``<venv>/bin/python``)."""
-        return self.python
-
 
 class _Record(_venv.CacheRecord[UvEnvironment]):
     pass
