@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from _venv_record import make_venv, site_packages, uv_record
+from repogate.errors import EnvironmentBuildError
 from repogate.oracles.base_suite import PLUGIN_MODULE, tool_folder
+from repogate.sandbox import SANDBOX_ENV, allowing_weak_isolation
 
 
 def _plant(venv: Path, marker: Path, how: str) -> None:
@@ -52,3 +54,23 @@ def test_installing_the_tools_never_runs_the_interpreter_on_this_machine(
     assert (folder / "coverage" / "__init__.py").is_file()
     assert (folder / f"{PLUGIN_MODULE}.py").is_file()
     assert not marker.exists(), "the environment's interpreter ran outside the sandbox"
+
+
+def test_without_bubblewrap_the_tools_are_refused_even_when_weak_isolation_is_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Weak isolation would start the launcher's interpreter on this machine: no tools instead.
+
+    The error is what the base-suite record gives as the reason for no coverage.
+    """
+    venv = make_venv(tmp_path / "venv")
+    marker = tmp_path / "marker"
+    _plant(venv, marker, "sitecustomize")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv(SANDBOX_ENV, "none")
+    with allowing_weak_isolation("test"), pytest.raises(EnvironmentBuildError) as info:
+        tool_folder(uv_record(venv), cache)
+    assert str(info.value).startswith("installing coverage: a launcher needs bubblewrap (bwrap)")
+    assert not marker.exists()
+    assert not list(cache.glob("regress-tools-*"))

@@ -52,9 +52,12 @@ from pydantic import Field
 
 from repogate import clock
 from repogate._model import FrozenModel
+from repogate.errors import IsolationError
 from repogate.sandbox._isolation import (
+    INSTALL_HINT,
     Isolation,
     bwrap_prefix,
+    isolation,
     require_isolation,
     unshare_prefix,
     weak_isolation_reason,
@@ -373,7 +376,13 @@ def command_line(argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
     Raises:
         IsolationError: bubblewrap is not usable here (a launcher is never weakly isolated).
     """
-    iso = require_isolation(policy.network, image=True)
+    iso = isolation(policy.network)
+    if iso.kind != "bwrap":
+        raise IsolationError(
+            "a launcher needs bubblewrap (bwrap), which is not usable here, so the command "
+            "would run on this machine (weak isolation is never given to a launcher)",
+            INSTALL_HINT,
+        )
     root = policy.root.path if policy.root is not None else None
     readable = [*_runtime(argv, policy, policy.env), *policy.readable]
     mounts = mount_arguments(readable, policy.writable or (), policy.hidden, root)
