@@ -188,8 +188,20 @@ _ENV_SCRIPT = (
     "    for key in ('stdlib', 'platstdlib'):\n"
     "        for folder in (paths[key], os.path.join(paths[key], 'lib-dynload')):\n"
     "            names.update(e.split('.', 1)[0] for e in listing(folder) if e != 'site-packages')\n"
+    "import site  # -S: importing it runs nothing (no site.main), its functions only\n"
+    "here = os.path.dirname(os.path.abspath(sys.executable))\n"
+    "cfgs = [os.path.join(d, 'pyvenv.cfg') for d in (here, os.path.dirname(here))]\n"
+    "cfg = next((c for c in cfgs if os.path.isfile(c)), None)\n"
+    "prefixes = [sys.prefix]\n"
+    "if cfg:  # a venv: its own site-packages, the base's only when the venv includes them\n"
+    "    keys = {}\n"
+    "    for line in open(cfg, encoding='utf-8', errors='replace'):\n"
+    "        key, eq, value = line.partition('=')\n"
+    "        if eq: keys[key.strip().lower()] = value.strip().lower()\n"
+    "    system = keys.get('include-system-site-packages') == 'true'\n"
+    "    prefixes = [os.path.dirname(cfg)] + ([sys.prefix] if system else [])\n"
     "skip = ('.dist-info', '.egg-info', '.pth')\n"
-    "for folder in {paths['purelib'], paths['platlib']}:\n"
+    "for folder in site.getsitepackages(prefixes):\n"
     "    names.update(e.split('.', 1)[0] for e in listing(folder)\n"
     "                 if not e.endswith(skip) and e != '__pycache__')\n"
     "print('\\n'.join(sorted(n for n in names if n.isidentifier())))\n"
@@ -203,7 +215,10 @@ def environment_names(env: Environment) -> frozenset[str]:
     The environment's interpreter runs in the sandbox (:meth:`Environment.run`: no network,
     nothing writable, an empty working folder) with ``-I -S`` (no ``site``, so no ``.pth`` file of
     the venv runs, and no environment variable or current folder is read), and prints its
-    standard library's names and the names in its site-packages folders. The interpreter is
+    standard library's names and the names in its site-packages folders: found as ``site``
+    finds them (:func:`site.getsitepackages` of the venv that ``pyvenv.cfg`` beside or above the
+    interpreter names, and of the base installation when its ``include-system-site-packages``
+    is ``true``; ``-S`` alone leaves ``sys.prefix`` at the base installation). The interpreter is
     whatever the venv holds (``bin/python``, the standard library ``pyvenv.cfg`` leads to), so it
     never runs on this machine (red team 2026-12-02), and the harness lists no folder it names.
 
