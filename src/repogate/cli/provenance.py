@@ -1,8 +1,9 @@
 """``repogate keygen`` and ``repogate verify``: make a signing key pair, check signed verdicts.
 
 ``verify`` exits 0 when every signature, digest and state id checks out, 1 naming every failing
-file (one line each, ``FAIL file: what``), and 2 for bad input (a missing or unreadable key, a
-folder holding no verdict).
+file (one line each, ``FAIL file: what``; a folder it cannot list or a file it cannot read is
+such a line too, never skipped), and 2 for bad input (a missing or unreadable key, a folder
+holding no verdict).
 """
 
 from __future__ import annotations

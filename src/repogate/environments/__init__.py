@@ -4,7 +4,9 @@ This package is the one seam between repogate and how an environment is made. Th
 repogate sees an environment only through :class:`Environment`: it builds one from the recipe
 (:func:`build`), runs a command in it on a checkout under a sandbox grant
 (:meth:`Environment.run`, or :meth:`Environment.grant` for a process the harness drives itself),
-asks for the argv that starts its interpreter (:meth:`Environment.python_argv`), and stores its
+asks for the argv that starts its interpreter (:meth:`Environment.python_argv`, only ever under
+:meth:`Environment.run` or a grant: the harness never starts an environment's interpreter on this
+machine, not even for its own queries), and stores its
 description (the record's own fields, :meth:`Environment.describe`) in receipts, the manifest and
 the digests that key caches.
 Nothing outside this package reads a backend's own fields (a venv's folders, its import roots).
@@ -228,15 +230,6 @@ class Environment(Protocol):
         """Return the argv prefix that starts the environment's interpreter under :meth:`run`.
 
         For example ``("/cache/envs/<key>/venv/bin/python",)``; append ``-c CODE`` or a script.
-        """
-        ...
-
-    def interpreter(self) -> Path:
-        """Return the interpreter as a file the harness itself runs, outside any sandbox.
-
-        Only for the harness's own trusted queries that never load a checkout's code: listing
-        the names the environment can import, installing the harness's test tools for its
-        Python version. Untrusted commands use :meth:`python_argv` under :meth:`run`.
         """
         ...
 

@@ -157,15 +157,6 @@ class ImageEnvironment(_venv.VenvRecord):
             }
         )
 
-    def interpreter(self) -> Path:
-        """Return a launcher file that runs the venv's interpreter in the image (bubblewrap).
-
-        The venv's interpreter is the image's: on this machine its link would lead to this
-        machine's Python. The launcher (``cache_dir/<key>/python``, written by the build) runs it
-        with the image as ``/`` and the venv readable, no network, nothing else of this machine.
-        """
-        return self.venv.parent / "python"
-
 
 class _Record(_venv.CacheRecord[ImageEnvironment]):
     pass
@@ -211,7 +202,6 @@ def _build(
     made = sandbox.run(argv, entry, quiet)
     if not made.ok:
         raise _venv.failed(shlex.join(argv), made, where=" in the image")
-    _write_launcher(entry, venv, root)
     installing = policy.model_copy(
         update={
             "network": recipe.network,
@@ -274,12 +264,3 @@ def _facts(venv: Path, entry: Path, policy: sandbox.SandboxPolicy) -> dict[str, 
     if not isinstance(facts, dict):
         raise EnvironmentBuildError(f"the image's interpreter printed no facts: {result.stdout!r}")
     return facts
-
-
-def _write_launcher(entry: Path, venv: Path, root: sandbox.RootFilesystem) -> None:
-    """Write ``entry/python``: the venv's interpreter run in the image, for the harness's queries."""
-    policy = sandbox.SandboxPolicy(root=root, readable=(venv,), writable=())
-    argv = sandbox.command_line([str(venv / "bin" / "python")], policy)
-    launcher = entry / "python"
-    launcher.write_text(f'#!/bin/sh\nexec {shlex.join(argv)} "$@"\n', encoding="utf-8")
-    launcher.chmod(0o755)

@@ -109,10 +109,6 @@ class UvEnvironment(_venv.VenvRecord):
         """Return ``policy`` with :meth:`variables` under its own ``env`` (its own win)."""
         return policy.model_copy(update={"env": {**self.variables(checkout), **policy.env}})
 
-    def interpreter(self) -> Path:
-        """Return the venv's interpreter (``<venv>/bin/python``)."""
-        return self.python
-
 
 class _Record(_venv.CacheRecord[UvEnvironment]):
     pass

@@ -28,15 +28,19 @@ from __future__ import annotations
 
 import codecs
 import importlib.machinery
-import os
 import posixpath
 import re
-import subprocess
-from collections.abc import Callable, Collection, Iterable, Sequence
+import tempfile
+from collections.abc import Callable, Collection, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from repogate.git import ChangedPath
+from repogate.sandbox import SandboxPolicy
+
+if TYPE_CHECKING:
+    from repogate.environments import Environment
 
 ReadFile = Callable[[str, str], bytes | None]
 """(revision, path) -> file bytes at that revision, or None when absent."""
@@ -178,61 +182,71 @@ _ENV_SCRIPT = (
     "import os, sys, sysconfig\n"
     "names = set(getattr(sys, 'stdlib_module_names', ())) | set(sys.builtin_module_names)\n"
     "paths = sysconfig.get_paths()\n"
+    "def listing(folder):\n"
+    "    return os.listdir(folder) if os.path.isdir(folder) else []\n"
     "if not hasattr(sys, 'stdlib_module_names'):  # Python < 3.10: list the stdlib's folders\n"
     "    for key in ('stdlib', 'platstdlib'):\n"
     "        for folder in (paths[key], os.path.join(paths[key], 'lib-dynload')):\n"
-    "            entries = os.listdir(folder) if os.path.isdir(folder) else []\n"
-    "            names.update(e.split('.', 1)[0] for e in entries if e != 'site-packages')\n"
+    "            names.update(e.split('.', 1)[0] for e in listing(folder) if e != 'site-packages')\n"
+    "import site  # -S: importing it runs nothing (no site.main), its functions only\n"
+    "here = os.path.dirname(os.path.abspath(sys.executable))\n"
+    "cfgs = [os.path.join(d, 'pyvenv.cfg') for d in (here, os.path.dirname(here))]\n"
+    "cfg = next((c for c in cfgs if os.path.isfile(c)), None)\n"
+    "prefixes = [sys.prefix]\n"
+    "if cfg:  # a venv: its own site-packages, the base's only when the venv includes them\n"
+    "    keys = {}\n"
+    "    for line in open(cfg, encoding='utf-8', errors='replace'):\n"
+    "        key, eq, value = line.partition('=')\n"
+    "        if eq: keys[key.strip().lower()] = value.strip().lower()\n"
+    "    system = keys.get('include-system-site-packages') == 'true'\n"
+    "    prefixes = [os.path.dirname(cfg)] + ([sys.prefix] if system else [])\n"
+    "skip = ('.dist-info', '.egg-info', '.pth')\n"
+    "for folder in site.getsitepackages(prefixes):\n"
+    "    names.update(e.split('.', 1)[0] for e in listing(folder)\n"
+    "                 if not e.endswith(skip) and e != '__pycache__')\n"
     "print('\\n'.join(sorted(n for n in names if n.isidentifier())))\n"
-    "print('--')\n"
-    "print('\\n'.join(sorted({paths[k] for k in ('purelib', 'platlib')})))\n"
 )
+_NAMES: dict[tuple[str, ...], frozenset[str]] = {}
 
 
-def _listing_names(entries: Iterable[str]) -> set[str]:
-    names = set()
-    for entry in entries:
-        if entry.endswith((".dist-info", ".egg-info", ".pth")) or entry == "__pycache__":
-            continue
-        stem = entry.split(".", 1)[0] if "." in entry else entry
-        if stem.isidentifier():
-            names.add(stem)
-    return names
+def environment_names(env: Environment) -> frozenset[str]:
+    """Return the top-level names importable from an environment: its site-packages and stdlib.
 
+    The environment's interpreter runs in the sandbox (:meth:`Environment.run`: no network,
+    nothing writable, an empty working folder) with ``-I -S`` (no ``site``, so no ``.pth`` file of
+    the venv runs, and no environment variable or current folder is read), and prints its
+    standard library's names and the names in its site-packages folders: found as ``site``
+    finds them (:func:`site.getsitepackages` of the venv that ``pyvenv.cfg`` beside or above the
+    interpreter names, and of the base installation when its ``include-system-site-packages``
+    is ``true``; ``-S`` alone leaves ``sys.prefix`` at the base installation). The interpreter is
+    whatever the venv holds (``bin/python``, the standard library ``pyvenv.cfg`` leads to), so it
+    never runs on this machine (red team 2026-12-02), and the harness lists no folder it names.
 
-@lru_cache(maxsize=32)
-def environment_names(python: Path) -> frozenset[str]:
-    """Return the top-level names importable from a venv: its site-packages and stdlib.
-
-    Read once per interpreter path and process: a built environment is never changed after its
-    build (untrusted code sees it read-only), and its path holds its digest, so every attempt on
-    it shares one answer instead of one subprocess and folder listing each.
-
-    The venv's interpreter runs with ``-I -S`` (no ``site``, so no ``.pth`` file of the venv
-    runs, and no environment variable or current folder is read) and prints its standard
-    library's names and its site-packages folders; the harness lists those folders itself.
+    Read once per environment (backend, cache key, digest) and process: a built environment is
+    never changed after its build (untrusted code sees it read-only), so every attempt on it
+    shares one answer instead of one sandboxed run each.
 
     Args:
-        python: the venv's interpreter.
+        env: the built environment (:class:`repogate.environments.Environment`).
+
+    Returns:
+        Identifiers (``json``, ``pytest``, ``_pytest``); a printed line that is none is dropped.
 
     Raises:
-        OSError: the interpreter could not be run or failed.
+        OSError: the interpreter could not be run, failed or ran past 60 s.
+        IsolationError: bubblewrap is not usable and weak isolation was not allowed.
     """
-    done = subprocess.run(
-        [str(python), "-I", "-S", "-c", _ENV_SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=_ENV_TIMEOUT_S,
-        check=False,
-        env={"PATH": os.defpath},
-    )
-    if done.returncode != 0:
-        raise OSError(f"{python} could not list its modules: {done.stderr.strip()[-300:]}")
-    stdlib, _, folders = done.stdout.partition("--\n")
-    names = {line for line in stdlib.splitlines() if line}
-    for folder in folders.splitlines():
-        try:
-            names |= _listing_names(p.name for p in Path(folder).iterdir())
-        except OSError:
-            continue
-    return frozenset(names)
+    key = (env.backend, env.cache_key, env.digest, *env.python_argv())
+    known = _NAMES.get(key)
+    if known is not None:
+        return known
+    policy = SandboxPolicy(network=False, timeout_s=_ENV_TIMEOUT_S, writable=())
+    argv = [*env.python_argv(), "-I", "-S", "-c", _ENV_SCRIPT]
+    with tempfile.TemporaryDirectory(prefix="repogate-names-") as empty:
+        done = env.run(argv, Path(empty), policy)
+    if not done.ok:
+        why = "timed out" if done.timed_out else f"exit {done.returncode}"
+        raise OSError(f"{argv[0]} could not list its modules ({why}): {done.stderr.strip()[-300:]}")
+    names = frozenset(line for line in done.stdout.splitlines() if line.isidentifier())
+    _NAMES[key] = names
+    return names

@@ -25,6 +25,7 @@ import hashlib
 import os
 import shutil
 import stat
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -35,6 +36,7 @@ from repogate._files import write_bytes_nofollow
 from repogate._model import FrozenModel
 from repogate._toolchain import SYSTEM_PATH, tool, trust, uv_bin
 from repogate.environments import Environment
+from repogate.errors import EnvironmentBuildError, IsolationError
 from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.pytest_runner import TestRun, run_tests
 from repogate.oracles.selection import CoverageMap
@@ -89,9 +91,13 @@ def tool_folder(env: Environment, cache: Path) -> Path:
     Returns:
         The folder to put on PYTHONPATH.
 
+    The environment's interpreter only ever runs in the sandbox: uv queries it through a
+    launcher (:func:`_launcher`), and builds no source distribution (``--no-build``: a build
+    would run a build backend with the interpreter the query named).
+
     Raises:
         repogate.errors.EnvironmentBuildError: uv could not install coverage (no network and
-            not cached).
+            not cached, no wheel for the interpreter), or bubblewrap is not usable here.
     """
     plugin = _PLUGIN_SOURCE.read_bytes()
     key = hashlib.sha256(
@@ -112,14 +118,39 @@ def tool_folder(env: Environment, cache: Path) -> Path:
         "UV_PYTHON_DOWNLOADS": "never",
         "UV_NO_PROGRESS": "1",
     }
-    argv = [uv_bin(), "pip", "install", "--python", str(env.interpreter()), "--target", str(fresh)]
-    tool([*argv, "coverage>=7"], variables, cache, "installing coverage")
+    with tempfile.TemporaryDirectory(prefix="repogate-launcher-") as scratch:
+        python = _launcher(env, Path(scratch), cache / "uv-cache")
+        argv = [uv_bin(), "pip", "install", "--python", str(python), "--no-build"]
+        tool(
+            [*argv, "--target", str(fresh), "coverage>=7"], variables, cache, "installing coverage"
+        )
     (fresh / f"{PLUGIN_MODULE}.py").write_bytes(plugin)
     try:
         fresh.rename(folder)
     except OSError:  # another attempt installed it first
         shutil.rmtree(fresh, ignore_errors=True)
     return folder
+
+
+def _launcher(env: Environment, scratch: Path, uv_cache: Path) -> Path:
+    """Write ``scratch/python``: ``env``'s interpreter started in the sandbox, for uv to query.
+
+    uv runs the interpreter it is given (``-I``, with ``site``) to learn its version and tags,
+    importing its query script from a fresh folder in ``uv_cache``; given the venv's own
+    ``bin/python`` it would run on this machine whatever the venv holds (a ``.pth`` line, a
+    ``sitecustomize``, a script at ``bin/python``: red team 2026-12-02). The launcher shows it
+    the environment as a test run sees it, ``uv_cache`` read-only, no network, nothing writable.
+
+    Raises:
+        repogate.errors.EnvironmentBuildError: bubblewrap is not usable here (a launcher is
+            never weakly isolated): no tools, and the record says why.
+    """
+    uv_cache.mkdir(parents=True, exist_ok=True)
+    shown = sandbox.SandboxPolicy(network=False, readable=(uv_cache,), writable=())
+    try:
+        return sandbox.launcher(scratch / "python", env.python_argv(), env.grant(scratch, shown))
+    except IsolationError as exc:
+        raise EnvironmentBuildError(f"installing coverage: {exc}") from None
 
 
 def _granting(

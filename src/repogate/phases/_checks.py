@@ -64,7 +64,7 @@ def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
             state.candidate_commit,
             tuple(p for p in progress.hidden_paths if p not in carried),
             progress.patch,
-            environment_names(progress.workspace_env.interpreter()),
+            environment_names(progress.workspace_env),
             GradedOracle(
                 modules=graded_modules(cfg.contract, progress.hidden_paths),
                 reads=progress.graded_reads,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from securesystemslib.dsse import Envelope
 from securesystemslib.signer import Signer
@@ -35,6 +35,7 @@ __all__ = [
     "PAYLOAD_TYPE",
     "RUN_ENVELOPE",
     "RUN_PREDICATE",
+    "Entries",
     "attempt_entries",
     "decided_attempts",
     "decision_statement",
@@ -71,29 +72,56 @@ def receipt_files(folder: Path) -> list[str]:
     )
 
 
-def attempt_entries(folder: Path) -> tuple[list[str], list[str]]:
-    """Return an attempt folder's regular files and its other entries, relative to it, sorted.
+class Entries(NamedTuple):
+    """An attempt folder's entries, relative to it, each list sorted.
 
-    Walks the whole folder without following links, leaving out the decision envelope. The
-    second list holds what cannot be signed: links (to files or folders), FIFOs, sockets,
-    devices. Files: ``decision.json``, ``patch.diff``, ``receipts/*``, ``tests-*/**`` (JUnit
-    reports, test output logs, guard records), ``agent/**`` (the agent's outputs and logs).
+    Attributes:
+        files: its regular files (the decision envelope left out).
+        others: what cannot be signed: links (to files or folders), FIFOs, sockets, devices.
+        unlisted: ``(folder, why)`` for each folder that could not be listed (``.`` for the
+            attempt folder itself; ``why`` is the system's message, ``Permission denied``):
+            nothing in it is in the other lists.
+    """
+
+    files: list[str]
+    others: list[str]
+    unlisted: list[tuple[str, str]]
+
+
+def attempt_entries(folder: Path) -> Entries:
+    """Return an attempt folder's regular files, its other entries and the folders it could not list.
+
+    Walks the whole folder without following links, leaving out the decision envelope. Files:
+    ``decision.json``, ``patch.diff``, ``receipts/*``, ``tests-*/**`` (JUnit reports, test output
+    logs, guard records), ``agent/**`` (the agent's outputs and logs). A folder that cannot be
+    listed (no permission, a path past the system's length limit) is named in ``unlisted``,
+    never left out without a word.
     """
     files: list[str] = []
     others: list[str] = []
-    for top, dirs, names in os.walk(folder, followlinks=False):
-        here = Path(top)
-        for name in dirs:
-            if (here / name).is_symlink():
-                others.append((here / name).relative_to(folder).as_posix())
-        for name in names:
-            path = here / name
+    unlisted: list[tuple[str, str]] = []
+    pending = [folder]
+    while pending:
+        here = pending.pop()
+        try:
+            with os.scandir(here) as listing:
+                entries = list(listing)
+        except OSError as exc:
+            unlisted.append((here.relative_to(folder).as_posix(), exc.strerror or str(exc)))
+            continue
+        for entry in entries:
+            path = here / entry.name
             relative = path.relative_to(folder).as_posix()
-            if relative == DECISION_ENVELOPE:
-                continue
-            is_file = path.is_file() and not path.is_symlink()
-            (files if is_file else others).append(relative)
-    return sorted(files), sorted(others)
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+                is_file = entry.is_file(follow_symlinks=False)
+            except OSError:
+                is_dir = is_file = False
+            if is_dir:
+                pending.append(path)
+            elif relative != DECISION_ENVELOPE:
+                (files if is_file else others).append(relative)
+    return Entries(sorted(files), sorted(others), sorted(unlisted))
 
 
 def run_id_of_folder(folder: Path) -> str | None:
@@ -125,7 +153,7 @@ def decision_statement(folder: Path) -> dict[str, Any]:
     """
     decision = Decision.model_validate_json((folder / DECISION_FILE).read_bytes())
     names = [DECISION_FILE, *receipt_files(folder)]
-    names += [name for name in attempt_entries(folder)[0] if name not in names]
+    names += [name for name in attempt_entries(folder).files if name not in names]
     return {
         "_type": IN_TOTO_STATEMENT,
         "subject": [_subject(folder, name) for name in names],

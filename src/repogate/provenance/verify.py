@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import binascii
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,7 +121,11 @@ def _subjects(statement: dict[str, Any]) -> dict[str, str]:
 def _digest_problems(root: Path, prefix: str, signed: dict[str, str]) -> list[Problem]:
     problems = []
     for name, digest in signed.items():
-        actual = file_sha256(root / name)
+        try:
+            actual = file_sha256(root / name)
+        except OSError as exc:  # in a folder that cannot be listed, or no permission to read
+            problems.append(Problem(prefix + name, f"cannot be read ({exc.strerror or exc})"))
+            continue
         if actual is None:
             problems.append(Problem(prefix + name, "missing"))
         elif actual != digest:
@@ -172,6 +177,43 @@ def _patch_problems(folder: Path, prefix: str, receipts: list[str]) -> list[Prob
     return []
 
 
+def _unlisted(prefix: str, name: str, why: str) -> Problem:
+    """The problem of a folder the verifier could not list (``.``: the folder ``prefix`` names)."""
+    shown = prefix + name if name != "." else prefix.rstrip("/") or "."
+    return Problem(shown, f"cannot be listed ({why}): nothing in it was checked")
+
+
+def _receipts(folder: Path) -> list[str]:
+    """:func:`receipt_files`, or none when ``receipts/`` cannot be listed (already a problem)."""
+    try:
+        return receipt_files(folder)
+    except OSError:
+        return []
+
+
+def _unlisted_attempts(run_dir: Path) -> list[Problem]:
+    """Folders in ``run_dir/attempts`` (or that folder itself) that cannot be listed.
+
+    :func:`decided_attempts` sees a ``decision.json`` it cannot reach as no decision: such an
+    attempt would be left out of the check without a word.
+    """
+    attempts = run_dir / "attempts"
+    try:
+        with os.scandir(attempts) as listing:
+            folders = [Path(e.path) for e in listing if e.is_dir(follow_symlinks=False)]
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        return [_unlisted("", "attempts", exc.strerror or str(exc))]
+    problems = []
+    for folder in sorted(folders):
+        try:
+            next(folder.iterdir(), None)  # lists it (the generator is lazy)
+        except OSError as exc:
+            problems.append(_unlisted("attempts/", folder.name, exc.strerror or str(exc)))
+    return problems
+
+
 def _check_decision(folder: Path, prefix: str, key: SSlibKey) -> list[Problem]:
     statement, problems = _statement(
         folder / DECISION_ENVELOPE, prefix + DECISION_ENVELOPE, key, DECISION_PREDICATE
@@ -181,7 +223,7 @@ def _check_decision(folder: Path, prefix: str, key: SSlibKey) -> list[Problem]:
     signed = _subjects(statement)
     problems += _digest_problems(folder, prefix, signed)
     problems += _placement_problems(folder, prefix + DECISION_ENVELOPE, statement)
-    files, others = attempt_entries(folder)
+    files, others, unlisted = attempt_entries(folder)
     problems += [
         Problem(prefix + name, "not covered by the signature")
         for name in files
@@ -191,6 +233,7 @@ def _check_decision(folder: Path, prefix: str, key: SSlibKey) -> list[Problem]:
         Problem(prefix + name, "not covered by the signature (a link or a special file)")
         for name in others
     ]
+    problems += [_unlisted(prefix, name, why) for name, why in unlisted]
     try:
         decision = Decision.model_validate_json((folder / DECISION_FILE).read_bytes())
     except (OSError, ValidationError):
@@ -208,14 +251,15 @@ def _check_decision(folder: Path, prefix: str, key: SSlibKey) -> list[Problem]:
         for d in decision.receipt_digests
         if signed.get(d.path) != d.sha256
     ]
-    for name in receipt_files(folder):
+    receipts = _receipts(folder)
+    for name in receipts:
         state = _receipt_state(folder / name)
         if state != decision.state_id:
             said = "names no state id" if state is None else f"names state {state[:12]}"
             problems.append(
                 Problem(prefix + name, f"{said}, the decision names {decision.state_id[:12]}")
             )
-    problems += _patch_problems(folder, prefix, [n for n in receipt_files(folder) if n in signed])
+    problems += _patch_problems(folder, prefix, [n for n in receipts if n in signed])
     return list(dict.fromkeys(problems))
 
 
@@ -255,10 +299,14 @@ def verify_target(target: Path, key: SSlibKey) -> Verified:
     if (target / DECISION_FILE).is_file():
         problems = _check_decision(target, "", key)
         return Verified(0 if problems else 1, False, tuple(problems))
-    folders = decided_attempts(target)
-    if not folders and not (target / RUN_ENVELOPE).is_file():
+    unlisted = _unlisted_attempts(target)
+    try:
+        folders = decided_attempts(target)
+    except OSError:  # ``attempts`` itself cannot be listed: named in ``unlisted``
+        folders = []
+    if not folders and not unlisted and not (target / RUN_ENVELOPE).is_file():
         raise RunDirError(f"{target} holds no decision.json and no decided attempts", fix)
-    problems = []
+    problems = unlisted
     good = 0
     for folder in folders:
         prefix = folder.relative_to(target).as_posix() + "/"

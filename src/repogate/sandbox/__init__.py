@@ -3,7 +3,8 @@
 Public face of the package; the modules behind it are private:
 
 - ``_run``: :func:`run`, the one way to start an untrusted command (timeout, output caps, a
-  scrubbed environment, no network unless granted), and :class:`SandboxPolicy` / :class:`ExecResult`;
+  scrubbed environment, no network unless granted), :func:`launcher` (a file that starts one
+  for a tool of the harness), and :class:`SandboxPolicy` / :class:`ExecResult`;
 - ``_isolation``: whether bubblewrap isolates here, and the :class:`Isolation` record written into
   the manifest and every decision;
 - ``_mounts``: the file system allowlist bubblewrap mounts (this machine's system folders, or an
@@ -30,6 +31,7 @@ from repogate.sandbox._run import (
     RootFilesystem,
     SandboxPolicy,
     command_line,
+    launcher,
     run,
 )
 from repogate.sandbox._session import Session
@@ -49,6 +51,7 @@ __all__ = [
     "allowing_weak_isolation",
     "command_line",
     "isolation",
+    "launcher",
     "require_isolation",
     "run",
     "weak_isolation_reason",

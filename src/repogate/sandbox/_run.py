@@ -39,6 +39,7 @@ from __future__ import annotations
 import contextlib
 import os
 import selectors
+import shlex
 import shutil
 import signal
 import subprocess
@@ -51,9 +52,12 @@ from pydantic import Field
 
 from repogate import clock
 from repogate._model import FrozenModel
+from repogate.errors import IsolationError
 from repogate.sandbox._isolation import (
+    INSTALL_HINT,
     Isolation,
     bwrap_prefix,
+    isolation,
     require_isolation,
     unshare_prefix,
     weak_isolation_reason,
@@ -161,13 +165,19 @@ def _view(
     writable = [*policy.writable] if policy.writable is not None else [cwd, *install_folders(env)]
     writable += [*([cwd] if policy.writable_cwd else []), scratch]
     writable += [policy.home] if policy.home is not None else []
-    # what the command line names never grants a hidden folder (it stays absent, not empty); in
-    # an image, the runtime is the image's: nothing is looked up on this machine's PATH
-    runtime = named_paths(argv) if policy.root is not None else runtime_folders(argv, env)
-    named = [p for p in runtime if not under_any(p, policy.hidden)]
-    readable = [*named, *policy.readable, cwd]
+    readable = [*_runtime(argv, policy, env), *policy.readable, cwd]
     root = policy.root.path if policy.root is not None else None
     return mount_arguments(readable, writable, policy.hidden, root)
+
+
+def _runtime(argv: Sequence[str], policy: SandboxPolicy, env: Mapping[str, str]) -> list[Path]:
+    """Return what ``argv`` needs to start, read-only (:func:`runtime_folders`), minus hidden ones.
+
+    What the command line names never grants a hidden folder (it stays absent, not empty); in an
+    image, the runtime is the image's: nothing is looked up on this machine's ``PATH``.
+    """
+    runtime = named_paths(argv) if policy.root is not None else runtime_folders(argv, env)
+    return [p for p in runtime if not under_any(p, policy.hidden)]
 
 
 def _with_filesystem(iso: Isolation, policy: SandboxPolicy) -> Isolation:
@@ -356,17 +366,47 @@ def _exec_failure(stderr: str) -> int | None:
 def command_line(argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
     """Return the bubblewrap command line that runs ``argv`` in ``policy``'s file-system view.
 
-    For a launcher file the harness runs itself (an image's interpreter, queried by the harness):
-    the working folder is ``/``, ``/tmp`` is empty, there is no private HOME, no timeout and no
-    output cap; only the policy's folders, its root and its network grant apply.
+    For a launcher file the harness hands to a tool of its own (:func:`launcher`): the working
+    folder is ``/``, ``/tmp`` is empty, there is no private HOME, no timeout and no output cap;
+    the command's runtime (as :func:`run` shows it: the venv named by the policy's ``VIRTUAL_ENV``
+    and ``PATH`` and the interpreter it was made from, or in an image what the command line
+    names), the policy's folders, its root and its network grant apply. The variables are the
+    caller's (the tool's): the policy's ``env`` only decides what is shown.
 
     Raises:
         IsolationError: bubblewrap is not usable here (a launcher is never weakly isolated).
     """
-    iso = require_isolation(policy.network, image=True)
+    iso = isolation(policy.network)
+    if iso.kind != "bwrap":
+        raise IsolationError(
+            "a launcher needs bubblewrap (bwrap), which is not usable here, so the command "
+            "would run on this machine (weak isolation is never given to a launcher)",
+            INSTALL_HINT,
+        )
     root = policy.root.path if policy.root is not None else None
-    mounts = mount_arguments(policy.readable, policy.writable or (), policy.hidden, root)
+    readable = [*_runtime(argv, policy, policy.env), *policy.readable]
+    mounts = mount_arguments(readable, policy.writable or (), policy.hidden, root)
     return [*bwrap_prefix(not iso.network_off, Path("/"), mounts), *argv]
+
+
+def launcher(path: Path, argv: Sequence[str], policy: SandboxPolicy) -> Path:
+    """Write ``path``: a shell script that runs ``argv`` (then its own arguments) in the sandbox.
+
+    For a tool of the harness that runs an environment's interpreter itself (``uv pip install
+    --python``, which queries it): given the launcher, the tool never starts that interpreter on
+    this machine. The script is :func:`command_line`, made executable (0755); ``path``'s folder
+    must be the harness's own (a fresh temporary folder), as the file is written in place.
+
+    Returns:
+        ``path``.
+
+    Raises:
+        IsolationError: bubblewrap is not usable here (a launcher is never weakly isolated).
+    """
+    line = shlex.join(command_line(argv, policy))
+    path.write_text(f'#!/bin/sh\nexec {line} "$@"\n', encoding="utf-8")
+    path.chmod(0o755)
+    return path
 
 
 def _unstartable(
