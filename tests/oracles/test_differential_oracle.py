@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from repogate.gates.differential import check_behaviour
+from repogate.gates.differential import _fold, check_behaviour
 from repogate.oracles._differential_worker import describe_call
 from repogate.oracles.differential import FunctionOutcome, Server, compare_function
 from repogate.oracles.functions import (
@@ -325,3 +325,94 @@ def test_a_candidate_that_breaks_its_own_server_differs_from_the_reference(
     assert seen.outcome == "differs", seen
     assert seen.reference.startswith(("returned 0", "imports")), seen
     assert seen.candidate.startswith("gave no answer"), seen
+
+
+LOGGED_HALF = (
+    b"def half(value: int) -> int:\n"
+    b"    with open('calls.log', 'a') as log:\n"  # the server's working folder: its own tree
+    b"        log.write(f'{value}\\n')\n"
+    b"    if value < 0:\n        raise ValueError(value)\n"
+    b"    return value // 2\n"
+)
+
+
+def test_each_side_counts_the_inputs_that_returned_and_raised(tmp_path: Path) -> None:
+    """Evidence: how many compared inputs returned and how many raised, per state.
+
+    The function logs every input it is called with; the candidate's server is called once per
+    compared input, so its log gives the true counts (negative inputs raise).
+    """
+    seen = _compare(tmp_path, LOGGED_HALF, LOGGED_HALF, qualname="half")
+    values = [int(v) for v in (tmp_path / "candidate" / "calls.log").read_text().split()]
+    raised = sum(v < 0 for v in values)
+    assert seen.outcome == "same" and seen.examples == len(values) == 60
+    assert 0 < raised < 60
+    assert (seen.candidate_returned, seen.candidate_raised) == (60 - raised, raised)
+    assert (seen.reference_returned, seen.reference_raised) == (60 - raised, raised)
+    assert seen.reason == ""
+
+
+ALWAYS_RAISES = {
+    # the first step needs an object no strategy draws (click-f634bd0176: a command's context)
+    "an attribute the drawn value lacks": b"def half(value: int) -> int:\n"
+    b"    return value.make_context().value // 2\n",
+    # a guard the drawn values never pass
+    "a guard no input passes": b"def half(value: int) -> int:\n"
+    b"    if not isinstance(value, bytes):\n        raise TypeError(value)\n    return 0\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(ALWAYS_RAISES))
+def test_an_agreement_where_every_input_raised_says_so(tmp_path: Path, shape: str) -> None:
+    """Both states raising the same exception on every input agree on nothing they return.
+
+    The outcome stays ``same`` (the exceptions' types agree), with the counts and a reason; the
+    check does not count it as a comparison (:func:`test_the_check_does_not_pass_on_raising_alone`).
+    """
+    source = ALWAYS_RAISES[shape]
+    seen = _compare(tmp_path, source, source, qualname="half")
+    assert seen.outcome == "same" and seen.examples == 60
+    assert (seen.candidate_returned, seen.candidate_raised) == (0, 60)
+    assert (seen.reference_returned, seen.reference_raised) == (0, 60)
+    assert seen.reason == (
+        "all 60 inputs raised before returning on both sides: "
+        "the comparison says nothing about return values"
+    )
+
+
+ALL_RAISED = FunctionOutcome(
+    function="m.f",
+    outcome="same",
+    reason="all 100 inputs raised before returning on both sides: "
+    "the comparison says nothing about return values",
+    examples=100,
+    candidate_raised=100,
+    reference_raised=100,
+)
+RETURNED = FunctionOutcome(
+    function="m.g",
+    outcome="same",
+    examples=50,
+    candidate_returned=40,
+    candidate_raised=10,
+    reference_returned=40,
+    reference_raised=10,
+)
+
+
+def test_the_check_does_not_pass_on_raising_alone() -> None:
+    """Only a function with some input returning in both states makes the check ``passed``."""
+    alone = _fold([ALL_RAISED], hard=False)
+    assert (alone.status, alone.detail) == (
+        "skipped",
+        "not applicable: m.f: same (all 100 inputs raised before returning on both sides: "
+        "the comparison says nothing about return values)",
+    )
+    assert _fold([ALL_RAISED], hard=True).status == "error"
+    both = _fold([ALL_RAISED, RETURNED], hard=False)
+    assert (both.status, both.detail) == (
+        "passed",
+        "1 function(s), 50 inputs in both states (40 returned, 10 raised), 0 differences; "
+        "m.f: same (all 100 inputs raised before returning on both sides: "
+        "the comparison says nothing about return values)",
+    )

@@ -6,11 +6,18 @@ per-function outcomes into one check:
 
 - ``failed``: some function differs; the detail names the function and the shortest
   distinguishing input with both outcomes (evidence, never a bare flag).
-- ``passed``: at least one function was compared and none differs (the others' reasons listed).
+- ``passed``: none differs, and at least one function was compared on inputs that returned in
+  both states; the detail gives the inputs compared and how many returned and raised (the
+  others' reasons listed, a function whose every input raised among them).
 - ``error``: nothing could be compared because a call timed out (the evaluator's budget, not a
   wrong patch).
 - ``skipped`` (``error`` when the contract makes the check hard): nothing could be compared,
-  each function ``not applicable`` with its reason, said so in the detail.
+  each function ``not applicable`` or ``same`` only in raising on every input (the exception
+  types agree, nothing returned: click-f634bd0176's 100 inputs all raised ``AttributeError``
+  before the changed lines), each with its reason, said so in the detail.
+
+Each function's record (``details.functions``) counts, per state, the inputs that returned and
+those that raised.
 
 The check is reported in every profile; it is hard only where the contract sets
 ``oracles.differential = "hard"`` (:func:`repogate.decision.hard_checks`).
@@ -46,9 +53,16 @@ def _fold(outcomes: Sequence[FunctionOutcome], hard: bool) -> Check:
         if len(differs) > 1:
             detail += f" (and {len(differs) - 1} more function(s))"
         return Check(name=NAME, status="failed", detail=detail)
-    if same:
-        examples = sum(o.examples for o in same)
-        detail = f"{len(same)} function(s), {examples} inputs in both states, 0 differences"
+    # a function whose every input raised in both states agrees on nothing it returns
+    returning = [o for o in same if o.candidate_returned and o.reference_returned]
+    if returning:
+        examples = sum(o.examples for o in returning)
+        returned = sum(o.reference_returned for o in returning)
+        raised = sum(o.reference_raised for o in returning)
+        detail = (
+            f"{len(returning)} function(s), {examples} inputs in both states "
+            f"({returned} returned, {raised} raised), 0 differences"
+        )
         return Check(name=NAME, status="passed", detail="; ".join([detail, *others[:5]]))
     if any(o.outcome == "timed out" for o in outcomes):
         return Check.error(NAME, "timed out: " + "; ".join(others[:5]), "timeout")

@@ -31,7 +31,7 @@ import json
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal, NoReturn, TypedDict
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import errors as hypothesis_errors
@@ -52,11 +52,16 @@ class FunctionOutcome(FrozenModel):
     Attributes:
         function: ``module.qualname``.
         outcome: ``same``, ``differs``, ``not applicable`` or ``timed out``.
-        reason: why it was not compared (``not applicable``, ``timed out``).
+        reason: why it was not compared (``not applicable``, ``timed out``); for ``same``, why
+            the agreement says nothing about return values (every input raised in both states).
         examples: inputs called in both states.
         input: the shortest distinguishing input, as a call (``differs`` only).
         candidate: the candidate's outcome on it.
         reference: the reference's outcome on it.
+        candidate_returned: of the ``examples`` inputs, how many the candidate returned from.
+        candidate_raised: how many raised in the candidate.
+        reference_returned: how many the reference returned from (its first answer to each).
+        reference_raised: how many raised in the reference.
     """
 
     function: str
@@ -66,6 +71,18 @@ class FunctionOutcome(FrozenModel):
     input: str = ""
     candidate: str = ""
     reference: str = ""
+    candidate_returned: int = 0
+    candidate_raised: int = 0
+    reference_returned: int = 0
+    reference_raised: int = 0
+
+
+class _Counts(TypedDict):
+    examples: int
+    candidate_returned: int
+    candidate_raised: int
+    reference_returned: int
+    reference_raised: int
 
 
 class _Stop(Exception):
@@ -166,6 +183,18 @@ class _Run:
     stop_kind: Outcome = "not applicable"
     found: list[tuple[str, str, str]] = field(default_factory=list)
     answered: _Outcome | None = None  # the reference's outcome of the call under way
+    returned: list[int] = field(default_factory=lambda: [0, 0])  # per state: candidate, reference
+    raised: list[int] = field(default_factory=lambda: [0, 0])
+
+    def counts(self) -> _Counts:
+        """The inputs that returned and raised per state, as :class:`FunctionOutcome` fields."""
+        return {
+            "examples": self.examples,
+            "candidate_returned": self.returned[0],
+            "candidate_raised": self.raised[0],
+            "reference_returned": self.returned[1],
+            "reference_raised": self.raised[1],
+        }
 
     def call(self, which: int, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> _Outcome:
         request = {
@@ -208,6 +237,8 @@ class _Run:
         self.answered = reference
         candidate = self.call(0, args, kwargs)
         self.examples += 1
+        for which, key in ((0, candidate), (1, reference)):
+            (self.returned if key.kind == "returned" else self.raised)[which] += 1
         if candidate != reference and self.call(1, args, kwargs) != reference:
             # a clock, a random draw, an address: the reference disagrees with itself here
             call = _call_text(self.target, args, kwargs)
@@ -302,13 +333,19 @@ def compare_function(
         return FunctionOutcome(
             function=name,
             outcome="differs",
-            examples=run.examples,
             input=shown,
             candidate=candidate,
             reference=reference,
+            **run.counts(),
         )
     if run.stopped:
         return FunctionOutcome(
-            function=name, outcome=run.stop_kind, reason=run.stopped, examples=run.examples
+            function=name, outcome=run.stop_kind, reason=run.stopped, **run.counts()
         )
-    return FunctionOutcome(function=name, outcome="same", examples=run.examples)
+    said = ""
+    if run.examples and not (run.returned[0] or run.returned[1]):
+        said = (
+            f"all {run.examples} inputs raised before returning on both sides: "
+            "the comparison says nothing about return values"
+        )
+    return FunctionOutcome(function=name, outcome="same", reason=said, **run.counts())
