@@ -66,3 +66,32 @@ def test_an_option_missing_its_value_points_at_its_own_commands_help(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error: option '--"), err
     assert err.rstrip().endswith(f"see `{command} --help` for the valid options"), err
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (
+            ["shwo", "runs/demo", "1"],
+            "error: no such command 'shwo' (did you mean 'show'?); "
+            "see `repogate --help` for the valid commands",
+        ),
+        (
+            ["tasks", "strenght", "set"],
+            "error: no such command 'strenght' (did you mean 'strength'?); "
+            "see `repogate tasks --help` for the valid commands",
+        ),
+        (
+            ["report", "run", "--htlm", "x.html"],
+            "error: no such option: --htlm (possible options: --help, --html); "
+            "see `repogate report --help` for the valid options",
+        ),
+    ],
+)
+def test_a_misspelt_word_is_named_with_its_suggestion_in_one_clause(
+    argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New user: `repogate shwo` said "...'shwo'. Did you mean 'show'?; see ... for the valid
+    options" (two sentences glued by a semicolon, and "options" for a command)."""
+    assert main(argv) == 2
+    assert capsys.readouterr().err.rstrip("\n") == expected

@@ -489,9 +489,16 @@ def _usage_line(exc: typer.TyperException, argv: list[str]) -> str:
     text = format_message() if callable(format_message) else str(exc)
     what = " ".join(str(text).split()).rstrip(".")
     what = what[:1].lower() + what[1:]
+    # click's suggestion is a second sentence ("... 'shwo'. Did you mean 'show'?") or a
+    # parenthesis ("(Possible options: ...)"): one clause either way
+    what = what.replace(". Did you mean ", " (did you mean ", 1)
+    if what.endswith("?") and "(did you mean " in what:
+        what += ")"
+    what = what.replace("(Possible options:", "(possible options:")
     ctx = getattr(exc, "ctx", None)
     command = getattr(ctx, "command_path", None) or _command_path(argv)
-    return f"{what}; see `{command} --help` for the valid options"
+    valid = "commands" if what.startswith("no such command") else "options"
+    return f"{what}; see `{command} --help` for the valid {valid}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -505,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     try:
         with sigterm_as_ctrl_c():
-            result = app(args=argv, standalone_mode=False)
+            result = app(args=argv, prog_name="repogate", standalone_mode=False)
     except UserInputError as exc:
         typer.echo(f"error: {exc}", err=True)
         return ExitCode.USAGE
