@@ -147,6 +147,10 @@ def import_cmd(
         " first-parent commits after the fix touching its files; permissions from the "
         "reference's shape)"
     )
+    rule += (
+        "; a declared FAIL_TO_PASS id passing at the base in every run is graded as PASS_TO_PASS"
+        " (recorded as relabelled) when another declared id fails there"
+    )
     taskset = TaskSet.create(
         out,
         Selection(source="swebench-import", origin=str(instances), rule=rule, repeats=repeats),
@@ -156,7 +160,7 @@ def import_cmd(
         for i in loaded
         if wanted is None or i.instance_id in wanted
     )
-    options = IngestOptions(repo_cache=repo_cache, repeats=repeats)
+    options = IngestOptions(repo_cache=repo_cache, repeats=repeats, relabel=True)
     ingest(with_timeout(drafts, test_timeout), taskset, options, _say)
     _summary(out)
     if mutants and taskset.tasks():
@@ -233,7 +237,7 @@ def mine_cmd(
     )
     taskset = TaskSet.create(out, Selection(source="mined", origin=url, rule=rule, repeats=repeats))
     drafts = mine.candidates(url, source, span, globs, limit, mapping)
-    options = IngestOptions(repo_cache=repo_cache, repeats=repeats)
+    options = IngestOptions(repo_cache=repo_cache, repeats=repeats, relabel=True)
     ingest(with_timeout(drafts, test_timeout), taskset, options, _say)
     _summary(out)
     if mutants and taskset.tasks():

@@ -45,7 +45,9 @@ RejectionReason = Literal[
 - ``test_run_failed``: pytest gave no trustworthy report (internal or usage error, nothing collected);
 - ``timeout``: a test run was stopped at the contract's timeout;
 - ``no_fail_to_pass``: no test fails at the base and passes with the reference;
-- ``fail_to_pass_passes_at_base``: a declared FAIL_TO_PASS test already passes at the base;
+- ``fail_to_pass_passes_at_base``: a declared FAIL_TO_PASS test already passes at the base (in an
+  import of SWE-bench instances: every declared FAIL_TO_PASS test that does not flip passes there;
+  the detail names them all);
 - ``reference_fails``: a declared FAIL_TO_PASS test does not pass with the reference;
 - ``flaky``: every FAIL_TO_PASS test flips between repeated runs of one state;
 - ``ids_missing``: a declared test id is not in the collected suite;
@@ -67,6 +69,9 @@ class Validation(FrozenModel):
         test_files: the test files run.
         fail_to_pass: the FAIL_TO_PASS ids graded (declared and confirmed, or derived).
         pass_to_pass: the PASS_TO_PASS ids graded.
+        relabelled_pass_to_pass: declared FAIL_TO_PASS ids (as declared) that passed at the base
+            in every run and are graded as PASS_TO_PASS (imported SWE-bench instances only,
+            when another declared id fails at the base; a fault of the instance's labels).
         flaky: ids whose outcome flipped between runs of one state (left out of grading).
         dropped: declared ids left out of grading, each with why (``fails at base``, ``needs
             network``, ``flaky``).
@@ -92,6 +97,7 @@ class Validation(FrozenModel):
     test_files: tuple[str, ...] = ()
     fail_to_pass: tuple[str, ...] = ()
     pass_to_pass: tuple[str, ...] = ()
+    relabelled_pass_to_pass: tuple[str, ...] = ()
     flaky: tuple[str, ...] = ()
     dropped: dict[str, str] = Field(default_factory=dict)
     resolved: dict[str, str] = Field(default_factory=dict)

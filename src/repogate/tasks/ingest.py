@@ -65,12 +65,16 @@ class IngestOptions:
         repeats: runs of each state per candidate.
         cache_dir: the environment cache root (default ``$REPOGATE_CACHE``).
         gold_check: run the gold attempt through the pipeline (the hermetic check).
+        relabel: grade a declared FAIL_TO_PASS id passing at the base in every run as
+            PASS_TO_PASS when another fails there (the import of SWE-bench instances;
+            :attr:`repogate.tasks.validate.CheckConfig.relabel_passing_fail_to_pass`).
     """
 
     repo_cache: Path | None = None
     repeats: int = 1
     cache_dir: Path | None = None
     gold_check: bool = True
+    relabel: bool = False
 
 
 def with_timeout(
@@ -130,6 +134,11 @@ def with_ids(data: Mapping[str, Any], checked: Validation) -> dict[str, Any]:
     ]
     requirement["criteria"] = [first, *(rest if checked.pass_to_pass else [])]
     notes = [f"{t}: left out of grading ({why})" for t, why in sorted(checked.dropped.items())]
+    runs = f"{checked.repeats} of {checked.repeats} runs"
+    notes += [
+        f"{t}: declared FAIL_TO_PASS, passes at the base in {runs}: graded as PASS_TO_PASS"
+        for t in checked.relabelled_pass_to_pass
+    ]
     notes += [f"{t}: flaky in validation, left out of grading" for t in checked.flaky]
     if notes:
         requirement["open_questions"] = [*requirement.get("open_questions", []), *notes[:50]]
@@ -210,7 +219,7 @@ def _validate(
         return _reject(candidate, folder, Rejected("repository_missing", exc.what))
     cache = (options.cache_dir or default_cache()).resolve()
     work = taskset.root / "work" / candidate.id
-    cfg = CheckConfig.in_cache(cache, work, options.repeats)
+    cfg = CheckConfig.in_cache(cache, work, options.repeats, relabel=options.relabel)
     try:
         checked = check_states(draft, source, cfg)
     except Rejected as rejected:

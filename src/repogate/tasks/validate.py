@@ -15,7 +15,10 @@ the known faults of public task sets:
   every run and passed with the reference in every run; PASS_TO_PASS = passed in every run of both;
 - declared ids (SWE-bench instances, hand-written contracts): each must exist in the collected
   suite (a bare name is resolved inside the touched test files; one found in two files is
-  ambiguous), each FAIL_TO_PASS must fail at the base and pass with the reference in N of N runs;
+  ambiguous), each FAIL_TO_PASS must fail at the base and pass with the reference in N of N runs
+  (every declared id is checked, none stops the others; in an import of SWE-bench instances one
+  that passes at the base in N of N runs is graded as PASS_TO_PASS, recorded, when another fails
+  there: :attr:`CheckConfig.relabel_passing_fail_to_pass`);
   a PASS_TO_PASS test that does not pass at the base leaves grading (SWE-bench keeps only tests
   that pass on both), and one that failed on a network error is named so;
 - a FAIL_TO_PASS test that fails with the reference on a network error (connection refused, a
@@ -29,6 +32,7 @@ of the reference under the real pipeline is :mod:`repogate.tasks.ingest`'s last 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -68,6 +72,12 @@ class CheckConfig:
         build_timeout_s: budget of one install command, in seconds.
         git_cache: copies of base histories (:func:`repogate.git.cached_history`), or None to
             fetch the base's history from the source.
+        relabel_passing_fail_to_pass: grade a declared FAIL_TO_PASS id that passes at the base in
+            every run as PASS_TO_PASS (recorded in ``relabelled_pass_to_pass``) when another
+            declared id does fail there; the import of SWE-bench instances sets it (their labels
+            hold tests that failed in SWE-bench's validation for a reason outside the code, the
+            live httpbin.org). False (a hand-written contract, ``tasks check``): such an id
+            rejects the candidate ``fail_to_pass_passes_at_base``.
     """
 
     work: Path
@@ -75,14 +85,24 @@ class CheckConfig:
     repeats: int = 1
     build_timeout_s: float = 1800.0
     git_cache: Path | None = None
+    relabel_passing_fail_to_pass: bool = False
 
     @classmethod
-    def in_cache(cls, cache: Path, work: Path, repeats: int) -> CheckConfig:
+    def in_cache(
+        cls, cache: Path, work: Path, repeats: int, *, relabel: bool = False
+    ) -> CheckConfig:
         """The configuration under cache root ``cache`` (``$REPOGATE_CACHE``).
 
-        Its environments and base histories are the cache's; ``work`` is the scratch folder.
+        Its environments and base histories are the cache's; ``work`` is the scratch folder;
+        ``relabel`` is ``relabel_passing_fail_to_pass``.
         """
-        return cls(work=work, env_cache=cache / "envs", repeats=repeats, git_cache=cache / "git")
+        return cls(
+            work=work,
+            env_cache=cache / "envs",
+            repeats=repeats,
+            git_cache=cache / "git",
+            relabel_passing_fail_to_pass=relabel,
+        )
 
 
 @dataclass(frozen=True)
@@ -210,6 +230,55 @@ def _derive(
     return f2p, p2p
 
 
+def _sort_fail_to_pass(
+    declared: Sequence[str],
+    resolved: dict[str, str],
+    seen: tuple[_States, Validation],
+    runs: tuple[list[TestRun], list[TestRun]],
+    flips: set[str],
+    dropped: dict[str, str],
+) -> tuple[list[str], list[str]]:
+    """Sort every declared FAIL_TO_PASS id by what the runs saw; none stops the others.
+
+    ``seen`` is the states' trees and what validation observed so far (kept in a rejection).
+
+    Returns:
+        (the node ids that fail at the base and pass with the reference in every run, the
+        declared ids that pass on both states in every run); ``dropped`` gets the flaky ids and
+        those skipped at the base. An id passing at the base in some runs only is flaky.
+
+    Raises:
+        Rejected: ``needs_network`` or ``reference_fails`` for the first id that does not pass
+            with the reference in every run (naming how many do not).
+    """
+    states, partial = seen
+    base, ref = runs
+    f2p: list[str] = []
+    at_base: list[str] = []
+    broken: list[str] = []
+    for declared_id in declared:
+        node = resolved[declared_id]
+        if node in flips:
+            dropped[declared_id] = "flaky"
+        elif not always(ref, node, PASSED):
+            broken.append(declared_id)
+        elif always(base, node, PASSED):
+            at_base.append(declared_id)
+        elif always(base, node, FAILING):
+            f2p.append(node)
+        else:
+            dropped[declared_id] = "skipped at the base"
+    if broken:
+        first = broken[0]
+        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+        if resolved[first] in network_failures(ref, states.ref_tree):
+            why = f"{first} fails with the reference on a network error (no network here){more}"
+            raise Rejected("needs_network", why, partial)
+        why = f"{first} does not pass with the reference{more}"
+        raise Rejected("reference_fails", why, partial)
+    return f2p, at_base
+
+
 def _check_declared(
     contract: TransitionContract,
     states: _States,
@@ -235,31 +304,15 @@ def _check_declared(
     if missing:
         raise Rejected("ids_missing", missing_detail(missing), partial)
     flips = set(partial.flaky)
-    passed = PASSED
     dropped: dict[str, str] = {}
-    f2p: list[str] = []
-    for declared_id in oracles.fail_to_pass:
-        node = resolved[declared_id]
-        if node in flips:
-            dropped[declared_id] = "flaky"
-        elif always(base, node, passed):
-            raise Rejected(
-                "fail_to_pass_passes_at_base", f"{declared_id} passes at the base", partial
-            )
-        elif not always(ref, node, passed):
-            if node in network_failures(ref, states.ref_tree):
-                raise Rejected(
-                    "needs_network",
-                    f"{declared_id} fails with the reference on a network error (no network here)",
-                    partial,
-                )
-            raise Rejected(
-                "reference_fails", f"{declared_id} does not pass with the reference", partial
-            )
-        elif always(base, node, FAILING):
-            f2p.append(node)
-        else:
-            dropped[declared_id] = "skipped at the base"
+    passed = PASSED
+    sort = _sort_fail_to_pass
+    f2p, at_base = sort(oracles.fail_to_pass, resolved, (states, partial), runs, flips, dropped)
+    relabel = cfg.relabel_passing_fail_to_pass and bool(f2p)
+    if at_base and not relabel:
+        count = len(oracles.fail_to_pass)
+        why = f"{len(at_base)} of {count} declared FAIL_TO_PASS ids pass at the base in every run"
+        raise Rejected("fail_to_pass_passes_at_base", f"{why}: {', '.join(at_base)}", partial)
     if not f2p:
         reason: RejectionReason = (
             "flaky" if any(v == "flaky" for v in dropped.values()) else "no_fail_to_pass"
@@ -282,10 +335,12 @@ def _check_declared(
             dropped[declared_id] = why
         else:
             p2p.append(node)
+    moved = [resolved[t] for t in at_base]
     return partial.model_copy(
         update={
             "fail_to_pass": tuple(f2p),
-            "pass_to_pass": tuple(p2p),
+            "pass_to_pass": (*moved, *(t for t in p2p if t not in moved)),
+            "relabelled_pass_to_pass": tuple(at_base),
             "dropped": dropped,
             "resolved": {k: v for k, v in resolved.items() if k != v},
         }
