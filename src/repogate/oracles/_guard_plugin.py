@@ -15,9 +15,14 @@ run a test and report it (``pytest_pyfunc_call``, ``pytest_runtest_*``,
 ``pytest_report_teststatus``, ...). A change or a hook implementation is accepted only when its
 code lies in a folder the interpreter was given before the session's code ran (the standard
 library, the environment's packages, the harness's plugin folders: :func:`_installed`; not a
-folder the code makes or adds later, such as its temporary folder) or in a ``conftest.py`` (gate I refuses every edit to those: they are the base's or the hidden tests'
-own); anything else (``pytest.Function.runtest = lambda self: None`` in library code) is
-recorded, and the harness then trusts none of the session's outcomes.
+folder the code makes or adds later, such as its temporary folder) or in an oracle file of the
+graded tree: a ``conftest.py`` or a helper of a tests folder (gate I refuses every edit to those:
+they are the base's or the hidden tests' own) that the harness listed before the run
+(``repogate_oracles.json`` beside this file: path and SHA-256) and that still holds those bytes.
+A file the session's code writes into the checkout (``tests/_helper.py``, a new or rewritten
+``conftest.py``) is the candidate's code, and a listed file trusted once and changed later is
+recorded too. Anything else (``pytest.Function.runtest = lambda self: None`` in library code)
+is recorded, and the harness then trusts none of the session's outcomes.
 
 With ``REPOGATE_GUARD_READS=1`` (runs on the base or the reference, never on a candidate) it
 also starts the read trace (:mod:`repogate.oracles._guard_reads`, copied beside it as
@@ -37,6 +42,7 @@ import hashlib
 import hmac
 import json
 import os
+import stat
 import sys
 import types
 from collections.abc import Callable
@@ -129,6 +135,25 @@ _found: list[str] = []
 _finished = False
 _passed: set[str] = set()  # ids whose call phase passed, as pytest reported it
 _FILES: dict[str, bool] = {}
+_RELIED: set[str] = set()  # oracle files (relative) whose code was trusted
+
+
+def _listed() -> dict[str, list[Any]]:
+    """The graded tree's oracle files the harness listed before the run.
+
+    ``{relative path: [sha256, inode, change time in ns]}`` (``repogate.oracles.guard``'s
+    ``oracle_files``); empty when the list cannot be read (then no checkout file is trusted).
+    """
+    here = os.path.dirname(os.path.realpath(__file__))
+    try:
+        with open(os.path.join(here, "repogate_oracles.json"), encoding="utf-8") as handle:
+            files = json.load(handle).get("files")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return dict(files) if isinstance(files, dict) else {}
+
+
+_ORACLES = _listed()
 
 
 def _watched() -> dict[str, types.ModuleType]:
@@ -187,6 +212,52 @@ def _oracle_file(relative: str) -> bool:
     return not test_module and bool(_ORACLE_FOLDERS.intersection(parts[:-1]))
 
 
+def _state(relative: str) -> list[Any] | None:
+    """``[sha256, inode, change time in ns]`` of the checkout's regular file, or None.
+
+    The file is opened without following a link; a write, even one undone, moves its change time.
+    """
+    try:
+        fd = os.open(
+            os.path.join(_ROOT, relative),
+            os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0),
+        )
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        digest = hashlib.sha256()
+        chunk = os.read(fd, 1 << 16)
+        while chunk:
+            digest.update(chunk)
+            chunk = os.read(fd, 1 << 16)
+        return [digest.hexdigest(), info.st_ino, info.st_ctime_ns]
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _intact(relative: str) -> bool:
+    """True for an oracle file the harness listed before the run and nobody wrote since."""
+    if not _oracle_file(relative):
+        return False
+    listed = _ORACLES.get(relative)
+    if listed is None or _state(relative) != listed:
+        return False
+    _RELIED.add(relative)
+    return True
+
+
+def _check_relied() -> None:
+    """Record every oracle file whose code was trusted and that was written since the listing."""
+    for relative in sorted(_RELIED):
+        if _state(relative) != _ORACLES.get(relative):
+            _note(f"oracle file {relative} was changed during the session")
+
+
 def _trusted(value: Any) -> bool:
     """True when ``value``'s code is installed code (:func:`_installed`) or an oracle file."""
     where = _origin(value)
@@ -196,7 +267,7 @@ def _trusted(value: Any) -> bool:
 
 
 def _trusted_file(where: str) -> bool:
-    """True when file ``where`` lies in an installed folder, or is an oracle file of the checkout.
+    """True when file ``where`` lies in an installed folder, or is an intact listed oracle file.
 
     Answered once per file name (thousands of values share a hundred files): the first answer
     stands, so a link changed afterwards in the checkout cannot turn a file's answer around.
@@ -205,7 +276,7 @@ def _trusted_file(where: str) -> bool:
     if known is None:
         real = os.path.realpath(where)
         if real.startswith(_ROOT + os.sep):
-            known = _oracle_file(os.path.relpath(real, _ROOT))
+            known = _intact(os.path.relpath(real, _ROOT))
         else:
             known = any(real.startswith(root + os.sep) for root in _INSTALLED)
         _FILES[where] = known
@@ -364,6 +435,7 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
     """Compare everything, and the hook implementations, at the end of the session."""
     _compare(_BEFORE)
     _check_hooks(session.config)
+    _check_relied()
     for item in getattr(session, "items", ()):
         runtest = vars(type(item)).get("runtest", getattr(type(item), "runtest", None))
         if "runtest" in vars(item) or not _trusted(runtest):
@@ -377,5 +449,6 @@ def pytest_unconfigure(config: Any) -> None:
     global _finished
     _compare(_BEFORE)
     _check_hooks(config)
+    _check_relied()
     _finished = True
     _write()

@@ -38,12 +38,16 @@ BOOT = "repogate_boot.py"
 """The bootstrap that starts ``python -m pytest`` sessions, beside the guard (its key's first reader)."""
 READS = "repogate_reads.py"
 """The read trace the guard imports when asked to (:mod:`repogate.oracles._guard_reads`)."""
+ORACLES = "repogate_oracles.json"
+"""The graded tree's oracle files as the harness wrote them (:func:`oracle_files`), beside the guard."""
 _SOURCE = Path(__file__).with_name("_guard_plugin.py")
 _BOOT_SOURCE = Path(__file__).with_name("_guard_boot.py")
 _READS_SOURCE = Path(__file__).with_name("_guard_reads.py")
 _RECORD = re.compile(r"guard-\d+\.json")
 _MAX_RECORD_BYTES = 256 * 1024
 _MAX_RECORDS = 64
+_ORACLE_FOLDERS = frozenset({"tests", "test", "testing"})
+_MAX_ORACLE_BYTES = 4 * 1024 * 1024
 MAX_CHANGES = 20
 """Changes kept per run (the rest are counted)."""
 
@@ -103,17 +107,74 @@ class Guard:
         return isinstance(mac, str) and hmac.compare_digest(mac, expected)
 
 
-def prepare(report_dir: Path) -> Guard:
-    """Write the guard and its bootstrap into ``report_dir/guard-plugin``; empty ``report_dir/guard``.
+def oracle_files(workdir: Path) -> dict[str, tuple[str, int, int]]:
+    """Return the Python files the guard may trust, as they are now.
+
+    Taken from the graded tree before its tests run: every regular ``conftest.py`` and every
+    regular ``.py`` file in a ``tests``/``test``/``testing`` folder (the guard's own rule then
+    leaves test modules out). Hidden folders, ``__pycache__`` and virtual environments (a
+    ``pyvenv.cfg``) are skipped; a link is never followed nor listed, nor a file over 4 MiB.
+    The guard trusts code from the checkout only when its file is listed here and still holds
+    these bytes in the same inode, never written since (its change time, which no unprivileged
+    process can set back): a file the candidate's code writes during the run, even one it
+    restores afterwards, is the candidate's.
+
+    Args:
+        workdir: the checkout as graded (hidden tests applied).
+
+    Returns:
+        ``{relative path: (sha256, inode, change time in ns)}``: paths relative to ``workdir``'s
+        real path, joined with ``os.sep``; hex SHA-256 digests.
+    """
+    root = Path(os.path.realpath(workdir))
+    found: dict[str, tuple[str, int, int]] = {}
+    for folder, dirs, names in os.walk(root):
+        here = Path(folder)
+        dirs[:] = [
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and d != "__pycache__"
+            and not (here / d / "pyvenv.cfg").exists()
+        ]
+        relative = here.relative_to(root)
+        in_tests = bool(_ORACLE_FOLDERS.intersection(relative.parts))
+        for name in names:
+            if not (name == "conftest.py" or (in_tests and name.endswith(".py"))):
+                continue
+            try:
+                data = read_bytes_nofollow(root, relative / name, _MAX_ORACLE_BYTES)
+            except (OSError, PlantedLinkError):  # a link, a FIFO, too large: never trusted
+                continue
+            if data is not None:
+                info = (here / name).lstat()
+                found[str(relative / name)] = (
+                    hashlib.sha256(data).hexdigest(),
+                    info.st_ino,
+                    info.st_ctime_ns,
+                )
+    return found
+
+
+def prepare(report_dir: Path, workdir: Path) -> Guard:
+    """Write the guard, its bootstrap and ``workdir``'s oracle files into ``report_dir/guard-plugin``.
+
+    Also empties ``report_dir/guard``. The oracle files (:func:`oracle_files`) are taken now,
+    before the test command starts.
 
     Args:
         report_dir: the run's harness-owned report folder (outside the checkout).
+        workdir: the checkout about to be tested.
     """
     guard = Guard(report_dir / "guard-plugin", report_dir / "guard")
-    for name, source in ((f"{MODULE}.py", _SOURCE), (BOOT, _BOOT_SOURCE), (READS, _READS_SOURCE)):
-        write_bytes_nofollow(
-            report_dir, f"guard-plugin/{name}", source.read_bytes(), make_parents=True
-        )
+    oracles = json.dumps({"files": oracle_files(workdir)}, sort_keys=True).encode()
+    for name, data in (
+        (f"{MODULE}.py", _SOURCE.read_bytes()),
+        (BOOT, _BOOT_SOURCE.read_bytes()),
+        (READS, _READS_SOURCE.read_bytes()),
+        (ORACLES, oracles),
+    ):
+        write_bytes_nofollow(report_dir, f"guard-plugin/{name}", data, make_parents=True)
     shutil.rmtree(guard.out_dir, ignore_errors=True)
     guard.out_dir.mkdir()
     return guard

@@ -287,7 +287,7 @@ def run_tests(
     report.unlink(missing_ok=True)
     hypothesis = report_dir / "hypothesis"  # the one folder of report_dir the tests may write
     hypothesis.mkdir(exist_ok=True)
-    guard = guard_plugin.prepare(report_dir)
+    guard = guard_plugin.prepare(report_dir, workdir)
     files = select_files(test_ids, workdir) if test_ids else []
     try:
         argv = _command(test_command, report_dir / "junit.fifo", files, workdir, guard.boot_path)
