@@ -206,7 +206,16 @@ def test_library_code_must_not_reach_into_the_test_runner(repo: Path, code: str)
 
 
 @pytest.mark.parametrize(
-    "path", ["tests/pytest.ini", "pkg/tox.ini", "pytest.py", "_pytest/reports.py"]
+    "path",
+    [
+        "tests/pytest.ini",
+        "pkg/tox.ini",
+        "pytest.py",
+        "_pytest/reports.py",
+        "pytest.toml",  # pytest 9's own file, first in its order (red team 2026-12-02)
+        ".pytest.toml",
+        "tests/pytest.toml",
+    ],
 )
 def test_configuration_and_runner_shadows_at_any_depth_are_oracle(repo: Path, path: str) -> None:
     """A new pytest.ini beside the tests, or a module shadowing pytest itself, changes how the
