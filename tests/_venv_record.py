@@ -36,12 +36,13 @@ def uv_record(venv: Path, python: Path | None = None, **update: object) -> UvEnv
     return env.model_copy(update=update)
 
 
-def make_venv(folder: Path, version: str = "3.11") -> Path:
+def make_venv(folder: Path, version: str = "3.11", python: Path | None = None) -> Path:
     """Make a real venv at ``folder`` with ``uv venv`` (no pip) and return ``folder``.
 
-    From the interpreter a build would use (:func:`repogate._toolchain.find_python`).
+    From ``python``, default the interpreter a build would use for ``version``
+    (:func:`repogate._toolchain.find_python`).
     """
-    python = find_python(version, folder.parent)
+    python = python or find_python(version, folder.parent)
     argv = [uv_bin(), "venv", "-q", "--no-config", "--python", str(python), str(folder)]
     subprocess.run(argv, check=True, env={"PATH": "/usr/bin:/bin", "UV_PYTHON_DOWNLOADS": "never"})
     return folder

@@ -206,7 +206,16 @@ def test_library_code_must_not_reach_into_the_test_runner(repo: Path, code: str)
 
 
 @pytest.mark.parametrize(
-    "path", ["tests/pytest.ini", "pkg/tox.ini", "pytest.py", "_pytest/reports.py"]
+    "path",
+    [
+        "tests/pytest.ini",
+        "pkg/tox.ini",
+        "pytest.py",
+        "_pytest/reports.py",
+        "pytest.toml",  # pytest 9's own file, first in its order (red team 2026-12-02)
+        ".pytest.toml",
+        "tests/pytest.toml",
+    ],
 )
 def test_configuration_and_runner_shadows_at_any_depth_are_oracle(repo: Path, path: str) -> None:
     """A new pytest.ini beside the tests, or a module shadowing pytest itself, changes how the
@@ -325,6 +334,7 @@ def test_environment_names_lists_the_venvs_site_packages_and_its_bases_only_when
     (installed / "probe_pkg" / "__init__.py").write_text("")
     (installed / "probe_mod.py").write_text("")
     (installed / "probe_pkg-1.0.dist-info").mkdir()
+    (installed / "pytest").mkdir()  # required in every list (the oracle's runner)
     real = (venv / "bin" / "python").resolve()
     base = next(real.parent.parent.glob("lib/python3.*/site-packages"))
     stdlib = set(sys.stdlib_module_names)
@@ -333,7 +343,9 @@ def test_environment_names_lists_the_venvs_site_packages_and_its_bases_only_when
         for e in base.iterdir()
         if not e.name.endswith((".dist-info", ".egg-info", ".pth")) and e.name != "__pycache__"
     }
-    base_only = {n for n in listed if n.isidentifier()} - stdlib - {"probe_pkg", "probe_mod"}
+    base_only = (
+        {n for n in listed if n.isidentifier()} - stdlib - {"probe_pkg", "probe_mod", "pytest"}
+    )
 
     names = environment_names(uv_record(venv))
     assert {"probe_pkg", "probe_mod", "json"} <= names
@@ -345,6 +357,47 @@ def test_environment_names_lists_the_venvs_site_packages_and_its_bases_only_when
     )
     names = environment_names(uv_record(venv, cache_key="with-system"))
     assert {"probe_pkg", "probe_mod", "json"} | base_only <= names
+
+
+DEBIAN_PYTHON = Path("/usr/bin/python3")
+
+
+@pytest.mark.skipif(not DEBIAN_PYTHON.exists(), reason="no /usr/bin/python3 on this machine")
+@pytest.mark.parametrize("system", [False, True], ids=["own", "with-system"])
+def test_environment_names_lists_a_distribution_pythons_venv(tmp_path: Path, system: bool) -> None:
+    """Red team 2026-12-02: on a venv made from Debian's ``/usr/bin/python3`` (a patched
+    ``site``), ``site.getsitepackages([venv])`` names ``venv/local/lib/python3.X/dist-packages``
+    and others that do not exist, never ``venv/lib/python3.X/site-packages``: no installed
+    package was listed, and a new top-level ``iniconfig/__init__.py`` passed
+    ``oracle_untouched``. The venv's own folders are listed wherever its interpreter came from;
+    with ``include-system-site-packages`` the base's (as its own ``site`` names them) as well."""
+    venv = make_venv(tmp_path / "venv", python=DEBIAN_PYTHON)
+    installed = site_packages(venv)
+    for name in ("pytest", "probe_pkg"):
+        (installed / name).mkdir()
+        (installed / name / "__init__.py").write_text("")
+    (installed / "probe_mod.py").write_text("")
+    if system:
+        cfg = venv / "pyvenv.cfg"
+        cfg.write_text(
+            cfg.read_text().replace("system-site-packages = false", "system-site-packages = true")
+        )
+
+    names = environment_names(uv_record(venv, cache_key=f"debian-{system}"))
+
+    assert {"pytest", "probe_pkg", "probe_mod", "json"} <= names
+
+
+def test_environment_names_fails_closed_without_pytest(tmp_path: Path) -> None:
+    """A list lacking ``pytest`` (the oracle's runner, installed in every graded environment)
+    missed the environment's site-packages: gate I would pass a module shadowing any installed
+    package. The list is refused (gate I errors) instead of trusted."""
+    venv = make_venv(tmp_path / "venv")
+    (site_packages(venv) / "probe_mod.py").write_text("")
+    with pytest.raises(OSError, match="pytest"):
+        environment_names(uv_record(venv, cache_key="no-pytest"))
+    (site_packages(venv) / "pytest").mkdir()
+    assert {"pytest", "probe_mod"} <= environment_names(uv_record(venv, cache_key="pytest"))
 
 
 @pytest.mark.parametrize("version", ["3.7", "3.9"])
@@ -360,6 +413,8 @@ def test_environment_names_on_a_python_without_stdlib_module_names(
         python = find_python(version, tmp_path)
     except EnvironmentBuildError:
         pytest.skip(f"no CPython {version} on this machine (PYENV_ROOT, ~/.pyenv, PATH)")
-    names = environment_names(uv_record(python.parent.parent, python, cache_key=version))
+    names = environment_names(  # a bare interpreter: no pytest to require
+        uv_record(python.parent.parent, python, cache_key=version), required=()
+    )
     assert {"os", "json", "sys", "collections", "math", "email"} <= names
     assert "site-packages" not in names

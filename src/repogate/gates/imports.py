@@ -192,16 +192,19 @@ _ENV_SCRIPT = (
     "here = os.path.dirname(os.path.abspath(sys.executable))\n"
     "cfgs = [os.path.join(d, 'pyvenv.cfg') for d in (here, os.path.dirname(here))]\n"
     "cfg = next((c for c in cfgs if os.path.isfile(c)), None)\n"
-    "prefixes = [sys.prefix]\n"
+    "prefixes, folders = [sys.prefix], []\n"
     "if cfg:  # a venv: its own site-packages, the base's only when the venv includes them\n"
     "    keys = {}\n"
     "    for line in open(cfg, encoding='utf-8', errors='replace'):\n"
     "        key, eq, value = line.partition('=')\n"
     "        if eq: keys[key.strip().lower()] = value.strip().lower()\n"
     "    system = keys.get('include-system-site-packages') == 'true'\n"
-    "    prefixes = [os.path.dirname(cfg)] + ([sys.prefix] if system else [])\n"
+    "    prefixes = [sys.prefix] if system else []\n"
+    "    for lib in ('lib', 'lib64'):  # a venv's own layout, whatever a distribution's site says\n"
+    "        top = os.path.join(os.path.dirname(cfg), lib)\n"
+    "        folders += [os.path.join(top, e, 'site-packages') for e in sorted(listing(top))]\n"
     "skip = ('.dist-info', '.egg-info', '.pth')\n"
-    "for folder in site.getsitepackages(prefixes):\n"
+    "for folder in folders + (site.getsitepackages(prefixes) if prefixes else []):\n"
     "    names.update(e.split('.', 1)[0] for e in listing(folder)\n"
     "                 if not e.endswith(skip) and e != '__pycache__')\n"
     "print('\\n'.join(sorted(n for n in names if n.isidentifier())))\n"
@@ -209,16 +212,21 @@ _ENV_SCRIPT = (
 _NAMES: dict[tuple[str, ...], frozenset[str]] = {}
 
 
-def environment_names(env: Environment) -> frozenset[str]:
+def environment_names(env: Environment, required: Collection[str] = ("pytest",)) -> frozenset[str]:
     """Return the top-level names importable from an environment: its site-packages and stdlib.
 
     The environment's interpreter runs in the sandbox (:meth:`Environment.run`: no network,
     nothing writable, an empty working folder) with ``-I -S`` (no ``site``, so no ``.pth`` file of
     the venv runs, and no environment variable or current folder is read), and prints its
-    standard library's names and the names in its site-packages folders: found as ``site``
-    finds them (:func:`site.getsitepackages` of the venv that ``pyvenv.cfg`` beside or above the
-    interpreter names, and of the base installation when its ``include-system-site-packages``
-    is ``true``; ``-S`` alone leaves ``sys.prefix`` at the base installation). The interpreter is
+    standard library's names and the names in its site-packages folders: the venv's own
+    (``lib/<python>/site-packages`` and ``lib64/<python>/site-packages`` under the folder holding
+    the ``pyvenv.cfg`` beside or above the interpreter, the layout :mod:`venv` and uv make), and
+    the base installation's (:func:`site.getsitepackages` of ``sys.prefix``) only when the
+    venv's ``include-system-site-packages`` is ``true`` or there is no venv; ``-S`` alone leaves
+    ``sys.prefix`` at the base installation. ``site.getsitepackages`` is not asked for the venv's
+    folders: a distribution's patched ``site`` (Debian's) names ``local/lib/python3.X/dist-packages``
+    and others a venv never has (red team 2026-12-02: no installed package was listed, and a new
+    ``iniconfig/__init__.py`` passed). The interpreter is
     whatever the venv holds (``bin/python``, the standard library ``pyvenv.cfg`` leads to), so it
     never runs on this machine (red team 2026-12-02), and the harness lists no folder it names.
 
@@ -228,14 +236,32 @@ def environment_names(env: Environment) -> frozenset[str]:
 
     Args:
         env: the built environment (:class:`repogate.environments.Environment`).
+        required: names the list must hold to be trusted (default ``pytest``, the oracle's
+            runner, installed in every graded environment): one missing means the environment's
+            site-packages were not found, and the list would pass a module shadowing any
+            installed package, so it is refused (fail closed).
 
     Returns:
         Identifiers (``json``, ``pytest``, ``_pytest``); a printed line that is none is dropped.
 
     Raises:
-        OSError: the interpreter could not be run, failed or ran past 60 s.
+        OSError: the interpreter could not be run, failed or ran past 60 s; or a ``required``
+            name is not listed.
         IsolationError: bubblewrap is not usable and weak isolation was not allowed.
     """
+    names = _listed(env)
+    missing = sorted(set(required) - names)
+    if missing:
+        raise OSError(
+            f"{env.python_argv()[0]} lists no {', '.join(missing)} among its importable modules:"
+            " its site-packages were not found, so an added module shadowing an installed one"
+            " would pass; check the environment's pyvenv.cfg and lib/<python>/site-packages"
+        )
+    return names
+
+
+def _listed(env: Environment) -> frozenset[str]:
+    """Return the names ``env``'s interpreter lists (:func:`environment_names`), read once."""
     key = (env.backend, env.cache_key, env.digest, *env.python_argv())
     known = _NAMES.get(key)
     if known is not None:

@@ -8,7 +8,7 @@ Checks:
 - ``oracle_untouched``: the patch edits none of the files the verdict is graded by: existing test
   files (modified or deleted), ``conftest.py``, pytest plugins and start-up hooks
   (``sitecustomize.py``, ``usercustomize.py``, ``*.pth``), pytest/tox configuration
-  (``pytest.ini``, ``tox.ini``, the test sections of ``setup.cfg`` and ``pyproject.toml``,
+  (``pytest.toml``, ``pytest.ini``, ``tox.ini``, the test sections of ``setup.cfg`` and ``pyproject.toml``,
   ``pytest11`` entry points), CI files, and the files the hidden tests touch. Patches have passed
   graders by such edits (SWE-bench issues #631 and #393). A *new* test file is allowed: an agent
   adding its own focused test is good practice, and the grader runs only the files that hold the
@@ -42,6 +42,8 @@ from repogate.receipt import Check, Observation
 
 HOOK_GLOBS = (
     "**/conftest.py",
+    "**/pytest.toml",
+    "**/.pytest.toml",
     "**/pytest.ini",
     "**/.pytest.ini",
     "**/tox.ini",

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Literal
 
 from repogate import sandbox
-from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_nofollow
+from repogate._files import write_bytes_nofollow
 from repogate._logs import cause_line, keep_log
 from repogate._model import FrozenModel
 from repogate._toolchain import SYSTEM_PATH
@@ -55,9 +55,9 @@ from repogate.oracles.junit import (
     TestOutcome,
     parse_junit_bytes,
 )
+from repogate.oracles.pytest_config import ConfigError, choose_config
 
 REPORT_NAME = "junit.xml"
-MAX_CONFIG_BYTES = 4 * 1024 * 1024
 TAIL_CHARS = 4000
 OUTPUT_NAME = "output.log"
 """The test command's whole captured output, kept beside its report."""
@@ -148,44 +148,21 @@ def _variables(env: Environment | Path, workdir: Path) -> dict[str, str]:
     }
 
 
-# pytest's configuration files at the checkout's top, in pytest's order of precedence, with the
-# section that makes each one count (https://docs.pytest.org/en/stable/reference/customize.html).
-_CONFIG_SECTIONS = {
-    "pytest.ini": "",
-    ".pytest.ini": "",
-    "pyproject.toml": "[tool.pytest",
-    "tox.ini": "[pytest]",
-    "setup.cfg": "[tool:pytest]",
-}
-
-
-def own_config(workdir: Path) -> Path | None:
-    """Return the pytest configuration file at ``workdir``'s top, or None when it has none.
-
-    The checkout is the candidate's: a configuration file that is a symbolic link is not read by
-    the harness (it counts, for pytest to read inside the sandbox).
-    """
-    for name, section in _CONFIG_SECTIONS.items():
-        try:
-            data = read_bytes_nofollow(workdir, name, MAX_CONFIG_BYTES)
-        except PlantedLinkError:
-            return workdir / name
-        except OSError:
-            continue
-        if data is not None and section.encode() in data:
-            return workdir / name
-    return None
-
-
 def _command(
-    test_command: str, report: Path, files: Sequence[str], workdir: Path, boot: Path
+    test_command: str,
+    report: Path,
+    files: Sequence[str],
+    workdir: Path,
+    boot: Path,
+    config: str | None,
 ) -> list[str]:
     """The test command plus the harness's arguments.
 
-    ``--rootdir`` pins pytest to the checkout and ``-c`` to the configuration at its top (or
-    ``/dev/null`` when it has none), so pytest never reads a configuration from a folder above
-    the checkout (the harness's own) nor one a patch adds beside the tests (``tests/pytest.ini``
-    switching on a plugin that forges reports). ``python -m pytest`` is started through the
+    ``--rootdir`` pins pytest to the checkout and ``-c`` to ``config``, the configuration file
+    at its top (:func:`repogate.oracles.pytest_config.choose_config`; ``/dev/null`` when it has
+    none), so pytest never reads a configuration from a folder above the checkout (the
+    harness's own) nor one a patch adds beside the tests (``tests/pytest.ini`` switching on a
+    plugin that forges reports). ``python -m pytest`` is started through the
     guard's bootstrap ``boot`` (:mod:`repogate.oracles._guard_boot`), which takes the guard's key
     before anything of the checkout can be imported, then runs pytest as ``-m`` does.
     """
@@ -197,7 +174,7 @@ def _command(
     if "no:cacheprovider" not in argv:
         argv += ["-p", "no:cacheprovider"]
     argv += ["-p", guard_plugin.MODULE]
-    argv += [f"--rootdir={workdir}", "-c", str(own_config(workdir) or os.devnull)]
+    argv += [f"--rootdir={workdir}", "-c", str(workdir / config) if config else os.devnull]
     if "--continue-on-collection-errors" not in argv:
         argv.append("--continue-on-collection-errors")
     return [*argv, "-o", "junit_family=xunit1", f"--junitxml={report}", *files]
@@ -290,7 +267,13 @@ def run_tests(
     guard = guard_plugin.prepare(report_dir, workdir)
     files = select_files(test_ids, workdir) if test_ids else []
     try:
-        argv = _command(test_command, report_dir / "junit.fifo", files, workdir, guard.boot_path)
+        config = choose_config(workdir)
+    except ConfigError as exc:
+        return _error_run((test_command,), f"the pytest configuration: {exc}", policy)
+    try:
+        argv = _command(
+            test_command, report_dir / "junit.fifo", files, workdir, guard.boot_path, config
+        )
     except ValueError as exc:
         return _error_run((test_command,), f"the test command cannot be split ({exc})", policy)
     needs = () if isinstance(env, Path) else env.services
@@ -319,7 +302,7 @@ def run_tests(
     writable = (workdir, *(policy.writable or ()), hypothesis, guard.out_dir)
     launcher = services.prepare(report_dir) if needs else None
     with ReportChannel(report_dir, MAX_REPORT_BYTES) as channel:
-        argv = _command(test_command, channel.path, files, workdir, guard.boot_path)
+        argv = _command(test_command, channel.path, files, workdir, guard.boot_path, config)
         # A FIFO is written through a read-only bind; the harness's tool folders are read-only too.
         readable = (*policy.readable, channel.path, *tools, guard.plugin_dir)
         readable += (launcher,) if launcher is not None else ()

@@ -71,6 +71,8 @@ PACKAGING_GLOBS = (
     "MANIFEST.in",
     "tox.ini",
     "noxfile.py",
+    "pytest.toml",
+    ".pytest.toml",
     "pytest.ini",
     "requirements*.txt",
     "**/requirements*.txt",
