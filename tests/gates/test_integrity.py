@@ -291,6 +291,10 @@ INSTALLED = frozenset({"iniconfig", "pluggy", "packaging", "json", "pkg"})
         ("src/pluggy/__init__.py", "src/pluggy"),
         ("tools/json.py", "tools/json.py"),  # a folder without __init__.py: a top-level module
         ("repogate_guard.py", "repogate_guard.py"),  # the harness's own plugin
+        # imported by site at the interpreter's start, before the harness's bootstrap runs, when
+        # the checkout (an editable install's folder) is on sys.path: ahead of the guard's key
+        ("sitecustomize.py", "sitecustomize.py"),
+        ("src/usercustomize.py", "src/usercustomize.py"),
     ],
 )
 def test_a_new_top_level_module_shadowing_an_installed_one_is_refused(

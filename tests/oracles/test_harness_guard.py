@@ -470,3 +470,101 @@ def test_a_command_not_started_through_the_bootstrap_is_still_signed(tmp_path: P
     assert run.status == "ok", run.reason
     assert run.outcomes == {"tests/test_f.py::test_f": "passed"}
     assert run.tampering == ()
+
+
+# Red team, third round: the module Python 3.11's copy.py imports optionally while pytest starts
+# walked the stack to the bootstrap's frame, read the key out of its one-shot function without
+# taking it, and rewrote the guard's record at exit with no changes and a valid signature. The
+# same steal from other checkout code that runs before the guard loads: a plugin named with -p
+# ahead of the guard's, a package's __init__ scanning every live object for the key.
+STEAL_AND_FORGE_AT_EXIT = """
+import atexit, gc, hashlib, hmac, json, os, sys
+
+def _keys(value):
+    if isinstance(value, (bytes, bytearray)) and len(value) == 32:
+        yield bytes(value)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _keys(inner)
+    elif callable(value) and getattr(value, "__closure__", None):
+        for cell in value.__closure__:
+            yield from _keys(cell.cell_contents)
+
+_found = []
+_frame = sys._getframe()
+while _frame is not None:
+    for _value in list(_frame.f_locals.values()):
+        _found += _keys(_value)
+    _frame = _frame.f_back
+for _object in gc.get_objects():
+    if isinstance(_object, list) and len(_object) == 1:
+        _found += _keys(_object)
+_out = os.environ.get("REPOGATE_GUARD_DIR")
+
+def _forge(key=(_found or [None])[0]):
+    path = os.path.join(_out, "guard-%d.json" % os.getpid())
+    record = json.load(open(path))
+    record.pop("mac", None)
+    record["changes"] = []
+    data = json.dumps(record, sort_keys=True, separators=(",", ":")).encode()
+    record["mac"] = hmac.new(key, data, hashlib.sha256).hexdigest()
+    with open(path, "w") as handle:
+        json.dump(record, handle)
+
+if _found and _out:
+    atexit.register(_forge)
+"""
+
+
+@pytest.mark.parametrize(
+    ("files", "options", "early"),
+    [
+        (
+            {
+                "org/__init__.py": "",
+                "org/python/__init__.py": "",
+                "org/python/core.py": STEAL_AND_FORGE_AT_EXIT + "raise ImportError('no jython')\n",
+            },
+            "",
+            "org/__init__.py",
+        ),
+        ({"early_plugin.py": STEAL_AND_FORGE_AT_EXIT}, " -p early_plugin", "early_plugin.py"),
+        (
+            {"pkg/__init__.py": STEAL_AND_FORGE_AT_EXIT + "from pkg.mod import f\n"},
+            " -p pkg.mod",
+            "pkg/__init__.py",
+        ),
+    ],
+    ids=["copy-imports-org-python-core", "plugin-before-the-guard", "package-init-scans-objects"],
+)
+def test_checkout_code_run_before_the_guard_loads_voids_the_run(
+    tmp_path: Path, files: dict[str, str], options: str, early: str
+) -> None:
+    """The bootstrap's audit hook withdraws the key before the first line of a checkout module
+    imported ahead of the guard runs: the forged record goes unsigned, and the guard names it."""
+    runtest = {"pkg/mod.py": LIBRARY + PUBLIC_API}
+    work = _checkout(tmp_path / "work", {**runtest, **files})
+    command = COMMAND + options
+    run = run_tests(PYTHON, work, command, ["tests/test_f.py::test_f"], tmp_path / "r", POLICY)
+    assert "repogate_boot.py" in " ".join(run.command)
+    assert run.status == "error", run
+    assert run.outcomes == {}
+    named = f"{early} of the checkout was imported before the guard loaded"
+    assert any(named in change for change in run.tampering), run.tampering
+    seen = {c.name: c for c in check_tests([run], set(), ["tests/test_f.py::test_f"], []).checks}
+    assert seen["harness_untampered"].status == "failed"
+    assert "saw no session finish" in seen["harness_untampered"].detail
+
+
+def test_checkout_code_imported_after_the_guard_loads_is_trusted(tmp_path: Path) -> None:
+    """The audit hook stops at the guard: a conftest and the library it imports, a test module
+    importing the package, all loaded after the guard, leave an honest fix signed and trusted."""
+    files = {
+        "pkg/mod.py": "def f():\n    return 2\n",
+        "tests/conftest.py": "import pkg\n\n\ndef pytest_configure(config):\n    assert pkg\n",
+    }
+    work = _checkout(tmp_path / "work", files)
+    run = run_tests(PYTHON, work, COMMAND, ["tests/test_f.py::test_f"], tmp_path / "r", POLICY)
+    assert run.status == "ok", run.reason
+    assert run.outcomes == {"tests/test_f.py::test_f": "passed"}
+    assert run.tampering == ()

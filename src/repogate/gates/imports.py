@@ -16,8 +16,10 @@ a reviewer (or gate I's added-line check) can read:
   own dependencies such as ``iniconfig``, ``pluggy``, ``packaging``, anything installed in the
   venv), from the standard library of the environment's Python (``sys.stdlib_module_names``; before
   Python 3.10, the names in its standard library's folders), or
-  a harness plugin's name: ``python -m pytest`` puts the checkout first on ``sys.path``, so such a
-  file is imported *instead* of the real module, before any test or harness plugin runs.
+  a harness plugin's name, or ``sitecustomize``/``usercustomize`` (:mod:`site` imports them at
+  the interpreter's start, ahead of everything the harness runs): ``python -m pytest`` puts the
+  checkout first on ``sys.path``, so such a file is imported *instead* of the real module,
+  before any test or harness plugin runs.
 
 A file's top-level name is found as pytest's ``prepend`` import mode finds it: the topmost folder
 of the chain of folders holding ``__init__.py`` above it, or the file's own stem when its folder
@@ -52,6 +54,10 @@ _NATIVE_SUFFIXES = tuple(
 )
 HARNESS_MODULES = frozenset({"repogate_guard", "repogate_reads", "repogate_regress"})
 """Top-level names of the harness's own pytest plugins (loaded by name with ``-p``)."""
+STARTUP_MODULES = frozenset({"sitecustomize", "usercustomize"})
+"""Top-level names :mod:`site` imports when the interpreter starts, from anywhere on ``sys.path``
+(an editable install's folder in the checkout among them): before the harness's bootstrap reads
+the guard's key, so before anything can watch what the checkout runs."""
 _MODULE_SUFFIXES = (".py", ".pyw", *_NATIVE_SUFFIXES)
 _ENV_TIMEOUT_S = 60
 
@@ -152,9 +158,10 @@ def shadowing(
         base: the base commit (a top-level name already there was not added by the patch).
         candidate: the candidate commit.
         importable: top-level names importable from the environment and its standard library
-            (:func:`environment_names`); :data:`HARNESS_MODULES` are always added.
+            (:func:`environment_names`); :data:`HARNESS_MODULES` and :data:`STARTUP_MODULES`
+            are always added.
     """
-    names = set(importable) | HARNESS_MODULES
+    names = set(importable) | HARNESS_MODULES | STARTUP_MODULES
 
     def has_init(folder: str) -> bool:
         return read(candidate, f"{folder}/__init__.py") is not None

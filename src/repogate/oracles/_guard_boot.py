@@ -4,24 +4,36 @@ Copied by the harness as ``repogate_boot.py`` beside the guard (:mod:`repogate.o
 and run as ``python repogate_boot.py ARGS`` in place of ``python -m pytest ARGS``. Python puts
 this file's read-only harness folder first on ``sys.path``, not the working folder, so nothing of
 the checkout can have been imported when its first lines run: they read the run's key from the
-pipe the harness handed the process (``REPOGATE_GUARD_KEY_FD``) and close it. Before this, a
-module of the checkout that the standard library imports optionally while pytest starts (Python
-3.11's ``copy`` tries ``org.python.core``) read the key ahead of the guard.
+pipe the harness handed the process (``REPOGATE_GUARD_KEY_FD``) into a ``bytearray`` and close it.
 
-The key is then held by a one-shot function, a local of :func:`main`; the guard takes it from
-this frame when it loads (``take_key``). Then the working folder goes first on ``sys.path`` and
-pytest runs as ``-m`` runs it (``runpy``, ``__main__``), so the tests see what
-``python -m pytest`` shows them. The key is in this process's memory from then on: code of the
-checkout can still find it there; this raises the bar, it is no boundary (``docs/security.md``).
+Then, before the working folder goes on ``sys.path``, they add an audit hook (PEP 578; hooks
+cannot be removed) that watches every file the process opens to import and every code object it
+executes until the guard takes the key. The first one that lies in the checkout (a module the
+standard library imports optionally while pytest starts: Python 3.11's ``copy`` tries
+``org.python.core``; a plugin named with ``-p`` ahead of the guard's) stops the run's signature
+before that module's first line runs: the hook overwrites the key with zeros and empties it, and
+notes the file. The guard then signs nothing (the harness trusts no unsigned record) and lists
+the file; code of the checkout never runs while the key is still in memory before the guard.
+
+The key and the notes are held by a one-shot function and a list, locals of :func:`main`; the
+guard takes both from this frame when it loads (``take_key``, ``early``). Then the working
+folder goes first on ``sys.path`` and pytest runs as ``-m`` runs it (``runpy``, ``__main__``), so
+the tests see what ``python -m pytest`` shows them. Once the guard holds the key, code of the
+checkout imported later (conftest, tests, the library) can still find it in the guard's memory:
+this raises the bar, it is no boundary (``docs/security.md``).
 """
 
-# ruff: noqa: PTH109 (os.getcwd: as little imported as can be, before pytest)
+# ruff: noqa: PTH100, PTH109, PTH118, PTH119, PTH120 (os.path, os.getcwd: little imported before pytest)
 from __future__ import annotations
 
 import os
 import stat
 import sys
 from collections.abc import Callable
+from typing import Any
+
+_MAX_NOTES = 20
+_IMPORTED = (".py", ".pyc", ".pyw", ".pyo", ".so", ".pyd", ".zip", ".egg", ".whl")
 
 
 def read_key() -> bytes:
@@ -30,32 +42,105 @@ def read_key() -> bytes:
     The variable is removed, so child processes never read another descriptor of that number.
     The guard calls it too, when the session was not started through this bootstrap.
     """
+    return bytes(_read_held())
+
+
+def _read_held() -> bytearray:
+    """The key, read straight into a ``bytearray`` (no other copy of it stays in memory)."""
     name = os.environ.pop("REPOGATE_GUARD_KEY_FD", "")
+    held = bytearray(64)
     if not name.isdigit():
-        return b""
+        return bytearray()
     fd = int(name)
     try:
-        key = os.read(fd, 64) if stat.S_ISFIFO(os.fstat(fd).st_mode) else b""
+        count = os.readv(fd, [held]) if stat.S_ISFIFO(os.fstat(fd).st_mode) else 0
         os.close(fd)
     except OSError:
-        return b""
-    return key
+        count = 0
+    del held[count:]
+    return held
 
 
-def _one_shot(key: bytes) -> Callable[[], bytes]:
-    held = [key]
-
+def _one_shot(held: bytearray, active: list[bool]) -> Callable[[], bytes]:
     def take_key() -> bytes:
-        value, held[:] = (held[0] if held else b""), []
+        active[0] = True  # the guard holds the key: the audit hook stops watching
+        value = bytes(held)
+        _wipe(held)
         return value
 
     return take_key
 
 
+def _wipe(held: bytearray) -> None:
+    held[:] = bytes(len(held))
+    del held[:]
+
+
+def _source(relative: str) -> str:
+    """A cached module's source file (``pkg/__pycache__/mod.cpython-311.pyc``: ``pkg/mod.py``)."""
+    folder, name = os.path.split(relative)
+    if os.path.basename(folder) != "__pycache__" or not name.endswith(".pyc"):
+        return relative
+    return os.path.join(os.path.dirname(folder), name.split(".", 1)[0] + ".py")
+
+
+def _under(path: str, roots: tuple[str, ...]) -> str | None:
+    """``path`` relative to the first of ``roots`` (each ending with a separator) holding it."""
+    for root in roots:
+        if path.startswith(root):
+            return path[len(root) :]
+    return None
+
+
+def _watcher(
+    held: bytearray, active: list[bool], early: list[str]
+) -> Callable[[str, tuple[Any, ...]], None]:
+    """The audit hook: wipe ``held`` at the first file of the checkout imported before the guard.
+
+    ``open`` events (the import system opens a module's source, cache or archive through
+    ``io.open_code``) and ``exec`` events (a code object about to run) are checked until
+    ``active[0]`` (the guard took the key); a file counts when its real path lies in the working
+    folder. ``early`` gets the file's path relative to the working folder.
+    """
+    cwd = os.getcwd()
+    roots = tuple({cwd + os.sep, os.path.realpath(cwd) + os.sep})
+    busy = [False]
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if active[0] or busy[0] or event not in ("open", "exec"):
+            return
+        if event == "open":
+            where = args[0]
+            if not isinstance(where, str) or not where.endswith(_IMPORTED):
+                return
+        else:
+            where = getattr(args[0], "co_filename", None)
+            if not isinstance(where, str) or where.startswith("<"):
+                return
+        busy[0] = True  # realpath's own calls must not come back here
+        try:
+            path = os.path.abspath(where)
+            relative = _under(path, roots) or _under(os.path.realpath(path), roots)
+            if relative is not None:
+                _wipe(held)
+                relative = _source(relative)
+                if relative not in early and len(early) < _MAX_NOTES:
+                    early.append(relative)
+        finally:
+            busy[0] = False
+
+    return hook
+
+
 def main() -> None:
-    """Take the key, then run pytest with this command's arguments as ``python -m pytest``."""
-    take_key = _one_shot(read_key())  # found by the guard in this frame  # noqa: F841
-    import runpy  # after the key is read
+    """Take the key, watch the imports, then run pytest with this command's arguments."""
+    held = _read_held()
+    active = [False]
+    early: list[str] = []  # found by the guard in this frame
+    sys.addaudithook(_watcher(held, active, early))
+    take_key = _one_shot(held, active)  # found by the guard in this frame  # noqa: F841
+    del held
+    import runpy  # after the key is read and the hook added
 
     sys.path[0] = os.getcwd()  # what -m puts first; this harness folder stays on PYTHONPATH
     runpy.run_module("pytest", run_name="__main__", alter_sys=True)

@@ -55,7 +55,9 @@ def _from_boot() -> bytes | None:
     """The key the harness's bootstrap took (``repogate_boot.py`` beside this file), or None.
 
     The bootstrap reads it before anything of the checkout can be imported and holds it in a
-    one-shot function, a local of its ``main`` frame, an ancestor of this import.
+    one-shot function, a local of its ``main`` frame, an ancestor of this import; the files of
+    the checkout its audit hook saw imported before this (it then withdrew the key: b"") go to
+    :data:`_EARLY`.
     """
     boot = os.path.join(os.path.dirname(os.path.realpath(__file__)), "repogate_boot.py")
     frame: types.FrameType | None = sys._getframe()
@@ -63,7 +65,11 @@ def _from_boot() -> bytes | None:
         code = frame.f_code
         if code.co_name == "main" and os.path.realpath(code.co_filename) == boot:
             take = frame.f_locals.get("take_key")
-            return take() if callable(take) else None
+            key = take() if callable(take) else None
+            early = frame.f_locals.get("early")
+            if isinstance(early, list) and key is not None:
+                _EARLY.extend(str(e) for e in early)
+            return key
         frame = frame.f_back
     return None
 
@@ -94,6 +100,7 @@ def _mac(key: bytes) -> Callable[[bytes], str]:
     return sign
 
 
+_EARLY: list[str] = []  # files of the checkout imported before this loaded (the bootstrap saw)
 _sign = _signer()
 _ROOT = os.path.realpath(os.getcwd())
 _PREFIXES = ("pytest", "_pytest", "pluggy")
@@ -401,6 +408,8 @@ _BEFORE = _snapshot()
 _LOADED = frozenset(_watched())
 _CODES = {_key: _code(_value) for _key, _value in _BEFORE.items()}
 _HOT_BEFORE = _hot()
+for _early in _EARLY:  # its code ran before the guard, with the key in memory: it was withdrawn
+    _note(f"{_early} of the checkout was imported before the guard loaded (the run is unsigned)")
 for _key, _value in _BEFORE.items():  # changed before this plugin loaded (a shadowed import)
     if _planted(_value):
         _note(f"{_key} comes from {_where(_value)}")
