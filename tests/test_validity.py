@@ -4,29 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from _venv_record import uv_record
 from repogate.contract import Oracles
-from repogate.environments import Toolchain
-from repogate.environments.uv import UvEnvironment
 from repogate.validity import result_key, run_conditions
 
 
 def test_every_run_condition_changes_the_result_key() -> None:
     """Timezone, locale, python, platform, test command and timeout each change the key."""
-    toolchain = Toolchain(
-        python="3.11.7", implementation="CPython", platform="linux-x86_64", uv="uv"
-    )
-    env = UvEnvironment(
-        python=Path("/v/bin/python"),
-        bin_dir=Path("/v/bin"),
-        venv=Path("/v"),
-        cache_key="k",
-        digest="d",
-        toolchain=toolchain,
-        packages=(),
-        commands=(),
-        cold=False,
-        build_seconds=0.0,
-    )
+    env = uv_record(Path("/v"))
+    toolchain = env.toolchain
     oracles = Oracles()
     key = result_key(run_conditions(env, oracles), "base")
     assert key == result_key(run_conditions(env, oracles), "base")
