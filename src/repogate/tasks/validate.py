@@ -306,8 +306,9 @@ def _check_declared(
     flips = set(partial.flaky)
     dropped: dict[str, str] = {}
     passed = PASSED
-    sort = _sort_fail_to_pass
-    f2p, at_base = sort(oracles.fail_to_pass, resolved, (states, partial), runs, flips, dropped)
+    f2p, at_base = _sort_fail_to_pass(
+        oracles.fail_to_pass, resolved, (states, partial), runs, flips, dropped
+    )
     relabel = cfg.relabel_passing_fail_to_pass and bool(f2p)
     if at_base and not relabel:
         count = len(oracles.fail_to_pass)
