@@ -102,12 +102,45 @@ def test_no_bar_off_a_terminal_and_nothing_with_json(root: Path) -> None:
     with RunProgress(1, Console(file=buffer, force_terminal=False)) as bar:
         bar.tick("t1 · gold · epoch 0", None)
         bar.tick("", _records(root)[0])
-    assert buffer.getvalue() == "running t1 · gold · epoch 0\n"
+    assert buffer.getvalue() == "running [1/1] t1 · gold · epoch 0\n"
     quiet = io.StringIO()
     with RunProgress(1, Console(file=quiet, force_terminal=True), quiet=True) as bar:
         bar.tick("t1 · gold · epoch 0", None)
         bar.tick("", _records(root)[0])
     assert quiet.getvalue() == ""
+
+
+def test_each_progress_line_gives_the_attempts_place_among_all(root: Path) -> None:
+    """New user: a log of ``running LABEL`` lines said nothing of how far the run was. Each line
+    gives the attempt's place and the run's total (``[2/3]``); attempts found done on resume
+    count first, and attempts running side by side say how many have finished."""
+    done, *_ = _records(root)
+    one_at_a_time = io.StringIO()
+    with RunProgress(3, Console(file=one_at_a_time, force_terminal=False)) as bar:
+        for label in ("a", "b", "c"):
+            bar.tick(label, None)
+            bar.tick(label, done)
+    assert one_at_a_time.getvalue().splitlines() == [
+        "running [1/3] a",
+        "running [2/3] b",
+        "running [3/3] c",
+    ]
+    resumed = io.StringIO()
+    with RunProgress(3, Console(file=resumed, force_terminal=False)) as bar:
+        bar.tick("a", done)  # found done in the store: not run again
+        bar.tick("b", None)
+    assert resumed.getvalue() == "running [2/3] b\n"
+    side_by_side = io.StringIO()
+    with RunProgress(4, Console(file=side_by_side, force_terminal=False)) as bar:
+        bar.tick("a", None)
+        bar.tick("b", None)
+        bar.tick("a", done)
+        bar.tick("c", None)
+    assert side_by_side.getvalue().splitlines() == [
+        "running [1/4] a",
+        "running [2/4] b (0 finished)",
+        "running [3/4] c (1 finished)",
+    ]
 
 
 def test_text_from_runs_is_shown_as_text_never_as_markup(root: Path) -> None:
