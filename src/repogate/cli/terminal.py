@@ -59,8 +59,9 @@ class Wrapped:
 
     A contract id, an agent label, a list of check names: every line of the cell but the last
     ends at a ``-``, ``+``, ``_``, ``.``, ``/``, ``:``, ``,`` or a space, and the lines put
-    together spell the text whole. A piece wider than its cell (only in a cell narrower than the text's longest piece) is folded
-    at the cell's edge; the text is never read as markup.
+    together spell the text whole. Lines break at spaces first, then after a separator inside
+    a word wider than the cell; a piece wider still (only in a cell narrower than the text's
+    longest piece) is folded at the cell's edge. The text is never read as markup.
 
     Args:
         text: the text; a newline starts a line.
@@ -118,12 +119,18 @@ def _piece(text: Wrapped) -> int:
 
 
 class AttemptsTable:
-    """The attempts of a run, one row each, as wide as the console allows (see :func:`attempts_table`).
+    """The attempts of a run, one row each, sized when printed (see :func:`attempts_table`).
 
-    The text columns are sized when printed, for the console's width: each contract id is given
-    the width it needs where that leaves the agent and why columns their narrowest (each label's
-    and check name's longest piece); otherwise it wraps after a ``-`` or ``+``. No id, label or
-    check name is cut.
+    For the console's width: where every check name fits whole beside each contract id's and
+    agent label's longest piece, the ids get the width they need first (up to their longest),
+    then the labels (up to 20), then the check names the rest; otherwise ids and labels keep
+    their narrowest and the check names wrap after a ``_``. No id, label or check name is cut.
+
+    Args:
+        title: the table's title.
+        rows: per attempt: number, contract id, agent label, epoch, verdict (rich markup),
+            why, sentinel status (rich markup), wall seconds; ids, labels and why are plain.
+        names: every check name a why cell may hold (their widths size the why column).
     """
 
     def __init__(self, title: str, rows: list[tuple[str, ...]], names: Sequence[str]) -> None:
