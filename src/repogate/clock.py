@@ -19,6 +19,33 @@ def now() -> datetime:
     return datetime.now(tz=UTC)
 
 
+def readable(moment: datetime | str | float) -> str:
+    """Return ``moment`` as a person reads it: UTC to the minute, ``2026-12-02 19:40 UTC``.
+
+    Args:
+        moment: an aware datetime (any offset), a naive one (taken as UTC, as the store writes
+            UTC), ISO 8601 text (``Z`` or an offset; none is UTC) or seconds since the Unix
+            epoch (a number or its digits, as ``SOURCE_DATE_EPOCH``).
+
+    Returns:
+        The UTC time to the minute; text that is no time (``unknown``) as it is.
+    """
+    when: datetime
+    if isinstance(moment, datetime):
+        when = moment
+    elif isinstance(moment, int | float):
+        when = datetime.fromtimestamp(moment, tz=UTC)
+    elif moment.strip().isdigit():
+        when = datetime.fromtimestamp(int(moment), tz=UTC)
+    else:
+        try:
+            when = datetime.fromisoformat(moment.strip())
+        except ValueError:
+            return moment
+    when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    return when.strftime("%Y-%m-%d %H:%M UTC")
+
+
 def monotonic() -> float:
     """Return a monotonic reading in seconds, for durations only."""
     return time.monotonic()

@@ -151,3 +151,57 @@ def test_setup_says_nothing_of_a_bubblewrap_that_runs(tmp_path: Path) -> None:
     done = _setup([], tmp_path)
     assert done.returncode == 0, done.stderr
     assert "bubblewrap" not in done.stderr and "bwrap" not in done.stderr, done.stderr
+
+
+def _setup_with_bwrap(tmp_path: Path, make: str) -> subprocess.CompletedProcess[str]:
+    """Run scripts/setup where the only ``bwrap`` on PATH is the one ``make`` (shell) writes at
+    ``$BWRAP``: every other program of /usr/bin stays reachable, apt-get not (nothing is
+    installed), and uv is on PATH."""
+    shadow = tmp_path / "usr-bin"
+    shadow.mkdir()
+    for program in Path("/usr/bin").iterdir():
+        if program.name not in ("bwrap", "apt-get"):
+            (shadow / program.name).symlink_to(program)
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    uv = shutil.which("uv")
+    assert uv is not None
+    (tools / "uv").symlink_to(uv)
+    env = {"PATH": f"{tools}:{shadow}", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    subprocess.run(["sh", "-c", make], env={**env, "BWRAP": str(shadow / "bwrap")}, check=True)
+    return subprocess.run(
+        [str(SCRIPTS / "setup")], env=env, capture_output=True, text=True, check=False, timeout=300
+    )
+
+
+def test_setup_says_a_bubblewrap_that_is_not_executable_cannot_run(tmp_path: Path) -> None:
+    """New user: with /usr/bin/bwrap not executable (chmod -x), setup said bubblewrap was
+    missing (as a user) or ran apt-get and said it put no bwrap on PATH (as root)."""
+    done = _setup_with_bwrap(
+        tmp_path, 'printf "#!/bin/sh\\nexit 0\\n" > "$BWRAP"; chmod 644 "$BWRAP"'
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("/uv")
+    bwrap = tmp_path / "usr-bin" / "bwrap"
+    said = f"setup: bubblewrap (bwrap) is present at {bwrap} but cannot run: it is not executable"
+    assert said in done.stderr, done.stderr
+    assert "(-rw-r--r--)" in done.stderr and f"chmod 755 {bwrap}" in done.stderr
+    assert "missing" not in done.stderr and "apt-get installed" not in done.stderr
+
+
+def test_setup_says_a_bubblewrap_link_to_nothing_cannot_run(tmp_path: Path) -> None:
+    done = _setup_with_bwrap(tmp_path, 'ln -s /nonexistent/bwrap "$BWRAP"')
+    assert done.returncode == 0, done.stderr
+    bwrap = tmp_path / "usr-bin" / "bwrap"
+    said = f"is present at {bwrap} but cannot run: it is a link to /nonexistent/bwrap, which"
+    assert said in done.stderr and "does not exist" in done.stderr, done.stderr
+    assert "apt-get install --reinstall bubblewrap" in done.stderr
+    assert "missing" not in done.stderr
+
+
+def test_setup_says_a_bubblewrap_that_fails_with_its_status_and_words(tmp_path: Path) -> None:
+    make = 'printf "#!/bin/sh\\necho \\"bwrap: setting up uid map: Permission denied\\" >&2\\nexit 1\\n" > "$BWRAP"; chmod 755 "$BWRAP"'
+    done = _setup_with_bwrap(tmp_path, make)
+    assert done.returncode == 0, done.stderr
+    assert NOT_RUNNING in done.stderr, done.stderr
+    assert "exit 1: bwrap: setting up uid map: Permission denied" in done.stderr

@@ -78,3 +78,17 @@ def test_soft_measures_read_with_their_units(
     lines = [line.strip() for line in _show(tmp_path, capsys)]
     assert said in lines
     assert not [line for line in lines if "_s=" in line or ("=" in line and "soft" in line)]
+
+
+def test_one_attempt_says_when_it_started_and_finished_in_utc(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`show RUN_DIR N` says when the attempt ran as a person reads a time (the store keeps
+    ISO 8601 text); an attempt not started yet says neither."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1796240412")  # 2026-12-02 19:40:12 UTC
+    one_attempt_run(tmp_path / "done", BWRAP, SoftMetrics())
+    lines = _show(tmp_path / "done", capsys)
+    assert "started 2026-12-02 19:40 UTC, finished 2026-12-02 19:40 UTC" in lines, lines
+    one_attempt_run(tmp_path / "planned", BWRAP, SoftMetrics(), decided=False)
+    lines = _show(tmp_path / "planned", capsys)
+    assert not [line for line in lines if line.startswith("started")], lines

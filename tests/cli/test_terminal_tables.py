@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from repogate.cli import load_evidence
@@ -52,14 +54,11 @@ def test_final_table_is_one_row_per_attempt_within_100_columns(root: Path) -> No
     rows = [line for line in lines if line[:1].isdigit()]
     assert [row.split()[0] for row in rows] == ["1", "2", "3"]  # numbered as `show RUN N` takes
     assert "accepted" in rows[0] and "rejected" in rows[1] and "crashed" in rows[2]
-    # an agent label folds, never cut (new user: `show` cut `claude-3-5-sonnet-…` labels, so two
-    # agents differing at their end read alike): the column's lines spell the label whole
-    start = rows[1].index("an-agent-with")
-    second = lines[lines.index(rows[1]) + 1]
-    label = rows[1][start:].split()[0] + second[start:].split()[0]
-    assert label == "an-agent-with-a-long-name", (rows[1], second)
-    shown = rows[0].split()[1]  # a long contract id is cut in its middle: both ends stay
-    assert shown.startswith("a-contract") and shown.endswith("on-and-on") and "…" in shown
+    # an agent label wraps, never cut (new user: `show` cut `claude-3-5-sonnet-…` labels, so two
+    # agents differing at their end read alike), and so does a contract id
+    assert _column_cells(buffer.getvalue(), "agent", "ep")[1] == "an-agent-with-a-long-name"
+    long = "a-contract-with-a-very-long-identifier-that-goes-on-and-on"
+    assert _column_cells(buffer.getvalue(), "contract", "agent")[:2] == [long, long]
 
 
 def test_contract_ids_sharing_a_prefix_and_every_failed_check_are_shown_whole(root: Path) -> None:
@@ -78,7 +77,7 @@ def test_contract_ids_sharing_a_prefix_and_every_failed_check_are_shown_whole(ro
     Console(file=buffer, width=100).print(attempts_table(records, "run"))
     text = buffer.getvalue()
     assert max(len(line) for line in text.splitlines()) <= 100
-    assert "payments-re…meout-compat" in text and "payments-retry-timeout " in text
+    assert "payments-retry-timeout-compat " in text and "payments-retry-timeout " in text
     shown = " ".join(text.split())
     for name in rejected.failed:
         assert name in shown.replace(" ,", ",") or name in text.replace("\n", ""), name
@@ -103,12 +102,45 @@ def test_no_bar_off_a_terminal_and_nothing_with_json(root: Path) -> None:
     with RunProgress(1, Console(file=buffer, force_terminal=False)) as bar:
         bar.tick("t1 · gold · epoch 0", None)
         bar.tick("", _records(root)[0])
-    assert buffer.getvalue() == "running t1 · gold · epoch 0\n"
+    assert buffer.getvalue() == "running [1/1] t1 · gold · epoch 0\n"
     quiet = io.StringIO()
     with RunProgress(1, Console(file=quiet, force_terminal=True), quiet=True) as bar:
         bar.tick("t1 · gold · epoch 0", None)
         bar.tick("", _records(root)[0])
     assert quiet.getvalue() == ""
+
+
+def test_each_progress_line_gives_the_attempts_place_among_all(root: Path) -> None:
+    """New user: a log of ``running LABEL`` lines said nothing of how far the run was. Each line
+    gives the attempt's place and the run's total (``[2/3]``); attempts found done on resume
+    count first, and attempts running side by side say how many have finished."""
+    done, *_ = _records(root)
+    one_at_a_time = io.StringIO()
+    with RunProgress(3, Console(file=one_at_a_time, force_terminal=False)) as bar:
+        for label in ("a", "b", "c"):
+            bar.tick(label, None)
+            bar.tick(label, done)
+    assert one_at_a_time.getvalue().splitlines() == [
+        "running [1/3] a",
+        "running [2/3] b",
+        "running [3/3] c",
+    ]
+    resumed = io.StringIO()
+    with RunProgress(3, Console(file=resumed, force_terminal=False)) as bar:
+        bar.tick("a", done)  # found done in the store: not run again
+        bar.tick("b", None)
+    assert resumed.getvalue() == "running [2/3] b\n"
+    side_by_side = io.StringIO()
+    with RunProgress(4, Console(file=side_by_side, force_terminal=False)) as bar:
+        bar.tick("a", None)
+        bar.tick("b", None)
+        bar.tick("a", done)
+        bar.tick("c", None)
+    assert side_by_side.getvalue().splitlines() == [
+        "running [1/4] a",
+        "running [2/4] b (0 finished)",
+        "running [3/4] c (1 finished)",
+    ]
 
 
 def test_text_from_runs_is_shown_as_text_never_as_markup(root: Path) -> None:
@@ -130,3 +162,120 @@ def test_text_from_runs_is_shown_as_text_never_as_markup(root: Path) -> None:
     buffer = io.StringIO()
     Console(file=buffer, width=200).print(attempts_table([crashed], "run"))
     assert "[bold red]forged" in buffer.getvalue()
+
+
+def _readme_ids() -> list[str]:
+    """The embedded default's contract ids, as the README's verdict table names them."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    return re.findall(r"^\| `([^`]+)` \(", text, flags=re.MULTILINE)
+
+
+def _column_cells(text: str, column: str, following: str) -> list[str]:
+    """Each row's cell in ``column`` (up to the next header ``following``), its lines joined."""
+    lines = text.splitlines()
+    header = next(line for line in lines if f" {column}" in f" {line}" and following in line)
+    start = header.index(column)
+    end = header.index(following, start)
+    cells: list[str] = []
+    for line in lines[lines.index(header) + 2 :]:  # after the header's rule
+        piece = line[start:end].strip()
+        if line[:1].isdigit():
+            cells.append(piece)
+        elif cells and piece:
+            cells[-1] += piece
+    return cells
+
+
+@pytest.mark.parametrize("width", [80, 100, 160])
+def test_contract_ids_are_never_cut_at_any_width(root: Path, width: int) -> None:
+    """New user: at 100 columns `show` cut 6 of the embedded default's 11 contract ids
+    (`payments-r…ing-test`), so two injected variants of the payments task read alike."""
+    ids = _readme_ids()
+    assert len(ids) == 11 and len({len(i) for i in ids}) > 1, ids
+    rejected = _records(root)[1].decision
+    records = [
+        AttemptRecord(
+            attempt_id=f"a{n}",
+            contract_id=cid,
+            agent=agent,
+            epoch=0,
+            started_at="2026-01-05T00:00:00Z",
+            status="done",
+            decision=rejected,
+        )
+        for n, cid in enumerate(ids)
+        for agent in ("lock-hand-edited", "gold")
+    ]
+    buffer = io.StringIO()
+    Console(file=buffer, width=width).print(attempts_table(records, "run"))
+    text = buffer.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= width, text
+    assert _column_cells(text, "contract", "agent") == [i for i in ids for _ in range(2)], text
+    assert _column_cells(text, "agent", "ep") == ["lock-hand-edited", "gold"] * len(ids), text
+    if width >= 160:  # room for every id on one line: none wraps
+        assert all(f" {i} " in text for i in ids), text
+
+
+def test_agent_labels_and_failed_checks_are_never_cut_at_80_columns(root: Path) -> None:
+    """The other cells naming things: two agents sharing a short name are labelled by their
+    whole spec text (cut in its middle past 40 characters before), and every failed check of
+    a rejected row is named whole, even where a narrow terminal wraps its name."""
+    rejected = _records(root)[1].decision
+    assert rejected is not None
+    specs = [f"cmd:python3 /srv/agents/team-{side}/experiments/fix.py" for side in ("a", "b")]
+    records = [
+        AttemptRecord(
+            attempt_id=f"a{n}",
+            contract_id="payments-retry-timeout+generated-file-trap",
+            agent=spec,
+            epoch=0,
+            started_at="2026-01-05T00:00:00Z",
+            status="done",
+            decision=rejected,
+        )
+        for n, spec in enumerate(specs)
+    ]
+    buffer = io.StringIO()
+    Console(file=buffer, width=80).print(attempts_table(records, "run"))
+    text = buffer.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= 80, text
+    assert [c.replace(" ", "") for c in _column_cells(text, "agent", "ep")] == [
+        s.replace(" ", "") for s in specs
+    ], text
+    named = ", ".join(rejected.failed).replace(" ", "")
+    assert [w.replace(" ", "") for w in _column_cells(text, "why", "sentinel")] == [named] * 2
+
+
+@pytest.mark.parametrize(("columns", "width"), [("80", 80), (None, 100), ("200", 200)])
+def test_show_prints_at_the_terminals_width_with_every_id_whole(
+    root: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    columns: str | None,
+    width: int,
+) -> None:
+    """``repogate show RUN_DIR`` as a person runs it: ``COLUMNS`` (a terminal's width) is
+    honoured; piped without it, the table is 100 columns wide."""
+    from repogate.agent_spec import GoldSpec
+    from repogate.cli import main
+    from repogate.errors import ExitCode
+    from repogate.store import Store
+
+    decision = decide(load_evidence(root / "examples" / "evidence" / "pure-parser-function.json"))
+    ids = _readme_ids()
+    run = tmp_path / "run"
+    with Store.create(run) as store:
+        for cid in ids:
+            record = store.begin_attempt(cid, GoldSpec(), 0)
+            store.finish_attempt(record.attempt_id, decision)
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert main(["show", str(run)]) == ExitCode.OK
+    text = capsys.readouterr().out
+    table = text.split("\ngenerated-file-trap, gold:")[0]  # the injections' lines follow
+    widest = max(len(line.rstrip()) for line in table.splitlines())
+    assert widest <= width and (width > 100 or widest > width - 10), text
+    assert _column_cells(table, "contract", "agent") == ids, text

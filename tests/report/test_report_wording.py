@@ -64,3 +64,20 @@ SOFT_HEADS = (
     "extra repair effort",
     "tokens",
 )
+
+
+def test_the_reports_say_when_a_run_started_as_a_person_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New user: the runs section said ``2026-12-02T19:40:12+00:00``, the manifest's value as
+    stored; the text and the HTML page say ``2026-12-02 19:40 UTC``."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1796240412")  # 2026-12-02 19:40:12 UTC
+    one_attempt_run(tmp_path / "run", BWRAP, SoftMetrics(wall_time_s=1.0))
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "run")]) == ExitCode.OK
+    text = capsys.readouterr().out
+    page = tmp_path / "page.html"
+    assert main(["report", str(tmp_path / "run"), "--html", str(page)]) == ExitCode.OK
+    for shown in (text, page.read_text()):
+        assert "2026-12-02 19:40 UTC" in shown
+        assert re.search(r"2026-12-02T|\+00:00|1796240412", shown) is None

@@ -310,9 +310,9 @@ def show_cmd(
 ) -> None:
     """Print a run's attempts (one line each), or one attempt's isolation, checks and evidence.
 
-    One attempt: the isolation its tests ran under (from its decision) and the run's (agents and
-    tests, from the manifest, with its warnings), every check, the soft measures with their
-    units, its receipts and patch.
+    One attempt: when it started and finished (UTC, to the minute), the isolation its tests
+    ran under (from its decision) and the run's (agents and tests, from the manifest, with its
+    warnings), every check, the soft measures with their units, its receipts and patch.
 
     Each finished attempt's evidence is checked. An attempt begun and not started yet shows as
     'not started'; one started and unfinished as 'running' while a run holds the folder's
@@ -429,6 +429,7 @@ def _show_one(
     the manifest's warnings) is printed for every attempt.
     """
     from repogate.cli.terminal import decision_table, print_table
+    from repogate.clock import readable
     from repogate.models.trajectory import TRAJECTORY_FILE, read_trajectory, summary
 
     folder = run_dir / "attempts" / record.attempt_id
@@ -437,6 +438,9 @@ def _show_one(
     )
     state = attempt_state(record.status, live=live)
     typer.echo(f"agent status: {agent_status}; attempt status: {state}")
+    if record.status != "planned":
+        ended = f", finished {readable(record.finished_at)}" if record.finished_at else ""
+        typer.echo(f"started {readable(record.started_at)}{ended}")
     if record.crash:
         typer.echo(f"crash: {record.crash}")
     if record.decision is not None and record.decision.isolation:

@@ -1,7 +1,9 @@
 """The live progress bar of ``repogate run``: done of total, accepted, rejected, errors, and ETA.
 
-Shown only on a terminal and never with ``--json``; elsewhere a plain ``running LABEL`` line per
-attempt goes to standard error, so logs still tell what is running.
+Shown only on a terminal and never with ``--json``; elsewhere a plain ``running [N/TOTAL] LABEL``
+line per attempt goes to standard error, so logs still tell what is running and how far the run
+is: N is the attempt's place (attempts begun before it, those found done on resume first, plus
+one), and ``(K finished)`` follows when attempts run side by side and K differs from N - 1.
 """
 
 from __future__ import annotations
@@ -62,6 +64,10 @@ class RunProgress:
             disable=quiet or not self.console.is_terminal,
         )
         self._task = self._bar.add_task("attempts", total=total, accepted=0, rejected=0, error=0)
+        self.total = total
+        self.begun = 0
+        self.finished = 0
+        self._running: set[str] = set()
 
     def __enter__(self) -> RunProgress:
         self._bar.__enter__()
@@ -69,6 +75,14 @@ class RunProgress:
 
     def __exit__(self, *exc_info: Any) -> None:
         self._bar.__exit__(*exc_info)
+
+    def line(self, label: str) -> str:
+        """The progress line of the attempt begun last: ``running [3/29] LABEL``.
+
+        ``(K finished)`` follows when K, the attempts finished, is not the N - 1 before it.
+        """
+        place = f"running [{self.begun}/{self.total}] {label}"
+        return place if self.finished == self.begun - 1 else f"{place} ({self.finished} finished)"
 
     def tick(self, label: str, record: AttemptRecord | None) -> None:
         """Before an attempt (``record`` None) show its label; after it, count its outcome."""
@@ -78,10 +92,17 @@ class RunProgress:
             )
             self._warning = None
         if record is None:
+            self.begun += 1
+            self._running.add(label)
             self._bar.update(self._task, description=label[:40])
             if not self.console.is_terminal and not self.quiet:
-                self.console.print(f"running {label}", highlight=False, soft_wrap=True)
+                self.console.print(self.line(label), markup=False, highlight=False, soft_wrap=True)
             return
+        if label in self._running:
+            self._running.discard(label)
+        else:  # found done in the store (a resumed run): it counts before those still to run
+            self.begun += 1
+        self.finished += 1
         decision = record.decision
         outcome = decision.outcome if decision is not None else "error"
         self.counts[outcome if outcome in self.counts else "error"] += 1

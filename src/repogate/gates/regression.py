@@ -57,6 +57,36 @@ def narrowed() -> Observation:
     )
 
 
+def scope_text(selected: int, passing: int, whole_because: Sequence[str] | None) -> str:
+    """The regression set's scope as the check's detail says it, zero and one read as English.
+
+    Args:
+        selected: base-passing tests (beyond the graded ids) run on the candidate.
+        passing: base-passing tests beyond the graded ids.
+        whole_because: why every one of them runs (coverage could not select), None when
+            coverage selected them.
+
+    Returns:
+        e.g. ``885 of 1646 base-passing tests selected beyond the graded ids``, ``no
+        base-passing tests beyond the graded ids``, ``all 7 base-passing tests beyond the graded
+        ids (setup.cfg changed (it configures or installs the tests))``.
+    """
+    beyond = "base-passing tests beyond the graded ids"
+    if whole_because is None:
+        if passing == 1:
+            return (
+                f"the one {beyond.replace('tests', 'test')}, {'' if selected else 'not '}selected"
+            )
+        if passing == 0:
+            return f"no {beyond}"
+        if selected == 0:
+            return f"none of the {passing} {beyond} selected"
+        return f"{selected} of {passing} base-passing tests selected beyond the graded ids"
+    said = {0: f"no {beyond}", 1: f"the one {beyond.replace('tests', 'test')}"}
+    scope = said.get(selected, f"all {selected} {beyond}")
+    return f"{scope} ({'; '.join(whole_because)})" if whole_because else scope
+
+
 def _listing(ids: Sequence[str]) -> str:
     return ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
 
@@ -276,10 +306,8 @@ def grade(step: Regressions, edited: Sequence[str] = ()) -> Observation:
         coverage=suite.coverage is not None,
         coverage_reason=suite.coverage_reason,
     )
-    scope = (
-        f"{len(chosen)} of {len(suite.passing)} base-passing tests selected beyond the graded ids"
-        if not selection.whole
-        else f"all {len(chosen)} base-passing tests beyond the graded ids ({'; '.join(selection.reasons)})"
+    scope = scope_text(
+        len(chosen), len(suite.passing), selection.reasons if selection.whole else None
     )
     if broken:
         why = f"the regression run broke on the candidate: {broken[0].reason}"

@@ -12,6 +12,7 @@ import os
 from html import escape
 from pathlib import Path
 
+from repogate.clock import readable
 from repogate.decision import measure_label, measure_value
 from repogate.errors import UserInputError
 from repogate.report import differs
@@ -96,7 +97,9 @@ def _runs(report: Report) -> str:
         rows.append(
             _cell(r.path)
             + _cell(f"{r.status}; {r.done}{planned} done", r.done)
-            + _cell(f"{r.evaluator}, python {r.python}, {r.platform}, {r.created_at}")
+            + _cell(
+                f"{r.evaluator}, python {r.python}, {r.platform}, started {readable(r.created_at)}"
+            )
             + _cell(r.isolation + "".join(f"; warning: {w}" for w in r.warnings))
             + _cell(f"{r.network}; {r.budgets}")
             + _cell(r.what_ran)

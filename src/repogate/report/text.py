@@ -7,6 +7,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from repogate.clock import readable
 from repogate.decision import measure_label, measure_value
 from repogate.report import differs
 from repogate.report.model import Report
@@ -84,7 +85,7 @@ def _runs(report: Report) -> Table:
         planned = f" of {run.planned}" if run.planned is not None else ""
         what = "\n".join(
             [
-                f"{run.evaluator}, python {run.python}, {run.created_at}",
+                f"{run.evaluator}, python {run.python}, started {readable(run.created_at)}",
                 f"isolation {run.isolation}",
                 f"{run.network}; budgets {run.budgets}",
                 f"selection: {run.what_ran}",
