@@ -254,8 +254,11 @@ def test_agents_environments_are_built_apart_from_the_evaluators(ran: Ran) -> No
 
 
 def test_show_and_report_print_the_reconstruction(
-    ran: Ran, capsys: pytest.CaptureFixture[str]
+    ran: Ran, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # wide enough that the detail column holds the stage's words on one line (at 100 columns,
+    # what `show` takes off a terminal, the table wraps them since ids are never cut)
+    monkeypatch.setenv("COLUMNS", "240")
     capsys.readouterr()
     with Store.open(ran.out) as store:
         attempt = next(a for a in store.attempts() if "omits-six" in a.agent)

@@ -133,7 +133,12 @@ def test_ctrl_c_while_tasks_import_starts_or_reads_its_instances_is_one_line(
         )
         time.sleep(delay)
         os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # never left behind, whatever the fault
+            proc.communicate()
+            pytest.fail(f"tasks import still ran 60 s after Ctrl-C sent {delay} s after its start")
         if err.startswith("Traceback") and not re.search(r'_entry\.py", line \d+, in main', err):
             # the signal came before repogate's entry point ran (the interpreter's start-up, the
             # console script's own imports): nothing of repogate's command had started. Python
