@@ -12,7 +12,7 @@ from rich.console import Console
 from repogate.cli import load_evidence
 from repogate.cli.progress import RunProgress
 from repogate.cli.terminal import attempts_table
-from repogate.decision import decide
+from repogate.decision import Decision, decide
 from repogate.receipt import Crash
 from repogate.store import AttemptRecord
 
@@ -170,6 +170,25 @@ def _readme_ids() -> list[str]:
     return re.findall(r"^\| `([^`]+)` \(", text, flags=re.MULTILINE)
 
 
+def _printed_at(width: int, pairs: list[tuple[str, str]], decision: Decision | None) -> str:
+    """The attempts table of one finished attempt per (contract id, agent), printed at ``width``."""
+    records = [
+        AttemptRecord(
+            attempt_id=f"a{n}",
+            contract_id=cid,
+            agent=agent,
+            epoch=0,
+            started_at="2026-01-05T00:00:00Z",
+            status="done",
+            decision=decision,
+        )
+        for n, (cid, agent) in enumerate(pairs)
+    ]
+    buffer = io.StringIO()
+    Console(file=buffer, width=width).print(attempts_table(records, "run"))
+    return buffer.getvalue()
+
+
 def _column_cells(text: str, column: str, following: str) -> list[str]:
     """Each row's cell in ``column`` (up to the next header ``following``), its lines joined."""
     lines = text.splitlines()
@@ -193,22 +212,8 @@ def test_contract_ids_are_never_cut_at_any_width(root: Path, width: int) -> None
     ids = _readme_ids()
     assert len(ids) == 11 and len({len(i) for i in ids}) > 1, ids
     rejected = _records(root)[1].decision
-    records = [
-        AttemptRecord(
-            attempt_id=f"a{n}",
-            contract_id=cid,
-            agent=agent,
-            epoch=0,
-            started_at="2026-01-05T00:00:00Z",
-            status="done",
-            decision=rejected,
-        )
-        for n, cid in enumerate(ids)
-        for agent in ("lock-hand-edited", "gold")
-    ]
-    buffer = io.StringIO()
-    Console(file=buffer, width=width).print(attempts_table(records, "run"))
-    text = buffer.getvalue()
+    pairs = [(cid, agent) for cid in ids for agent in ("lock-hand-edited", "gold")]
+    text = _printed_at(width, pairs, rejected)
     assert max(len(line) for line in text.splitlines()) <= width, text
     assert _column_cells(text, "contract", "agent") == [i for i in ids for _ in range(2)], text
     assert _column_cells(text, "agent", "ep") == ["lock-hand-edited", "gold"] * len(ids), text
@@ -223,21 +228,9 @@ def test_agent_labels_and_failed_checks_are_never_cut_at_80_columns(root: Path) 
     rejected = _records(root)[1].decision
     assert rejected is not None
     specs = [f"cmd:python3 /srv/agents/team-{side}/experiments/fix.py" for side in ("a", "b")]
-    records = [
-        AttemptRecord(
-            attempt_id=f"a{n}",
-            contract_id="payments-retry-timeout+generated-file-trap",
-            agent=spec,
-            epoch=0,
-            started_at="2026-01-05T00:00:00Z",
-            status="done",
-            decision=rejected,
-        )
-        for n, spec in enumerate(specs)
-    ]
-    buffer = io.StringIO()
-    Console(file=buffer, width=80).print(attempts_table(records, "run"))
-    text = buffer.getvalue()
+    text = _printed_at(
+        80, [("payments-retry-timeout+generated-file-trap", s) for s in specs], rejected
+    )
     assert max(len(line) for line in text.splitlines()) <= 80, text
     assert [c.replace(" ", "") for c in _column_cells(text, "agent", "ep")] == [
         s.replace(" ", "") for s in specs

@@ -66,7 +66,6 @@ class RunProgress:
         self._task = self._bar.add_task("attempts", total=total, accepted=0, rejected=0, error=0)
         self.total = total
         self.begun = 0
-        self.finished = 0
         self._running: set[str] = set()
 
     def __enter__(self) -> RunProgress:
@@ -75,6 +74,11 @@ class RunProgress:
 
     def __exit__(self, *exc_info: Any) -> None:
         self._bar.__exit__(*exc_info)
+
+    @property
+    def finished(self) -> int:
+        """Attempts finished so far (each counted once by its outcome)."""
+        return sum(self.counts.values())
 
     def line(self, label: str) -> str:
         """The progress line of the attempt begun last: ``running [3/29] LABEL``.
@@ -102,7 +106,6 @@ class RunProgress:
             self._running.discard(label)
         else:  # found done in the store (a resumed run): it counts before those still to run
             self.begun += 1
-        self.finished += 1
         decision = record.decision
         outcome = decision.outcome if decision is not None else "error"
         self.counts[outcome if outcome in self.counts else "error"] += 1

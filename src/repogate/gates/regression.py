@@ -71,19 +71,17 @@ def scope_text(selected: int, passing: int, whole_because: Sequence[str] | None)
         base-passing tests beyond the graded ids``, ``all 7 base-passing tests beyond the graded
         ids (setup.cfg changed (it configures or installs the tests))``.
     """
-    beyond = "base-passing tests beyond the graded ids"
+    tests, beyond = "base-passing tests", "beyond the graded ids"
+    said = {0: f"no {tests} {beyond}", 1: f"the one base-passing test {beyond}"}
     if whole_because is None:
         if passing == 1:
-            return (
-                f"the one {beyond.replace('tests', 'test')}, {'' if selected else 'not '}selected"
-            )
+            return said[1] + (", selected" if selected else ", not selected")
         if passing == 0:
-            return f"no {beyond}"
-        if selected == 0:
-            return f"none of the {passing} {beyond} selected"
-        return f"{selected} of {passing} base-passing tests selected beyond the graded ids"
-    said = {0: f"no {beyond}", 1: f"the one {beyond.replace('tests', 'test')}"}
-    scope = said.get(selected, f"all {selected} {beyond}")
+            return said[0]
+        if selected:
+            return f"{selected} of {passing} {tests} selected {beyond}"
+        return f"none of the {passing} {tests} {beyond} selected"
+    scope = said.get(selected, f"all {selected} {tests} {beyond}")
     return f"{scope} ({'; '.join(whole_because)})" if whole_because else scope
 
 
