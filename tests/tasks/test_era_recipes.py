@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from repogate.contract import EnvironmentRecipe
+from repogate.environments._venv import words
 from repogate.environments.uv import build_environment
 from repogate.oracles.pytest_runner import run_tests
 from repogate.sandbox import SandboxPolicy
-from repogate.tasks.recipe import derive_recipe
+from repogate.tasks.recipe import DROP_RELEASE_TAGS, derive_recipe
 
 POLICY = SandboxPolicy(timeout_s=600)
 TEST = "from eraproj import VALUE\n\n\ndef test_value():\n    assert VALUE == 3\n"
@@ -45,6 +46,18 @@ PINNED_2022 = {
         '[project]\nname = "eraproj"\nversion = "1.0"\ndependencies = []\n'
         'requires-python = ">=3.7"\n\n[tool.setuptools]\npackages = ["eraproj"]\n'
     ),
+    "eraproj/__init__.py": "VALUE = 3\n",
+    "tests/test_value.py": TEST,
+}
+
+
+TAGGED_2020 = {  # sphinx-doc/sphinx 3.x to 5.x: a development snapshot's version suffix
+    "setup.py": (
+        "from setuptools import setup\n\nsetup(name='eraproj', version='3.1.0', "
+        "packages=['eraproj'], extras_require={'test': ['pytest']})\n"
+    ),
+    "setup.cfg": "[metadata]\nlicense_file = LICENSE\n\n[egg_info]\ntag_build = .dev\ntag_date = true\n",
+    "LICENSE": "MIT\n",
     "eraproj/__init__.py": "VALUE = 3\n",
     "tests/test_value.py": TEST,
 }
@@ -80,8 +93,9 @@ def _dated_repo(path: Path, files: Mapping[str, str], when: str) -> str:
     [
         (SCM_2021, "2021-03-01T00:00:00Z", "setuptools==5"),  # the era's, with pkg_resources
         (PINNED_2022, "2022-10-01T00:00:00Z", "setuptools==62."),  # the pin, honoured
+        (TAGGED_2020, "2020-05-01T00:00:00Z", "setuptools==46."),  # tags written twice
     ],
-    ids=["setuptools_scm-2021", "setuptools-pinned-below-64"],
+    ids=["setuptools_scm-2021", "setuptools-pinned-below-64", "egg_info-tags-2020"],
 )
 def test_an_era_project_builds_and_imports_from_its_checkout(
     tmp_path: Path, files: Mapping[str, str], when: str, setuptools: str
@@ -148,3 +162,23 @@ def test_the_recipe_builds_as_the_era_did(
         assert install[1].endswith("develop --no-deps")
     else:
         assert install == [install[0]] and "-e '.'" in install[0]
+
+
+def test_the_release_tags_are_dropped_in_the_build_checkout_only(tmp_path: Path) -> None:
+    """setuptools before 62 writes ``3.1.0.dev20261203.dev-20261203`` as PEP 517 metadata when
+    ``setup.cfg`` sets ``[egg_info] tag_build``/``tag_date``, and uv refuses it: sphinx-doc/sphinx
+    3.x to 5.x failed their first install command. The derived recipe drops the two options
+    first; a project without them, or built the PEP 660 way, gets no such command."""
+    base = _dated_repo(tmp_path / "repo", TAGGED_2020, "2020-05-01T00:00:00Z")
+    install = derive_recipe(tmp_path / "repo", base)["install"]
+    assert len(install) == 3 and install[0] == DROP_RELEASE_TAGS
+    assert "-r setup.cfg" in install[1] and install[2].endswith("develop --no-deps")
+    subprocess.run(words(install[0]), cwd=tmp_path / "repo", check=True)
+    text = (tmp_path / "repo" / "setup.cfg").read_text()
+    assert text == "[metadata]\nlicense_file = LICENSE\n\n[egg_info]\n"
+    untagged = {**TAGGED_2020, "setup.cfg": "[metadata]\nlicense_file = LICENSE\n"}
+    base = _dated_repo(tmp_path / "plain", untagged, "2020-05-01T00:00:00Z")
+    assert DROP_RELEASE_TAGS not in derive_recipe(tmp_path / "plain", base)["install"]
+    modern = {**TAGGED_2020, "pyproject.toml": _MODERN}
+    base = _dated_repo(tmp_path / "modern", modern, "2023-05-01T00:00:00Z")
+    assert DROP_RELEASE_TAGS not in derive_recipe(tmp_path / "modern", base)["install"]

@@ -22,7 +22,9 @@ earlier date, or one whose ``[build-system]`` pins setuptools below 64 (pylint's
 manifest's metadata built by its own dated backend), then ``python setup.py develop --no-deps``
 (``setup.py`` absent: the same through ``setuptools.setup()``). Forcing the newest setuptools
 instead (earlier recipes did) breaks what the era's build plugins import: setuptools 81 dropped
-``pkg_resources``, which a 2021 setuptools_scm imports.
+``pkg_resources``, which a 2021 setuptools_scm imports. A ``setup.cfg`` whose ``[egg_info]`` sets
+``tag_build`` or ``tag_date`` has them dropped in the build checkout first
+(:data:`DROP_RELEASE_TAGS`).
 
 **Env map** (``--env-map FILE``, TOML), for old projects whose own files are not enough (the
 interpreter of their era, pins of that era)::
@@ -204,6 +206,8 @@ def derive_recipe(repo: Path, base: str) -> dict[str, Any]:
         commands.append(f"python {script} develop --no-deps")
     if scm:
         commands = [f"env SETUPTOOLS_SCM_PRETEND_VERSION=9999.0 {c}" for c in commands]
+    if develop and _RELEASE_TAGS.search(_text(repo, base, "setup.cfg")):
+        commands.insert(0, DROP_RELEASE_TAGS)
     manifests = sorted(git.existing_paths(repo, base, MANIFESTS) | present)
     return {
         "supplied_by": "evaluator",
@@ -213,6 +217,19 @@ def derive_recipe(repo: Path, base: str) -> dict[str, Any]:
         "lock_inputs": manifests,
     }
 
+
+_RELEASE_TAGS = re.compile(r"^\[egg_info\][^\[]*^tag_(build|date)\s*=", re.M)
+DROP_RELEASE_TAGS = (
+    "python -c \"import pathlib, re; p = pathlib.Path('setup.cfg'); "
+    "p.write_text(re.sub(r'(?m)^tag_(build|date)[ \\t]*=.*\\n?', '', p.read_text()))\""
+)
+"""The install command run first, in the build checkout, when the base's ``setup.cfg`` sets
+``[egg_info] tag_build`` or ``tag_date`` (a development snapshot's version suffix, e.g.
+sphinx-doc/sphinx 3.x to 5.x: ``.dev`` and the build's date) and the recipe builds the era's
+way: it drops those two options. setuptools before 62.0 applies the tags twice when it writes
+PEP 517 metadata (``prepare_metadata_for_build_wheel``: ``3.1.0.dev20261203.dev-20261203``),
+which uv rejects as no PEP 440 version, so the first install command failed (setuptools 62.0
+writes ``3.1.0.dev20261203``). The graded trees keep their ``setup.cfg``."""
 
 SETUPTOOLS_PEP660 = date(2022, 8, 11)
 """setuptools 64.0.0's release: the first setuptools with PEP 660's ``build_editable``."""
