@@ -9,6 +9,7 @@ so no editable build under uv). Each must build, import from its checkout, and p
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from repogate.contract import EnvironmentRecipe
-from repogate.environments._venv import words
 from repogate.environments.uv import build_environment
 from repogate.oracles.pytest_runner import run_tests
 from repogate.sandbox import SandboxPolicy
@@ -173,7 +173,7 @@ def test_the_release_tags_are_dropped_in_the_build_checkout_only(tmp_path: Path)
     install = derive_recipe(tmp_path / "repo", base)["install"]
     assert len(install) == 3 and install[0] == DROP_RELEASE_TAGS
     assert "-r setup.cfg" in install[1] and install[2].endswith("develop --no-deps")
-    subprocess.run(words(install[0]), cwd=tmp_path / "repo", check=True)
+    subprocess.run(shlex.split(install[0]), cwd=tmp_path / "repo", check=True)
     text = (tmp_path / "repo" / "setup.cfg").read_text()
     assert text == "[metadata]\nlicense_file = LICENSE\n\n[egg_info]\n"
     untagged = {**TAGGED_2020, "setup.cfg": "[metadata]\nlicense_file = LICENSE\n"}
