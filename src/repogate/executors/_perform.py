@@ -17,6 +17,7 @@ from pathlib import Path
 
 from repogate import sandbox
 from repogate._files import storage_problem
+from repogate._interrupted import interrupt_came
 from repogate.attempt import AttemptConfig
 from repogate.decision import Decision
 from repogate.errors import IsolationError
@@ -114,6 +115,8 @@ def perform(job: AttemptJob, emit: Emit) -> None:
         with sandbox.allowing_weak_isolation(job.weak_isolation):
             run_attempt(cfg, PHASES)
     except Exception as exc:  # one attempt's crash is data; the run goes on
+        if interrupt_came():  # the user's Ctrl-C, made an error by a library: not a crash
+            raise KeyboardInterrupt from exc
         if storage_problem(exc) is not None:
             raise  # the disk's fault, not the attempt's: it stays unfinished, redone on resume
         channel.finish_attempt(job.attempt_id, None, crash=Crash.of(exc))
