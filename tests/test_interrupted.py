@@ -208,3 +208,34 @@ sys.stdout.write(f"rang {len(rang)}\\n")
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=HANG_S
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "rang 1\n", "")
+
+
+CAUGHT_SCRIPT = """
+import os, signal, sys, time
+from repogate._interrupted import sigterm_as_ctrl_c
+from repogate.receipt import observed
+
+def gate():
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+    except KeyboardInterrupt as exc:  # a library's native code made it an error of its own
+        raise RuntimeError("Error building serializer: KeyboardInterrupt") from exc
+
+try:
+    with sigterm_as_ctrl_c():
+        receipt, _ = observed("V", "state", gate)
+        sys.stdout.write(f"the run went on: a gate {receipt.status}\\n")
+except KeyboardInterrupt:
+    sys.stdout.write("interrupted\\n")
+"""
+
+
+def test_an_interrupt_a_library_turned_into_an_error_is_not_a_gate_s_crash() -> None:
+    """Where a crash becomes data (a gate's ``error`` receipt, an attempt's or a candidate's
+    crash) the run goes on, and the error would not leave the block: the interrupt would be
+    lost, and the attempt stored as finished with the user's Ctrl-C as its crash."""
+    done = subprocess.run(
+        [sys.executable, "-c", CAUGHT_SCRIPT], capture_output=True, text=True, timeout=HANG_S
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "interrupted\n", "")

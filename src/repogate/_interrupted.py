@@ -62,7 +62,9 @@ class sigterm_as_ctrl_c:  # named as the function it stands for: `with sigterm_a
     raised there into an error of its own (pydantic_core's ``SchemaError: Error building
     `literal` serializer: KeyboardInterrupt``, seen as ``tasks import`` loaded its record
     types). An error that leaves the block after an interrupt came in it is therefore the
-    interrupt: it leaves as ``KeyboardInterrupt``, chained to that error. SIGINT is handled here
+    interrupt: it leaves as ``KeyboardInterrupt``, chained to that error; where an error is made
+    data and the command goes on (a gate's ``error`` receipt, a crash), :func:`interrupt_came`
+    says to raise the interrupt instead. SIGINT is handled here
     too (when Python's own handler is in place: a command started with SIGINT ignored keeps
     ignoring it; an outer block's handler counts as Python's), so that its arrival is known; :attr:`received` says whether one came.
 
@@ -99,6 +101,7 @@ class sigterm_as_ctrl_c:  # named as the function it stands for: `with sigterm_a
                 self._previous[signum] = signal.signal(signum, self._interrupt)
             self._previous_hook = sys.unraisablehook
             sys.unraisablehook = self._unraisable
+            _ACTIVE.append(self)
         return self
 
     def _interrupt(self, _signum: int, _frame: FrameType | None) -> None:
@@ -131,6 +134,8 @@ class sigterm_as_ctrl_c:  # named as the function it stands for: `with sigterm_a
         if self._previous_hook is not None:
             sys.unraisablehook = self._previous_hook
             self._previous_hook = None
+            if self in _ACTIVE:
+                _ACTIVE.remove(self)
             for signum, handler in self._previous.items():
                 signal.signal(signum, handler)  # type: ignore[arg-type]
             self._previous.clear()
@@ -139,3 +144,18 @@ class sigterm_as_ctrl_c:  # named as the function it stands for: `with sigterm_a
 def _is_a_guard(handler: object) -> bool:
     """Whether ``handler`` is an enclosing :class:`sigterm_as_ctrl_c`'s (the console script's)."""
     return isinstance(getattr(handler, "__self__", None), sigterm_as_ctrl_c)
+
+
+_ACTIVE: list[sigterm_as_ctrl_c] = []
+"""The blocks running now, outermost first."""
+
+
+def interrupt_came() -> bool:
+    """Whether an interrupt came in a :class:`sigterm_as_ctrl_c` block that is still running.
+
+    For the places that turn an ``Exception`` into data and go on (a gate's ``error`` receipt,
+    an attempt's or a candidate's crash): after an interrupt the error is most likely the
+    interrupt a library turned into its own error, and the command is stopping, so it is raised
+    as ``KeyboardInterrupt`` instead (the attempt stays unfinished, redone on resume).
+    """
+    return any(block.received for block in _ACTIVE)

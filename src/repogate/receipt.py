@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import AfterValidator, Field, model_validator
 
 from repogate import clock
+from repogate._interrupted import interrupt_came
 from repogate._model import FrozenModel
 from repogate._version import __version__
 from repogate.state import CandidateState, sha256_hex
@@ -252,6 +253,8 @@ def observed(gate: GateId, state_id: str, call: Callable[[], Seen]) -> tuple[Rec
     try:
         seen = call()
     except Exception as exc:  # the one place a gate's crash becomes data
+        if interrupt_came():  # the user's Ctrl-C, made an error by a library: not the gate's
+            raise KeyboardInterrupt from exc
         crashed = Receipt(
             gate=gate,
             status="error",

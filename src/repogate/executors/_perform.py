@@ -17,6 +17,7 @@ from pathlib import Path
 
 from repogate import sandbox
 from repogate._files import storage_problem
+from repogate._interrupted import interrupt_came
 from repogate.attempt import AttemptConfig
 from repogate.decision import Decision
 from repogate.errors import IsolationError
@@ -25,19 +26,28 @@ from repogate.pipeline import PHASES, run_attempt
 from repogate.receipt import Crash, Receipt
 from repogate.state import CandidateState
 
+INTERRUPTS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGALRM})
+"""The signals that raise ``KeyboardInterrupt`` (SIGALRM: a swallowed Ctrl-C raised again).
+
+Held back by :func:`interrupt_deferred` in the main thread, and always by any other thread of
+ours: a signal sent to the process goes to a thread that does not hold it back, and Python then
+raises it in the main thread at once, held back there or not."""
+
 
 @contextmanager
 def interrupt_deferred() -> Iterator[None]:
     """Hold Ctrl-C (SIGINT, and SIGTERM taken as it) back while the block runs; raised right after.
 
     For cleanup that must finish once begun (removing an attempt's working folder): an interrupt
-    there would leave half a folder and surface as an error from the middle of the removal. Off
-    the main thread (where Python delivers no signal) this does nothing.
+    there would leave half a folder and surface as an error from the middle of the removal.
+    SIGALRM is held back too: it raises again a Ctrl-C Python swallowed
+    (:class:`repogate._interrupted.sigterm_as_ctrl_c`). Off the main thread (where Python
+    delivers no signal) this does nothing.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPTS)
     try:
         yield
     finally:
@@ -105,6 +115,8 @@ def perform(job: AttemptJob, emit: Emit) -> None:
         with sandbox.allowing_weak_isolation(job.weak_isolation):
             run_attempt(cfg, PHASES)
     except Exception as exc:  # one attempt's crash is data; the run goes on
+        if interrupt_came():  # the user's Ctrl-C, made an error by a library: not a crash
+            raise KeyboardInterrupt from exc
         if storage_problem(exc) is not None:
             raise  # the disk's fault, not the attempt's: it stays unfinished, redone on resume
         channel.finish_attempt(job.attempt_id, None, crash=Crash.of(exc))

@@ -33,7 +33,7 @@ from multiprocessing.process import BaseProcess
 from types import FrameType
 from typing import Any
 
-from repogate.executors._perform import perform
+from repogate.executors._perform import INTERRUPTS, perform
 from repogate.jobs import AttemptEvent, AttemptJob, Finished
 from repogate.receipt import Crash
 
@@ -47,7 +47,12 @@ def _interrupt(_signum: int, _frame: FrameType | None) -> None:
 
 
 def _orphaned() -> None:
-    """Wait for the head to die (even by kill -9), then stop this worker as on Ctrl-C."""
+    """Wait for the head to die (even by kill -9), then stop this worker as on Ctrl-C.
+
+    This thread holds every interrupt back, so the head's SIGTERM goes to the main thread
+    alone, and waits while :func:`~repogate.executors._perform.interrupt_deferred` holds it.
+    """
+    signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPTS)
     head = multiprocessing.parent_process()
     if head is not None:
         head.join()

@@ -29,6 +29,7 @@ import tomli_w
 
 from repogate import clock, git
 from repogate._folders import remove_if_empty
+from repogate._interrupted import interrupt_came
 from repogate._logs import keep_log
 from repogate.agent_spec import GoldSpec
 from repogate.contract import Sentinel, TransitionContract, load_contract
@@ -303,6 +304,8 @@ def _ingest_each(
             try:
                 entry = _validate(item, taskset, options)
             except Exception as exc:  # one candidate's crash is data; the rest go on
+                if interrupt_came():  # the user's Ctrl-C, made an error by a library
+                    raise KeyboardInterrupt from exc
                 folder = taskset.contract_dir(item.id) if is_task_id(item.id) else None
                 why = f"{type(exc).__name__}: {exc}"
                 entry = _reject(item, folder, Rejected("evaluator_error", why))

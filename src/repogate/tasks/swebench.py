@@ -38,6 +38,7 @@ from typing import Any
 from pydantic import ConfigDict, ValidationError, field_validator
 
 from repogate import git
+from repogate._interrupted import interrupt_came
 from repogate._model import ForeignModel
 from repogate.contract import SHA_RE
 from repogate.errors import GitError, UserInputError
@@ -282,6 +283,8 @@ def draft(
             env_map, instance.repo, instance.version, repo, instance.base_commit
         )
     except Exception as exc:  # one instance's crash is data; the rest of the file goes on
+        if interrupt_came():  # the user's Ctrl-C, made an error by a library
+            raise KeyboardInterrupt from exc
         return RejectedEntry(
             id=instance.instance_id,
             source=source,
