@@ -44,10 +44,11 @@ REDELIVER_S = 0.01
 class sigterm_as_ctrl_c:  # named as the function it stands for: `with sigterm_as_ctrl_c():`
     """While the block runs, SIGTERM is Ctrl-C, and a Ctrl-C Python swallowed comes back.
 
-    SIGTERM raises ``KeyboardInterrupt`` in the main thread, as SIGINT does. A scheduler's stop (systemd, a CI runner's timeout, ``kill PID``) sends SIGTERM to the main
-    process alone; handled as Ctrl-C it stops the whole tree the command started (each sandboxed
-    command's session is killed as the interrupt unwinds), keeps what is finished, prints one
-    line and exits 130, instead of dying at once with 143 and leaving that tree running.
+    SIGTERM raises ``KeyboardInterrupt`` in the main thread, as SIGINT does. A scheduler's stop
+    (systemd, a CI runner's timeout, ``kill PID``) sends SIGTERM to the main process alone;
+    handled as Ctrl-C it stops the whole tree the command started (each sandboxed command's
+    session is killed as the interrupt unwinds), keeps what is finished, prints one line and
+    exits 130, instead of dying at once with 143 and leaving that tree running.
 
     Python cannot raise out of a finalizer (``__del__``), a weakref callback or the garbage
     collector: a ``KeyboardInterrupt`` its signal handler raises there goes to
@@ -64,16 +65,18 @@ class sigterm_as_ctrl_c:  # named as the function it stands for: `with sigterm_a
     types). An error that leaves the block after an interrupt came in it is therefore the
     interrupt: it leaves as ``KeyboardInterrupt``, chained to that error; where an error is made
     data and the command goes on (a gate's ``error`` receipt, a crash), :func:`interrupt_came`
-    says to raise the interrupt instead. SIGINT is handled here
-    too (when Python's own handler is in place: a command started with SIGINT ignored keeps
-    ignoring it; an outer block's handler counts as Python's), so that its arrival is known; :attr:`received` says whether one came.
+    says to raise the interrupt instead. SIGINT is handled here too (when Python's own handler
+    is in place: a command started with SIGINT ignored keeps ignoring it; an outer block's
+    handler counts as Python's), so that its arrival is known; :attr:`received` says whether one
+    came.
 
     Everything is put back when the block ends (a caller in the same process, such as a test
     runner calling :func:`repogate.cli.main`, keeps its own handlers and hook), and a pending
     re-delivery is cancelled. A caller's own SIGINT or SIGALRM handler is left in place (its
-    SIGINT is not seen, and a swallowed interrupt is then reported and dropped as Python does). Off the main thread, where Python installs no handler, it does
-    nothing. ``signal``, ``sys`` and ``threading`` are imported on entry, not with the module: a
-    Ctrl-C while they load is then inside the console script's guard.
+    SIGINT is not seen, and a swallowed interrupt is then reported and dropped as Python does).
+    Off the main thread, where Python installs no handler, it does nothing. ``signal``, ``sys``
+    and ``threading`` are imported on entry, not with the module: a Ctrl-C while they load is
+    then inside the console script's guard.
     """
 
     def __init__(self) -> None:
