@@ -35,15 +35,16 @@ with sigterm_as_ctrl_c():
 """
 
 
-def test_a_redelivered_interrupt_waits_for_the_cleanup() -> None:
+def _said(script: str) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of ``script`` run by this interpreter."""
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
     )
-    assert (done.returncode, done.stdout, done.stderr) == (
-        0,
-        "cleanup finished\ninterrupted\n",
-        "",
-    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_a_redelivered_interrupt_waits_for_the_cleanup() -> None:
+    assert _said(SCRIPT) == (0, "cleanup finished\ninterrupted\n", "")
 
 
 WORKER = """
@@ -74,11 +75,4 @@ except KeyboardInterrupt:
 def test_a_worker_s_other_thread_does_not_take_the_interrupt_into_the_cleanup() -> None:
     """A pool worker's orphan watch is a second thread: a signal the main thread holds back
     went to it, and Python then raised it in the main thread, inside the cleanup."""
-    done = subprocess.run(
-        [sys.executable, "-c", WORKER], capture_output=True, text=True, timeout=60
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (
-        0,
-        "cleanup finished\ninterrupted\n",
-        "",
-    )
+    assert _said(WORKER) == (0, "cleanup finished\ninterrupted\n", "")
