@@ -139,10 +139,12 @@ def test_ctrl_c_while_tasks_import_starts_or_reads_its_instances_is_one_line(
             os.killpg(proc.pid, signal.SIGKILL)  # never left behind, whatever the fault
             proc.communicate()
             pytest.fail(f"tasks import still ran 60 s after Ctrl-C sent {delay} s after its start")
-        if err.startswith("Traceback") and not re.search(r'_entry\.py", line \d+, in main', err):
-            # the signal came before repogate's entry point ran (the interpreter's start-up, the
-            # console script's own imports): nothing of repogate's command had started. Python
-            # exits an unhandled KeyboardInterrupt by SIGINT (-2) or with 1, by version and moment
+        before_entry = ("Traceback", "Fatal Python error: init_import_site")
+        if err.startswith(before_entry) and not re.search(r'_entry\.py", line \d+, in main', err):
+            # the signal came before repogate's entry point ran (the interpreter's start-up, its
+            # `site` import included, the console script's own imports): nothing of repogate's
+            # command had started. Python exits an unhandled KeyboardInterrupt by SIGINT (-2) or
+            # with 1, by version and moment
             assert err.rstrip().endswith("KeyboardInterrupt") and "repogate/cli" not in err, err
         elif proc.returncode == -signal.SIGINT:  # killed before Python set its own handler
             assert err == "", err
