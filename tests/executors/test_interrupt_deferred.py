@@ -11,7 +11,27 @@ from __future__ import annotations
 import subprocess
 import sys
 
-SCRIPT = """
+CLEANUP = """
+import os, signal, sys, time
+from repogate.executors._perform import interrupt_deferred
+
+def cleanup(before, inside):
+    try:
+        before()
+        with interrupt_deferred():
+            inside()
+            for _ in range(20):
+                time.sleep(0.01)
+            sys.stdout.write("cleanup finished\\n")
+        time.sleep(5)
+    except KeyboardInterrupt:
+        sys.stdout.write("interrupted\\n")
+"""
+"""A removal that takes 0.2 s, then a wait an interrupt ends; what it prints says the order."""
+
+SCRIPT = (
+    CLEANUP
+    + """
 import os, signal, sys, time
 from repogate._interrupted import sigterm_as_ctrl_c
 from repogate.executors._perform import interrupt_deferred
@@ -23,16 +43,10 @@ class Thing:
             pass
 
 with sigterm_as_ctrl_c():
-    try:
-        Thing()  # raised again by SIGALRM a few ms later, inside the cleanup below
-        with interrupt_deferred():
-            for _ in range(20):
-                time.sleep(0.01)
-            sys.stdout.write("cleanup finished\\n")
-        time.sleep(5)
-    except KeyboardInterrupt:
-        sys.stdout.write("interrupted\\n")
+    # raised again by SIGALRM a few ms later, inside the cleanup
+    cleanup(before=Thing, inside=lambda: None)
 """
+)
 
 
 def _said(script: str) -> tuple[int, str, str]:
@@ -47,7 +61,9 @@ def test_a_redelivered_interrupt_waits_for_the_cleanup() -> None:
     assert _said(SCRIPT) == (0, "cleanup finished\ninterrupted\n", "")
 
 
-WORKER = """
+WORKER = (
+    CLEANUP
+    + """
 import multiprocessing, os, signal, sys, threading, time
 from repogate.executors import local
 from repogate.executors._perform import interrupt_deferred
@@ -60,16 +76,10 @@ multiprocessing.parent_process = lambda: Head()
 signal.signal(signal.SIGTERM, local._interrupt)  # as local._serve sets it up
 threading.Thread(target=local._orphaned, daemon=True).start()
 time.sleep(0.1)
-try:
-    with interrupt_deferred():
-        os.kill(os.getpid(), signal.SIGTERM)  # the head stopping its workers
-        for _ in range(20):
-            time.sleep(0.01)
-        sys.stdout.write("cleanup finished\\n")
-    time.sleep(5)
-except KeyboardInterrupt:
-    sys.stdout.write("interrupted\\n")
+# the head stopping its workers
+cleanup(before=lambda: None, inside=lambda: os.kill(os.getpid(), signal.SIGTERM))
 """
+)
 
 
 def test_a_worker_s_other_thread_does_not_take_the_interrupt_into_the_cleanup() -> None:
