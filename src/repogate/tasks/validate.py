@@ -23,7 +23,8 @@ the known faults of public task sets:
   that pass on both), and one that failed on a network error is named so;
 - a FAIL_TO_PASS test that fails with the reference on a network error (connection refused, a
   name that does not resolve: read from the JUnit report's failure text) is ``needs_network``,
-  never imported silently.
+  never imported silently; one whose failure is a TLS or connection error naming a declared
+  service's address (``https://`` to a service that answers plain HTTP) is ``needs_service``.
 
 A candidate that fails is rejected with one reason from :data:`RejectionReason`. The hermetic check
 of the reference under the real pipeline is :mod:`repogate.tasks.ingest`'s last step.
@@ -53,6 +54,8 @@ from repogate.tasks._outcomes import (
     missing_detail,
     network_failures,
     resolve_ids,
+    service_addresses,
+    service_failures,
     tests_of,
 )
 from repogate.tasks._records import Rejected, RejectionReason, Spent, Validation
@@ -248,8 +251,8 @@ def _sort_fail_to_pass(
         those skipped at the base. An id passing at the base in some runs only is flaky.
 
     Raises:
-        Rejected: ``needs_network`` or ``reference_fails`` for the first id that does not pass
-            with the reference in every run (naming how many do not).
+        Rejected: ``needs_service``, ``needs_network`` or ``reference_fails`` for the first id
+            that does not pass with the reference in every run (naming how many do not).
     """
     states, partial = seen
     base, ref = runs
@@ -271,6 +274,13 @@ def _sort_fail_to_pass(
     if broken:
         first = broken[0]
         more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+        addresses = service_addresses(states.env.services)
+        if resolved[first] in service_failures(ref, states.ref_tree, addresses):
+            why = (
+                f"{first} fails with the reference on a TLS or connection error to a declared "
+                f"service's address (the service does not offer what the test asks){more}"
+            )
+            raise Rejected("needs_service", why, partial)
         if resolved[first] in network_failures(ref, states.ref_tree):
             why = f"{first} fails with the reference on a network error (no network here){more}"
             raise Rejected("needs_network", why, partial)
