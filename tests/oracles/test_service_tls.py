@@ -375,3 +375,29 @@ def test_a_bundle_shown_over_a_checkout_file_is_read_only_and_the_tree_keeps_its
     assert done.stdout.splitlines() == ["harness bundle", "refused 30", "False"], done.stderr
     assert (tree / "certs" / "cacert.pem").read_text() == _NOT_A_CA
     assert not (tree / "certs" / "absent.pem").exists()
+
+
+@pytest.mark.parametrize("shape", ["file-link", "folder-link", "fifo"])
+def test_a_bundle_the_tree_planted_is_never_read_nor_shown(tmp_path: Path, shape: str) -> None:
+    """``ca_bundles`` names a file of the candidate's tree: the harness reads it to append its CA,
+    so a link (the file's own, or a folder's on the way) could hand it a file of the user's, and
+    a FIFO would hold it: none is read, none is shown, and the bundle is simply not trusted."""
+    secret = tmp_path / "user" / "certs" / "cacert.pem"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("the user's secret\n")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    if shape == "file-link":
+        (tree / "certs").mkdir()
+        (tree / "certs" / "cacert.pem").symlink_to(secret)
+    elif shape == "folder-link":
+        (tree / "certs").symlink_to(secret.parent)
+    else:
+        (tree / "certs").mkdir()
+        os.mkfifo(tree / "certs" / "cacert.pem")
+    service = _service(8765, tls=True, port=8765, ca_bundles=["certs/cacert.pem"])
+    plan = services.prepare_tls(tmp_path / "report", [service], tree)
+    assert plan is not None and plan.shown == {}
+    assert "certs/cacert.pem" not in plan.notes[service.name]
+    written = [p.read_bytes() for p in (tmp_path / "report").rglob("*") if p.is_file()]
+    assert written and not any(b"the user's secret" in b for b in written)

@@ -29,9 +29,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from repogate._files import write_bytes_nofollow
+from repogate._files import read_bytes_nofollow, write_bytes_nofollow
 from repogate.contract import Service
 from repogate.oracles import service_tls
+
+BUNDLE_CAP = 16 * 1024 * 1024
+"""Bytes of a ``ca_bundles`` file read at most (a CA bundle is about 0.3 MB); a larger one is not
+shown."""
 
 LAUNCHER = "launch.py"
 """The launcher's file name in ``<report_dir>/services/``."""
@@ -81,7 +85,8 @@ def prepare_tls(report_dir: Path, services: Sequence[Service], workdir: Path) ->
     Args:
         report_dir: the run's harness-owned folder (``services/tls/`` is written in it).
         services: the environment's services.
-        workdir: the checkout the tests run in (``ca_bundles`` are read from it).
+        workdir: the checkout the tests run in (``ca_bundles`` are read from it, never through
+            a link, a FIFO or past :data:`BUNDLE_CAP`; such a bundle is left out).
 
     Raises:
         OSError: the files cannot be written.
@@ -97,11 +102,14 @@ def prepare_tls(report_dir: Path, services: Sequence[Service], workdir: Path) ->
     for service in tls:
         trusted = list(service_tls.CA_VARIABLES)
         for n, relative in enumerate(service.ca_bundles):
-            target = workdir / relative
-            if target.is_symlink() or not target.is_file():
-                continue  # the tree lacks it (or a link stands there): nothing to show over
+            try:  # the candidate's tree: no link on the way, no FIFO, no giant file is read
+                bundle = read_bytes_nofollow(workdir, relative, cap=BUNDLE_CAP)
+            except (OSError, ValueError):  # PlantedLinkError is an OSError
+                bundle = None
+            if bundle is None:
+                continue  # the tree lacks it (or planted something there): nothing to show over
             label = f"bundle-{service.name}-{n}.pem"
-            shown[target] = service_tls.bundle_with_ca(target.read_bytes(), files, folder, label)
+            shown[workdir / relative] = service_tls.bundle_with_ca(bundle, files, folder, label)
             trusted.append(relative)
         notes[service.name] = (
             f"TLS on 127.0.0.1:{service.port}, harness CA sha256:{files.ca_sha256} "
