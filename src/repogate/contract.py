@@ -415,6 +415,17 @@ class Oracles(_Model):
     ``module.Class.method``) and parameter name: the name of a function of
     ``hypothesis.strategies`` that takes no argument (``text``, ``integers``, ``booleans`` ...).
     Parameters not named are drawn from their annotations and the literals the tests pass."""
+    runner_under_test: bool = Field(default=False, exclude_if=lambda value: not value)
+    """The repository is the test runner itself (pytest-dev/pytest: its ``pytest``, ``_pytest``
+    and ``py`` modules run its own tests). With it, the guard (``harness_untampered``) trusts
+    those modules of the checkout as the runner, and only those; every other tamper check
+    stays. The assurance is weaker and said so in every decision, the terminal and the
+    manifest: the runner under test produced the verdicts, and tamper evidence for the runner
+    is lost. Gate I compensates: a candidate that edits one of the runner's verdict-producing
+    files fails ``runner_untouched`` unless the reference edits that file too
+    (:data:`repogate.vocabulary.RUNNER_VERDICT_FILES`). ``tasks import`` sets it when the base
+    tree holds the ``_pytest`` package beside ``pytest`` (``src/`` or the top). Left out of the
+    contract's dump while False, so the digest of every other contract is as it was."""
 
     @field_validator("strategies")
     @classmethod

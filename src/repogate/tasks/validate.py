@@ -43,6 +43,7 @@ from repogate.errors import EnvironmentBuildError, PatchApplyError, UserInputErr
 from repogate.gates.graded_trees import graded_tree
 from repogate.oracles.base_suite import graded_grant
 from repogate.oracles.grading import flaky
+from repogate.oracles.guard import runner_variables
 from repogate.oracles.pytest_runner import OUTPUT_NAME, TestRun, run_tests, select_files
 from repogate.patches import load_patch, touched_paths
 from repogate.sandbox import SandboxPolicy
@@ -180,6 +181,7 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig, spent
         writable=(),
         writable_cwd=True,
         hidden=(source,),
+        env=runner_variables(contract.oracles.runner_under_test),
     )
     paths = tuple(hidden_paths)
     return _States(env, base, hidden, paths, reference, base_tree, tests, ref_tree, files, spent)
