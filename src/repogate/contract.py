@@ -421,10 +421,11 @@ class Oracles(_Model):
     those modules of the checkout as the runner, and only those; every other tamper check
     stays. The assurance is weaker and said so in every decision, the terminal and the
     manifest: the runner under test produced the verdicts, and tamper evidence for the runner
-    is lost. Gate I compensates: a candidate that edits one of the runner's verdict-producing
-    files fails ``runner_untouched`` unless the reference edits that file too
-    (:data:`repogate.vocabulary.RUNNER_VERDICT_FILES`). ``tasks import`` sets it when the base
-    tree holds the ``_pytest`` package beside ``pytest`` (``src/`` or the top). Left out of the
+    is lost. Gate I compensates: a candidate that edits one of the runner's files (its
+    verdict-producing ones, :data:`repogate.vocabulary.RUNNER_VERDICT_FILES`, or any other the
+    guard trusts) fails ``oracle_untouched`` unless the reference edits that file too.
+    ``tasks import`` sets it when the base tree holds the ``_pytest`` package beside ``pytest``
+    (``src/`` or the top). Left out of the
     contract's dump while False, so the digest of every other contract is as it was."""
 
     @field_validator("strategies")

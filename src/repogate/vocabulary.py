@@ -548,9 +548,11 @@ and ``nodes`` collect and call the test functions; ``main`` runs the session and
 code the report must agree with; ``terminal`` reports it; ``config/**`` and ``hookspec`` load
 plugins and options (``-p``, ``addopts``, hook specifications); ``assertion/**`` rewrites every
 ``assert`` (an edit can make each one pass); ``pytester`` runs the inner sessions pytest's own
-tests assert on (``assert_outcomes``). Not listed, and so left to the weaker assurance: the
-other plugins (``logging``, ``capture``, ``fixtures``, ``warnings`` ...), whose added lines are
-still scanned for report rewriting (:func:`repogate.gates.runner_files.runner_report_lines`)."""
+tests assert on (``assert_outcomes``). The other plugins (``logging``, ``capture``,
+``fixtures`` ...) are not listed, yet a candidate's edit of one the reference does not edit is
+refused all the same (:func:`repogate.gates.runner_files.verdict_edits`): the guard trusts them
+as the runner, and one line of ``capture.py`` rebinding ``_pytest.python.Function.runtest``
+turns every failure into a pass (red team rt31)."""
 
 RUNNER_UNDER_TEST_ASSURANCE = (
     "the runner under test produced the verdicts ([oracles] runner_under_test): the checkout's "

@@ -18,9 +18,9 @@ Checks:
   an edit to what the graded tests are made of beyond the test files: a module outside the test
   folders holding a graded test function, a file only the graded tests read (traced at gate E);
   the rule that decided is recorded (:mod:`repogate.gates.graded_oracle`). When the repository
-  is the test runner (``[oracles] runner_under_test``), an edit of one of the runner's
-  verdict-producing files the reference does not edit too, or added lines in its other files
-  that reach the report (:mod:`repogate.gates.runner_files`).
+  is the test runner (``[oracles] runner_under_test``), an edit of any of the runner's files
+  (its verdict-producing ones named so) the reference does not edit too, or added lines in its
+  files that reach the report (:mod:`repogate.gates.runner_files`).
 
 ``edits_permitted`` also refuses what runs instead of the source a reviewer reads: bytecode,
 native extension modules and libraries, and coding cookies whose codec hides code (``utf-7``).
@@ -234,8 +234,9 @@ def check_integrity(
         graded: what the graded tests are made of beyond the test files (graded modules, the
             files gate E traced them reading); an edit of it is an oracle edit.
         runner_under_test: the contract's ``[oracles] runner_under_test``: the repository is
-            the test runner, so an edit of its verdict-producing files is an oracle edit unless
-            the reference edits that file too (:mod:`repogate.gates.runner_files`).
+            the test runner, so an edit of its files (any the guard trusts as the runner) is an
+            oracle edit unless the reference edits that file too
+            (:mod:`repogate.gates.runner_files`).
         reference_paths: the paths the reference patch changes (read with
             ``runner_under_test`` only).
     """

@@ -6,14 +6,19 @@ longer see a candidate's change to how verdicts are made. Gate I compensates her
 
 - :func:`runner_module` tells a runner file from the rest (``src/_pytest/runner.py`` is
   ``_pytest/runner.py``; ``src/helper.py`` is none);
-- :func:`verdict_edits` names a candidate's edits of the runner's verdict-producing files
-  (:data:`repogate.vocabulary.RUNNER_VERDICT_FILES`) that the reference does not make too;
-- :func:`runner_report_lines` scans the added lines of the other runner files for report
-  rewriting (a narrower pattern than :data:`repogate.gates.integrity.RUNNER_HOOKS`, which every
-  line of pytest's own code would trip).
+- :func:`verdict_edits` names a candidate's edits of the runner's files that the reference
+  does not make too: every file of ``pytest``, ``_pytest`` and ``py``, not only the
+  verdict-producing ones (:data:`repogate.vocabulary.RUNNER_VERDICT_FILES`), since the guard
+  trusts them all and any of them can rebind what makes a verdict (``capture.py`` setting
+  ``_pytest.python.Function.runtest``, a new ``_pytest/zzz.py``, a top-level ``_pytest/``
+  shadowing ``src/``);
+- :func:`runner_report_lines` scans the added lines of the runner files for report rewriting
+  (a narrower pattern than :data:`repogate.gates.integrity.RUNNER_HOOKS`, which every line of
+  pytest's own code would trip); with the rule above it names a second reason only.
 
 An edit the reference makes to the same file is the task (pytest-7432 fixes ``skipping.py``):
-it is allowed and returned apart, to be recorded.
+it is allowed and returned apart, to be recorded. A candidate that fixes the task in a runner
+file the reference leaves alone is refused: fail closed, said in the reason (red team rt31).
 """
 
 from __future__ import annotations
@@ -82,7 +87,11 @@ def holds_runner(existing: Collection[str]) -> bool:
 def verdict_edits(
     changed: Sequence[ChangedPath], reference_paths: Collection[str]
 ) -> tuple[list[str], list[str]]:
-    """Return the candidate's edits of verdict-producing runner files: refused, and allowed.
+    """Return the candidate's edits of the runner's files: refused, and allowed.
+
+    Every file below the runner's packages counts (added, changed, removed or renamed, Python
+    or not): the guard trusts all of them as the runner, so an edit of any can turn a failure
+    into a pass; the verdict-producing ones (:data:`RUNNER_VERDICT_FILES`) say so.
 
     Args:
         changed: the candidate's changed paths (old paths of renames count too).
@@ -97,14 +106,17 @@ def verdict_edits(
         for path in {change.path, change.old_path} - {None}:
             assert path is not None
             inner = runner_module(path)
-            if inner is None or not matches_any(inner, RUNNER_VERDICT_FILES):
+            if inner is None:
                 continue
+            kind = (
+                "the runner's verdict-producing file"
+                if matches_any(inner, RUNNER_VERDICT_FILES)
+                else "the runner's own file, trusted as the runner"
+            )
             if path in reference_paths:
-                allowed.add(f"{path} (the runner's verdict-producing file; the reference edits it)")
+                allowed.add(f"{path} ({kind}; the reference edits it)")
             else:
-                refused.add(
-                    f"{path} (the runner's verdict-producing file, the runner is under test)"
-                )
+                refused.add(f"{path} ({kind}, the runner is under test)")
     return sorted(refused), sorted(allowed)
 
 
