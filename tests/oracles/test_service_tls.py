@@ -201,6 +201,45 @@ def test_the_certificate_verifies_under_a_faked_clock(tmp_path: Path, shift: str
     assert lines == [f"{url} hi"]
 
 
+# Red team rt31: the front listens on the declared port before the service starts, so a
+# readiness check that only connects there (a port probe, or a TLS handshake, which the front
+# itself ends) passed while nothing served behind it; the tests then ran against no service and
+# its absence read as the candidate's failure. Each shape: a service that never listens.
+_PORT_PROBE = "import socket, sys; socket.create_connection(('127.0.0.1', {port}), timeout=1)"
+_TLS_PROBE = (
+    "import os, socket, ssl; c = ssl.create_default_context(cafile=os.environ['SSL_CERT_FILE']); "
+    "c.wrap_socket(socket.create_connection(('127.0.0.1', {port}), timeout=1), "
+    "server_hostname='127.0.0.1').close()"
+)
+
+
+@pytest.mark.parametrize(
+    ("probe", "start"),
+    [
+        (_PORT_PROBE, "sleep 60"),  # never listens
+        (_TLS_PROBE, "sleep 60"),  # the front's own handshake
+        (_PORT_PROBE, "{server} {other}"),  # listens, but not on REPOGATE_SERVICE_PORT
+    ],
+    ids=["port-probe", "tls-handshake", "wrong-inner-port"],
+)
+def test_a_service_behind_the_front_is_ready_only_when_it_listens(
+    tmp_path: Path, probe: str, start: str
+) -> None:
+    """Ready means the service answers behind the front, not that the front took the port."""
+    port = _free_port()
+    ready = f"{shlex.quote(sys.executable)} -c {shlex.quote(probe.format(port=port))}"
+    server = f"{shlex.quote(sys.executable)} -c {shlex.quote(_SERVER)}"
+    start = start.format(server=server, other=_free_port())
+    service = _service(port, tls=True, port=port).model_copy(
+        update={"start": start, "ready": ready, "ready_timeout_s": 3.0}
+    )
+    lines, status = _launch(tmp_path, service, [f"http://127.0.0.1:{port}/hello"])
+    assert lines == []  # the tests never ran
+    assert status.started == []
+    assert "did not start" in status.failure
+    assert "nothing listens behind its TLS front" in status.failure
+
+
 def test_the_ca_key_is_never_written_and_the_server_certificate_names_loopback(
     tmp_path: Path,
 ) -> None:

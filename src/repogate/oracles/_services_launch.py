@@ -24,9 +24,12 @@ the service itself listens on a free loopback port this launcher picks and passe
 ``REPOGATE_SERVICE_PORT``; the front peeks at each connection's first byte, ends TLS with the
 harness's server certificate when it is 0x16 (a handshake record, RFC 8446 5.1; RFC 5246 6.2.1)
 and passes the bytes through unchanged otherwise, so one address answers ``http://`` and
-``https://`` (in any letter case) alike. Once the service is ready the launcher makes one TLS
-handshake through the front, verifying against the harness CA (``tls_ca``), before it says
-``ready``.
+``https://`` (in any letter case) alike. The front holds the declared port from the start, so a
+``ready`` command that only connects there (a port probe, a TLS handshake the front itself ends)
+would pass with nothing behind it: such a service is ready only when its ``ready`` command exits
+0 *and* something accepts connections on ``REPOGATE_SERVICE_PORT`` (:func:`_listens`; red team
+rt31). Once the service is ready the launcher makes one TLS handshake through the front,
+verifying against the harness CA (``tls_ca``), before it says ``ready``.
 
 It runs under the project's own interpreter, which may be old: Python 3.7 syntax (as the guard's
 bootstrap), standard library only, and nothing of repogate is imported.
@@ -141,6 +144,15 @@ def _check_tls(port: int, ca: str) -> str:
     return ""
 
 
+def _listens(port: int) -> bool:
+    """True when something accepts a connection on ``127.0.0.1:port`` (the service behind a front)."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
 def _tail(path: Path) -> str:
     try:
         data = path.read_bytes()[-2000:]
@@ -191,11 +203,20 @@ def _sh(command: str, env: dict[str, str], timeout: float) -> int | None:
 
 
 def _wait_ready(
-    service: dict[str, Any], proc: subprocess.Popen[bytes], log: Path, env: dict[str, str]
+    service: dict[str, Any],
+    proc: subprocess.Popen[bytes],
+    log: Path,
+    env: dict[str, str],
+    inner: int | None = None,
 ) -> tuple[bool, str]:
-    """Return (True, seconds) once ``ready`` exits 0, or (False, why)."""
+    """Return (True, seconds) once ``ready`` exits 0, or (False, why).
+
+    With ``inner`` (a service behind a TLS front), ``ready`` exiting 0 counts only once the
+    service accepts connections on that port too (:func:`_listens`).
+    """
     started = time.monotonic()
     deadline = started + float(service["ready_timeout_s"])
+    behind = ""
     while True:
         code = proc.poll()
         if code is not None:
@@ -205,9 +226,14 @@ def _wait_ready(
                 f"exited with code {code} before it was ready{': ' + cause if cause else ''}",
             )
         if _sh(service["ready"], env, max(1.0, min(10.0, deadline - time.monotonic()))) == 0:
-            return True, f"{time.monotonic() - started:.2f}"
+            if inner is None or _listens(inner):
+                return True, f"{time.monotonic() - started:.2f}"
+            behind = (
+                f"its ready check passed, but nothing listens behind its TLS front "
+                f"(REPOGATE_SERVICE_PORT={inner})"
+            )
         if time.monotonic() >= deadline:
-            cause = _tail(log)
+            cause = behind or _tail(log)
             limit = service["ready_timeout_s"]
             return False, f"not ready after {limit} s{': ' + cause if cause else ''}"
         time.sleep(_POLL_S)
@@ -236,6 +262,7 @@ def main(argv: list[str]) -> int:
     fronts: list[_Front] = []
     for service in spec:
         env = _service_env(service)
+        inner = None
         if service.get("tls"):
             inner = _free_port()
             env["REPOGATE_SERVICE_PORT"] = str(inner)
@@ -250,7 +277,7 @@ def main(argv: list[str]) -> int:
                 break
         proc, log = _start(service, log_dir, env)
         running.append((service, proc, env))
-        ok, said = _wait_ready(service, proc, log, env)
+        ok, said = _wait_ready(service, proc, log, env, inner)
         if ok and service.get("tls"):
             why = _check_tls(service["port"], service["tls_ca"])
             ok, said = (False, why) if why else (ok, said)
