@@ -15,6 +15,7 @@ import json
 import os
 import shlex
 import shutil
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
@@ -274,6 +275,23 @@ def keep_generated(
     return tuple(kept)
 
 
+def _folder_exists(checkout: Path, relative: str) -> bool:
+    """True when the folder holding ``relative`` is in ``checkout`` (no link on the way).
+
+    Each component is looked at without following a link (``lstat``); the caller has already
+    read the path itself without following one.
+    """
+    here = checkout
+    for part in Path(relative).parts[:-1]:
+        here = here / part
+        try:
+            if not stat.S_ISDIR(here.lstat().st_mode):
+                return False
+        except OSError:
+            return False
+    return True
+
+
 class VenvRecord(FrozenModel):
     """The fields and :class:`~repogate.environments.Environment` methods every venv record shares.
 
@@ -365,15 +383,20 @@ class VenvRecord(FrozenModel):
         """Write the kept generated files ``checkout`` lacks into it; return their paths.
 
         Each comes from ``<entry>/generated`` and must still hold its recorded digest; one whose
-        folder the checkout lacks (a scratch folder, not the project's checkout) is not written.
+        folder the checkout lacks (a scratch folder, not the project's checkout) is not written,
+        nor one with a link on the way: the tree is looked at and written without following a
+        link, and a linked folder is left as it is, never replaced (red team rt31).
 
         Raises:
             EnvironmentBuildError: a kept copy is missing or no longer holds its digest.
         """
         placed = []
         for item in self.generated:
-            target = checkout / item.path
-            if target.exists() or target.is_symlink() or not target.parent.is_dir():
+            try:  # a link at the name or on the way, a FIFO or a folder there: left as it is
+                held = read_bytes_nofollow(checkout, item.path, 0, head=True)
+            except (OSError, PlantedLinkError):
+                continue
+            if held is not None or not _folder_exists(checkout, item.path):
                 continue  # the candidate's own, or no checkout of the project (a scratch folder)
             try:
                 data = read_bytes_nofollow(self.venv.parent / GENERATED_FOLDER, item.path)
@@ -384,7 +407,7 @@ class VenvRecord(FrozenModel):
                     f"the build's generated file {item.path} is missing from the environment "
                     "cache or changed since the build; remove the cache entry to rebuild it"
                 )
-            write_bytes_nofollow(checkout, item.path, data, make_parents=True)
+            write_bytes_nofollow(checkout, item.path, data)
             placed.append(item.path)
         return tuple(placed)
 
