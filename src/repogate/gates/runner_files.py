@@ -6,19 +6,14 @@ longer see a candidate's change to how verdicts are made. Gate I compensates her
 
 - :func:`runner_module` tells a runner file from the rest (``src/_pytest/runner.py`` is
   ``_pytest/runner.py``; ``src/helper.py`` is none);
-- :func:`verdict_edits` names a candidate's edits of the runner's files that the reference
-  does not make too: every file of ``pytest``, ``_pytest`` and ``py``, not only the
-  verdict-producing ones (:data:`repogate.vocabulary.RUNNER_VERDICT_FILES`), since the guard
-  trusts them all and any of them can rebind what makes a verdict (``capture.py`` setting
-  ``_pytest.python.Function.runtest``, a new ``_pytest/zzz.py``, a top-level ``_pytest/``
-  shadowing ``src/``);
-- :func:`runner_report_lines` scans the added lines of the runner files for report rewriting
-  (a narrower pattern than :data:`repogate.gates.integrity.RUNNER_HOOKS`, which every line of
-  pytest's own code would trip); with the rule above it names a second reason only.
+- :func:`verdict_edits` names a candidate's edits of the runner's verdict-producing files
+  (:data:`repogate.vocabulary.RUNNER_VERDICT_FILES`) that the reference does not make too;
+- :func:`runner_report_lines` scans the added lines of the other runner files for report
+  rewriting (a narrower pattern than :data:`repogate.gates.integrity.RUNNER_HOOKS`, which every
+  line of pytest's own code would trip).
 
 An edit the reference makes to the same file is the task (pytest-7432 fixes ``skipping.py``):
-it is allowed and returned apart, to be recorded. A candidate that fixes the task in a runner
-file the reference leaves alone is refused: fail closed, said in the reason (red team rt31).
+it is allowed and returned apart, to be recorded.
 """
 
 from __future__ import annotations
