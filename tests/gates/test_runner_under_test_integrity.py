@@ -137,6 +137,8 @@ NO_OP_RUNTEST = (
         ({"src/_pytest/capture.py": NO_OP_RUNTEST}, "src/_pytest/capture.py"),
         # a new plugin module, loaded by an entry point or an import of a runner file
         ({"src/_pytest/zzz.py": NO_OP_RUNTEST}, "src/_pytest/zzz.py"),
+        # a new package beside a module of the same name: ``import _pytest.capture`` takes it
+        ({"src/_pytest/capture/__init__.py": NO_OP_RUNTEST}, "src/_pytest/capture/__init__.py"),
         # the ``py`` shim pytest imports at start (``src/py.py`` from 7.2)
         ({"src/py.py": "import _pytest._py\n" + NO_OP_RUNTEST}, "src/py.py"),
         # a ``_pytest`` package at the top, first on ``sys.path``, extending itself to ``src``
@@ -155,6 +157,7 @@ NO_OP_RUNTEST = (
     ids=[
         "plugin-edit",
         "new-module",
+        "package-shadowing-a-module",
         "py-shim",
         "top-level-package",
         "conftest-inside",
