@@ -128,6 +128,19 @@ def test_a_module_outside_the_runner_still_may_not_reach_into_it(repo: Path) -> 
     assert status == "failed" and "src/helper.py (reaches into the test runner" in detail
 
 
+@pytest.mark.parametrize("path", ["pytest.py", "_pytest/logging.py", "py.py"])
+def test_a_second_runner_at_the_top_is_rejected(repo: Path, path: str) -> None:
+    """A new runner module beside ``src/`` is imported first by ``python -m pytest``: the candidate's runner."""
+    status, detail = _oracle(_gate(repo, {path: "def main():\n    return 0\n"}))
+    assert status == "failed"
+    assert f"{path} (a runner module where the base holds none" in detail
+
+
+def test_a_new_module_in_the_runners_own_package_is_an_ordinary_edit(repo: Path) -> None:
+    seen = _gate(repo, {"src/_pytest/newplugin.py": "VALUE = 1\n"})
+    assert _oracle(seen) == ("passed", "")
+
+
 @pytest.mark.parametrize(
     ("path", "module"),
     [
