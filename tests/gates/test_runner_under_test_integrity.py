@@ -215,6 +215,27 @@ def test_a_module_outside_the_runner_still_may_not_reach_into_it(repo: Path) -> 
     assert status == "failed" and "src/helper.py (reaches into the test runner" in detail
 
 
+@pytest.mark.parametrize("path", ["pytest.py", "_pytest/logging.py", "py.py"])
+def test_a_second_runner_at_the_top_is_rejected(repo: Path, path: str) -> None:
+    """A new runner module beside ``src/`` is imported first by ``python -m pytest``: the candidate's runner."""
+    status, detail = _oracle(_gate(repo, {path: "def main():\n    return 0\n"}))
+    assert status == "failed"
+    assert f"{path} (a runner module where the base holds none" in detail
+
+
+def test_a_new_module_in_the_runners_own_package_is_the_task_only_when_the_reference_adds_it(
+    repo: Path,
+) -> None:
+    """The guard trusts every runner module, a new one too (red team rt31: a new ``capture/``
+    package is imported in place of ``capture.py``), so a new module is allowed only as the
+    reference's own."""
+    edits = {"src/_pytest/newplugin.py": "VALUE = 1\n"}
+    assert _oracle(_gate(repo, edits))[0] == "failed"
+    git.run_git(["reset", "-q", "--hard", "HEAD~1"], repo)
+    seen = _gate(repo, edits, reference=("src/_pytest/newplugin.py",))
+    assert _oracle(seen)[0] == "passed"
+
+
 @pytest.mark.parametrize(
     ("path", "module"),
     [

@@ -38,7 +38,12 @@ from typing import Any
 from repogate.contract import Permissions
 from repogate.gates.graded_oracle import GradedOracle, graded_edits
 from repogate.gates.imports import native_modules, shadowing, unsafe_cookies
-from repogate.gates.runner_files import runner_module, runner_report_lines, verdict_edits
+from repogate.gates.runner_files import (
+    misplaced_runner,
+    runner_module,
+    runner_report_lines,
+    verdict_edits,
+)
 from repogate.git import ChangedPath
 from repogate.globs import TEST_GLOBS, matches_any
 from repogate.patches import added_lines
@@ -243,6 +248,7 @@ def check_integrity(
     reads = graded_edits(changed, graded or GradedOracle())
     refused, allowed = verdict_edits(changed, reference_paths) if runner_under_test else ([], [])
     report_lines = runner_report_lines(patch, reference_paths) if runner_under_test else []
+    misplaced = misplaced_runner(changed, read, base) if runner_under_test else []
     stray = sorted(
         {
             *forbidden_edits(changed, permissions),
@@ -258,6 +264,7 @@ def check_integrity(
             *runner_tampering(patch, runner_under_test=runner_under_test),
             *refused,
             *report_lines,
+            *misplaced,
             *shadowing(changed, read, base, candidate, importable),
             *reads.oracle,
         }

@@ -8,6 +8,8 @@ longer see a candidate's change to how verdicts are made. Gate I compensates her
   ``_pytest/runner.py``; ``src/helper.py`` is none);
 - :func:`verdict_edits` names a candidate's edits of the runner's verdict-producing files
   (:data:`repogate.vocabulary.RUNNER_VERDICT_FILES`) that the reference does not make too;
+- :func:`misplaced_runner` names an added runner module where the base holds none (a second
+  ``pytest.py`` at the top, imported before ``src/``'s);
 - :func:`runner_report_lines` scans the added lines of the other runner files for report
   rewriting (a narrower pattern than :data:`repogate.gates.integrity.RUNNER_HOOKS`, which every
   line of pytest's own code would trip).
@@ -19,7 +21,7 @@ it is allowed and returned apart, to be recorded.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from repogate.git import ChangedPath
 from repogate.globs import matches_any
@@ -77,6 +79,41 @@ def holds_runner(existing: Collection[str]) -> bool:
         package in existing and any(m in existing for m in modules)
         for package, modules in RUNNER_MARKERS
     )
+
+
+def runner_root(path: str) -> tuple[str, str] | None:
+    """Return ``(import root, top-level name)`` of a runner file, or None for any other path.
+
+    ``src/_pytest/x.py`` gives ``("src/", "_pytest")``; ``pytest.py`` gives ``("", "pytest.py")``.
+    """
+    inner = runner_module(path)
+    if inner is None:
+        return None
+    return path[: len(path) - len(inner)], inner.split("/", 1)[0]
+
+
+def misplaced_runner(
+    changed: Sequence[ChangedPath], read: Callable[[str, str], bytes | None], base: str
+) -> list[str]:
+    """Return the added runner files whose package or module the base does not hold there.
+
+    The trust granted to the runner's files covers every ``pytest``/``_pytest``/``py`` below
+    an import root, the checkout's top included: a new top-level ``pytest.py`` beside pytest's
+    ``src/`` (imported first under ``python -m pytest``) would be a second runner the candidate
+    wrote. A new module inside the base's own ``src/_pytest/`` is an ordinary edit.
+    """
+    found = []
+    for change in changed:
+        where = runner_root(change.path) if change.status == "A" else None
+        if where is None:
+            continue
+        root, head = where
+        held = (f"{root}{head}",) if head.endswith(".py") else (f"{root}{head}/__init__.py",)
+        if all(read(base, p) is None for p in held):
+            found.append(
+                f"{change.path} (a runner module where the base holds none: a second runner)"
+            )
+    return sorted(found)
 
 
 def verdict_edits(
