@@ -17,7 +17,7 @@ import hashlib
 import json
 import re
 import tomllib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from pydantic import (
@@ -177,6 +177,35 @@ class Service(_Model):
     """Variables the tests see that point them at the service (``HTTPBIN_URL``)."""
     ready_timeout_s: float = Field(default=30.0, gt=0, le=600)
     """How long the service may take to become ready, in seconds."""
+    tls: bool = Field(default=False, exclude_if=lambda value: not value)
+    """Answer TLS as well as plain HTTP on ``port`` (tests that swap ``http://`` for ``https://``
+    on the service's address): per test run the harness makes a throwaway CA and a certificate
+    for ``127.0.0.1`` and ``localhost`` (:mod:`repogate.oracles.service_tls`), and a front on
+    ``port`` inside the sandbox ends TLS or passes plain bytes through to the service, which
+    listens on the loopback port given in ``REPOGATE_SERVICE_PORT``. The tests trust the CA
+    through ``REQUESTS_CA_BUNDLE``, ``SSL_CERT_FILE``, ``CURL_CA_BUNDLE`` and ``ca_bundles``.
+    For protocols whose client speaks first (HTTP): the front waits for that first byte. Left
+    out of dumps while false, so digests stay as they were."""
+    port: int | None = Field(default=None, ge=1, le=65535, exclude_if=lambda value: value is None)
+    """With ``tls``: the loopback port the tests reach (the front's); the ``start`` command binds
+    ``$REPOGATE_SERVICE_PORT`` instead."""
+    ca_bundles: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    """With ``tls``: checkout files a client reads as its CA bundle whatever the variables say
+    (``requests/cacert.pem``: old requests' ``Session.send`` reads it); each is shown to the
+    test run with the harness CA appended, through a read-only bind over it (the file in the
+    tree is unchanged; a file the tree lacks is left out)."""
+
+    @model_validator(mode="after")
+    def _tls_fields_together(self) -> Service:
+        if self.tls and self.port is None:
+            raise ValueError("tls = true needs port = <the loopback port the tests reach>")
+        if not self.tls and (self.port is not None or self.ca_bundles):
+            raise ValueError("port and ca_bundles are read with tls = true only; add tls = true")
+        for path in self.ca_bundles:
+            parts = PurePosixPath(path).parts
+            if not parts or path.startswith("/") or ".." in parts:
+                raise ValueError(f"ca_bundles entry {path!r} must be a path inside the checkout")
+        return self
 
 
 class EnvironmentRecipe(_Model):
@@ -386,6 +415,18 @@ class Oracles(_Model):
     ``module.Class.method``) and parameter name: the name of a function of
     ``hypothesis.strategies`` that takes no argument (``text``, ``integers``, ``booleans`` ...).
     Parameters not named are drawn from their annotations and the literals the tests pass."""
+    runner_under_test: bool = Field(default=False, exclude_if=lambda value: not value)
+    """The repository is the test runner itself (pytest-dev/pytest: its ``pytest``, ``_pytest``
+    and ``py`` modules run its own tests). With it, the guard (``harness_untampered``) trusts
+    those modules of the checkout as the runner, and only those; every other tamper check
+    stays. The assurance is weaker and said so in every decision, the terminal and the
+    manifest: the runner under test produced the verdicts, and tamper evidence for the runner
+    is lost. Gate I compensates: a candidate that edits one of the runner's files (its
+    verdict-producing ones, :data:`repogate.vocabulary.RUNNER_VERDICT_FILES`, or any other the
+    guard trusts) fails ``oracle_untouched`` unless the reference edits that file too.
+    ``tasks import`` sets it when the base tree holds the ``_pytest`` package beside ``pytest``
+    (``src/`` or the top). Left out of the
+    contract's dump while False, so the digest of every other contract is as it was."""
 
     @field_validator("strategies")
     @classmethod

@@ -142,6 +142,8 @@ class Evidence(FrozenModel):
         isolation: the isolation untrusted code ran under (``WEAK ISOLATION ...`` when weaker
             than bubblewrap's allowlist).
         stopped_at: the phase that stopped the attempt (None: it ran to the end).
+        assurance: what the verdict's evidence cannot show, when weaker than usual
+            (:data:`repogate.vocabulary.RUNNER_UNDER_TEST_ASSURANCE`); empty otherwise.
         also_hard: advisory checks the contract makes hard (``behaviour_matches_reference``
             under ``oracles.differential = "hard"``).
     """
@@ -155,6 +157,7 @@ class Evidence(FrozenModel):
     soft: SoftMetrics = Field(default_factory=SoftMetrics)
     stopped_at: PhaseName | None = None
     isolation: str = ""
+    assurance: str = ""
     also_hard: tuple[CheckName, ...] = ()
 
 
@@ -171,6 +174,9 @@ class Decision(FrozenModel):
         stages: partial progress, stage name to status.
         soft: soft metrics, beside the verdict.
         isolation: the isolation untrusted code ran under, from the evidence.
+        assurance: the weaker assurance the verdict carries, from the evidence (empty when
+            none): ``the runner under test produced the verdicts ...`` for a contract with
+            ``[oracles] runner_under_test``.
         resolved: SWE-bench's "resolved": every FAIL_TO_PASS and every declared PASS_TO_PASS
             test passed on the candidate (gate V's graded run), whatever the other checks say;
             kept beside ``accepted`` for comparison with SWE-bench's numbers
@@ -197,6 +203,7 @@ class Decision(FrozenModel):
     stages: dict[str, Status]
     soft: SoftMetrics
     isolation: str = ""
+    assurance: str = ""
     resolved: bool = False
     advisory: tuple[Check, ...] = ()
     receipt_digests: tuple[Artifact, ...] = ()
@@ -398,6 +405,7 @@ def decide(evidence: Evidence) -> Decision:
         stages=_stages(checks, evidence.receipts),
         soft=evidence.soft,
         isolation=evidence.isolation,
+        assurance=evidence.assurance,
         resolved=_resolved(evidence.receipts),
         advisory=advisory,
     )

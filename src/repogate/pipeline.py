@@ -54,7 +54,7 @@ from repogate.phases import (
 from repogate.protocols import Proposal
 from repogate.receipt import Check, Observation, observe
 from repogate.state import CandidateState, patch_digest
-from repogate.vocabulary import CheckName, PhaseName
+from repogate.vocabulary import RUNNER_UNDER_TEST_ASSURANCE, CheckName, PhaseName
 
 PHASES: tuple[tuple[PhaseName, Phase], ...] = (
     ("prepare", prepare),
@@ -134,9 +134,15 @@ def progress_decision(cfg: AttemptConfig, progress: AttemptProgress) -> Decision
         receipts=progress.receipts,
         soft=soft_metrics(progress),
         isolation=cfg.isolation,
+        assurance=assurance(cfg),
         also_hard=also_hard(cfg),
     )
     return decide(evidence)
+
+
+def assurance(cfg: AttemptConfig) -> str:
+    """The weaker assurance the contract's verdicts carry (the runner under test), or ``""``."""
+    return RUNNER_UNDER_TEST_ASSURANCE if cfg.contract.oracles.runner_under_test else ""
 
 
 def also_hard(cfg: AttemptConfig) -> tuple[CheckName, ...]:
@@ -196,5 +202,6 @@ def _stopped_evidence(cfg: AttemptConfig, progress: AttemptProgress, stop: StopA
         soft=SoftMetrics(wall_time_s=clock.monotonic() - progress.started),
         stopped_at=stop.phase,
         isolation=cfg.isolation,
+        assurance=assurance(cfg),
         also_hard=also_hard(cfg),
     )

@@ -41,6 +41,7 @@ from repogate.store import (
     attempt_id_for,
     contract_entry,
 )
+from repogate.vocabulary import RUNNER_UNDER_TEST_ASSURANCE
 
 CACHE_ENV = "REPOGATE_CACHE"
 
@@ -88,8 +89,17 @@ class _Ready:
 
 
 def _load_warnings(contract: TransitionContract, hidden: bytes) -> tuple[str, ...]:
-    """Return what a person should know about a contract before its attempts run."""
-    return load_notices(contract, touched_paths(hidden))
+    """Return what a person should know about a contract before its attempts run.
+
+    The graded ids held in editable files (:func:`load_notices`), and the weaker assurance of a
+    contract whose repository is the test runner (``[oracles] runner_under_test``).
+    """
+    runner = (
+        (f"{contract.id}: {RUNNER_UNDER_TEST_ASSURANCE}",)
+        if contract.oracles.runner_under_test
+        else ()
+    )
+    return (*load_notices(contract, touched_paths(hidden)), *runner)
 
 
 def contract_notices(contract: TransitionContract, source: Path) -> tuple[str, ...]:

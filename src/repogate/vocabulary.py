@@ -510,3 +510,56 @@ Strength = Literal["lifecycle", "swebench"]
 
 DEFAULT_WINDOW = 3
 """Follow-up commits the sentinel replays after an imported instance's fix, by default."""
+
+
+RUNNER_PACKAGES = ("pytest", "_pytest", "py")
+"""The top-level modules a repository under test that *is* the test runner provides to its own
+test sessions (``[oracles] runner_under_test``): pytest-dev/pytest's ``pytest`` (a package, or
+``pytest.py`` before 5.4), ``_pytest`` and ``py`` (``src/py.py`` from 7.2, a shim over
+``_pytest._py``). The guard trusts checkout code of these, and only these, as the runner."""
+
+RUNNER_VERDICT_FILES = (
+    "pytest.py",
+    "pytest/__init__.py",
+    "pytest/__main__.py",
+    "_pytest/junitxml.py",
+    "_pytest/reports.py",
+    "_pytest/runner.py",
+    "_pytest/terminal.py",
+    "_pytest/main.py",
+    "_pytest/skipping.py",
+    "_pytest/outcomes.py",
+    "_pytest/nodes.py",
+    "_pytest/python.py",
+    "_pytest/unittest.py",
+    "_pytest/hookspec.py",
+    "_pytest/config/**",
+    "_pytest/assertion/**",
+    "_pytest/pytester.py",
+    "_pytest/pytester_assertions.py",
+)
+"""The runner's verdict-producing files, as paths below its import root (``src/`` stripped):
+where a test's outcome is made, recorded or reported. With ``runner_under_test`` the guard no
+longer sees a change to them, so gate I refuses a candidate's edit of one (``oracle_untouched``)
+unless the reference edits that same file (then the edit is the task; it is recorded). Why each:
+``junitxml`` writes the report repogate reads; ``reports``, ``runner``, ``outcomes`` make a
+test's outcome; ``skipping`` and ``unittest`` turn failures into skips and xfails; ``python``
+and ``nodes`` collect and call the test functions; ``main`` runs the session and sets the exit
+code the report must agree with; ``terminal`` reports it; ``config/**`` and ``hookspec`` load
+plugins and options (``-p``, ``addopts``, hook specifications); ``assertion/**`` rewrites every
+``assert`` (an edit can make each one pass); ``pytester`` runs the inner sessions pytest's own
+tests assert on (``assert_outcomes``). The other plugins (``logging``, ``capture``,
+``fixtures`` ...) are not listed, yet a candidate's edit of one the reference does not edit is
+refused all the same (:func:`repogate.gates.runner_files.verdict_edits`): the guard trusts them
+as the runner, and one line of ``capture.py`` rebinding ``_pytest.python.Function.runtest``
+turns every failure into a pass (red team rt31)."""
+
+RUNNER_UNDER_TEST_ASSURANCE = (
+    "the runner under test produced the verdicts ([oracles] runner_under_test): the checkout's "
+    "own pytest ran its tests, so tamper evidence for the runner is lost (the guard trusts its "
+    "pytest, _pytest and py modules; every other tamper check stays); gate I refuses edits of "
+    "the runner's verdict-producing files that the reference does not make"
+)
+"""The weaker assurance of a contract whose repository is the test runner, said in its every
+decision (:attr:`repogate.decision.Decision.assurance`), in ``show``, at ``run``'s start and in
+the run manifest's warnings."""

@@ -70,7 +70,7 @@ def test_the_default_backend_leaves_the_cache_key_as_it_was() -> None:
     assert "backend" not in before and recipe.backend == "uv"
     interpreter = ("3.12.1", "CPython", "linux-x86_64")
     payload = {  # cache_key's formula, without the backend
-        "layout": 2,
+        "layout": 3,
         "evaluator": __version__,
         "recipe": before,
         "python": interpreter,

@@ -459,3 +459,14 @@ def test_the_documented_policy_file_is_the_defaults(root: Path) -> None:
     module_block = policy.__doc__.split("::\n", 1)[1]  # the docstring ends with the file
     assert Policy.model_validate(tomllib.loads(module_block)) == Policy()
     assert set(tomllib.loads(block)["autonomy"]) == set(AutonomyPolicy.model_fields)
+
+
+def test_a_cohort_of_one_task_is_counted_in_the_singular(tmp_path: Path) -> None:
+    """The report once said "sentinel failure rate 0.0% [...] over 1 tasks"."""
+    attempts: Attempts = {
+        ("t0", "base"): _decision("t0", set()),
+        ("t0", "good"): _decision("t0", set(), "passed"),
+    }
+    report = _report(tmp_path / "run", attempts)
+    says = _says(_verdicts(report)["api", "good"], "c")
+    assert " over 1 task, upper bound " in says

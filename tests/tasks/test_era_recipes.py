@@ -182,3 +182,24 @@ def test_the_release_tags_are_dropped_in_the_build_checkout_only(tmp_path: Path)
     modern = {**TAGGED_2020, "pyproject.toml": _MODERN}
     base = _dated_repo(tmp_path / "modern", modern, "2023-05-01T00:00:00Z")
     assert DROP_RELEASE_TAGS not in derive_recipe(tmp_path / "modern", base)["install"]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "tag_build: .dev\ntag_date: true\n",  # configparser's other delimiter
+        "tag-build = .dev\ntag-date = 1\n",  # the dashed spelling setuptools reads too
+        "tag_date = 1\n",  # the date alone
+    ],
+    ids=["colon", "dashed", "date-only"],
+)
+def test_every_spelling_of_the_release_tags_is_dropped(tmp_path: Path, options: str) -> None:
+    """setuptools reads ``setup.cfg`` with configparser (``=`` or ``:``) and takes ``tag-build``
+    as ``tag_build``: each spelling writes the tags twice before 62.0, so each is dropped."""
+    files = {**TAGGED_2020, "setup.cfg": f"[metadata]\nname = eraproj\n\n[egg_info]\n{options}"}
+    base = _dated_repo(tmp_path / "repo", files, "2020-05-01T00:00:00Z")
+    install = derive_recipe(tmp_path / "repo", base)["install"]
+    assert install[0] == DROP_RELEASE_TAGS
+    subprocess.run(shlex.split(install[0]), cwd=tmp_path / "repo", check=True)
+    text = (tmp_path / "repo" / "setup.cfg").read_text()
+    assert text == "[metadata]\nname = eraproj\n\n[egg_info]\n"

@@ -445,6 +445,8 @@ def _show_one(
         typer.echo(f"crash: {record.crash}")
     if record.decision is not None and record.decision.isolation:
         typer.echo(f"isolation: {record.decision.isolation}")
+    if record.decision is not None and record.decision.assurance:
+        typer.echo(f"assurance: {record.decision.assurance}")
     for line in run_isolation:
         typer.echo(line)
     trajectory = read_trajectory(folder / "agent")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from repogate._counted import counted
 from repogate.cli._help import plain_app
 from repogate.errors import ContractError, ExitCode, UserInputError
 from repogate.vocabulary import DEFAULT_WINDOW
@@ -134,7 +135,7 @@ def import_cmd(
     unknown = sorted((wanted or set()) - {i.instance_id for i in loaded})
     if unknown:
         raise UserInputError(
-            f"--ids names {len(unknown)} instance{'s' if len(unknown) > 1 else ''} that "
+            f"--ids names {counted(len(unknown), 'instance')} that "
             f"{'are' if len(unknown) > 1 else 'is'} not in {instances} ({', '.join(unknown)})",
             "give ids of its instances (their instance_id)",
         )

@@ -15,6 +15,7 @@ import json
 import os
 import shlex
 import shutil
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 from pydantic import ValidationError
 
 from repogate import sandbox
+from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_nofollow
 from repogate._locks import locked
 from repogate._logs import cause_line
 from repogate._model import FrozenModel
@@ -204,6 +206,92 @@ def built_fields(
     }
 
 
+GENERATED_FOLDER = "generated"
+"""Where a cache entry keeps the build's generated files (:class:`GeneratedFile`), beside ``venv``."""
+_MAX_GENERATED = 20
+_MAX_GENERATED_BYTES = 256 * 1024
+
+
+class GeneratedFile(FrozenModel):
+    """A file the install commands wrote into the build checkout that its code imports.
+
+    setuptools-scm's ``write_to`` (pytest's ``src/_pytest/_version.py``) writes the version into
+    the tree it builds; a graded tree, written afresh from git, lacks it, and ``import _pytest``
+    then reports the version ``unknown``. The build keeps a copy (``<entry>/generated/<path>``)
+    and :meth:`VenvRecord.run` writes it into a checkout that lacks it.
+
+    Attributes:
+        path: relative to the checkout (``src/_pytest/_version.py``).
+        sha256: its bytes' digest (hex).
+    """
+
+    path: str
+    sha256: str
+
+
+def checkout_files(checkout: Path) -> frozenset[str]:
+    """Every file below ``checkout`` (relative, ``/``-joined), ``.git`` left out; links not followed."""
+    found: set[str] = set()
+    for folder, dirs, names in os.walk(checkout):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        here = Path(folder).relative_to(checkout)
+        found.update((here / name).as_posix() for name in names)
+    return frozenset(found)
+
+
+def keep_generated(
+    checkout: Path, before: frozenset[str], roots: Sequence[str], entry: Path
+) -> tuple[GeneratedFile, ...]:
+    """Keep the Python modules the install commands wrote below ``checkout``'s import ``roots``.
+
+    A file counts when it was not there before the install (``before``), is a ``.py`` file
+    below one of ``roots`` (``src``, ``.``), outside ``__pycache__``, ``*.egg-info``, ``build``
+    and ``.eggs``, a regular file (a link is skipped) of at most 256 KiB; at most 20 are kept,
+    in path order. Each is copied to ``entry/generated/<path>``.
+
+    Returns:
+        The kept files, to be recorded in the environment.
+    """
+    kept: list[GeneratedFile] = []
+    skipped = ("__pycache__", "build", ".eggs")
+    for path in sorted(checkout_files(checkout) - before):
+        parts = path.split("/")
+        under = any(r in ("", ".") or path.startswith(f"{r.rstrip('/')}/") for r in roots)
+        if (
+            not path.endswith(".py")
+            or not under
+            or any(p in skipped or p.endswith(".egg-info") for p in parts[:-1])
+        ):
+            continue
+        try:
+            data = read_bytes_nofollow(checkout, path, _MAX_GENERATED_BYTES)
+        except (OSError, PlantedLinkError):
+            continue
+        if data is None or len(kept) >= _MAX_GENERATED:
+            continue
+        (entry / GENERATED_FOLDER).mkdir(exist_ok=True)
+        write_bytes_nofollow(entry / GENERATED_FOLDER, path, data, make_parents=True)
+        kept.append(GeneratedFile(path=path, sha256=hashlib.sha256(data).hexdigest()))
+    return tuple(kept)
+
+
+def _folder_exists(checkout: Path, relative: str) -> bool:
+    """True when the folder holding ``relative`` is in ``checkout`` (no link on the way).
+
+    Each component is looked at without following a link (``lstat``); the caller has already
+    read the path itself without following one.
+    """
+    here = checkout
+    for part in Path(relative).parts[:-1]:
+        here = here / part
+        try:
+            if not stat.S_ISDIR(here.lstat().st_mode):
+                return False
+        except OSError:
+            return False
+    return True
+
+
 class VenvRecord(FrozenModel):
     """The fields and :class:`~repogate.environments.Environment` methods every venv record shares.
 
@@ -227,6 +315,9 @@ class VenvRecord(FrozenModel):
             (RFC 3339, the base commit's date), or None when they resolved as of the build.
         services: the services every test run in it starts on loopback (the recipe's); part of
             ``digest`` when there are any.
+        generated: files the install commands wrote into the build checkout that its code
+            imports (:class:`GeneratedFile`), written by :meth:`run` into each checkout lacking
+            them; empty for builds made before they were kept.
     """
 
     schema_version: Literal[1] = 1
@@ -244,6 +335,7 @@ class VenvRecord(FrozenModel):
     locale: str = "C.UTF-8"
     exclude_newer: str | None = None
     services: tuple[Service, ...] = ()
+    generated: tuple[GeneratedFile, ...] = ()
 
     if TYPE_CHECKING:  # each backend's own
 
@@ -279,8 +371,45 @@ class VenvRecord(FrozenModel):
         *,
         pass_fds: Sequence[int] = (),
     ) -> sandbox.ExecResult:
-        """Run ``argv`` in ``checkout`` under the record's ``grant`` (:func:`repogate.sandbox.run`)."""
+        """Run ``argv`` in ``checkout`` under the record's ``grant`` (:func:`repogate.sandbox.run`).
+
+        The build's generated files (:attr:`generated`) the checkout lacks are written into it
+        first (one the checkout holds, the candidate's or a link, is left as it is).
+        """
+        self.place_generated(checkout)
         return sandbox.run(argv, checkout, self.grant(checkout, policy), pass_fds=pass_fds)
+
+    def place_generated(self, checkout: Path) -> tuple[str, ...]:
+        """Write the kept generated files ``checkout`` lacks into it; return their paths.
+
+        Each comes from ``<entry>/generated`` and must still hold its recorded digest; one whose
+        folder the checkout lacks (a scratch folder, not the project's checkout) is not written,
+        nor one with a link on the way: the tree is looked at and written without following a
+        link, and a linked folder is left as it is, never replaced (red team rt31).
+
+        Raises:
+            EnvironmentBuildError: a kept copy is missing or no longer holds its digest.
+        """
+        placed = []
+        for item in self.generated:
+            try:  # a link at the name or on the way, a FIFO or a folder there: left as it is
+                held = read_bytes_nofollow(checkout, item.path, 0, head=True)
+            except (OSError, PlantedLinkError):
+                continue
+            if held is not None or not _folder_exists(checkout, item.path):
+                continue  # the candidate's own, or no checkout of the project (a scratch folder)
+            try:
+                data = read_bytes_nofollow(self.venv.parent / GENERATED_FOLDER, item.path)
+            except (OSError, PlantedLinkError):
+                data = None
+            if data is None or hashlib.sha256(data).hexdigest() != item.sha256:
+                raise EnvironmentBuildError(
+                    f"the build's generated file {item.path} is missing from the environment "
+                    "cache or changed since the build; remove the cache entry to rebuild it"
+                )
+            write_bytes_nofollow(checkout, item.path, data)
+            placed.append(item.path)
+        return tuple(placed)
 
     def python_argv(self) -> tuple[str, ...]:
         """Return ``(<venv>/bin/python,)`` (for the image backend, a path in the image's sandbox)."""

@@ -24,6 +24,11 @@ install of the checkout left in site-packages) and the folders they named are ke
 ``<checkout>/<root>`` on ``PYTHONPATH`` for every run. A hook that still names the build checkout afterwards is an
 :class:`~repogate.errors.EnvironmentBuildError`, never a silent run of the base code.
 
+**Generated files.** A Python module the install commands write below an import root of the
+build checkout (setuptools-scm's ``src/_pytest/_version.py``) is kept in the cache entry and
+recorded (``generated``); every command run in the environment on a checkout lacking it gets
+it first (:meth:`UvEnvironment.run`), so a graded tree imports what the install made.
+
 The install commands may write into the checkout they run in (``*.egg-info``, ``build/``): give a
 harness-owned checkout of the base, not the agent's workspace.
 """
@@ -60,7 +65,7 @@ from repogate.errors import EnvironmentBuildError
 
 __all__ = ["UvEnvironment", "build_environment", "cache_key", "environment_digest"]
 
-_LAYOUT = 2  # bump when the cache layout or the build steps change
+_LAYOUT = 3  # bump when the cache layout or the build steps change (3: generated files kept)
 _CHECKOUT = "<checkout>"
 
 
@@ -318,8 +323,10 @@ def _build(job: _Job) -> UvEnvironment:
         "UV_LINK_MODE": "copy",
     }
     tool([*argv, str(venv)], env, entry, "create venv")
+    before = _venv.checkout_files(workdir)
     _run_install(job, venv)
     roots = detach(venv, workdir)
+    generated = _venv.keep_generated(workdir, before, roots, entry)
     version, implementation, plat = job.facts
     toolchain = Toolchain(
         python=version, implementation=implementation, platform=plat, uv=uv_version(entry)
@@ -335,4 +342,5 @@ def _build(job: _Job) -> UvEnvironment:
             recipe.services,
         ),
         exclude_newer=job.exclude_newer,
+        generated=generated,
     )

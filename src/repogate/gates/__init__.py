@@ -23,6 +23,7 @@ __all__ = [
     "regression",
     "release",
     "requirements",
+    "runner_files",
     "sentinel",
     "verification",
 ]

@@ -17,7 +17,10 @@ Checks:
   shadowing pytest's own dependency) is refused here too (:mod:`repogate.gates.imports`). So is
   an edit to what the graded tests are made of beyond the test files: a module outside the test
   folders holding a graded test function, a file only the graded tests read (traced at gate E);
-  the rule that decided is recorded (:mod:`repogate.gates.graded_oracle`).
+  the rule that decided is recorded (:mod:`repogate.gates.graded_oracle`). When the repository
+  is the test runner (``[oracles] runner_under_test``), an edit of any of the runner's files
+  (its verdict-producing ones named so) the reference does not edit too, or added lines in its
+  files that reach the report (:mod:`repogate.gates.runner_files`).
 
 ``edits_permitted`` also refuses what runs instead of the source a reviewer reads: bytecode,
 native extension modules and libraries, and coding cookies whose codec hides code (``utf-7``).
@@ -35,6 +38,12 @@ from typing import Any
 from repogate.contract import Permissions
 from repogate.gates.graded_oracle import GradedOracle, graded_edits
 from repogate.gates.imports import native_modules, shadowing, unsafe_cookies
+from repogate.gates.runner_files import (
+    misplaced_runner,
+    runner_module,
+    runner_report_lines,
+    verdict_edits,
+)
 from repogate.git import ChangedPath
 from repogate.globs import TEST_GLOBS, matches_any
 from repogate.patches import added_lines
@@ -120,6 +129,8 @@ def oracle_edits(
     base: str,
     candidate: str,
     hidden_paths: Sequence[str] = (),
+    *,
+    runner_under_test: bool = False,
 ) -> list[str]:
     """Return the changed paths that belong to the oracle, each with why, sorted.
 
@@ -129,6 +140,8 @@ def oracle_edits(
         base: the base commit.
         candidate: the candidate commit.
         hidden_paths: paths the hidden test patch touches.
+        runner_under_test: the repository is the test runner: its own ``pytest``/``_pytest``
+            files are its product, not hooks (:mod:`repogate.gates.runner_files` judges them).
     """
     found = []
     for change in changed:
@@ -137,7 +150,9 @@ def oracle_edits(
             name = posixpath.basename(path)
             if path in hidden_paths:
                 found.append(f"{path} (touched by the hidden tests)")
-            elif matches_any(path, HOOK_GLOBS):
+            elif matches_any(path, HOOK_GLOBS) and not (
+                runner_under_test and runner_module(path) is not None
+            ):
                 found.append(f"{path} (test hook, test configuration or CI)")
             elif matches_any(path, TEST_GLOBS) and change.status != "A":
                 found.append(f"{path} (an existing test file)")
@@ -150,18 +165,22 @@ def oracle_edits(
     return sorted(set(found))
 
 
-def runner_tampering(patch: bytes) -> list[str]:
+def runner_tampering(patch: bytes, *, runner_under_test: bool = False) -> list[str]:
     """Return the changed files whose added lines reach into the test runner, each with why.
 
     A patch that rewrites pytest's reports from library code passes every test it is graded on
     while fixing nothing; the report is written in the process that runs the patch's code, so no
     output channel can tell. The lines that do it name pytest's internals, hooks or plugin
     switches; any of them in an added line marks the file. A project whose product is a pytest
-    plugin will trip this: such a task needs its own oracle.
+    plugin will trip this: such a task needs its own oracle. With ``runner_under_test`` the
+    runner's own files are left to :func:`repogate.gates.runner_files.runner_report_lines`
+    (every line of pytest's code names its internals).
     """
     found = []
     for path, lines in added_lines(patch).items():
         if not path.endswith((".py", ".pyi")):  # only Python runs in the test process
+            continue
+        if runner_under_test and runner_module(path) is not None:
             continue
         for line in lines:
             hit = RUNNER_HOOKS.search(line)
@@ -197,6 +216,9 @@ def check_integrity(
     patch: bytes = b"",
     importable: Collection[str] = (),
     graded: GradedOracle | None = None,
+    *,
+    runner_under_test: bool = False,
+    reference_paths: Collection[str] = (),
 ) -> Observation:
     """Return the ``edits_permitted`` and ``oracle_untouched`` checks for one candidate.
 
@@ -216,8 +238,17 @@ def check_integrity(
             of the patch named like one of them is an oracle edit.
         graded: what the graded tests are made of beyond the test files (graded modules, the
             files gate E traced them reading); an edit of it is an oracle edit.
+        runner_under_test: the contract's ``[oracles] runner_under_test``: the repository is
+            the test runner, so an edit of its files (any the guard trusts as the runner) is an
+            oracle edit unless the reference edits that file too
+            (:mod:`repogate.gates.runner_files`).
+        reference_paths: the paths the reference patch changes (read with
+            ``runner_under_test`` only).
     """
     reads = graded_edits(changed, graded or GradedOracle())
+    refused, allowed = verdict_edits(changed, reference_paths) if runner_under_test else ([], [])
+    report_lines = runner_report_lines(patch, reference_paths) if runner_under_test else []
+    misplaced = misplaced_runner(changed, read, base) if runner_under_test else []
     stray = sorted(
         {
             *forbidden_edits(changed, permissions),
@@ -227,8 +258,13 @@ def check_integrity(
     )
     oracle = sorted(
         {
-            *oracle_edits(changed, read, base, candidate, hidden_paths),
-            *runner_tampering(patch),
+            *oracle_edits(
+                changed, read, base, candidate, hidden_paths, runner_under_test=runner_under_test
+            ),
+            *runner_tampering(patch, runner_under_test=runner_under_test),
+            *refused,
+            *report_lines,
+            *misplaced,
             *shadowing(changed, read, base, candidate, importable),
             *reads.oracle,
         }
@@ -251,6 +287,11 @@ def check_integrity(
             "stray": stray,
             "oracle_edits": oracle,
             "graded_oracle_rules": dict(sorted(reads.rules.items())),
+            **(
+                {"runner_under_test": True, "runner_edits_allowed": allowed}
+                if runner_under_test
+                else {}
+            ),
             "graded_reads": "not traced"
             if graded is None or graded.reads is None
             else graded.reads.model_dump(mode="json"),

@@ -23,5 +23,6 @@ __all__ = [
     "pytest_runner",
     "reruns",
     "selection",
+    "service_tls",
     "services",
 ]

@@ -15,6 +15,11 @@ before that module's first line runs: the hook overwrites the key with zeros and
 notes the file. The guard then signs nothing (the harness trusts no unsigned record) and lists
 the file; code of the checkout never runs while the key is still in memory before the guard.
 
+With ``REPOGATE_RUNNER_UNDER_TEST=1`` (the repository is pytest itself) the checkout's
+``pytest``, ``_pytest`` and ``py`` modules below a checkout folder on ``sys.path`` are the runner
+and do not stop the signature: the runner under test then runs while the key is in memory (the
+weaker assurance the contract states). Any other file of the checkout still does.
+
 The key and the notes are held by a one-shot function and a list, locals of :func:`main`; the
 guard takes both from this frame when it loads (``take_key``, ``early``). Then the working
 folder goes first on ``sys.path`` and pytest runs as ``-m`` runs it (``runpy``, ``__main__``), so
@@ -92,6 +97,28 @@ def _under(path: str, roots: tuple[str, ...]) -> str | None:
     return None
 
 
+_RUNNER_PACKAGES = ("pytest", "_pytest", "py")  # repogate.vocabulary.RUNNER_PACKAGES
+
+
+def _runner_roots(roots: tuple[str, ...]) -> tuple[str, ...]:
+    """The checkout's folders on ``sys.path`` now (``PYTHONPATH``), and its top, each ending in a separator."""
+    found = {os.path.realpath(os.getcwd()) + os.sep}
+    for folder in sys.path:
+        real = os.path.realpath(folder) + os.sep if folder else ""
+        if real and _under(real, roots) is not None:
+            found.add(real)
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+def _is_runner(real: str, runner: tuple[str, ...]) -> bool:
+    """True when ``real`` lies in the runner's packages below one of ``runner`` (the deepest)."""
+    relative = _under(real, runner)
+    if relative is None:
+        return False
+    head = _source(relative).split(os.sep, 1)[0]
+    return head in _RUNNER_PACKAGES or head in [f"{n}.py" for n in _RUNNER_PACKAGES]
+
+
 def _watcher(
     held: bytearray, active: list[bool], early: list[str]
 ) -> Callable[[str, tuple[Any, ...]], None]:
@@ -104,6 +131,7 @@ def _watcher(
     """
     cwd = os.getcwd()
     roots = tuple({cwd + os.sep, os.path.realpath(cwd) + os.sep})
+    runner = _runner_roots(roots) if os.environ.get("REPOGATE_RUNNER_UNDER_TEST") == "1" else ()
     busy = [False]
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
@@ -121,7 +149,7 @@ def _watcher(
         try:
             path = os.path.abspath(where)
             relative = _under(path, roots) or _under(os.path.realpath(path), roots)
-            if relative is not None:
+            if relative is not None and not _is_runner(os.path.realpath(path), runner):
                 _wipe(held)
                 relative = _source(relative)
                 if relative not in early and len(early) < _MAX_NOTES:

@@ -48,6 +48,18 @@ _MAX_RECORD_BYTES = 256 * 1024
 _MAX_RECORDS = 64
 _ORACLE_FOLDERS = frozenset({"tests", "test", "testing"})
 _MAX_ORACLE_BYTES = 4 * 1024 * 1024
+RUNNER_UNDER_TEST = "REPOGATE_RUNNER_UNDER_TEST"
+"""The variable that tells the guard and its bootstrap the checkout's ``pytest``, ``_pytest`` and
+``py`` are the runner under test (``[oracles] runner_under_test``): set by the harness in the
+test sessions' sandbox (:func:`runner_variables`), never by the candidate's code (which runs after
+both read it)."""
+
+
+def runner_variables(runner_under_test: bool) -> dict[str, str]:
+    """The test sessions' variables for the contract's ``runner_under_test`` (empty when False)."""
+    return {RUNNER_UNDER_TEST: "1"} if runner_under_test else {}
+
+
 MAX_CHANGES = 20
 """Changes kept per run (the rest are counted)."""
 

@@ -101,7 +101,9 @@ class TestRun(FrozenModel):
         tampering: what the harness's guard saw the candidate's code change in pytest's
             test-running machinery (empty when nothing); a run with any is ``error``.
         services: the environment's services started for this run (``httpbin ready after
-            0.41 s``); a service that did not start makes the run ``error`` (the environment's).
+            0.41 s``; a TLS one adds ``TLS on 127.0.0.1:8765, harness CA sha256:...`` and how
+            the tests trust it); a service that did not start makes the run ``error`` (the
+            environment's).
         reads: what the session read from the checkout, when traced (``trace_reads``).
     """
 
@@ -277,9 +279,10 @@ def run_tests(
     except ValueError as exc:
         return _error_run((test_command,), f"the test command cannot be split ({exc})", policy)
     needs = () if isinstance(env, Path) else env.services
+    tls = services.prepare_tls(report_dir, needs, workdir)
     granted: dict[str, str] = {
         **policy.env,
-        **services.variables(needs),
+        **services.variables(needs, tls),
         **_variables(env, workdir),
         "HYPOTHESIS_STORAGE_DIRECTORY": str(report_dir / "hypothesis"),
         **guard.env(trace_reads=trace_reads),
@@ -306,13 +309,13 @@ def run_tests(
         # A FIFO is written through a read-only bind; the harness's tool folders are read-only too.
         readable = (*policy.readable, channel.path, *tools, guard.plugin_dir)
         readable += (launcher,) if launcher is not None else ()
-        with guard.key_pipe() as (key_fd, key_env), services.status_pipe(needs) as (fd, said):
-            grant = policy.model_copy(
-                update={"env": {**granted, **key_env}, "writable": writable, "readable": readable}
-            )
+        shown = {**policy.shown, **(tls.shown if tls is not None else {})}
+        with guard.key_pipe() as (key_fd, key_env), services.status_pipe(needs, tls) as (fd, said):
+            update = {"env": {**granted, **key_env}, "writable": writable, "readable": readable}
+            grant = policy.model_copy(update={**update, "shown": shown})
             run_argv, fds = argv, [key_fd]
             if launcher is not None:
-                run_argv = services.wrapped(argv, needs, launcher, fd, key_fd)
+                run_argv = services.wrapped(argv, needs, launcher, fd, key_fd, tls)
                 fds = [key_fd, fd]
             if isinstance(env, Path):
                 result = sandbox.run(run_argv, workdir, grant, pass_fds=fds)

@@ -17,7 +17,7 @@ from repogate.gates.integrity import check_integrity
 from repogate.gates.oracle_commands import check_commands
 from repogate.gates.requirements import check_requirements
 from repogate.gates.verification import GradedTests, grade_tree
-from repogate.patches import per_file
+from repogate.patches import load_patch, per_file
 from repogate.phases._added_reads import added_reads
 from repogate.phases._regression import regressions
 from repogate.phases._shared import landed_commit, oracle_policy, workspace
@@ -46,6 +46,18 @@ def _carried_hidden(ws: Path, progress: AttemptProgress) -> set[str]:
     }
 
 
+RUNNER_REQUIRED = ("pluggy",)
+"""What an environment of the runner under test must list installed (pytest's own dependency)."""
+
+
+def _reference_paths(cfg: AttemptConfig) -> frozenset[str]:
+    """The paths the contract's reference patch changes (none without a reference)."""
+    source = cfg.contract.reference
+    if source is None:
+        return frozenset()
+    return frozenset(per_file(load_patch(source, cfg.contract, cfg.source)))
+
+
 def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """Gate I: edits stay in the permitted paths and leave the oracle alone."""
     ws = workspace(cfg)
@@ -64,12 +76,18 @@ def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
             state.candidate_commit,
             tuple(p for p in progress.hidden_paths if p not in carried),
             progress.patch,
-            environment_names(progress.workspace_env),
+            environment_names(
+                progress.workspace_env,
+                # the runner under test is the checkout's, not installed: its dependency is
+                RUNNER_REQUIRED if cfg.contract.oracles.runner_under_test else ("pytest",),
+            ),
             GradedOracle(
                 modules=graded_modules(cfg.contract, progress.hidden_paths),
                 reads=progress.graded_reads,
                 added_reads=added_reads(cfg, progress),
             ),
+            runner_under_test=cfg.contract.oracles.runner_under_test,
+            reference_paths=_reference_paths(cfg) if cfg.contract.oracles.runner_under_test else (),
         )
 
     return gate(cfg, progress, "I", check)

@@ -12,6 +12,7 @@ from repogate._toolchain import SYSTEM_PATH
 from repogate.attempt import AttemptConfig, AttemptProgress
 from repogate.contract import TransitionContract
 from repogate.environments import Environment, conditions_env
+from repogate.oracles.guard import runner_variables
 from repogate.patches import load_patch
 from repogate.protocols import TaskView
 from repogate.sandbox import SandboxPolicy
@@ -50,7 +51,9 @@ def oracle_policy(cfg: AttemptConfig) -> SandboxPolicy:
     No network, the test budget, writes only in the tree the command runs in (never the scratch
     folder around it, where the harness builds other trees afterwards), and the harness's
     full-history repository hidden. The evidence folder is not writable: the report comes
-    through a FIFO there (:mod:`repogate.oracles._channel`), which writing does not need.
+    through a FIFO there (:mod:`repogate.oracles._channel`), which writing does not need. With
+    ``[oracles] runner_under_test`` the guard is told the checkout's pytest is the runner
+    (:func:`repogate.oracles.guard.runner_variables`).
     """
     return SandboxPolicy(
         network=False,
@@ -58,6 +61,7 @@ def oracle_policy(cfg: AttemptConfig) -> SandboxPolicy:
         writable=(),
         writable_cwd=True,
         hidden=(cfg.source,),
+        env=runner_variables(cfg.contract.oracles.runner_under_test),
     )
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
+from repogate._counted import counted
 from repogate.report.classify import Fact, counts, finished_tasks, per_task
 from repogate.report.differences import PairedDifference, paired
 from repogate.report.model import Autonomy, Clause, ClauseId, Dropped, Paired, Verdict
@@ -147,7 +148,7 @@ def _clauses(
     enough = len(shared) >= policy.min_paired_tasks and share <= policy.max_lost_share
     if sentinel.tasks:
         c_holds: bool | None = sentinel.high < policy.sentinel_ceiling
-        c_says = f"sentinel failure rate {_range(sentinel)} over {sentinel.tasks} tasks"
+        c_says = f"sentinel failure rate {_range(sentinel)} over {counted(sentinel.tasks, 'task')}"
         c_says += f", upper bound {'<' if c_holds else '>='} {policy.sentinel_ceiling:g}"
         if sentinel.low > policy.sentinel_ceiling:
             c_says += f"; lower bound > {policy.sentinel_ceiling:g}: shown above the ceiling"

@@ -241,6 +241,7 @@ def mount_arguments(
     writable: Iterable[Path],
     hidden: Iterable[Path],
     root: Path | None = None,
+    shown: Mapping[Path, Path] | None = None,
 ) -> list[str]:
     """Return bubblewrap's mount arguments for the allowlist, in order.
 
@@ -255,6 +256,9 @@ def mount_arguments(
             user's credential stores (:data:`SECRET_PATHS`) are added.
         root: an unpacked image's root file system to show as ``/`` in place of this machine's
             system folders (see the module's notes), or None.
+        shown: file -> harness file shown read-only in its place, bound last (over the granted
+            folder holding it); a file that does not exist is left out (binding it would make it
+            in the real folder).
     """
     granted_rw = [p for p in dict.fromkeys(writable) if p.exists()]
     # Inside a writable folder a path is writable with it; inside a readable one, shown by it.
@@ -275,6 +279,9 @@ def mount_arguments(
             args += ["--tmpfs", str(path)]
         elif path.exists():
             args += ["--ro-bind", "/dev/null", str(path)]
+    for path, source in (shown or {}).items():
+        if path.is_file() and not path.is_symlink() and source.is_file():
+            args += ["--ro-bind", str(source), str(path)]
     for folder in reversed(remount):
         args += ["--remount-ro", folder]
     return [*args, "--remount-ro", "/"]  # the mount points bwrap made are not writable either

@@ -104,6 +104,9 @@ class SandboxPolicy(FrozenModel):
             full-history repository, the run directory). The user's credential stores too.
         root: an image's root file system to run in (the granted folders keep their paths in
             it), or None for this machine's system folders.
+        shown: file -> harness file shown read-only in its place (a TLS service's CA bundles
+            with the harness CA appended, :mod:`repogate.oracles.services`); bubblewrap only:
+            under weak isolation the file is seen as it is.
     """
 
     network: bool = False
@@ -116,6 +119,7 @@ class SandboxPolicy(FrozenModel):
     readable: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
     root: RootFilesystem | None = None
+    shown: Mapping[Path, Path] = Field(default_factory=dict)
 
 
 class ExecResult(FrozenModel):
@@ -167,7 +171,7 @@ def _view(
     writable += [policy.home] if policy.home is not None else []
     readable = [*_runtime(argv, policy, env), *policy.readable, cwd]
     root = policy.root.path if policy.root is not None else None
-    return mount_arguments(readable, writable, policy.hidden, root)
+    return mount_arguments(readable, writable, policy.hidden, root, policy.shown)
 
 
 def _runtime(argv: Sequence[str], policy: SandboxPolicy, env: Mapping[str, str]) -> list[Path]:
@@ -385,7 +389,7 @@ def command_line(argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
         )
     root = policy.root.path if policy.root is not None else None
     readable = [*_runtime(argv, policy, policy.env), *policy.readable]
-    mounts = mount_arguments(readable, policy.writable or (), policy.hidden, root)
+    mounts = mount_arguments(readable, policy.writable or (), policy.hidden, root, policy.shown)
     return [*bwrap_prefix(not iso.network_off, Path("/"), mounts), *argv]
 
 

@@ -1,4 +1,4 @@
-"""Reading test runs for validation: outcomes with collection errors, network failures, bare ids.
+"""Reading test runs for validation: outcomes, network and service failures, bare ids.
 
 Helpers of :mod:`repogate.tasks.validate`, kept apart so each stays one concern.
 """
@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from repogate.contract import Service
 from repogate.oracles.junit import TestOutcome, failure_texts, looks_truncated, match_ids
 from repogate.oracles.pytest_runner import TestRun
 
@@ -100,6 +102,68 @@ def network_failures(runs: Sequence[TestRun], tree: Path) -> set[str]:
         if run.report_path is not None and run.report_path.is_file():
             texts = failure_texts(run.report_path.read_bytes(), run.report_path, tree)
             found |= {t for t, text in texts.items() if _NETWORK_ERROR.search(text)}
+    return found
+
+
+# A TLS failure: in a sandbox whose only network is loopback, only a local peer (a declared
+# service) can have answered. ssl, urllib3, requests.
+_TLS_ERROR = re.compile(
+    r"SSLError|\[SSL|CERTIFICATE_VERIFY_FAILED|WRONG_VERSION_NUMBER|wrong version number|"
+    r"unknown protocol|EOF occurred in violation|record layer failure",
+)
+# A connection failure: a service's only when the text names the service's address.
+_CONNECTION_ERROR = re.compile(
+    r"ConnectionError|ConnectionRefused|Connection refused|Max retries exceeded|"
+    r"RemoteDisconnected|BadStatusLine|Connection reset",
+)
+_LOOPBACK = ("127.0.0.1", "localhost")
+
+
+def service_addresses(services: Sequence[Service]) -> set[tuple[str, int]]:
+    """The (host, port) pairs of ``services``: a TLS front's port, and every URL in their ``env``.
+
+    A loopback host stands for both of its spellings (``127.0.0.1``, ``localhost``).
+    """
+    found: set[tuple[str, int]] = set()
+    for service in services:
+        if service.port is not None:
+            found.add(("127.0.0.1", service.port))
+        for value in service.env.values():
+            try:
+                parts = urlsplit(value)
+                host, port = parts.hostname, parts.port
+            except ValueError:
+                continue
+            if host and port:
+                found.add((host, port))
+    return found | {(h, p) for host, p in found if host in _LOOPBACK for h in _LOOPBACK}
+
+
+def service_failures(
+    runs: Sequence[TestRun], tree: Path, addresses: set[tuple[str, int]]
+) -> set[str]:
+    """Ids that failed on a declared service not offering what the test asked.
+
+    With services declared (``addresses`` not empty): a TLS failure (the sandbox has loopback
+    only, so a local service answered), or a connection failure whose text names a service's
+    address, as ``host:port`` or urllib3's ``host='h', port=p`` (urllib's own message names no
+    address: such a refusal stays ``needs_network``).
+    """
+    if not addresses:
+        return set()
+    spelled = [re.escape(f"{h}:{p}") for h, p in addresses]
+    spelled += [rf"host='{re.escape(h)}', port={p}\b" for h, p in addresses]
+    named = re.compile(rf"(?:{'|'.join(spelled)})(?!\d)")
+    found: set[str] = set()
+    for run in runs:
+        if run.report_path is not None and run.report_path.is_file():
+            texts = failure_texts(run.report_path.read_bytes(), run.report_path, tree)
+            found |= {
+                t
+                for t, text in texts.items()
+                if _TLS_ERROR.search(text)
+                or (_CONNECTION_ERROR.search(text) and named.search(text))
+            }
     return found
 
 

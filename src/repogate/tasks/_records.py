@@ -30,6 +30,7 @@ RejectionReason = Literal[
     "ids_missing",
     "ambiguous_test_id",
     "needs_network",
+    "needs_service",
     "date_dependent",
     "reference_not_accepted",
     "evaluator_error",
@@ -54,6 +55,9 @@ RejectionReason = Literal[
 - ``ambiguous_test_id``: a declared bare test name exists in more than one touched file;
 - ``needs_network``: a FAIL_TO_PASS test fails with the reference on a network error (tests run
   without network);
+- ``needs_service``: a FAIL_TO_PASS test fails with the reference on a TLS or connection error to a
+  declared service's address (the environment's service does not offer what the test asks, e.g.
+  ``https://`` to one without ``tls``);
 - ``date_dependent``: a FAIL_TO_PASS test passes with the reference today and fails under a clock
   ten years ahead (:mod:`repogate.tasks.dates`);
 - ``reference_not_accepted``: the gold attempt is not accepted under the contract's hermetic checks;

@@ -218,13 +218,14 @@ def derive_recipe(repo: Path, base: str) -> dict[str, Any]:
     }
 
 
-_RELEASE_TAGS = re.compile(r"^\[egg_info\][^\[]*^tag_(build|date)\s*=", re.M)
+_RELEASE_TAGS = re.compile(r"^\[egg_info\][^\[]*^tag[_-](build|date)[ \t]*[=:]", re.M)
 DROP_RELEASE_TAGS = (
     "python -c \"import pathlib, re; p = pathlib.Path('setup.cfg'); "
-    "p.write_text(re.sub(r'(?m)^tag_(build|date)[ \\t]*=.*\\n?', '', p.read_text()))\""
+    "p.write_text(re.sub(r'(?m)^tag[_-](build|date)[ \\t]*[=:].*\\n?', '', p.read_text()))\""
 )
 """The install command run first, in the build checkout, when the base's ``setup.cfg`` sets
-``[egg_info] tag_build`` or ``tag_date`` (a development snapshot's version suffix, e.g.
+``[egg_info] tag_build`` or ``tag_date`` (either delimiter, ``=`` or ``:``, and the dashed
+spelling ``tag-build`` setuptools also reads; a development snapshot's version suffix, e.g.
 sphinx-doc/sphinx 3.x to 5.x: ``.dev`` and the build's date) and the recipe builds the era's
 way: it drops those two options. setuptools before 62.0 applies the tags twice when it writes
 PEP 517 metadata (``prepare_metadata_for_build_wheel``: ``3.1.0.dev20261203.dev-20261203``),

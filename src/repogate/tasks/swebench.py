@@ -42,6 +42,7 @@ from repogate._interrupted import interrupt_came
 from repogate._model import ForeignModel
 from repogate.contract import SHA_RE
 from repogate.errors import GitError, UserInputError
+from repogate.gates.runner_files import holds_runner, marker_paths
 from repogate.oracles.junit import looks_truncated
 from repogate.patches import file_changes
 from repogate.tasks.import_strength import (
@@ -237,6 +238,24 @@ def _files(patch: str) -> int:
     return sum(1 for line in patch.splitlines() if line.startswith("diff --git "))
 
 
+def _without_artefacts(instance: Instance) -> tuple[Instance, list[str]]:
+    """Return ``instance`` without its declared ids that name no test, and those ids.
+
+    An id starting with ``[`` has no test name before its parameters: pytest-dev/pytest's
+    instances list ``[``, ``[100%]`` and ``[100%]------------------------------`` as
+    PASS_TO_PASS, the progress column of the output of pytest's own tests (which run pytest
+    inside them) read by SWE-bench's log parser as test ids. No run can report them.
+    """
+    artefacts = [t for t in (*instance.fail_to_pass, *instance.pass_to_pass) if t.startswith("[")]
+    if not artefacts:
+        return instance, []
+    kept = {
+        "fail_to_pass": [t for t in instance.fail_to_pass if not t.startswith("[")],
+        "pass_to_pass": [t for t in instance.pass_to_pass if not t.startswith("[")],
+    }
+    return instance.model_copy(update=kept), artefacts
+
+
 def draft(
     instance: Instance,
     path: Path,
@@ -258,6 +277,12 @@ def draft(
         window: follow-up commits the sentinel replays at lifecycle strength.
     """
     source = {"file": str(path), "instance_id": instance.instance_id}
+    instance, artefacts = _without_artefacts(instance)
+    if artefacts:  # recorded, never graded: no test has such a name
+        source["not_test_ids"] = (
+            f"{len(artefacts)} declared id(s) name no test ({', '.join(map(repr, artefacts))}): "
+            "SWE-bench's log parser read pytest's own progress output as ids; left out"
+        )
     cut = [t for t in (*instance.fail_to_pass, *instance.pass_to_pass) if looks_truncated(t)]
     if cut:  # SWE-bench's log parser cut them at a blank; matched as its grading matches them
         source["cut_ids"] = (
@@ -339,6 +364,10 @@ def _contract(
     }
     if test_command:
         oracles["test_command"] = test_command
+    if holds_runner(git.existing_paths(repo, instance.base_commit, marker_paths())):
+        # pytest tests itself: its runner is the code under test (weaker assurance, said)
+        oracles["runner_under_test"] = True
+        cohort["runner"] = "under-test"
     contract: dict[str, Any] = {
         "id": instance.instance_id,
         "repo": f"https://github.com/{instance.repo}",

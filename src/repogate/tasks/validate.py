@@ -23,7 +23,8 @@ the known faults of public task sets:
   that pass on both), and one that failed on a network error is named so;
 - a FAIL_TO_PASS test that fails with the reference on a network error (connection refused, a
   name that does not resolve: read from the JUnit report's failure text) is ``needs_network``,
-  never imported silently.
+  never imported silently; one whose failure is a TLS or connection error naming a declared
+  service's address (``https://`` to a service that answers plain HTTP) is ``needs_service``.
 
 A candidate that fails is rejected with one reason from :data:`RejectionReason`. The hermetic check
 of the reference under the real pipeline is :mod:`repogate.tasks.ingest`'s last step.
@@ -42,6 +43,7 @@ from repogate.errors import EnvironmentBuildError, PatchApplyError, UserInputErr
 from repogate.gates.graded_trees import graded_tree
 from repogate.oracles.base_suite import graded_grant
 from repogate.oracles.grading import flaky
+from repogate.oracles.guard import runner_variables
 from repogate.oracles.pytest_runner import OUTPUT_NAME, TestRun, run_tests, select_files
 from repogate.patches import load_patch, touched_paths
 from repogate.sandbox import SandboxPolicy
@@ -53,6 +55,8 @@ from repogate.tasks._outcomes import (
     missing_detail,
     network_failures,
     resolve_ids,
+    service_addresses,
+    service_failures,
     tests_of,
 )
 from repogate.tasks._records import Rejected, RejectionReason, Spent, Validation
@@ -177,6 +181,7 @@ def _prepare(contract: TransitionContract, source: Path, cfg: CheckConfig, spent
         writable=(),
         writable_cwd=True,
         hidden=(source,),
+        env=runner_variables(contract.oracles.runner_under_test),
     )
     paths = tuple(hidden_paths)
     return _States(env, base, hidden, paths, reference, base_tree, tests, ref_tree, files, spent)
@@ -248,8 +253,8 @@ def _sort_fail_to_pass(
         those skipped at the base. An id passing at the base in some runs only is flaky.
 
     Raises:
-        Rejected: ``needs_network`` or ``reference_fails`` for the first id that does not pass
-            with the reference in every run (naming how many do not).
+        Rejected: ``needs_service``, ``needs_network`` or ``reference_fails`` for the first id
+            that does not pass with the reference in every run (naming how many do not).
     """
     states, partial = seen
     base, ref = runs
@@ -271,6 +276,13 @@ def _sort_fail_to_pass(
     if broken:
         first = broken[0]
         more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+        addresses = service_addresses(states.env.services)
+        if resolved[first] in service_failures(ref, states.ref_tree, addresses):
+            why = (
+                f"{first} fails with the reference on a TLS or connection error to a declared "
+                f"service's address (the service does not offer what the test asks){more}"
+            )
+            raise Rejected("needs_service", why, partial)
         if resolved[first] in network_failures(ref, states.ref_tree):
             why = f"{first} fails with the reference on a network error (no network here){more}"
             raise Rejected("needs_network", why, partial)

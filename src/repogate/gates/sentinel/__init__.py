@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from repogate import git
+from repogate._counted import counted
 from repogate.contract import Generator, Sentinel
 from repogate.gates.sentinel._anchor import Anchor, anchor_at_landing, at_start
 from repogate.gates.sentinel._follow_ups import FollowUp, follow_up_commits
@@ -176,7 +177,7 @@ def _with_tests(
     regressed = regressions(history, replayed, good)
     passed = sum(1 for t, o in history.items() if o == "passed")
     notes = (
-        [f"{len(regressed)} of {passed} tests passing in history do not pass here"]
+        [f"{len(regressed)} of {counted(passed, 'test')} passing in history do not pass here"]
         if regressed
         else []
     )

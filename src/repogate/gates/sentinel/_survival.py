@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Literal
 
 from repogate import git
+from repogate._counted import counted
 from repogate._files import read_bytes_nofollow
 from repogate._model import FrozenModel
 from repogate._toolchain import find_python
@@ -244,7 +245,9 @@ def python_matrix(
                 status="failed" if failures else "passed",
                 interpreter=str(interpreter),
                 failures=failures,
-                detail=f"{len(failures)} of {len(tests)} tests did not pass" if failures else "",
+                detail=f"{len(failures)} of {counted(len(tests), 'test')} did not pass"
+                if failures
+                else "",
             )
         )
     return tuple(entries)
