@@ -223,17 +223,16 @@ def test_a_second_runner_at_the_top_is_rejected(repo: Path, path: str) -> None:
     assert f"{path} (a runner module where the base holds none" in detail
 
 
+@pytest.mark.parametrize("added_by_reference", [False, True])
 def test_a_new_module_in_the_runners_own_package_is_the_task_only_when_the_reference_adds_it(
-    repo: Path,
+    repo: Path, added_by_reference: bool
 ) -> None:
     """The guard trusts every runner module, a new one too (red team rt31: a new ``capture/``
     package is imported in place of ``capture.py``), so a new module is allowed only as the
     reference's own."""
-    edits = {"src/_pytest/newplugin.py": "VALUE = 1\n"}
-    assert _oracle(_gate(repo, edits))[0] == "failed"
-    git.run_git(["reset", "-q", "--hard", "HEAD~1"], repo)
-    seen = _gate(repo, edits, reference=("src/_pytest/newplugin.py",))
-    assert _oracle(seen)[0] == "passed"
+    reference = ("src/_pytest/newplugin.py",) if added_by_reference else ()
+    seen = _gate(repo, {"src/_pytest/newplugin.py": "VALUE = 1\n"}, reference=reference)
+    assert _oracle(seen)[0] == ("passed" if added_by_reference else "failed")
 
 
 @pytest.mark.parametrize(
