@@ -13,6 +13,18 @@ from repogate._toolchain import find_python, uv_bin
 from repogate.environments import Toolchain
 from repogate.environments.uv import UvEnvironment
 
+TINY_PYPROJECT = """
+[project]
+name = "tinypkg"
+version = "0.1"
+dependencies = []
+
+[build-system]
+requires = ["hatchling"]
+build-backend = "hatchling.build"
+"""
+"""A one-package project (``tinypkg``, hatchling) for tests that build a real uv environment."""
+
 
 def uv_record(venv: Path, python: Path | None = None, **update: object) -> UvEnvironment:
     """Return a uv record of ``venv`` (interpreter ``python``, default ``venv/bin/python``).

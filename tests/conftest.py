@@ -109,6 +109,22 @@ def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[
     return code, json.loads(capsys.readouterr().out)
 
 
+def gold_and_null(
+    capsys: pytest.CaptureFixture[str], contract: Path, out: Path
+) -> dict[str, dict[str, object]]:
+    """Run ``gold`` and ``null`` on ``contract`` into ``out``; assert gold is accepted and null
+    rejected by its own failing FAIL_TO_PASS test; return the decisions by agent."""
+    code, rows = run_json(
+        capsys, str(contract), "--agent", "gold", "--agent", "null", "--out", str(out)
+    )
+    assert code == 0
+    by_agent = {str(r["agent"]): r for r in rows}
+    assert by_agent["gold"]["accepted"] is True, by_agent["gold"]
+    assert by_agent["null"]["outcome"] == "rejected"
+    assert "focused_tests_passed" in by_agent["null"]["failed"]  # type: ignore[operator]
+    return by_agent
+
+
 HAS_BWRAP = sandbox.isolation(False).kind == "bwrap"
 
 requires_bwrap = pytest.mark.skipif(

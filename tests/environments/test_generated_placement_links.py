@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from _venv_record import TINY_PYPROJECT
 from repogate.contract import EnvironmentRecipe
 from repogate.environments.uv import UvEnvironment, build_environment
 from repogate.sandbox import SandboxPolicy
@@ -32,20 +33,13 @@ RECIPE = EnvironmentRecipe(
         f"sh -c 'echo version = 1 > {GENERATED}'",
     ),
 )
-PYPROJECT = """
-[project]
-name = "tinypkg"
-version = "0.1"
-dependencies = []
-
-[build-system]
-requires = ["hatchling"]
-build-backend = "hatchling.build"
-"""
 
 
 def _project(root: Path) -> Path:
-    for rel, text in {"pyproject.toml": PYPROJECT, "src/tinypkg/__init__.py": "X = 1\n"}.items():
+    for rel, text in {
+        "pyproject.toml": TINY_PYPROJECT,
+        "src/tinypkg/__init__.py": "X = 1\n",
+    }.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(textwrap.dedent(text), encoding="utf-8")
     return root

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from _venv_record import TINY_PYPROJECT
 from repogate._toolchain import find_python
 from repogate.contract import EnvironmentRecipe
 from repogate.environments.uv import UvEnvironment, build_environment, cache_key
@@ -19,22 +20,12 @@ RECIPE = EnvironmentRecipe(
     install=("uv pip install pytest", "uv pip install -e ."),
     lock_inputs=("pyproject.toml",),
 )
-PYPROJECT = """
-[project]
-name = "tinypkg"
-version = "0.1"
-dependencies = []
-
-[build-system]
-requires = ["hatchling"]
-build-backend = "hatchling.build"
-"""
 TEST = "from tinypkg import VALUE\n\ndef test_value():\n    assert VALUE == 2\n"
 
 
 def _project(root: Path, value: int) -> Path:
     files = {
-        "pyproject.toml": PYPROJECT,
+        "pyproject.toml": TINY_PYPROJECT,
         "src/tinypkg/__init__.py": f"VALUE = {value}\n",
         "tests/test_value.py": TEST,
     }

@@ -26,9 +26,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
 from _task import make_task
-from conftest import requires_bwrap, run_json
+from conftest import gold_and_null, requires_bwrap
 from repogate import sandbox
-from repogate.cli import ExitCode
 from repogate.contract import Service
 from repogate.oracles import service_tls, services
 from repogate.sandbox import SandboxPolicy
@@ -365,15 +364,8 @@ def test_a_tls_service_grades_tests_that_swap_the_scheme_and_records_its_ca(
     receipts say the service ran with TLS and a harness CA."""
     contract = _pipeline_task(tmp_path / "task")
     out = tmp_path / "run"
-    code, rows = run_json(
-        capsys, str(contract), "--agent", "gold", "--agent", "null", "--out", str(out)
-    )
-    assert code == ExitCode.OK
-    by_agent = {r["agent"]: r for r in rows}
-    assert by_agent["gold"]["accepted"] is True, by_agent["gold"]
-    assert by_agent["null"]["outcome"] == "rejected"
+    by_agent = gold_and_null(capsys, contract, out)
     assert by_agent["null"]["errored"] == []
-    assert "focused_tests_passed" in by_agent["null"]["failed"]  # type: ignore[operator]
     assert "regression_tests_passed" not in by_agent["null"]["failed"]  # type: ignore[operator]
     with Store.open(out) as store:
         receipts = {r.gate: r for r in store.receipts(str(by_agent["gold"]["attempt_id"]))}

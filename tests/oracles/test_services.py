@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from _task import make_task
-from conftest import run_json
+from conftest import gold_and_null, run_json
 from repogate.cli import ExitCode
 from repogate.contract import Service
 from repogate.oracles import services
@@ -87,14 +87,7 @@ def test_a_loopback_service_lets_tests_that_need_it_grade_the_agent(
     start = f"python -c {shlex.quote(_SERVER)}"
     contract = _task(tmp_path / "ok", start)
     out = tmp_path / "run"
-    code, rows = run_json(
-        capsys, str(contract), "--agent", "gold", "--agent", "null", "--out", str(out)
-    )
-    assert code == ExitCode.OK
-    by_agent = {r["agent"]: r for r in rows}
-    assert by_agent["gold"]["accepted"] is True, by_agent["gold"]
-    assert by_agent["null"]["outcome"] == "rejected"
-    assert "focused_tests_passed" in by_agent["null"]["failed"]  # type: ignore[operator]
+    by_agent = gold_and_null(capsys, contract, out)
     assert by_agent["null"]["errored"] == []
     with Store.open(out) as store:
         receipts = {r.gate: r for r in store.receipts(str(by_agent["gold"]["attempt_id"]))}
