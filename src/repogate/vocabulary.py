@@ -557,8 +557,8 @@ turns every failure into a pass (red team rt31)."""
 RUNNER_UNDER_TEST_ASSURANCE = (
     "the runner under test produced the verdicts ([oracles] runner_under_test): the checkout's "
     "own pytest ran its tests, so tamper evidence for the runner is lost (the guard trusts its "
-    "pytest, _pytest and py modules; every other tamper check stays); gate I refuses edits of "
-    "the runner's verdict-producing files that the reference does not make"
+    "pytest, _pytest and py modules; every other tamper check stays); gate I refuses an edit of "
+    "any runner file that the reference does not make"
 )
 """The weaker assurance of a contract whose repository is the test runner, said in its every
 decision (:attr:`repogate.decision.Decision.assurance`), in ``show``, at ``run``'s start and in
