@@ -6,8 +6,9 @@ longer see a candidate's change to how verdicts are made. Gate I compensates her
 
 - :func:`runner_module` tells a runner file from the rest (``src/_pytest/runner.py`` is
   ``_pytest/runner.py``; ``src/helper.py`` is none);
-- :func:`verdict_edits` names a candidate's edits of the runner's verdict-producing files
-  (:data:`repogate.vocabulary.RUNNER_VERDICT_FILES`) that the reference does not make too;
+- :func:`verdict_edits` names a candidate's edits of any runner file (the verdict-producing
+  ones, :data:`repogate.vocabulary.RUNNER_VERDICT_FILES`, said so) that the reference does not
+  make too;
 - :func:`misplaced_runner` names an added runner module where the base holds none (a second
   ``pytest.py`` at the top, imported before ``src/``'s);
 - :func:`runner_report_lines` scans the added lines of the other runner files for report
@@ -100,7 +101,8 @@ def misplaced_runner(
     The trust granted to the runner's files covers every ``pytest``/``_pytest``/``py`` below
     an import root, the checkout's top included: a new top-level ``pytest.py`` beside pytest's
     ``src/`` (imported first under ``python -m pytest``) would be a second runner the candidate
-    wrote. A new module inside the base's own ``src/_pytest/`` is an ordinary edit.
+    wrote. A new module inside the base's own ``src/_pytest/`` is :func:`verdict_edits`'s to
+    judge (refused unless the reference adds it).
     """
     found = []
     for change in changed:
