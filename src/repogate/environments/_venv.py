@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from repogate import sandbox
 from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_nofollow
@@ -317,7 +317,8 @@ class VenvRecord(FrozenModel):
             ``digest`` when there are any.
         generated: files the install commands wrote into the build checkout that its code
             imports (:class:`GeneratedFile`), written by :meth:`run` into each checkout lacking
-            them; empty for builds made before they were kept.
+            them; empty for builds made before they were kept, and then left out of the
+            record's JSON (an environment without any keeps the digest it had before).
     """
 
     schema_version: Literal[1] = 1
@@ -335,7 +336,7 @@ class VenvRecord(FrozenModel):
     locale: str = "C.UTF-8"
     exclude_newer: str | None = None
     services: tuple[Service, ...] = ()
-    generated: tuple[GeneratedFile, ...] = ()
+    generated: tuple[GeneratedFile, ...] = Field(default=(), exclude_if=lambda value: not value)
 
     if TYPE_CHECKING:  # each backend's own
 
