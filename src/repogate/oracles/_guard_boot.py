@@ -15,6 +15,9 @@ before that module's first line runs: the hook overwrites the key with zeros and
 notes the file. The guard then signs nothing (the harness trusts no unsigned record) and lists
 the file; code of the checkout never runs while the key is still in memory before the guard.
 
+With ``REPOGATE_SHIFTED_CLOCK=1`` (the import's date check, :mod:`repogate.tasks.dates`)
+``time.sleep`` waits in ``select`` first: libfaketime breaks Python 3.11+'s own sleep there.
+
 With ``REPOGATE_RUNNER_UNDER_TEST=1`` (the repository is pytest itself) the checkout's
 ``pytest``, ``_pytest`` and ``py`` modules below a checkout folder on ``sys.path`` are the runner
 and do not stop the signature: the runner under test then runs while the key is in memory (the
@@ -32,8 +35,10 @@ this raises the bar, it is no boundary (``docs/security.md``).
 from __future__ import annotations
 
 import os
+import select
 import stat
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -160,8 +165,21 @@ def _watcher(
     return hook
 
 
+def _sleep_in_select(secs: float) -> None:
+    """Sleep ``secs`` in ``select``: ``time.sleep`` under the date check's shifted clock.
+
+    A relative wait, which ``select`` resumes after a signal with the time left (PEP 475);
+    libfaketime breaks Python 3.11+'s own sleep there (``repogate.tasks.dates``).
+    """
+    if secs < 0:
+        raise ValueError("sleep length must be non-negative")
+    select.select([], [], [], secs)
+
+
 def main() -> None:
     """Take the key, watch the imports, then run pytest with this command's arguments."""
+    if os.environ.get("REPOGATE_SHIFTED_CLOCK") == "1":  # repogate.tasks.dates.SHIFTED_CLOCK
+        time.sleep = _sleep_in_select
     held = _read_held()
     active = [False]
     early: list[str] = []  # found by the guard in this frame

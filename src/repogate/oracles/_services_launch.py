@@ -251,8 +251,21 @@ def _stop(service: dict[str, Any], proc: subprocess.Popen[bytes], env: dict[str,
             proc.wait()
 
 
+def _wait(secs: float) -> None:
+    """Wait ``secs`` in ``select``: ``time.sleep`` under the date check's shifted clock.
+
+    libfaketime breaks Python 3.11+'s own sleep there (``repogate.tasks.dates``); a relative
+    ``select`` is resumed after a signal with the time left (PEP 475).
+    """
+    if secs < 0:
+        raise ValueError("sleep length must be non-negative")
+    select.select([], [], [], secs)
+
+
 def main(argv: list[str]) -> int:
     """Start the services, run the tests, stop the services; return the exit code."""
+    if os.environ.get("REPOGATE_SHIFTED_CLOCK") == "1":  # its polls and subprocess timeouts
+        time.sleep = _wait
     spec, status_fd, keep_fd = json.loads(argv[1]), int(argv[2]), int(argv[3])
     tests = argv[argv.index("--") + 1 :]
     log_dir = Path(tempfile.gettempdir())  # the sandbox's private TMPDIR

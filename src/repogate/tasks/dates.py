@@ -7,7 +7,12 @@ uses libfaketime (Debian's ``faketime`` package: ``LD_PRELOAD`` of ``libfaketime
 ``FAKETIME="+<days>d"``), which shifts ``time()``, ``gettimeofday()`` and ``clock_gettime()``
 with a realtime clock for every dynamically linked program in the sandbox, the interpreter
 included; the monotonic clock is left alone (``FAKETIME_DONT_FAKE_MONOTONIC=1``), so timeouts and
-durations stay true. A graded test that passed in every reference run and does not pass in the
+durations stay true. With that setting libfaketime 0.9.10 (Debian's) breaks an absolute sleep on
+the monotonic clock, which Python 3.11+'s ``time.sleep`` is (``clock_nanosleep`` with
+``TIMER_ABSTIME``: ``OSError: [Errno 22]``, wolfcw/libfaketime#426), and ``subprocess``'s timeouts
+sleep with it; so under :data:`SHIFTED_CLOCK` the harness's own processes in the sandbox, the
+test session's bootstrap and the services' launcher, sleep in ``select`` instead (a relative
+timeout, which libfaketime passes through). A graded test that passed in every reference run and does not pass in the
 shifted one depends on the date (libfaketime: https://github.com/wolfcw/libfaketime).
 
 Without libfaketime the check is not run, and the validation record says so.
@@ -21,6 +26,10 @@ from pathlib import Path
 from repogate.oracles.pytest_runner import TestRun
 from repogate.sandbox import SandboxPolicy
 from repogate.tasks._outcomes import PASSED, always
+
+SHIFTED_CLOCK = "REPOGATE_SHIFTED_CLOCK"
+"""Set to ``1`` in the shifted run: the harness's processes in the sandbox then sleep in
+``select`` (``repogate.oracles._guard_boot``, ``repogate.oracles._services_launch``)."""
 
 SHIFT_DAYS = 3653
 """How far ahead the shifted clock runs: ten years (a hard-coded year is wrong by then)."""
@@ -48,6 +57,7 @@ def shifted(policy: SandboxPolicy, library: Path) -> SandboxPolicy:
         "LD_PRELOAD": str(library),
         "FAKETIME": f"+{SHIFT_DAYS}d",
         "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+        SHIFTED_CLOCK: "1",
     }
     return policy.model_copy(update={"env": env})
 
