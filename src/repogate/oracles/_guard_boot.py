@@ -40,7 +40,7 @@ import stat
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, SupportsIndex
 
 _MAX_NOTES = 20
 _IMPORTED = (".py", ".pyc", ".pyw", ".pyo", ".so", ".pyd", ".zip", ".egg", ".whl")
@@ -165,15 +165,16 @@ def _watcher(
     return hook
 
 
-def _sleep_in_select(secs: float) -> None:
+def _sleep_in_select(secs: float | SupportsIndex) -> None:
     """Sleep ``secs`` in ``select``: ``time.sleep`` under the date check's shifted clock.
 
     A relative wait, which ``select`` resumes after a signal with the time left (PEP 475);
     libfaketime breaks Python 3.11+'s own sleep there (``repogate.tasks.dates``).
     """
-    if secs < 0:
+    seconds = float(secs)
+    if seconds < 0:
         raise ValueError("sleep length must be non-negative")
-    select.select([], [], [], secs)
+    select.select([], [], [], seconds)
 
 
 def main() -> None:

@@ -49,7 +49,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsIndex
 
 NOT_STARTED = 3
 _POLL_S = 0.2
@@ -251,15 +251,16 @@ def _stop(service: dict[str, Any], proc: subprocess.Popen[bytes], env: dict[str,
             proc.wait()
 
 
-def _wait(secs: float) -> None:
+def _wait(secs: float | SupportsIndex) -> None:
     """Wait ``secs`` in ``select``: ``time.sleep`` under the date check's shifted clock.
 
     libfaketime breaks Python 3.11+'s own sleep there (``repogate.tasks.dates``); a relative
     ``select`` is resumed after a signal with the time left (PEP 475).
     """
-    if secs < 0:
+    seconds = float(secs)
+    if seconds < 0:
         raise ValueError("sleep length must be non-negative")
-    select.select([], [], [], secs)
+    select.select([], [], [], seconds)
 
 
 def main(argv: list[str]) -> int:
