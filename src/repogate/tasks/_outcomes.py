@@ -6,7 +6,7 @@ Helpers of :mod:`repogate.tasks.validate`, kept apart so each stays one concern.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -95,14 +95,21 @@ _NETWORK_ERROR = re.compile(
 )
 
 
-def network_failures(runs: Sequence[TestRun], tree: Path) -> set[str]:
-    """Ids that failed on a network error in any of ``runs`` (read from their JUnit reports)."""
+def _failed_where(
+    runs: Sequence[TestRun], tree: Path, matches: Callable[[str], object]
+) -> set[str]:
+    """Ids whose failure text in any of ``runs``' JUnit reports ``matches``."""
     found: set[str] = set()
     for run in runs:
         if run.report_path is not None and run.report_path.is_file():
             texts = failure_texts(run.report_path.read_bytes(), run.report_path, tree)
-            found |= {t for t, text in texts.items() if _NETWORK_ERROR.search(text)}
+            found |= {t for t, text in texts.items() if matches(text)}
     return found
+
+
+def network_failures(runs: Sequence[TestRun], tree: Path) -> set[str]:
+    """Ids that failed on a network error in any of ``runs`` (read from their JUnit reports)."""
+    return _failed_where(runs, tree, _NETWORK_ERROR.search)
 
 
 # A TLS failure: in a sandbox whose only network is loopback, only a local peer (a declared
@@ -154,17 +161,13 @@ def service_failures(
     spelled = [re.escape(f"{h}:{p}") for h, p in addresses]
     spelled += [rf"host='{re.escape(h)}', port={p}\b" for h, p in addresses]
     named = re.compile(rf"(?:{'|'.join(spelled)})(?!\d)")
-    found: set[str] = set()
-    for run in runs:
-        if run.report_path is not None and run.report_path.is_file():
-            texts = failure_texts(run.report_path.read_bytes(), run.report_path, tree)
-            found |= {
-                t
-                for t, text in texts.items()
-                if _TLS_ERROR.search(text)
-                or (_CONNECTION_ERROR.search(text) and named.search(text))
-            }
-    return found
+    return _failed_where(
+        runs,
+        tree,
+        lambda text: (
+            _TLS_ERROR.search(text) or (_CONNECTION_ERROR.search(text) and named.search(text))
+        ),
+    )
 
 
 def tests_of(outcomes: Mapping[str, TestOutcome]) -> dict[str, TestOutcome]:
