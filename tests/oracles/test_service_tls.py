@@ -432,3 +432,41 @@ def test_a_bundle_the_tree_planted_is_never_read_nor_shown(tmp_path: Path, shape
     assert "certs/cacert.pem" not in plan.notes[service.name]
     written = [p.read_bytes() for p in (tmp_path / "report").rglob("*") if p.is_file()]
     assert written and not any(b"the user's secret" in b for b in written)
+
+
+@pytest.mark.parametrize("mechanism", ["unshare", "none"])
+def test_without_bubblewrap_no_bundle_is_said_to_be_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mechanism: str
+) -> None:
+    """A bundle is shown over the checkout's file by a bubblewrap bind; under weak isolation
+    (``unshare``, or none) there is no bind, the tests read the tree's own file, and the services
+    line must not name the bundle as trusted: it says why it is not."""
+    monkeypatch.setenv("REPOGATE_SANDBOX", mechanism)
+    tree = tmp_path / "tree"
+    (tree / "certs").mkdir(parents=True)
+    (tree / "certs" / "cacert.pem").write_text(_NOT_A_CA)
+    service = _service(8765, tls=True, port=8765, ca_bundles=["certs/cacert.pem"])
+    plan = services.prepare_tls(tmp_path / "report", [service], tree)
+    assert plan is not None and plan.shown == {}
+    note = plan.notes[service.name]
+    assert "trusted through REQUESTS_CA_BUNDLE, SSL_CERT_FILE, CURL_CA_BUNDLE)" in note
+    assert note.endswith(
+        "; ca_bundles not shown (certs/cacert.pem): without bubblewrap the tests read the "
+        "checkout's own file"
+    )
+
+
+@requires_bwrap
+def test_under_bubblewrap_a_regular_bundle_is_shown_and_named(tmp_path: Path) -> None:
+    """The same tree under bubblewrap: the bundle is shown with the CA appended and named."""
+    tree = tmp_path / "tree"
+    (tree / "certs").mkdir(parents=True)
+    (tree / "certs" / "cacert.pem").write_text(_NOT_A_CA)
+    service = _service(8765, tls=True, port=8765, ca_bundles=["certs/cacert.pem"])
+    plan = services.prepare_tls(tmp_path / "report", [service], tree)
+    assert plan is not None and list(plan.shown) == [tree / "certs" / "cacert.pem"]
+    shown = plan.shown[tree / "certs" / "cacert.pem"].read_text()
+    assert shown.startswith(_NOT_A_CA) and "BEGIN CERTIFICATE" in shown
+    assert plan.notes[service.name].endswith(
+        "(trusted through REQUESTS_CA_BUNDLE, SSL_CERT_FILE, CURL_CA_BUNDLE, certs/cacert.pem)"
+    )

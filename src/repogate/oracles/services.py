@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from repogate import sandbox
 from repogate._files import read_bytes_nofollow, write_bytes_nofollow
 from repogate.contract import Service
 from repogate.oracles import service_tls
@@ -88,6 +89,9 @@ def prepare_tls(report_dir: Path, services: Sequence[Service], workdir: Path) ->
         workdir: the checkout the tests run in (``ca_bundles`` are read from it, never through
             a link, a FIFO or past :data:`BUNDLE_CAP`; such a bundle is left out).
 
+    A bundle is shown by a bubblewrap bind; under weak isolation (``unshare`` or none) nothing is
+    shown, the tests read the checkout's own file, and the note names the bundles not shown.
+
     Raises:
         OSError: the files cannot be written.
     """
@@ -99,9 +103,11 @@ def prepare_tls(report_dir: Path, services: Sequence[Service], workdir: Path) ->
     files = service_tls.make(folder)
     shown: dict[Path, Path] = {}
     notes: dict[str, str] = {}
+    binds = sandbox.isolation(network=False).kind == "bwrap"
     for service in tls:
         trusted = list(service_tls.CA_VARIABLES)
-        for n, relative in enumerate(service.ca_bundles):
+        unshown = "" if binds else _not_shown(service.ca_bundles)
+        for n, relative in enumerate(service.ca_bundles if binds else ()):
             try:  # the candidate's tree: no link on the way, no FIFO, no giant file is read
                 bundle = read_bytes_nofollow(workdir, relative, cap=BUNDLE_CAP)
             except (OSError, ValueError):  # PlantedLinkError is an OSError
@@ -113,9 +119,19 @@ def prepare_tls(report_dir: Path, services: Sequence[Service], workdir: Path) ->
             trusted.append(relative)
         notes[service.name] = (
             f"TLS on 127.0.0.1:{service.port}, harness CA sha256:{files.ca_sha256} "
-            f"(trusted through {', '.join(trusted)})"
+            f"(trusted through {', '.join(trusted)}){unshown}"
         )
     return TlsPlan(files=files, shown=shown, notes=notes)
+
+
+def _not_shown(bundles: Sequence[str]) -> str:
+    """The services line's words for ``bundles`` no bind shows (weak isolation), or ""."""
+    if not bundles:
+        return ""
+    return (
+        f"; ca_bundles not shown ({', '.join(bundles)}): without bubblewrap the tests read the "
+        "checkout's own file"
+    )
 
 
 def variables(services: Sequence[Service], tls: TlsPlan | None = None) -> dict[str, str]:
