@@ -324,7 +324,8 @@ def show_cmd(
 
     One attempt: when it started and finished (UTC, to the minute), the isolation its tests
     ran under (from its decision) and the run's (agents and tests, from the manifest, with its
-    warnings), every check, the soft measures with their units, its receipts and patch.
+    warnings), every check, the soft measures with their units, whether the sentinel was left
+    out (run --skip-sentinel-when-rejected) and why, its receipts and patch.
 
     Each finished attempt's evidence is checked. An attempt begun and not started yet shows as
     'not started'; one started and unfinished as 'running' while a run holds the folder's
