@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from repogate.cli import ExitCode, main
-from repogate.decision import Decision, Evidence, decide, hard_checks
+from repogate.decision import Decision, Evidence, decide, failed_before, hard_checks
 from repogate.receipt import Check, Crash, Observation, Receipt, observe
 from repogate.state import CandidateState, patch_digest
 from repogate.vocabulary import CheckName, GateId
@@ -265,3 +265,136 @@ def test_a_crashed_gate_errors_its_check_even_when_another_gate_passed_it(gate: 
     assert decision.errored == ("regression_tests_passed",)
     (check,) = [c for c in decision.checks if c.name == "regression_tests_passed"]
     assert f"{gate} crashed: OSError: disk full" in check.detail
+
+
+def _lifecycle(
+    failing: tuple[CheckName, ...], sentinel: Check | None, errored: tuple[CheckName, ...] = ()
+) -> Evidence:
+    """A lifecycle attempt whose gates pass every hard check but ``failing`` (failed) and
+    ``errored`` (error); gate S reports ``sentinel`` (None: S has not run yet)."""
+    state = _state()
+    rest = tuple(
+        Check(
+            name=n,
+            status="failed" if n in failing else "error" if n in errored else "passed",
+            kind="other evaluator error" if n in errored else None,
+        )
+        for n in hard_checks("lifecycle")
+        if n != "post_merge_sentinel_passed"
+    )
+    receipts = [
+        Receipt(gate="V", status="failed", checks=rest, state_id=state.state_id, started_at=NOON)
+    ]
+    if sentinel is not None:
+        receipts.append(
+            Receipt(
+                gate="S",
+                status=sentinel.status,
+                checks=(sentinel,),
+                state_id=state.state_id,
+                started_at=NOON,
+            )
+        )
+    return Evidence(
+        task_id="t",
+        profile="lifecycle",
+        state=state,
+        submitted_patch_digest=state.patch_digest,
+        receipts=tuple(receipts),
+    )
+
+
+NOON = "2026-01-01T12:00:00Z"
+NOT_RUN = Check(
+    name="post_merge_sentinel_passed",
+    status="skipped",
+    detail="not run: already rejected by focused_tests_passed, edits_permitted",
+)
+
+
+def test_a_skipped_check_beside_a_failed_one_stays_skipped_and_is_not_named_failed() -> None:
+    """The decision names the checks that stopped it; the sentinel left out reads ``skipped``."""
+    decision = decide(_lifecycle(("edits_permitted", "focused_tests_passed"), NOT_RUN))
+    assert decision.outcome == "rejected"
+    assert decision.failed == ("edits_permitted", "focused_tests_passed")
+    sentinel = {c.name: c for c in decision.checks}["post_merge_sentinel_passed"]
+    assert (sentinel.status, sentinel.detail) == ("skipped", NOT_RUN.detail)
+    assert decision.stages["sentinel passed"] == "skipped"
+    assert decision.stages["focused tests passed"] == "failed"
+
+
+def test_a_skipped_check_with_nothing_else_failed_is_a_failure_never_an_acceptance() -> None:
+    """No evidence is not a pass: a skipped sentinel alone rejects the attempt."""
+    decision = decide(_lifecycle((), NOT_RUN))
+    assert decision.outcome == "rejected"
+    assert decision.failed == ("post_merge_sentinel_passed",)
+    assert decision.stages["sentinel passed"] == "failed"
+
+
+def test_a_skipped_check_beside_an_error_is_a_failure_not_an_error() -> None:
+    """An error is the evaluator's; a skipped check beside it is still no evidence of a pass."""
+    decision = decide(_lifecycle((), NOT_RUN, errored=("regression_tests_passed",)))
+    assert decision.outcome == "rejected"
+    assert decision.failed == ("post_merge_sentinel_passed",)
+    assert decision.errored == ("regression_tests_passed",)
+
+
+def test_a_check_skipped_by_one_gate_and_failed_by_another_is_failed() -> None:
+    """Only a check reported as nothing but ``skipped`` is kept so."""
+    evidence = _lifecycle(("focused_tests_passed",), NOT_RUN)
+    failed_too = NOT_RUN.model_copy(update={"status": "failed", "detail": "regressed"})
+    again = evidence.receipts[-1].model_copy(update={"checks": (failed_too,), "status": "failed"})
+    decision = decide(evidence.model_copy(update={"receipts": (*evidence.receipts, again)}))
+    assert decision.failed == ("focused_tests_passed", "post_merge_sentinel_passed")
+
+
+def test_a_hermetic_attempt_s_skipped_sentinel_stage_reads_skipped_when_rejected() -> None:
+    """In the hermetic profile the sentinel is no hard check, yet its stage folds the same way."""
+    lifecycle = _lifecycle(("focused_tests_passed",), NOT_RUN)
+    rejected = decide(lifecycle.model_copy(update={"profile": "hermetic"}))
+    assert rejected.failed == ("focused_tests_passed",)
+    assert rejected.stages["sentinel passed"] == "skipped"
+
+
+@pytest.mark.parametrize(
+    ("failing", "errored", "expected"),
+    [
+        (
+            ("edits_permitted", "focused_tests_passed"),
+            (),
+            ("edits_permitted", "focused_tests_passed"),
+        ),
+        ((), ("regression_tests_passed",), ()),  # an error is no rejection: the sentinel runs
+        ((), (), ()),
+    ],
+)
+def test_failed_before_a_gate_names_what_already_failed_leaving_out_what_it_reports(
+    failing: tuple[CheckName, ...], errored: tuple[CheckName, ...], expected: tuple[str, ...]
+) -> None:
+    """Before gate S runs its check has no receipt: that is not taken as a failure."""
+    assert failed_before(_lifecycle(failing, None, errored), "S") == expected
+
+
+def test_failed_before_a_gate_counts_a_skipped_check_as_no_rejection() -> None:
+    """A check only skipped so far (an advisory made hard, not applicable) rejects no one yet."""
+    evidence = _lifecycle((), None)
+    skipped = Receipt(
+        gate="V-differential",
+        status="skipped",
+        checks=(Check(name="behaviour_matches_reference", status="skipped"),),
+        state_id=evidence.state.state_id,
+        started_at=NOON,
+    )
+    hard = evidence.model_copy(
+        update={
+            "receipts": (*evidence.receipts, skipped),
+            "also_hard": ("behaviour_matches_reference",),
+        }
+    )
+    assert failed_before(hard, "S") == ()
+    # the same check failed by its gate rejects: the sentinel would change nothing
+    failed = skipped.model_copy(
+        update={"checks": (Check(name="behaviour_matches_reference", status="failed"),)}
+    )
+    refuted = hard.model_copy(update={"receipts": (*evidence.receipts, failed)})
+    assert failed_before(refuted, "S") == ("behaviour_matches_reference",)

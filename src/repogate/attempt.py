@@ -3,7 +3,8 @@
 :class:`AttemptConfig` is fixed before the attempt starts; :class:`AttemptProgress` is the typed
 data the phases hand each other (each phase returns a new one). A later phase reads an earlier
 one's results from these fields, never from a receipt's ``details``, which are the human and JSON
-record only. The order of the phases and :func:`repogate.pipeline.run_attempt` are in
+record only. :func:`evidence_so_far` is what a decision reads of them, at the end of the attempt
+or (gate S's ``--skip-sentinel-when-rejected``) before a phase. The order of the phases and :func:`repogate.pipeline.run_attempt` are in
 :mod:`repogate.pipeline`.
 """
 
@@ -14,15 +15,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from repogate import clock, git
+from repogate._files import read_bytes_nofollow
 from repogate.contract import TransitionContract
+from repogate.decision import Evidence, SoftMetrics
 from repogate.environments import Environment
 from repogate.oracles.embedded import EmbeddedOracle
 from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.junit import TestOutcome
 from repogate.protocols import Agent, EvidenceSink, Proposal
 from repogate.receipt import Observation, Receipt, Seen, Status, observed
-from repogate.state import CandidateState
-from repogate.vocabulary import GateId, PhaseName
+from repogate.state import CandidateState, patch_digest
+from repogate.vocabulary import RUNNER_UNDER_TEST_ASSURANCE, CheckName, GateId, PhaseName
 
 
 class StopAttempt(Exception):
@@ -62,6 +65,8 @@ class AttemptConfig:
         attempt_id: the attempt's id in the store.
         test_timeout_s: budget of one install or generator command, in seconds.
         isolation: the isolation untrusted code runs under, recorded in the decision.
+        skip_sentinel_when_rejected: ``repogate run --skip-sentinel-when-rejected``: gate S is
+            not run when a hard check has already failed (its check is then ``skipped``).
     """
 
     contract: TransitionContract
@@ -77,6 +82,7 @@ class AttemptConfig:
     attempt_id: str
     test_timeout_s: float = 1800.0
     isolation: str = ""
+    skip_sentinel_when_rejected: bool = False
 
 
 @dataclass(frozen=True)
@@ -176,3 +182,69 @@ def gate(
 ) -> AttemptProgress:
     """Observe one gate on the candidate state and store its receipt."""
     return gate_seen(cfg, progress, name, call)[0]
+
+
+def submitted_digest(cfg: AttemptConfig, progress: AttemptProgress) -> str:
+    """Return the digest of what was submitted for review.
+
+    That is the agent's own claim when it made one, else the patch file in the attempt's evidence
+    as it stands at decision time (read without following a link), so a patch rewritten after it
+    was stored no longer matches the candidate's digest.
+    """
+    proposal = progress.proposal or Proposal()
+    if proposal.claimed_patch_digest:
+        return proposal.claimed_patch_digest
+    try:
+        stored = read_bytes_nofollow(cfg.evidence, "patch.diff")
+    except OSError:  # a link or no regular file: nothing trustworthy was submitted
+        return ""
+    return "" if stored is None else patch_digest(stored)
+
+
+def evidence_so_far(cfg: AttemptConfig, progress: AttemptProgress) -> Evidence:
+    """What a decision reads of the attempt as it stands.
+
+    The candidate state, the submitted digest (:func:`submitted_digest`), the receipts stored so
+    far, the soft metrics, the isolation, the assurance and the advisory checks made hard. Phases
+    after ``propose`` may call it (it needs the candidate state).
+    """
+    return Evidence(
+        task_id=cfg.contract.id,
+        profile=cfg.contract.profile,
+        state=progress.candidate,
+        submitted_patch_digest=submitted_digest(cfg, progress),
+        receipts=progress.receipts,
+        soft=soft_metrics(progress),
+        isolation=cfg.isolation,
+        assurance=assurance(cfg),
+        also_hard=also_hard(cfg),
+    )
+
+
+def assurance(cfg: AttemptConfig) -> str:
+    """The weaker assurance the contract's verdicts carry (the runner under test), or ``""``."""
+    return RUNNER_UNDER_TEST_ASSURANCE if cfg.contract.oracles.runner_under_test else ""
+
+
+def also_hard(cfg: AttemptConfig) -> tuple[CheckName, ...]:
+    """The advisory checks the contract makes hard (``oracles.differential = "hard"``)."""
+    return ("behaviour_matches_reference",) if cfg.contract.oracles.differential == "hard" else ()
+
+
+def soft_metrics(progress: AttemptProgress) -> SoftMetrics:
+    """Collect the soft metrics of an attempt from its proposal and receipts."""
+    proposal = progress.proposal or Proposal()
+    changed = sum(
+        1
+        for line in progress.patch.split(b"\n")
+        if line[:1] in (b"+", b"-") and not line.startswith((b"+++", b"---"))
+    )
+    return SoftMetrics(
+        review_minutes=progress.review_minutes,
+        review_rounds=progress.review_rounds,
+        agent_cost_usd=proposal.usage.cost_usd,
+        tokens=proposal.usage.tokens,
+        wall_time_s=clock.monotonic() - progress.started,
+        changed_lines=changed,
+        extra_repair_effort=progress.extra_repair_effort,
+    )

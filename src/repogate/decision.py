@@ -5,9 +5,12 @@ the rest are read from the receipts the gates produced. Soft metrics (cost, time
 retries, changed lines) are reported beside the verdict and never change it: no saving in one
 place buys back a failed gate in another.
 
-A check no receipt reports counts as failed (no evidence is not a pass). A check whose receipt is an
-``error`` counts as errored: the evaluator's or the environment's fault, reported apart and never
-scored as a wrong patch.
+A check no receipt reports counts as failed (no evidence is not a pass), and so does a check its
+gates reported only as ``skipped`` (not run), unless another hard check really failed: then the
+skipped check stays ``skipped`` and the decision names only the checks that stopped the attempt
+(``repogate run --skip-sentinel-when-rejected`` leaves gate S out of an attempt already rejected,
+:func:`failed_before`). A check whose receipt is an ``error`` counts as errored: the evaluator's or
+the environment's fault, reported apart and never scored as a wrong patch.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from repogate.vocabulary import (
     STAGE_CHECKS,
     CheckName,
     ErrorKind,
+    GateId,
     PhaseName,
     Profile,
     StageName,
@@ -317,37 +321,96 @@ def _fold(name: CheckName, receipts: Iterable[Receipt]) -> Check:
     return Check(name=name, status="passed", detail="; ".join(c.detail for c in found if c.detail))
 
 
+def _only_skipped(name: CheckName, receipts: Iterable[Receipt]) -> bool:
+    """True when the gates that finished report ``name`` and every report of it is ``skipped``."""
+    own = [c for r in receipts if r.crash is None for c in r.checks if c.name == name]
+    return bool(own) and all(c.status == "skipped" for c in own)
+
+
 def _advisory(name: CheckName, receipts: tuple[Receipt, ...]) -> Check:
     """Fold an advisory check as a hard one is folded, but keep ``skipped`` as it is.
 
     ``skipped`` is "not applicable", said so in the detail: reported, never scored.
     """
     folded = _fold(name, receipts)
-    own = [c for r in receipts if r.crash is None for c in r.checks if c.name == name]
-    if own and all(c.status == "skipped" for c in own):
+    if _only_skipped(name, receipts):
         return folded.model_copy(update={"status": "skipped"})
     return folded
 
 
-def _stages(checks: dict[CheckName, Check], receipts: tuple[Receipt, ...]) -> dict[str, Status]:
+def _hard(evidence: Evidence) -> dict[CheckName, Check]:
+    """Every hard check of ``evidence``'s profile as folded (:func:`_fold`), in the profile's order.
+
+    A check reported only as ``skipped`` is folded to ``failed`` here (no evidence is not a
+    pass); :func:`_stopping` tells those apart.
+    """
+    identity = _identity_checks(evidence)
+    return {
+        name: identity[name] if name in identity else _fold(name, evidence.receipts)
+        for name in hard_checks(evidence.profile, evidence.also_hard)
+    }
+
+
+def _stopping(checks: dict[CheckName, Check], receipts: Iterable[Receipt]) -> tuple[CheckName, ...]:
+    """The failed checks among ``checks`` that really stopped the attempt: not those only skipped."""
+    receipts = tuple(receipts)
+    return tuple(
+        n for n, c in checks.items() if c.status == "failed" and not _only_skipped(n, receipts)
+    )
+
+
+def failed_before(evidence: Evidence, gate: GateId) -> tuple[CheckName, ...]:
+    """The hard checks ``evidence`` already fails before ``gate`` has run, in the profile's order.
+
+    The checks ``gate`` reports (:data:`repogate.vocabulary.REPORTS`) are left out: not observed
+    yet is no failure. So are checks reported only as ``skipped`` (no rejection by themselves)
+    and errored checks (the evaluator's fault, never the agent's). Non-empty means the attempt is
+    rejected whatever ``gate`` would observe (decisions are non-compensating), which is when
+    ``repogate run --skip-sentinel-when-rejected`` leaves gate S out.
+
+    Args:
+        evidence: the attempt's evidence so far (the receipts of the phases that ran).
+        gate: the gate about to run, e.g. ``"S"``.
+
+    Returns:
+        The names of the failed checks; empty when nothing has failed yet.
+    """
+    pending = set(REPORTS[gate])
+    checks = {n: c for n, c in _hard(evidence).items() if n not in pending}
+    return _stopping(checks, evidence.receipts)
+
+
+def _kept_skipped(check: Check, receipts: tuple[Receipt, ...], rejected: bool) -> Check:
+    """``check`` as ``skipped`` when the attempt is ``rejected`` and it was only ever skipped."""
+    if rejected and check.status == "failed" and _only_skipped(check.name, receipts):
+        return check.model_copy(update={"status": "skipped"})
+    return check
+
+
+def _stages(
+    checks: dict[CheckName, Check], receipts: tuple[Receipt, ...], rejected: bool
+) -> dict[str, Status]:
     """Return partial progress per stage, from hard checks and soft observations alike.
 
-    A hermetic attempt still shows what its sentinel saw.
+    A hermetic attempt still shows what its sentinel saw. A stage is ``error`` when one of its
+    checks errored, else ``failed`` when one failed, else ``skipped`` when one was not run (a
+    check of a ``rejected`` attempt reported only as ``skipped``; or no check reported), else
+    ``passed``.
     """
     reported = {c.name for r in receipts for c in r.checks}
     stages: dict[str, Status] = {}
     for stage, names in STAGES.items():
-        present = [
-            checks[n] if n in checks else _fold(n, receipts)
+        present = {
+            checks[n].status
+            if n in checks
+            else _kept_skipped(_fold(n, receipts), receipts, rejected).status
             for n in names
             if n in checks or n in reported
-        ]
-        if not present:
-            stages[stage] = "skipped"
-        elif any(c.status == "error" for c in present):
-            stages[stage] = "error"
-        else:
-            stages[stage] = "passed" if all(c.passed for c in present) else "failed"
+        }
+        stages[stage] = next(
+            (s for s in ("error", "failed", "skipped") if s in present),
+            "passed" if present else "skipped",
+        )
     return {**_reconstruction_stages(receipts), **stages}
 
 
@@ -375,19 +438,19 @@ def decide(evidence: Evidence) -> Decision:
         evidence: the state, the submitted digest and the receipts of one attempt.
 
     Returns:
-        The decision; ``accepted`` only when every hard check passed.
+        The decision; ``accepted`` only when every hard check passed. A hard check reported
+        only as ``skipped`` is ``failed`` unless another really failed; then it stays
+        ``skipped`` and ``failed`` names only the others.
     """
-    identity = _identity_checks(evidence)
-    hard = hard_checks(evidence.profile, evidence.also_hard)
-    checks = {
-        name: identity[name] if name in identity else _fold(name, evidence.receipts)
-        for name in hard
-    }
-    reported = {c.name for r in evidence.receipts for c in r.checks}
+    receipts = evidence.receipts
+    folded = _hard(evidence)
+    rejected = bool(_stopping(folded, receipts))
+    checks = {n: _kept_skipped(c, receipts, rejected) for n, c in folded.items()}
+    reported = {c.name for r in receipts for c in r.checks}
     advisory = tuple(
-        _advisory(name, evidence.receipts)
+        _advisory(name, receipts)
         for name in ADVISORY_CHECKS
-        if name not in hard and name in reported
+        if name not in checks and name in reported
     )
     failed = tuple(n for n, c in checks.items() if c.status == "failed")
     errored = tuple(n for n, c in checks.items() if c.status == "error")
@@ -402,7 +465,7 @@ def decide(evidence: Evidence) -> Decision:
         failed=failed,
         errored=errored,
         checks=tuple(checks.values()),
-        stages=_stages(checks, evidence.receipts),
+        stages=_stages(checks, receipts, rejected),
         soft=evidence.soft,
         isolation=evidence.isolation,
         assurance=evidence.assurance,

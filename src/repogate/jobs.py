@@ -48,6 +48,8 @@ class AttemptJob:
             (``bwrap``, ``unshare``, ``none``); a worker that cannot give the same refuses the
             attempt.
         weak_isolation: who allowed untrusted code to run without bubblewrap, or None.
+        skip_sentinel_when_rejected: ``--skip-sentinel-when-rejected``: gate S is not run on an
+            attempt a hard check has already failed.
     """
 
     attempt_id: str
@@ -65,6 +67,7 @@ class AttemptJob:
     isolation: str
     isolation_kind: str
     weak_isolation: str | None
+    skip_sentinel_when_rejected: bool = False
 
 
 @dataclass(frozen=True)

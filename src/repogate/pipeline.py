@@ -34,8 +34,15 @@ from __future__ import annotations
 import shutil
 
 from repogate import clock
-from repogate._files import read_bytes_nofollow
-from repogate.attempt import AttemptConfig, AttemptProgress, Phase, StopAttempt
+from repogate.attempt import (
+    AttemptConfig,
+    AttemptProgress,
+    Phase,
+    StopAttempt,
+    also_hard,
+    assurance,
+    evidence_so_far,
+)
 from repogate.decision import Decision, Evidence, SoftMetrics, decide, hard_checks
 from repogate.phases import (
     differential,
@@ -51,10 +58,9 @@ from repogate.phases import (
     sentinel,
     verification,
 )
-from repogate.protocols import Proposal
 from repogate.receipt import Check, Observation, observe
-from repogate.state import CandidateState, patch_digest
-from repogate.vocabulary import RUNNER_UNDER_TEST_ASSURANCE, CheckName, PhaseName
+from repogate.state import CandidateState
+from repogate.vocabulary import PhaseName
 
 PHASES: tuple[tuple[PhaseName, Phase], ...] = (
     ("prepare", prepare),
@@ -107,66 +113,9 @@ def run_attempt(
     return decision
 
 
-def submitted_digest(cfg: AttemptConfig, progress: AttemptProgress) -> str:
-    """Return the digest of what was submitted for review.
-
-    That is the agent's own claim when it made one, else the patch file in the attempt's evidence
-    as it stands at decision time (read without following a link), so a patch rewritten after it
-    was stored no longer matches the candidate's digest.
-    """
-    proposal = progress.proposal or Proposal()
-    if proposal.claimed_patch_digest:
-        return proposal.claimed_patch_digest
-    try:
-        stored = read_bytes_nofollow(cfg.evidence, "patch.diff")
-    except OSError:  # a link or no regular file: nothing trustworthy was submitted
-        return ""
-    return "" if stored is None else patch_digest(stored)
-
-
 def progress_decision(cfg: AttemptConfig, progress: AttemptProgress) -> Decision:
     """Decide from the receipts; the submitted digest is checked against the candidate's."""
-    evidence = Evidence(
-        task_id=cfg.contract.id,
-        profile=cfg.contract.profile,
-        state=progress.candidate,
-        submitted_patch_digest=submitted_digest(cfg, progress),
-        receipts=progress.receipts,
-        soft=soft_metrics(progress),
-        isolation=cfg.isolation,
-        assurance=assurance(cfg),
-        also_hard=also_hard(cfg),
-    )
-    return decide(evidence)
-
-
-def assurance(cfg: AttemptConfig) -> str:
-    """The weaker assurance the contract's verdicts carry (the runner under test), or ``""``."""
-    return RUNNER_UNDER_TEST_ASSURANCE if cfg.contract.oracles.runner_under_test else ""
-
-
-def also_hard(cfg: AttemptConfig) -> tuple[CheckName, ...]:
-    """The advisory checks the contract makes hard (``oracles.differential = "hard"``)."""
-    return ("behaviour_matches_reference",) if cfg.contract.oracles.differential == "hard" else ()
-
-
-def soft_metrics(progress: AttemptProgress) -> SoftMetrics:
-    """Collect the soft metrics of an attempt from its proposal and receipts."""
-    proposal = progress.proposal or Proposal()
-    changed = sum(
-        1
-        for line in progress.patch.split(b"\n")
-        if line[:1] in (b"+", b"-") and not line.startswith((b"+++", b"---"))
-    )
-    return SoftMetrics(
-        review_minutes=progress.review_minutes,
-        review_rounds=progress.review_rounds,
-        agent_cost_usd=proposal.usage.cost_usd,
-        tokens=proposal.usage.tokens,
-        wall_time_s=clock.monotonic() - progress.started,
-        changed_lines=changed,
-        extra_repair_effort=progress.extra_repair_effort,
-    )
+    return decide(evidence_so_far(cfg, progress))
 
 
 def _stopped_evidence(cfg: AttemptConfig, progress: AttemptProgress, stop: StopAttempt) -> Evidence:

@@ -72,6 +72,9 @@ class RunOptions:
     signer: Signer | None = None
     """Signs each decision as it is stored and the run summary at the end
     (:mod:`repogate.provenance`); None signs nothing."""
+    skip_sentinel_when_rejected: bool = False
+    """``--skip-sentinel-when-rejected``: gate S is not run on an attempt a hard check has
+    already failed (its check ``skipped``, saying which failed); recorded in the run manifest."""
 
 
 def default_cache() -> Path:
@@ -203,8 +206,9 @@ def _manifest(
 ) -> RunManifest:
     """The run's manifest, for this command and what the run already holds.
 
-    When this command resumes or extends a run, the agents it had stay listed, and its isolation
-    is the weakest any command of the run had (with its warnings).
+    When this command resumes or extends a run, the agents it had stay listed, its isolation
+    is the weakest any command of the run had (with its warnings), and
+    ``skip_sentinel_when_rejected`` is true when any command of the run had the option.
     """
     agent_net = any(r.plan.contract.permissions.network for r in ready)
     iso_agent = sandbox.isolation(agent_net)
@@ -222,11 +226,13 @@ def _manifest(
         if described.spec in store.inputs.agents:
             seen.setdefault(described.spec, described)
     allowed_by = None if weak is None else sandbox.weak_isolation_reason() or options.weak_isolation
+    skip_sentinel = options.skip_sentinel_when_rejected
     if before is not None:  # the run's earlier attempts keep the isolation they had
         iso_agent = sandbox.weakest(before.isolation_agent, iso_agent)
         iso_tests = sandbox.weakest(before.isolation_tests, iso_tests)
         warnings = tuple(dict.fromkeys((*before.warnings, *warnings)))
         allowed_by = allowed_by or before.weak_isolation_allowed_by
+        skip_sentinel = skip_sentinel or before.skip_sentinel_when_rejected
     contracts = {
         r.plan.contract.id: contract_entry(r.plan.contract, r.plan.contract_source) for r in ready
     }
@@ -243,6 +249,7 @@ def _manifest(
         weak_isolation_allowed_by=allowed_by,
         warnings=warnings,
         executor=ExecutorEntry.model_validate(executor.describe()),
+        skip_sentinel_when_rejected=skip_sentinel,
     )
 
 
@@ -353,6 +360,7 @@ def _begin(
                     isolation=isolation,
                     isolation_kind=kind,
                     weak_isolation=options.weak_isolation,
+                    skip_sentinel_when_rejected=options.skip_sentinel_when_rejected,
                 )
             )
     return jobs

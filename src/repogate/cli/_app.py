@@ -24,6 +24,7 @@ from repogate.vocabulary import attempt_state
 
 if TYPE_CHECKING:  # each command loads what it uses: `version` and `--help` load none of them
     from repogate.decision import Evidence
+    from repogate.receipt import Receipt
     from repogate.store import AttemptRecord, Store
 
 
@@ -203,6 +204,16 @@ def run_cmd(
             "file from `repogate keygen`, or env:NAME for a variable holding it.",
         ),
     ] = None,
+    skip_sentinel_when_rejected: Annotated[
+        bool,
+        typer.Option(
+            "--skip-sentinel-when-rejected",
+            help="Do not run the post-merge sentinel (gate S) on an attempt a hard check has "
+            "already failed: it cannot change a rejection. Its check reads skipped, naming the "
+            "failed checks; the sentinel stage then covers only attempts not already rejected. "
+            "Recorded in the run manifest. Default: the sentinel runs on every attempt.",
+        ),
+    ] = False,
 ) -> None:
     """Run agents on contracts and decide each attempt; exit 0 when every attempt ran."""
     from repogate.agents import parse_specs, requiring_all
@@ -225,6 +236,7 @@ def run_cmd(
         allow_weak_isolation,
         chosen,
         signer,
+        skip_sentinel_when_rejected=skip_sentinel_when_rejected,
     )
     raise typer.Exit(code)
 
@@ -312,7 +324,8 @@ def show_cmd(
 
     One attempt: when it started and finished (UTC, to the minute), the isolation its tests
     ran under (from its decision) and the run's (agents and tests, from the manifest, with its
-    warnings), every check, the soft measures with their units, its receipts and patch.
+    warnings), every check, the soft measures with their units, whether the sentinel was left
+    out (run --skip-sentinel-when-rejected) and why, its receipts and patch.
 
     Each finished attempt's evidence is checked. An attempt begun and not started yet shows as
     'not started'; one started and unfinished as 'running' while a run holds the folder's
@@ -331,9 +344,11 @@ def show_cmd(
         live = store.being_written()
         receipts: list[str] = []
         run_isolation: list[str] = []
+        sentinel: list[str] = []
         if attempt is not None:
             run_isolation = _run_isolation(store)
             record = _pick(records, attempt)
+            sentinel = _sentinel_not_run(store.receipts(record.attempt_id))
             receipts = [
                 p.name
                 for p in sorted((store.attempt_dir(record.attempt_id) / "receipts").glob("*.json"))
@@ -358,7 +373,7 @@ def show_cmd(
         _show_injections(records)
     else:
         said = statuses.get(records[0].attempt_id, "done")
-        _show_one(run_dir, records[0], said, receipts, run_isolation, live=live)
+        _show_one(run_dir, records[0], said, receipts, run_isolation, sentinel, live=live)
     for attempt_id, problems in changed.items():
         typer.echo(
             f"error: attempt {attempt_id}: evidence changed since it was stored ({problems}); "
@@ -413,16 +428,34 @@ def _run_isolation(store: Store) -> list[str]:
     ]
 
 
+def _sentinel_not_run(receipts: list[Receipt]) -> list[str]:
+    """The line saying gate S was not run and why (``--skip-sentinel-when-rejected``), if so.
+
+    For example ``sentinel: not run: already rejected by focused_tests_passed
+    (--skip-sentinel-when-rejected)``; empty when the sentinel ran or had no window.
+    """
+    return [
+        f"sentinel: {check.detail} ({receipt.details['not_run']})"
+        for receipt in receipts
+        if receipt.gate == "S" and receipt.details.get("not_run")
+        for check in receipt.checks
+    ]
+
+
 def _show_one(
     run_dir: Path,
     record: AttemptRecord,
     agent_status: str,
     receipts: list[str],
     run_isolation: list[str],
+    sentinel: list[str],
     *,
     live: bool,
 ) -> None:
     """Print one attempt: who and what, its status, its isolation, its checks and evidence.
+
+    ``sentinel`` holds the line saying gate S was not run and why (:func:`_sentinel_not_run`),
+    printed under the checks, where a hermetic attempt (whose sentinel is no check) shows it too.
 
     The attempt's own isolation (that of its tests' commands) is in its decision; an attempt
     not decided has none, and the run's (the weakest of its commands, from the manifest, with
@@ -455,6 +488,8 @@ def _show_one(
         typer.echo(f"trajectory: {said} (agent/{TRAJECTORY_FILE})")
     if record.decision is not None:
         print_table(decision_table(record.decision))
+    for line in sentinel:
+        typer.echo(line)
     typer.echo(f"evidence: {folder}")
     for name in receipts:
         typer.echo(f"  receipts/{name}")

@@ -225,6 +225,8 @@ def execute(
     allow_weak_isolation: bool = False,
     executor: Executor | None = None,
     signer: Signer | None = None,
+    *,
+    skip_sentinel_when_rejected: bool = False,
 ) -> ExitCode:
     """Run and report; return ``OK`` when every attempt ran, ``INTERNAL`` when any crashed.
 
@@ -242,6 +244,8 @@ def execute(
             own agents is allowed so without it, and says so the same way.
         executor: where the attempts run (None: one by one in this process).
         signer: signs every decision and the run summary (``--sign-key``); None signs nothing.
+        skip_sentinel_when_rejected: ``--skip-sentinel-when-rejected``: gate S is not run on an
+            attempt a hard check has already failed.
 
     Raises:
         RunDirError: ``out`` is a file, lies below one or is not writable (checked before
@@ -255,7 +259,12 @@ def execute(
     embedded = not contracts and not agents
     weak = WEAK_FLAG if allow_weak_isolation else EMBEDDED_WEAK if embedded else None
     options = RunOptions(
-        out=out, repo_cache=repo_cache, epochs=epochs, weak_isolation=weak, signer=signer
+        out=out,
+        repo_cache=repo_cache,
+        epochs=epochs,
+        weak_isolation=weak,
+        signer=signer,
+        skip_sentinel_when_rejected=skip_sentinel_when_rejected,
     )
     warning = check_isolation(options)  # before the scenarios are built: bad input writes nothing
     with _disk_refusals(out), _unmade_on_bad_input(out):

@@ -111,6 +111,7 @@ def perform(job: AttemptJob, emit: Emit) -> None:
             store=channel,
             attempt_id=job.attempt_id,
             isolation=job.isolation,
+            skip_sentinel_when_rejected=job.skip_sentinel_when_rejected,
         )
         with sandbox.allowing_weak_isolation(job.weak_isolation):
             run_attempt(cfg, PHASES)

@@ -7,7 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from repogate import environments, git
-from repogate.attempt import AttemptConfig, AttemptProgress, gate_seen
+from repogate.attempt import AttemptConfig, AttemptProgress, evidence_so_far, gate, gate_seen
+from repogate.decision import failed_before
 from repogate.errors import ContractError, PatchApplyError
 from repogate.gates.graded_trees import graded_tree, write_tree
 from repogate.gates.sentinel import (
@@ -28,8 +29,10 @@ from repogate.phases._shared import (
     workspace,
 )
 from repogate.phases._trees import reference_state
+from repogate.receipt import Check, Observation
 from repogate.sandbox import ExecResult, SandboxPolicy
 from repogate.validity import result_key, run_conditions
+from repogate.vocabulary import REPORTS, CheckName
 
 
 def _history_runner(cfg: AttemptConfig, progress: AttemptProgress) -> TestRunner:
@@ -173,15 +176,44 @@ def _sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> SentinelObservat
     )
 
 
+SKIP_FLAG = "--skip-sentinel-when-rejected"
+"""The run option that leaves gate S out of an attempt already rejected (:func:`sentinel`)."""
+
+
+def not_run(rejected_by: tuple[CheckName, ...]) -> Observation:
+    """Gate S's observation when it is left out: each check it reports ``skipped``, saying why.
+
+    Args:
+        rejected_by: the hard checks that had already failed (:func:`repogate.decision.failed_before`).
+
+    Returns:
+        The checks of :data:`repogate.vocabulary.REPORTS` ``["S"]``, each ``skipped`` with the
+        detail ``not run: already rejected by A, B``; details ``not_run`` (the option) and
+        ``rejected_by`` (the names).
+    """
+    why = f"not run: already rejected by {', '.join(rejected_by)}"
+    return Observation(
+        checks=tuple(Check(name=name, status="skipped", detail=why) for name in REPORTS["S"]),
+        details={"not_run": SKIP_FLAG, "rejected_by": list(rejected_by)},
+    )
+
+
 def sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     """Gate S: replay the real later history onto the merged candidate.
 
     Runs when the contract declares a window, and always in the lifecycle profile (where an
-    undeclared window is an error).
+    undeclared window is an error). With ``cfg.skip_sentinel_when_rejected``, an attempt a hard
+    check has already failed (errors are no rejection) is not replayed: decisions are
+    non-compensating, so the sentinel could not change its outcome; its receipt says so
+    (:func:`not_run`).
     """
     window = cfg.contract.sentinel
     if cfg.contract.profile != "lifecycle" and not (window.follow_ups or window.follow_up_count):
         return progress
+    if cfg.skip_sentinel_when_rejected:
+        rejected_by = failed_before(evidence_so_far(cfg, progress), "S")
+        if rejected_by:
+            return gate(cfg, progress, "S", lambda: not_run(rejected_by))
     (cfg.work / "sentinel").mkdir(exist_ok=True)
     progress, seen = gate_seen(cfg, progress, "S", lambda: _sentinel(cfg, progress))
     if seen is None:

@@ -153,6 +153,11 @@ class RunManifest(FrozenModel):
     warnings: tuple[str, ...] = ()
     executor: ExecutorEntry = Field(default_factory=lambda: ExecutorEntry(name="local", workers=1))
     """Where the attempts ran: the executor's spec (``name``, ``workers``, Ray's version)."""
+    skip_sentinel_when_rejected: bool = False
+    """``repogate run --skip-sentinel-when-rejected`` was in force (for any command of the run):
+    gate S was not run on an attempt a hard check had already failed, so the sentinel stage and
+    its failure rate cover only the attempts not already rejected. False in manifests written
+    before the option."""
 
 
 def isolation_summary(manifest: RunManifest | None) -> str:
