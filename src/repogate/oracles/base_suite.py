@@ -3,18 +3,28 @@
 "Preserve previously passing behaviour" covers every test that passes at the base, not only the
 PASS_TO_PASS ids a task set declares (SWE-bench builds those from the test files the fix's test
 patch touches, so a neighbouring file's tests are never checked). This module records the base
-once per base state and test setup:
+once per base state and test setup, in one run of the whole suite (the project's own selection) at
+the base with the hidden tests applied, under coverage with one dynamic context per test
+(:mod:`._pytest_plugin`) and with the guard's read trace:
 
-1. a plain run of the whole suite (the project's own selection) at the base with the hidden tests
-   applied: its passing ids are the regression set, and the guard's read trace records which
-   data files test code and product code opened (what only tests read is their oracle);
-2. a second run under coverage with one dynamic context per test (:mod:`._pytest_plugin`), from
-   which :mod:`repogate.oracles.selection` picks the tests a candidate's change can affect.
+- its passing ids are the regression set; its per-test coverage is what
+  :mod:`repogate.oracles.selection` picks the tests a candidate's change can affect from; its read
+  trace records which data files test code and product code opened (what only tests read is their
+  oracle);
+- the ids that did not pass there (failed, error, skipped, xfailed: a test may fail or skip only
+  under a tracer, checking ``sys.gettrace()`` or timing itself) run once more plainly, in one
+  session of just those ids; those that pass join the regression set as ``passing_only_plainly``,
+  with no coverage (their partial contexts are dropped, so every candidate runs them), and that
+  session's read trace is added to the record's.
 
-Both run in the same sandbox as every test run. ``coverage`` (the newest 7.x the environment's
-Python takes; its SQLite data file is read by the harness's own copy, and a format it cannot read
-is recorded as "no coverage") is installed by the harness's uv into a tool folder beside the
-environment cache, with the plugin; the folder goes on PYTHONPATH for these runs
+When the tools are missing, or the coverage run gives no usable report (it broke, it timed out),
+the whole suite runs plainly instead (as it did before one run did both), with no coverage and the
+reason. The record lists the runs made (``runs``), with their times.
+
+Every run is in the same sandbox as every test run. ``coverage`` (the newest 7.x the
+environment's Python takes; its SQLite data file is read by the harness's own copy, and a format
+it cannot read is recorded as "no coverage") is installed by the harness's uv into a tool folder
+beside the environment cache, with the plugin; the folder goes on PYTHONPATH for these runs
 only, so the environment under test and its digest are unchanged. When it cannot be installed or
 recorded, the record says why and every candidate runs the whole base-passing set.
 """
@@ -28,6 +38,7 @@ import stat
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Literal
 
 import coverage
 
@@ -46,34 +57,65 @@ _PLUGIN_SOURCE = Path(__file__).with_name("_pytest_plugin.py")
 _COVERAGE_DATA = "coverage.sqlite"
 
 
+SuiteRunKind = Literal["coverage", "plain", "plain-rerun"]
+"""A run of the base-suite record: the whole suite under coverage, the whole suite plainly, or
+the ids that did not pass under coverage, plainly."""
+
+
+class SuiteRun(FrozenModel):
+    """One test session the record made.
+
+    Attributes:
+        kind: which run.
+        duration_s: its wall seconds.
+        collected: how many ids its report lists.
+        reason: why it gave no usable report (empty when it did).
+    """
+
+    kind: SuiteRunKind
+    duration_s: float
+    collected: int
+    reason: str = ""
+
+
 class BaseSuite(FrozenModel):
     """The base's whole-suite record.
 
     Attributes:
-        schema_version: version of this record.
-        status: ``ok`` when the plain run gave a trustworthy report; ``error`` otherwise (the
-            regression set then cannot be known, and ``reason`` says why).
+        schema_version: version of this record (2: one run under coverage, ``runs``).
+        status: ``ok`` when the whole-suite run (under coverage, else plain) gave a trustworthy
+            report; ``error`` otherwise (the regression set then cannot be known, and
+            ``reason`` says why).
         reason: why ``error``.
         timed_out: the plain run reached its time budget (then ``error``).
-        passing: ids that passed in the plain run, sorted.
-        outcomes_digest: sha256 of the plain run's report.
-        duration_s: wall seconds of the plain run.
+        passing: ids that passed, sorted: in the whole-suite run, or in the plain rerun of those
+            that did not pass under coverage (``passing_only_plainly``).
+        passing_only_plainly: the ids of ``passing`` that passed only in the plain rerun, sorted;
+            ``coverage`` holds no context of theirs, so every candidate runs them.
+        outcomes_digest: sha256 of the whole-suite run's report.
+        duration_s: wall seconds of every run made (``runs``).
         coverage: per-test coverage, or None (``coverage_reason`` says why).
         coverage_reason: why there is no coverage (empty when there is).
-        reads: what the plain run's test code and product code read from the checkout (the
-            guard's read trace, :mod:`repogate.oracles.graded_reads`); None when not traced.
+        reads: what the runs' test code and product code read from the checkout (the guard's
+            read trace, :mod:`repogate.oracles.graded_reads`; the rerun's added to the
+            whole-suite run's); None when not traced.
+        runs: the runs made, in order: ``coverage`` (then ``plain-rerun`` when an id did not
+            pass), or ``plain`` (after a ``coverage`` run without a usable report, or alone when
+            there are no tools).
     """
 
-    schema_version: int = 1
+    schema_version: int = 2
     status: str
     reason: str = ""
     timed_out: bool = False
     passing: tuple[str, ...]
+    passing_only_plainly: tuple[str, ...] = ()
     outcomes_digest: str | None
     duration_s: float
     coverage: CoverageMap | None
     coverage_reason: str = ""
     reads: TracedReads | None = None
+    runs: tuple[SuiteRun, ...] = ()
 
 
 def plugin_digest() -> str:
@@ -258,21 +300,77 @@ def record_base_suite(
     policy: sandbox.SandboxPolicy,
     tools: Path | str,
 ) -> BaseSuite:
-    """Run the whole suite at the base twice: plain (the regression set) and under coverage.
+    """Run the whole suite at the base once under coverage, the ids that did not pass plainly.
 
     Args:
         env: the built environment.
         tree: the base with the hidden tests applied.
         test_command: the contract's test command.
-        report_dir: a harness-owned folder outside ``tree``.
+        report_dir: a harness-owned folder outside ``tree`` (a folder per run in it).
         policy: the sandbox for the target's code.
         tools: the tool folder (:func:`tool_folder`), or why there is none.
 
     Returns:
-        The record; ``status="error"`` when the plain run gave no trustworthy report.
+        The record; ``status="error"`` when no whole-suite run gave a trustworthy report.
     """
+    if isinstance(tools, str):
+        return _plain_record(env, tree, test_command, report_dir, policy, tools)
+    run, cover, why = coverage_run(
+        env, tree, test_command, report_dir / "coverage", policy, tools, trace_reads=True
+    )
+    first = _made("coverage", run)
+    if run.status != "ok":
+        return _plain_record(env, tree, test_command, report_dir, policy, why, first)
+    passed = {t for t, o in run.outcomes.items() if o == "passed"}
+    others = sorted(set(run.outcomes) - passed)
+    runs: tuple[SuiteRun, ...] = (first,)
+    plainly: tuple[str, ...] = ()
+    reads = run.reads
+    if others:
+        folder = report_dir / "plain-rerun"
+        again = run_selected(
+            env, tree, test_command, others, folder, policy, tools, trace_reads=True
+        )
+        runs += (_made("plain-rerun", again),)
+        if again.status == "ok":
+            plainly = tuple(t for t in others if again.outcomes.get(t) == "passed")
+        # the rerun's tests' reads are part of the suite's: without them, no trace at all
+        reads = reads.joined(again.reads) if reads is not None and again.reads else None
+    if cover is not None and plainly:  # a failed test's context is partial: no coverage at all
+        dropped = set(plainly)
+        kept = {t: f for t, f in cover.tests.items() if t.replace("::()::", "::") not in dropped}
+        cover = cover.model_copy(update={"tests": kept})
+    return BaseSuite(
+        status="ok",
+        passing=tuple(sorted(passed.union(plainly))),
+        passing_only_plainly=plainly,
+        outcomes_digest=run.report_sha256,
+        duration_s=sum(r.duration_s for r in runs),
+        coverage=cover,
+        coverage_reason=why,
+        reads=reads,
+        runs=runs,
+    )
+
+
+def _made(kind: SuiteRunKind, run: TestRun) -> SuiteRun:
+    duration = run.execution.duration_s
+    return SuiteRun(kind=kind, duration_s=duration, collected=run.collected, reason=run.reason)
+
+
+def _plain_record(
+    env: Environment,
+    tree: Path,
+    test_command: str,
+    report_dir: Path,
+    policy: sandbox.SandboxPolicy,
+    no_coverage: str,
+    *before: SuiteRun,
+) -> BaseSuite:
+    """Record the whole suite from one plain run (no coverage: ``no_coverage`` says why)."""
     command = suite_command(test_command)
     plain = run_tests(env, tree, command, None, report_dir / "plain", policy, trace_reads=True)
+    runs = (*before, _made("plain", plain))
     if plain.status != "ok":
         return BaseSuite(
             status="error",
@@ -280,47 +378,54 @@ def record_base_suite(
             timed_out=plain.execution.timed_out,
             passing=(),
             outcomes_digest=plain.report_sha256,
-            duration_s=plain.execution.duration_s,
+            duration_s=sum(r.duration_s for r in runs),
             coverage=None,
             coverage_reason="the base suite did not run",
+            runs=runs,
         )
-    passing = tuple(sorted(t for t, o in plain.outcomes.items() if o == "passed"))
-    cover, why = None, tools if isinstance(tools, str) else ""
-    if isinstance(tools, Path):
-        cover, why = _coverage_run(env, tree, test_command, report_dir / "coverage", policy, tools)
     return BaseSuite(
         status="ok",
-        passing=passing,
+        passing=tuple(sorted(t for t, o in plain.outcomes.items() if o == "passed")),
         outcomes_digest=plain.report_sha256,
-        duration_s=plain.execution.duration_s,
-        coverage=cover,
-        coverage_reason=why,
+        duration_s=sum(r.duration_s for r in runs),
+        coverage=None,
+        coverage_reason=no_coverage,
         reads=plain.reads,
+        runs=runs,
     )
 
 
-def _coverage_run(
+def coverage_run(
     env: Environment,
     tree: Path,
     test_command: str,
     report_dir: Path,
     policy: sandbox.SandboxPolicy,
     tools: Path,
-) -> tuple[CoverageMap | None, str]:
+    *,
+    trace_reads: bool = False,
+) -> tuple[TestRun, CoverageMap | None, str]:
+    """Run the whole suite under coverage, one context per test; read the coverage recorded.
+
+    Returns:
+        The run, its per-test coverage (None when the run gave no usable report or the data
+        cannot be read) and why there is none (empty when there is).
+    """
     data_dir = report_dir / "coverage-data"  # the one folder of the evidence the tests may write
     shutil.rmtree(data_dir, ignore_errors=True)
     data_dir.mkdir(parents=True)
     data_file = data_dir / _COVERAGE_DATA
     granted = _granting(policy, {"REPOGATE_COVERAGE_FILE": str(data_file)}, writable=(data_dir,))
+    command = plugin_command(test_command)
     run = run_tests(
-        env, tree, plugin_command(test_command), None, report_dir, granted, tool_path=tools
+        env, tree, command, None, report_dir, granted, tool_path=tools, trace_reads=trace_reads
     )
-    if run.status != "ok" and not run.outcomes:
-        return None, f"the coverage run broke: {run.reason}"
+    if run.status != "ok":
+        return run, None, f"the coverage run gave no usable report: {run.reason}"
     try:
-        return _read_coverage(data_file, tree), ""
+        return run, _read_coverage(data_file, tree), ""
     except (ValueError, coverage.CoverageException) as exc:
-        return None, f"coverage could not be read: {exc}"
+        return run, None, f"coverage could not be read: {exc}"
 
 
 def run_selected(
@@ -331,13 +436,23 @@ def run_selected(
     report_dir: Path,
     policy: sandbox.SandboxPolicy,
     tools: Path | None,
+    *,
+    trace_reads: bool = False,
 ) -> TestRun:
     """Run ``ids`` (their files, filtered to the ids by the plugin when ``tools`` is given)."""
     if tools is None:
-        return run_tests(env, tree, suite_command(test_command), ids, report_dir, policy)
+        command = suite_command(test_command)
+        return run_tests(env, tree, command, ids, report_dir, policy, trace_reads=trace_reads)
     granted = selecting(policy, ids, report_dir)
     return run_tests(
-        env, tree, plugin_command(test_command), ids, report_dir, granted, tool_path=tools
+        env,
+        tree,
+        plugin_command(test_command),
+        ids,
+        report_dir,
+        granted,
+        tool_path=tools,
+        trace_reads=trace_reads,
     )
 
 

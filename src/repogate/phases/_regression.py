@@ -63,7 +63,7 @@ def _suite_key(cfg: AttemptConfig, progress: AttemptProgress) -> str:
         coverage.__version__,
         __version__,
         plugin_digest(),
-        "reads-traced-1",  # the plain run carries the guard's read trace
+        "one-run-2",  # one run under coverage with the read trace, failures rerun plainly
     ]
     return sha256_hex("\0".join(parts).encode())
 
