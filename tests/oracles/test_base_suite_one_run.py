@@ -20,15 +20,14 @@ from repogate import environments
 from repogate.contract import EnvironmentRecipe
 from repogate.environments import Environment
 from repogate.oracles.base_suite import (
-    PLUGIN_MODULE,
     BaseSuite,
     coverage_run,
     record_base_suite,
     suite_command,
-    tool_folder,
 )
 from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.pytest_runner import run_tests
+from repogate.oracles.regress_tools import PLUGIN_MODULE, tool_folder
 from repogate.oracles.selection import FileChange, select
 from repogate.sandbox import SandboxPolicy
 

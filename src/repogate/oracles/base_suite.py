@@ -21,21 +21,24 @@ When the tools are missing, or the coverage run gives no usable report (it broke
 the whole suite runs plainly instead (as it did before one run did both), with no coverage and the
 reason. The record lists the runs made (``runs``), with their times.
 
+Limits: an id of the rerun that the plugin's filter cannot match (spelled differently from its
+node id) does not run there, and stays out of the set; a test that passes only under a tracer is
+in the set, and when it then fails on a candidate the regression step runs it alone at the base,
+where it fails too and is left out (``failing_alone_at_base``).
+
 Every run is in the same sandbox as every test run. ``coverage`` (the newest 7.x the
 environment's Python takes; its SQLite data file is read by the harness's own copy, and a format
 it cannot read is recorded as "no coverage") is installed by the harness's uv into a tool folder
-beside the environment cache, with the plugin; the folder goes on PYTHONPATH for these runs
-only, so the environment under test and its digest are unchanged. When it cannot be installed or
-recorded, the record says why and every candidate runs the whole base-passing set.
+beside the environment cache, with the plugin (:mod:`repogate.oracles.regress_tools`); the folder
+goes on PYTHONPATH for these runs only, so the environment under test and its digest are
+unchanged. When it cannot be installed or recorded, the record says why and every candidate runs
+the whole base-passing set.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
 import stat
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
@@ -45,15 +48,12 @@ import coverage
 from repogate import sandbox
 from repogate._files import write_bytes_nofollow
 from repogate._model import FrozenModel
-from repogate._toolchain import SYSTEM_PATH, tool, trust, uv_bin
 from repogate.environments import Environment
-from repogate.errors import EnvironmentBuildError, IsolationError
 from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.pytest_runner import TestRun, run_tests
+from repogate.oracles.regress_tools import PLUGIN_MODULE, PLUGIN_SOURCE
 from repogate.oracles.selection import CoverageMap
 
-PLUGIN_MODULE = "repogate_regress"
-_PLUGIN_SOURCE = Path(__file__).with_name("_pytest_plugin.py")
 _COVERAGE_DATA = "coverage.sqlite"
 
 
@@ -118,83 +118,6 @@ class BaseSuite(FrozenModel):
     runs: tuple[SuiteRun, ...] = ()
 
 
-def plugin_digest() -> str:
-    """Return sha256 (hex) of the plugin's source: it shapes the coverage record."""
-    return hashlib.sha256(_PLUGIN_SOURCE.read_bytes()).hexdigest()
-
-
-def tool_folder(env: Environment, cache: Path) -> Path:
-    """Install ``coverage`` for ``env``'s interpreter and the plugin into a cached tool folder.
-
-    Args:
-        env: the built environment (its interpreter picks the wheel).
-        cache: the folder holding tool folders (outside every sandbox's writable folders).
-
-    Returns:
-        The folder to put on PYTHONPATH.
-
-    The environment's interpreter only ever runs in the sandbox: uv queries it through a
-    launcher (:func:`_launcher`), and builds no source distribution (``--no-build``: a build
-    would run a build backend with the interpreter the query named).
-
-    Raises:
-        repogate.errors.EnvironmentBuildError: uv could not install coverage (no network and
-            not cached, no wheel for the interpreter), or bubblewrap is not usable here.
-    """
-    plugin = _PLUGIN_SOURCE.read_bytes()
-    key = hashlib.sha256(
-        "\0".join(
-            [env.toolchain.python, env.toolchain.platform, coverage.__version__, plugin.hex()]
-        ).encode()
-    ).hexdigest()[:16]
-    folder = cache / f"regress-tools-{key}"
-    if (folder / f"{PLUGIN_MODULE}.py").is_file():
-        return folder
-    fresh = cache / f".regress-tools-{key}.{os.getpid()}"
-    shutil.rmtree(fresh, ignore_errors=True)
-    variables = {
-        **trust(),
-        "PATH": SYSTEM_PATH,
-        "HOME": str(cache),
-        "UV_CACHE_DIR": str(cache / "uv-cache"),
-        "UV_PYTHON_DOWNLOADS": "never",
-        "UV_NO_PROGRESS": "1",
-    }
-    with tempfile.TemporaryDirectory(prefix="repogate-launcher-") as scratch:
-        python = _launcher(env, Path(scratch), cache / "uv-cache")
-        argv = [uv_bin(), "pip", "install", "--python", str(python), "--no-build"]
-        tool(
-            [*argv, "--target", str(fresh), "coverage>=7"], variables, cache, "installing coverage"
-        )
-    (fresh / f"{PLUGIN_MODULE}.py").write_bytes(plugin)
-    try:
-        fresh.rename(folder)
-    except OSError:  # another attempt installed it first
-        shutil.rmtree(fresh, ignore_errors=True)
-    return folder
-
-
-def _launcher(env: Environment, scratch: Path, uv_cache: Path) -> Path:
-    """Write ``scratch/python``: ``env``'s interpreter started in the sandbox, for uv to query.
-
-    uv runs the interpreter it is given (``-I``, with ``site``) to learn its version and tags,
-    importing its query script from a fresh folder in ``uv_cache``; given the venv's own
-    ``bin/python`` it would run on this machine whatever the venv holds (a ``.pth`` line, a
-    ``sitecustomize``, a script at ``bin/python``: red team 2026-12-02). The launcher shows it
-    the environment as a test run sees it, ``uv_cache`` read-only, no network, nothing writable.
-
-    Raises:
-        repogate.errors.EnvironmentBuildError: bubblewrap is not usable here (a launcher is
-            never weakly isolated): no tools, and the record says why.
-    """
-    uv_cache.mkdir(parents=True, exist_ok=True)
-    shown = sandbox.SandboxPolicy(network=False, readable=(uv_cache,), writable=())
-    try:
-        return sandbox.launcher(scratch / "python", env.python_argv(), env.grant(scratch, shown))
-    except IsolationError as exc:
-        raise EnvironmentBuildError(f"installing coverage: {exc}") from None
-
-
 def _granting(
     policy: sandbox.SandboxPolicy,
     extra: Mapping[str, str],
@@ -250,7 +173,7 @@ def graded_grant(
     tools = report_dir / "tools"
     report_dir.mkdir(parents=True, exist_ok=True)
     write_bytes_nofollow(
-        report_dir, f"tools/{PLUGIN_MODULE}.py", _PLUGIN_SOURCE.read_bytes(), make_parents=True
+        report_dir, f"tools/{PLUGIN_MODULE}.py", PLUGIN_SOURCE.read_bytes(), make_parents=True
     )
     granted = _granting(policy, {"REPOGATE_HIDDEN_TESTS": "\n".join(hidden_files)})
     return plugin_command(test_command), granted, tools
@@ -308,7 +231,8 @@ def record_base_suite(
         test_command: the contract's test command.
         report_dir: a harness-owned folder outside ``tree`` (a folder per run in it).
         policy: the sandbox for the target's code.
-        tools: the tool folder (:func:`tool_folder`), or why there is none.
+        tools: the tool folder (:func:`repogate.oracles.regress_tools.tool_folder`), or why
+            there is none.
 
     Returns:
         The record; ``status="error"`` when no whole-suite run gave a trustworthy report.
