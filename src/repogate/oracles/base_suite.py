@@ -13,9 +13,11 @@ the base with the hidden tests applied, under coverage with one dynamic context 
   oracle);
 - the ids that did not pass there (failed, error, skipped, xfailed: a test may fail or skip only
   under a tracer, checking ``sys.gettrace()`` or timing itself) run once more plainly, in one
-  session of just those ids; those that pass join the regression set as ``passing_only_plainly``,
-  with no coverage (their partial contexts are dropped, so every candidate runs them), and that
-  session's read trace is added to the record's.
+  session of just those ids (split in halves when it gives no usable report, as a graded run is:
+  naming a folder whose conftest fails aborts it); those that pass join the set as
+  ``passing_only_plainly``, with no coverage (their partial contexts are dropped, so every
+  candidate runs them), and the read trace of each session that gave a usable report is added to
+  the record's.
 
 When the tools are missing, or the coverage run gives no usable report (it broke, it timed out),
 the whole suite runs plainly instead (as it did before one run did both), with no coverage and the
@@ -50,7 +52,7 @@ from repogate._files import write_bytes_nofollow
 from repogate._model import FrozenModel
 from repogate.environments import Environment
 from repogate.oracles.graded_reads import TracedReads
-from repogate.oracles.pytest_runner import TestRun, run_tests
+from repogate.oracles.pytest_runner import TestRun, run_isolating, run_tests
 from repogate.oracles.regress_tools import PLUGIN_MODULE, PLUGIN_SOURCE
 from repogate.oracles.selection import CoverageMap
 
@@ -99,8 +101,8 @@ class BaseSuite(FrozenModel):
         reads: what the runs' test code and product code read from the checkout (the guard's
             read trace, :mod:`repogate.oracles.graded_reads`; the rerun's added to the
             whole-suite run's); None when not traced.
-        runs: the runs made, in order: ``coverage`` (then ``plain-rerun`` when an id did not
-            pass), or ``plain`` (after a ``coverage`` run without a usable report, or alone when
+        runs: the runs made, in order: ``coverage`` (then ``plain-rerun``, one per session,
+            when an id did not pass), or ``plain`` (after a ``coverage`` run without a usable report, or alone when
             there are no tools).
     """
 
@@ -247,19 +249,22 @@ def record_base_suite(
         return _plain_record(env, tree, test_command, report_dir, policy, why, first)
     passed = {t for t, o in run.outcomes.items() if o == "passed"}
     others = sorted(set(run.outcomes) - passed)
-    runs: tuple[SuiteRun, ...] = (first,)
-    plainly: tuple[str, ...] = ()
+    sessions: list[TestRun] = []
+
+    def plainly_once(ids: Sequence[str]) -> TestRun:
+        folder = report_dir / ("plain-rerun" + (f"-{len(sessions) + 1}" if sessions else ""))
+        again = run_selected(env, tree, test_command, ids, folder, policy, tools, trace_reads=True)
+        sessions.append(again)
+        return again
+
+    # naming a folder whose conftest fails (its error id) aborts a session: split, as graded runs do
+    outcomes = run_isolating(plainly_once, others) if others else {}
+    plainly = tuple(t for t in others if outcomes.get(t) == "passed")
+    runs = (first, *(_made("plain-rerun", s) for s in sessions))
     reads = run.reads
-    if others:
-        folder = report_dir / "plain-rerun"
-        again = run_selected(
-            env, tree, test_command, others, folder, policy, tools, trace_reads=True
-        )
-        runs += (_made("plain-rerun", again),)
-        if again.status == "ok":
-            plainly = tuple(t for t in others if again.outcomes.get(t) == "passed")
+    for again in (s for s in sessions if s.status == "ok"):
         # the rerun's tests' reads are part of the suite's: without them, no trace at all
-        reads = reads.joined(again.reads) if reads is not None and again.reads else None
+        reads = None if reads is None or again.reads is None else reads.joined(again.reads)
     if cover is not None and plainly:  # a failed test's context is partial: no coverage at all
         dropped = set(plainly)
         kept = {t: f for t, f in cover.tests.items() if t.replace("::()::", "::") not in dropped}
