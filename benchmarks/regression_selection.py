@@ -41,9 +41,9 @@ from repogate.oracles.base_suite import (
     record_base_suite,
     run_selected,
     suite_command,
-    tool_folder,
 )
 from repogate.oracles.pytest_runner import run_tests
+from repogate.oracles.regress_tools import tool_folder
 from repogate.oracles.selection import FileChange, Lookups, lookups, select
 from repogate.sandbox import SandboxPolicy
 

@@ -94,3 +94,15 @@ def test_only_records_that_carry_a_trace_make_one() -> None:
     assert merged == TracedReads(test=("a", "c"), product=("b",))
     cut = merge_records([{"reads": {"test": [], "truncated": True}}])
     assert cut is not None and cut.truncated
+
+
+def test_two_sessions_join_with_every_side_that_opened_each_file() -> None:
+    """A file product code opened in one session (the base suite's plain rerun) is the product's
+    data even when only test code opened it in the other: never read as oracle-only."""
+    whole = TracedReads(test=("d/a.json", "d/b.json"), product=("d/c.json",))
+    rerun = TracedReads(test=("d/e.json",), product=("d/a.json",), truncated=True)
+    joined = whole.joined(rerun)
+    assert joined == TracedReads(
+        test=("d/a.json", "d/b.json", "d/e.json"), product=("d/a.json", "d/c.json"), truncated=True
+    )
+    assert joined.test_only == ("d/b.json", "d/e.json")

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 import repogate.oracles
-from repogate.oracles.base_suite import PLUGIN_MODULE, plugin_command
+from repogate.oracles.base_suite import plugin_command
 from repogate.oracles.pytest_runner import run_tests
+from repogate.oracles.regress_tools import PLUGIN_MODULE
 from repogate.sandbox import SandboxPolicy
 
 PYTHON = Path(sys.executable)

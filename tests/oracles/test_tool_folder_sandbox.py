@@ -17,7 +17,7 @@ import pytest
 
 from _venv_record import make_venv, site_packages, uv_record
 from repogate.errors import EnvironmentBuildError
-from repogate.oracles.base_suite import PLUGIN_MODULE, tool_folder
+from repogate.oracles.regress_tools import PLUGIN_MODULE, tool_folder
 from repogate.sandbox import SANDBOX_ENV, allowing_weak_isolation
 
 

@@ -303,6 +303,8 @@ def grade(step: Regressions, edited: Sequence[str] = ()) -> Observation:
         failing_alone_at_base=sorted(alone_at_base),
         coverage=suite.coverage is not None,
         coverage_reason=suite.coverage_reason,
+        base_passing_without_coverage=len(suite.passing_only_plainly),
+        base_suite_runs=[r.kind for r in suite.runs],
     )
     scope = scope_text(
         len(chosen), len(suite.passing), selection.reasons if selection.whole else None

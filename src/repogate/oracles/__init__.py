@@ -21,6 +21,7 @@ __all__ = [
     "imports",
     "junit",
     "pytest_runner",
+    "regress_tools",
     "reruns",
     "selection",
     "service_tls",

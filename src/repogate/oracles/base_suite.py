@@ -3,154 +3,121 @@
 "Preserve previously passing behaviour" covers every test that passes at the base, not only the
 PASS_TO_PASS ids a task set declares (SWE-bench builds those from the test files the fix's test
 patch touches, so a neighbouring file's tests are never checked). This module records the base
-once per base state and test setup:
+once per base state and test setup, in one run of the whole suite (the project's own selection) at
+the base with the hidden tests applied, under coverage with one dynamic context per test
+(:mod:`._pytest_plugin`) and with the guard's read trace:
 
-1. a plain run of the whole suite (the project's own selection) at the base with the hidden tests
-   applied: its passing ids are the regression set, and the guard's read trace records which
-   data files test code and product code opened (what only tests read is their oracle);
-2. a second run under coverage with one dynamic context per test (:mod:`._pytest_plugin`), from
-   which :mod:`repogate.oracles.selection` picks the tests a candidate's change can affect.
+- its passing ids are the regression set; its per-test coverage is what
+  :mod:`repogate.oracles.selection` picks the tests a candidate's change can affect from; its read
+  trace records which data files test code and product code opened (what only tests read is their
+  oracle);
+- the ids that did not pass there (failed, error, skipped, xfailed: a test may fail or skip only
+  under a tracer, checking ``sys.gettrace()`` or timing itself) run once more plainly, in one
+  session of just those ids (split in halves when it gives no usable report, as a graded run is:
+  naming a folder whose conftest fails aborts it); those that pass join the set as
+  ``passing_only_plainly``, with no coverage (their partial contexts are dropped, so every
+  candidate runs them), and the read trace of each session that gave a usable report is added to
+  the record's.
 
-Both run in the same sandbox as every test run. ``coverage`` (the newest 7.x the environment's
-Python takes; its SQLite data file is read by the harness's own copy, and a format it cannot read
-is recorded as "no coverage") is installed by the harness's uv into a tool folder beside the
-environment cache, with the plugin; the folder goes on PYTHONPATH for these runs
-only, so the environment under test and its digest are unchanged. When it cannot be installed or
-recorded, the record says why and every candidate runs the whole base-passing set.
+When the tools are missing, or the coverage run gives no usable report (it broke, it timed out),
+the whole suite runs plainly instead (as it did before one run did both), with no coverage and the
+reason. The record lists the runs made (``runs``), with their times.
+
+Limits: an id of the rerun that the plugin's filter cannot match (spelled differently from its
+node id) does not run there, and stays out of the set; a test that passes only under a tracer is
+in the set, and when it then fails on a candidate the regression step runs it alone at the base,
+where it fails too and is left out (``failing_alone_at_base``).
+
+Every run is in the same sandbox as every test run. ``coverage`` (the newest 7.x the
+environment's Python takes; its SQLite data file is read by the harness's own copy, and a format
+it cannot read is recorded as "no coverage") is installed by the harness's uv into a tool folder
+beside the environment cache, with the plugin (:mod:`repogate.oracles.regress_tools`); the folder
+goes on PYTHONPATH for these runs only, so the environment under test and its digest are
+unchanged. When it cannot be installed or recorded, the record says why and every candidate runs
+the whole base-passing set.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
 import stat
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Literal
 
 import coverage
 
 from repogate import sandbox
 from repogate._files import write_bytes_nofollow
 from repogate._model import FrozenModel
-from repogate._toolchain import SYSTEM_PATH, tool, trust, uv_bin
 from repogate.environments import Environment
-from repogate.errors import EnvironmentBuildError, IsolationError
 from repogate.oracles.graded_reads import TracedReads
-from repogate.oracles.pytest_runner import TestRun, run_tests
+from repogate.oracles.pytest_runner import TestRun, run_isolating, run_tests
+from repogate.oracles.regress_tools import PLUGIN_MODULE, PLUGIN_SOURCE
 from repogate.oracles.selection import CoverageMap
 
-PLUGIN_MODULE = "repogate_regress"
-_PLUGIN_SOURCE = Path(__file__).with_name("_pytest_plugin.py")
 _COVERAGE_DATA = "coverage.sqlite"
+
+
+SuiteRunKind = Literal["coverage", "plain", "plain-rerun"]
+"""A run of the base-suite record: the whole suite under coverage, the whole suite plainly, or
+the ids that did not pass under coverage, plainly."""
+
+
+class SuiteRun(FrozenModel):
+    """One test session the record made.
+
+    Attributes:
+        kind: which run.
+        duration_s: its wall seconds.
+        collected: how many ids its report lists.
+        reason: why it gave no usable report (empty when it did).
+    """
+
+    kind: SuiteRunKind
+    duration_s: float
+    collected: int
+    reason: str = ""
 
 
 class BaseSuite(FrozenModel):
     """The base's whole-suite record.
 
     Attributes:
-        schema_version: version of this record.
-        status: ``ok`` when the plain run gave a trustworthy report; ``error`` otherwise (the
-            regression set then cannot be known, and ``reason`` says why).
+        schema_version: version of this record (2: one run under coverage, ``runs``).
+        status: ``ok`` when the whole-suite run (under coverage, else plain) gave a trustworthy
+            report; ``error`` otherwise (the regression set then cannot be known, and
+            ``reason`` says why).
         reason: why ``error``.
         timed_out: the plain run reached its time budget (then ``error``).
-        passing: ids that passed in the plain run, sorted.
-        outcomes_digest: sha256 of the plain run's report.
-        duration_s: wall seconds of the plain run.
+        passing: ids that passed, sorted: in the whole-suite run, or in the plain rerun of those
+            that did not pass under coverage (``passing_only_plainly``).
+        passing_only_plainly: the ids of ``passing`` that passed only in the plain rerun, sorted;
+            ``coverage`` holds no context of theirs, so every candidate runs them.
+        outcomes_digest: sha256 of the whole-suite run's report.
+        duration_s: wall seconds of every run made (``runs``).
         coverage: per-test coverage, or None (``coverage_reason`` says why).
         coverage_reason: why there is no coverage (empty when there is).
-        reads: what the plain run's test code and product code read from the checkout (the
-            guard's read trace, :mod:`repogate.oracles.graded_reads`); None when not traced.
+        reads: what the runs' test code and product code read from the checkout (the guard's
+            read trace, :mod:`repogate.oracles.graded_reads`; the rerun's added to the
+            whole-suite run's); None when not traced.
+        runs: the runs made, in order: ``coverage`` (then ``plain-rerun``, one per session,
+            when an id did not pass), or ``plain`` (after a ``coverage`` run without a usable report, or alone when
+            there are no tools).
     """
 
-    schema_version: int = 1
+    schema_version: int = 2
     status: str
     reason: str = ""
     timed_out: bool = False
     passing: tuple[str, ...]
+    passing_only_plainly: tuple[str, ...] = ()
     outcomes_digest: str | None
     duration_s: float
     coverage: CoverageMap | None
     coverage_reason: str = ""
     reads: TracedReads | None = None
-
-
-def plugin_digest() -> str:
-    """Return sha256 (hex) of the plugin's source: it shapes the coverage record."""
-    return hashlib.sha256(_PLUGIN_SOURCE.read_bytes()).hexdigest()
-
-
-def tool_folder(env: Environment, cache: Path) -> Path:
-    """Install ``coverage`` for ``env``'s interpreter and the plugin into a cached tool folder.
-
-    Args:
-        env: the built environment (its interpreter picks the wheel).
-        cache: the folder holding tool folders (outside every sandbox's writable folders).
-
-    Returns:
-        The folder to put on PYTHONPATH.
-
-    The environment's interpreter only ever runs in the sandbox: uv queries it through a
-    launcher (:func:`_launcher`), and builds no source distribution (``--no-build``: a build
-    would run a build backend with the interpreter the query named).
-
-    Raises:
-        repogate.errors.EnvironmentBuildError: uv could not install coverage (no network and
-            not cached, no wheel for the interpreter), or bubblewrap is not usable here.
-    """
-    plugin = _PLUGIN_SOURCE.read_bytes()
-    key = hashlib.sha256(
-        "\0".join(
-            [env.toolchain.python, env.toolchain.platform, coverage.__version__, plugin.hex()]
-        ).encode()
-    ).hexdigest()[:16]
-    folder = cache / f"regress-tools-{key}"
-    if (folder / f"{PLUGIN_MODULE}.py").is_file():
-        return folder
-    fresh = cache / f".regress-tools-{key}.{os.getpid()}"
-    shutil.rmtree(fresh, ignore_errors=True)
-    variables = {
-        **trust(),
-        "PATH": SYSTEM_PATH,
-        "HOME": str(cache),
-        "UV_CACHE_DIR": str(cache / "uv-cache"),
-        "UV_PYTHON_DOWNLOADS": "never",
-        "UV_NO_PROGRESS": "1",
-    }
-    with tempfile.TemporaryDirectory(prefix="repogate-launcher-") as scratch:
-        python = _launcher(env, Path(scratch), cache / "uv-cache")
-        argv = [uv_bin(), "pip", "install", "--python", str(python), "--no-build"]
-        tool(
-            [*argv, "--target", str(fresh), "coverage>=7"], variables, cache, "installing coverage"
-        )
-    (fresh / f"{PLUGIN_MODULE}.py").write_bytes(plugin)
-    try:
-        fresh.rename(folder)
-    except OSError:  # another attempt installed it first
-        shutil.rmtree(fresh, ignore_errors=True)
-    return folder
-
-
-def _launcher(env: Environment, scratch: Path, uv_cache: Path) -> Path:
-    """Write ``scratch/python``: ``env``'s interpreter started in the sandbox, for uv to query.
-
-    uv runs the interpreter it is given (``-I``, with ``site``) to learn its version and tags,
-    importing its query script from a fresh folder in ``uv_cache``; given the venv's own
-    ``bin/python`` it would run on this machine whatever the venv holds (a ``.pth`` line, a
-    ``sitecustomize``, a script at ``bin/python``: red team 2026-12-02). The launcher shows it
-    the environment as a test run sees it, ``uv_cache`` read-only, no network, nothing writable.
-
-    Raises:
-        repogate.errors.EnvironmentBuildError: bubblewrap is not usable here (a launcher is
-            never weakly isolated): no tools, and the record says why.
-    """
-    uv_cache.mkdir(parents=True, exist_ok=True)
-    shown = sandbox.SandboxPolicy(network=False, readable=(uv_cache,), writable=())
-    try:
-        return sandbox.launcher(scratch / "python", env.python_argv(), env.grant(scratch, shown))
-    except IsolationError as exc:
-        raise EnvironmentBuildError(f"installing coverage: {exc}") from None
+    runs: tuple[SuiteRun, ...] = ()
 
 
 def _granting(
@@ -208,7 +175,7 @@ def graded_grant(
     tools = report_dir / "tools"
     report_dir.mkdir(parents=True, exist_ok=True)
     write_bytes_nofollow(
-        report_dir, f"tools/{PLUGIN_MODULE}.py", _PLUGIN_SOURCE.read_bytes(), make_parents=True
+        report_dir, f"tools/{PLUGIN_MODULE}.py", PLUGIN_SOURCE.read_bytes(), make_parents=True
     )
     granted = _granting(policy, {"REPOGATE_HIDDEN_TESTS": "\n".join(hidden_files)})
     return plugin_command(test_command), granted, tools
@@ -258,21 +225,81 @@ def record_base_suite(
     policy: sandbox.SandboxPolicy,
     tools: Path | str,
 ) -> BaseSuite:
-    """Run the whole suite at the base twice: plain (the regression set) and under coverage.
+    """Run the whole suite at the base once under coverage, the ids that did not pass plainly.
 
     Args:
         env: the built environment.
         tree: the base with the hidden tests applied.
         test_command: the contract's test command.
-        report_dir: a harness-owned folder outside ``tree``.
+        report_dir: a harness-owned folder outside ``tree`` (a folder per run in it).
         policy: the sandbox for the target's code.
-        tools: the tool folder (:func:`tool_folder`), or why there is none.
+        tools: the tool folder (:func:`repogate.oracles.regress_tools.tool_folder`), or why
+            there is none.
 
     Returns:
-        The record; ``status="error"`` when the plain run gave no trustworthy report.
+        The record; ``status="error"`` when no whole-suite run gave a trustworthy report.
     """
+    if isinstance(tools, str):
+        return _plain_record(env, tree, test_command, report_dir, policy, tools)
+    run, cover, why = coverage_run(
+        env, tree, test_command, report_dir / "coverage", policy, tools, trace_reads=True
+    )
+    first = _made("coverage", run)
+    if run.status != "ok":
+        return _plain_record(env, tree, test_command, report_dir, policy, why, first)
+    passed = {t for t, o in run.outcomes.items() if o == "passed"}
+    others = sorted(set(run.outcomes) - passed)
+    sessions: list[TestRun] = []
+
+    def plainly_once(ids: Sequence[str]) -> TestRun:
+        folder = report_dir / ("plain-rerun" + (f"-{len(sessions) + 1}" if sessions else ""))
+        again = run_selected(env, tree, test_command, ids, folder, policy, tools, trace_reads=True)
+        sessions.append(again)
+        return again
+
+    # naming a folder whose conftest fails (its error id) aborts a session: split, as graded runs do
+    outcomes = run_isolating(plainly_once, others) if others else {}
+    plainly = tuple(t for t in others if outcomes.get(t) == "passed")
+    runs = (first, *(_made("plain-rerun", s) for s in sessions))
+    reads = run.reads
+    for again in (s for s in sessions if s.status == "ok"):
+        # the rerun's tests' reads are part of the suite's: without them, no trace at all
+        reads = None if reads is None or again.reads is None else reads.joined(again.reads)
+    if cover is not None and plainly:  # a failed test's context is partial: no coverage at all
+        dropped = set(plainly)
+        kept = {t: f for t, f in cover.tests.items() if t.replace("::()::", "::") not in dropped}
+        cover = cover.model_copy(update={"tests": kept})
+    return BaseSuite(
+        status="ok",
+        passing=tuple(sorted(passed.union(plainly))),
+        passing_only_plainly=plainly,
+        outcomes_digest=run.report_sha256,
+        duration_s=sum(r.duration_s for r in runs),
+        coverage=cover,
+        coverage_reason=why,
+        reads=reads,
+        runs=runs,
+    )
+
+
+def _made(kind: SuiteRunKind, run: TestRun) -> SuiteRun:
+    duration = run.execution.duration_s
+    return SuiteRun(kind=kind, duration_s=duration, collected=run.collected, reason=run.reason)
+
+
+def _plain_record(
+    env: Environment,
+    tree: Path,
+    test_command: str,
+    report_dir: Path,
+    policy: sandbox.SandboxPolicy,
+    no_coverage: str,
+    *before: SuiteRun,
+) -> BaseSuite:
+    """Record the whole suite from one plain run (no coverage: ``no_coverage`` says why)."""
     command = suite_command(test_command)
     plain = run_tests(env, tree, command, None, report_dir / "plain", policy, trace_reads=True)
+    runs = (*before, _made("plain", plain))
     if plain.status != "ok":
         return BaseSuite(
             status="error",
@@ -280,47 +307,54 @@ def record_base_suite(
             timed_out=plain.execution.timed_out,
             passing=(),
             outcomes_digest=plain.report_sha256,
-            duration_s=plain.execution.duration_s,
+            duration_s=sum(r.duration_s for r in runs),
             coverage=None,
             coverage_reason="the base suite did not run",
+            runs=runs,
         )
-    passing = tuple(sorted(t for t, o in plain.outcomes.items() if o == "passed"))
-    cover, why = None, tools if isinstance(tools, str) else ""
-    if isinstance(tools, Path):
-        cover, why = _coverage_run(env, tree, test_command, report_dir / "coverage", policy, tools)
     return BaseSuite(
         status="ok",
-        passing=passing,
+        passing=tuple(sorted(t for t, o in plain.outcomes.items() if o == "passed")),
         outcomes_digest=plain.report_sha256,
-        duration_s=plain.execution.duration_s,
-        coverage=cover,
-        coverage_reason=why,
+        duration_s=sum(r.duration_s for r in runs),
+        coverage=None,
+        coverage_reason=no_coverage,
         reads=plain.reads,
+        runs=runs,
     )
 
 
-def _coverage_run(
+def coverage_run(
     env: Environment,
     tree: Path,
     test_command: str,
     report_dir: Path,
     policy: sandbox.SandboxPolicy,
     tools: Path,
-) -> tuple[CoverageMap | None, str]:
+    *,
+    trace_reads: bool = False,
+) -> tuple[TestRun, CoverageMap | None, str]:
+    """Run the whole suite under coverage, one context per test; read the coverage recorded.
+
+    Returns:
+        The run, its per-test coverage (None when the run gave no usable report or the data
+        cannot be read) and why there is none (empty when there is).
+    """
     data_dir = report_dir / "coverage-data"  # the one folder of the evidence the tests may write
     shutil.rmtree(data_dir, ignore_errors=True)
     data_dir.mkdir(parents=True)
     data_file = data_dir / _COVERAGE_DATA
     granted = _granting(policy, {"REPOGATE_COVERAGE_FILE": str(data_file)}, writable=(data_dir,))
+    command = plugin_command(test_command)
     run = run_tests(
-        env, tree, plugin_command(test_command), None, report_dir, granted, tool_path=tools
+        env, tree, command, None, report_dir, granted, tool_path=tools, trace_reads=trace_reads
     )
-    if run.status != "ok" and not run.outcomes:
-        return None, f"the coverage run broke: {run.reason}"
+    if run.status != "ok":
+        return run, None, f"the coverage run gave no usable report: {run.reason}"
     try:
-        return _read_coverage(data_file, tree), ""
+        return run, _read_coverage(data_file, tree), ""
     except (ValueError, coverage.CoverageException) as exc:
-        return None, f"coverage could not be read: {exc}"
+        return run, None, f"coverage could not be read: {exc}"
 
 
 def run_selected(
@@ -331,13 +365,23 @@ def run_selected(
     report_dir: Path,
     policy: sandbox.SandboxPolicy,
     tools: Path | None,
+    *,
+    trace_reads: bool = False,
 ) -> TestRun:
     """Run ``ids`` (their files, filtered to the ids by the plugin when ``tools`` is given)."""
     if tools is None:
-        return run_tests(env, tree, suite_command(test_command), ids, report_dir, policy)
+        command = suite_command(test_command)
+        return run_tests(env, tree, command, ids, report_dir, policy, trace_reads=trace_reads)
     granted = selecting(policy, ids, report_dir)
     return run_tests(
-        env, tree, plugin_command(test_command), ids, report_dir, granted, tool_path=tools
+        env,
+        tree,
+        plugin_command(test_command),
+        ids,
+        report_dir,
+        granted,
+        tool_path=tools,
+        trace_reads=trace_reads,
     )
 
 

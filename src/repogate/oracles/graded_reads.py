@@ -62,6 +62,19 @@ class TracedReads(FrozenModel):
         product = set(self.product)
         return tuple(p for p in self.test if p in product)
 
+    def joined(self, other: TracedReads) -> TracedReads:
+        """Return the reads of this session and ``other`` (a rerun of some tests of the same tree).
+
+        Each file keeps every side that opened it in either session, as :func:`merge_records`
+        joins the records of one session's processes.
+        """
+        return TracedReads(
+            test=tuple(sorted({*self.test, *other.test})),
+            product=tuple(sorted({*self.product, *other.product})),
+            tree=self.tree,
+            truncated=self.truncated or other.truncated,
+        )
+
 
 def merge_records(records: list[Mapping[str, object]]) -> TracedReads | None:
     """Return the union of the ``reads`` of guard records, or None when none carries any.

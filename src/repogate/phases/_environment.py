@@ -30,12 +30,12 @@ from repogate.gates.base_state import (
 )
 from repogate.gates.graded_trees import write_tree
 from repogate.gates.verification import grade_tree, rerun_state, run_repeated
-from repogate.oracles.base_suite import plugin_digest
 from repogate.oracles.embedded import EmbeddedOracle
 from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.grading import BaseCheck, confirm_in_reference
 from repogate.oracles.imports import foreign_imports
 from repogate.oracles.pytest_runner import run_tests
+from repogate.oracles.regress_tools import plugin_digest
 from repogate.oracles.reruns import flaky_ids
 from repogate.patches import load_patch
 from repogate.phases._shared import install_tree, oracle_policy, workspace

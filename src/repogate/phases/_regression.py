@@ -31,15 +31,10 @@ from repogate.gates.regression import (
     start,
     suite_oracle_edits,
 )
-from repogate.oracles.base_suite import (
-    BaseSuite,
-    plugin_digest,
-    record_base_suite,
-    run_selected,
-    tool_folder,
-)
+from repogate.oracles.base_suite import BaseSuite, record_base_suite, run_selected
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun
+from repogate.oracles.regress_tools import plugin_digest, tool_folder
 from repogate.oracles.selection import FileChange, lookups, select
 from repogate.phases._shared import oracle_policy, workspace
 from repogate.phases._trees import graded_state
@@ -63,7 +58,7 @@ def _suite_key(cfg: AttemptConfig, progress: AttemptProgress) -> str:
         coverage.__version__,
         __version__,
         plugin_digest(),
-        "reads-traced-1",  # the plain run carries the guard's read trace
+        "one-run-2",  # one run under coverage with the read trace, failures rerun plainly
     ]
     return sha256_hex("\0".join(parts).encode())
 
