@@ -20,6 +20,7 @@ from pathlib import Path
 from securesystemslib.signer import Signer
 
 from repogate import clock, git, sandbox
+from repogate._counted import counted
 from repogate._folders import remove_if_empty
 from repogate.agent_spec import AgentSpec
 from repogate.agents import PredictionsAgent, fingerprint, make_agent
@@ -149,31 +150,35 @@ def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Read
                 options.warn(line)
         warned.add(contract.id)
         ready.append(_Ready(plan, source, make_agent(plan.agent_spec, contract, source), said))
-    _refuse_predictions_covering_nothing(ready)
+    if options.warn is not None:
+        for line in _predictions_covering_nothing(ready):
+            options.warn(line)
     return ready
 
 
-def _refuse_predictions_covering_nothing(ready: Sequence[_Ready]) -> None:
-    """Refuse a predictions file that has no row for any contract of the run.
+def _predictions_covering_nothing(ready: Sequence[_Ready]) -> tuple[str, ...]:
+    """Return one warning per predictions agent whose file has no row for any contract of the run.
 
-    That is the wrong file or the wrong contracts, not a set of empty patches (a missing row
-    for some contracts is one: see :mod:`repogate.agents.predictions`).
+    Each such contract is still that agent's empty patch (status ``no_prediction``), as for a
+    file that covers some (:mod:`repogate.agents.predictions`) and as SWE-bench counts a missing
+    prediction; the warning only says that the file may be the wrong one.
+    ``--require-all-predictions`` refuses instead (when the agent is made).
 
-    Raises:
-        UserInputError: naming the file and how many contracts it missed.
+    Returns:
+        ``agent 'SPEC': the predictions file has no row for any of the N contracts of this run;
+        ...`` lines, in the order the agents are first planned.
     """
     covered: dict[str, list[bool]] = {}
     for r in ready:
         if isinstance(r.agent, PredictionsAgent):
             covered.setdefault(r.plan.agent_spec.text, []).append(r.agent.has_prediction)
-    for spec, rows in covered.items():
-        if not any(rows):
-            raise UserInputError(
-                f"agent {spec!r}: the predictions file has no row for any of the {len(rows)} "
-                "contracts of this run",
-                "check that its instance_id values are the contracts' ids, or name the contracts "
-                "it covers",
-            )
+    return tuple(
+        f"agent {spec!r}: the predictions file has no row for any of the "
+        f"{counted(len(rows), 'contract')} of this run; each is recorded as no_prediction "
+        "(pass --require-all-predictions to refuse)"
+        for spec, rows in covered.items()
+        if not any(rows)
+    )
 
 
 def run_inputs(ready: Sequence[_Ready], epochs: int) -> RunInputs:

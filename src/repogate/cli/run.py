@@ -297,7 +297,8 @@ def _unmade_on_bad_input(out: Path) -> Iterator[None]:
     """Remove what this command made in ``out`` when bad input stops it before its store exists.
 
     The embedded default builds its scenarios into ``out/scenarios`` before their contracts can
-    be checked against the agents (a predictions file covering none of them, say); bad input
+    be checked against the agents (a predictions file missing one of them under
+    ``--require-all-predictions``, say); bad input
     must still write nothing. A store already there (a run being resumed) is never touched, nor
     anything this command did not make.
     """
