@@ -12,7 +12,6 @@ identifiers only.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import re
@@ -21,7 +20,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     PrivateAttr,
@@ -32,6 +30,7 @@ from pydantic import (
 
 from repogate._files import read_text
 from repogate._model import FrozenModel
+from repogate._problems import every_problem
 from repogate._version import __version__
 from repogate.errors import ContractError
 from repogate.vocabulary import TASK_ID_MAX, TASK_ID_PATTERN, DerivationKind
@@ -640,53 +639,18 @@ class TransitionContract(_Model):
         return copy
 
 
-def _describe(error: Any, model: type[BaseModel]) -> str:
-    loc = ".".join(str(p) for p in error["loc"]) or "(top level)"
-    if error["type"] == "extra_forbidden":
-        valid = _valid_keys(model, error["loc"][:-1])
-        close = difflib.get_close_matches(str(error["loc"][-1]), valid, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        return f"unknown key {loc!r}{hint}; valid keys here: {', '.join(sorted(valid))}"
-    return f"key {loc!r}: {error['msg']}"
-
-
-def _valid_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
-    current: Any = model
-    for part in loc:
-        if isinstance(part, int):
-            continue
-        field = current.model_fields.get(str(part)) if hasattr(current, "model_fields") else None
-        if field is None:
-            return []
-        current = _inner_model(field.annotation)
-        if current is None:
-            return []
-    return list(current.model_fields) if hasattr(current, "model_fields") else []
-
-
-def _inner_model(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()):
-        found = _inner_model(arg)
-        if found is not None:
-            return found
-    return None
-
-
 def parse_contract(data: dict[str, Any], source: str, base_dir: Path) -> TransitionContract:
     """Validate ``data`` (parsed TOML) as a contract; ``source`` names it in errors.
 
     Raises:
-        ContractError: naming ``source``, the first bad key and what is expected.
+        ContractError: naming ``source``, every bad key and what is expected
+            (:func:`repogate._problems.every_problem`).
     """
     try:
         contract = TransitionContract.model_validate(data)
     except ValidationError as exc:
-        problems = [_describe(e, TransitionContract) for e in exc.errors()]
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise ContractError(
-            f"contract {source}: {problems[0]}{more}",
+            f"contract {source}: {every_problem(exc, TransitionContract)}",
             "fix the key and run again; `repogate schema contract` prints every valid key",
         ) from None
     return contract.with_base_dir(base_dir)

@@ -31,6 +31,7 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from repogate._files import read_text
 from repogate._model import FrozenModel
+from repogate._problems import every_problem
 from repogate.errors import UserInputError
 
 FIX = "fix the key; docs/report.md lists every key of a policy file with its default"
@@ -92,7 +93,7 @@ def load_policy(path: Path | None) -> tuple[Policy, str]:
 
     Raises:
         UserInputError: the file cannot be read, is not TOML, has an unknown key, a value out of
-            range or another version (the message names the key).
+            range or another version (the message names every such key).
     """
     if path is None:
         return Policy(), "defaults"
@@ -105,15 +106,7 @@ def load_policy(path: Path | None) -> tuple[Policy, str]:
     try:
         return Policy.model_validate(data), str(path)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(p) for p in error["loc"]) or "(top level)"
-        what = str(error["msg"])
-        if error["type"] == "extra_forbidden":
-            tables: dict[str, type[FrozenModel]] = {"autonomy": AutonomyPolicy, "gates": GatePolicy}
-            inner = tables.get(str(error["loc"][0])) if len(error["loc"]) > 1 else None
-            valid = (inner or Policy).model_fields
-            what = f"unknown key (valid here: {', '.join(valid)})"
-        raise UserInputError(f"policy file {path}: {where}: {what}", FIX) from None
+        raise UserInputError(f"policy file {path}: {every_problem(exc, Policy)}", FIX) from None
 
 
 def describe(policy: Policy, source: str) -> str:
