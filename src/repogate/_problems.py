@@ -9,6 +9,7 @@ names the misspelling (``did you mean 'requirement'?``) used to sit in an unseen
 from __future__ import annotations
 
 import difflib
+import json
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -39,9 +40,13 @@ def describe_problem(error: ErrorDetails, model: type[BaseModel]) -> str:
     """Return one validation problem as a phrase naming its key.
 
     ``key 'a.b': message``; for a key ``model`` has not, ``unknown key 'a.c' (did you mean
-    'a.b'? valid keys here: ...)``. The key is the dotted path from the top of the file (list positions as numbers, from 0).
+    'a.b'? valid keys here: ...)``; for a value where a boolean belongs (a strict boolean field,
+    :data:`pydantic.StrictBool`), ``key 'a.b': "yes" is not a boolean (use true or false)``. The
+    key is the dotted path from the top of the file (list positions as numbers, from 0).
     """
     loc = ".".join(str(p) for p in error["loc"]) or "(top level)"
+    if error["type"] in _NOT_A_BOOLEAN:
+        return f"key {loc!r}: {_as_written(error['input'])} is not a boolean (use true or false)"
     if error["type"] != "extra_forbidden":
         return f"key {loc!r}: {error['msg']}"
     valid = sorted(_valid_keys(model, error["loc"][:-1]))
@@ -50,6 +55,19 @@ def describe_problem(error: ErrorDetails, model: type[BaseModel]) -> str:
     listed = [f"valid keys here: {', '.join(valid)}"] if valid else []
     said = " ".join(hint + listed)
     return f"unknown key {loc!r}" + (f" ({said})" if said else "")
+
+
+_NOT_A_BOOLEAN = frozenset({"bool_type", "bool_parsing"})
+"""pydantic's error types for a value given where a boolean belongs (strict, and lax)."""
+
+
+def _as_written(value: object) -> str:
+    """``value`` as TOML and JSON write it (``"yes"``, ``1``), cut to 60 characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, TypeError):  # a circular value: not from a parsed file
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _valid_keys(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:

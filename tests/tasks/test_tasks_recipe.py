@@ -74,3 +74,19 @@ def test_an_env_map_with_two_problems_says_both_with_the_hint(tmp_path: Path) ->
         f"env map {path}: 2 problems: key 'recipe.0.python': Field required; "
     )
     assert "unknown key 'recipe.0.pyhton' (did you mean 'python'? valid keys here: " in message
+
+
+def test_an_env_map_service_boolean_written_as_a_string_is_refused(tmp_path: Path) -> None:
+    """An env map entry's ``[[recipe.services]] tls = "yes"`` was read as true."""
+    path = tmp_path / "env-map.toml"
+    path.write_text(
+        '[[recipe]]\nrepo = "o/n"\npython = "3.9"\ninstall = ["pip install -e ."]\n'
+        '[[recipe.services]]\nname = "s"\nstart = "serve"\nready = "true"\nport = 8443\n'
+        'tls = "yes"\n'
+    )
+    with pytest.raises(UserInputError) as info:
+        load_env_map(path)
+    assert str(info.value).startswith(
+        f"env map {path}: key 'recipe.0.services.0.tls': \"yes\" is not a boolean (use true or "
+        "false); "
+    )

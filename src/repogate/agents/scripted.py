@@ -21,7 +21,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError, model_validator
+from pydantic import StrictBool, ValidationError, model_validator
 
 from repogate import sandbox
 from repogate._files import read_text
@@ -39,7 +39,7 @@ class Edit(FrozenModel):
     path: str | None = None
     write: str | None = None
     replace: tuple[str, str] | None = None
-    delete: bool = False
+    delete: StrictBool = False
     run: str | None = None
 
     @model_validator(mode="after")

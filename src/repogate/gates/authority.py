@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, Field, ValidationError
+from pydantic import AwareDatetime, Field, StrictBool, ValidationError
 
 from repogate._files import read_json_object
 from repogate._model import FrozenModel
@@ -98,12 +98,12 @@ class Thread(FrozenModel):
     """
 
     concern: str
-    resolved: bool
+    resolved: StrictBool
     resolution: str = ""
     by: str = ""
     path: str | None = None
     line: int | None = None
-    outdated: bool = False
+    outdated: StrictBool = False
     test: str | None = None
 
 

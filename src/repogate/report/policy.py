@@ -27,7 +27,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, StrictBool, ValidationError
 
 from repogate._files import read_text
 from repogate._model import FrozenModel
@@ -49,7 +49,7 @@ class AutonomyPolicy(FrozenModel):
     sentinel_ceiling: float = Field(0.3, ge=0.0, le=1.0)
     """(c) The sentinel failure rate's 95% upper bound must be < this ceiling; its lower bound
     above it narrows the agent's scope."""
-    require_sentinel: bool = True
+    require_sentinel: StrictBool = True
     """(c) With no sentinel run on the paired tasks, the evidence is insufficient to widen."""
     min_paired_tasks: int = Field(10, ge=1)
     """(e) At least this many tasks scored by both the agent and the baseline."""
