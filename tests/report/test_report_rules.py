@@ -482,3 +482,17 @@ def test_a_cohort_of_one_task_is_counted_in_the_singular(tmp_path: Path) -> None
     report = _report(tmp_path / "run", attempts)
     says = _says(_verdicts(report)["api", "good"], "c")
     assert " over 1 task, upper bound " in says
+
+
+@pytest.mark.parametrize(
+    ("n", "tasks", "failures"),
+    [(1, "1 paired task,", "1 failure,"), (2, "2 paired tasks,", "2 failures,")],
+)
+def test_the_policy_line_counts_in_english(n: int, tasks: str, failures: str) -> None:
+    """It said "at least 1 paired tasks" and "at least 1 failures"."""
+    from repogate.report.policy import GatePolicy, describe
+
+    policy = Policy(autonomy=AutonomyPolicy(min_paired_tasks=n), gates=GatePolicy(min_failures=n))
+    line = describe(policy, "test")
+    assert f"at least {tasks} at most" in line
+    assert f"gates: at least {failures} Holm" in line

@@ -609,6 +609,29 @@ def test_resuming_with_changed_inputs_is_refused(
     assert len(stored_attempts(out)) == 1
 
 
+@pytest.mark.parametrize(
+    ("first", "then", "said"), [(1, 2, "1 epoch, not 2"), (2, 1, "2 epochs, not 1")]
+)
+def test_resuming_with_other_epochs_is_refused_counting_in_english(
+    parser: BuiltScenario,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    first: int,
+    then: int,
+    said: str,
+) -> None:
+    """The refusal said "it has 1 epochs, not 2"."""
+    out = tmp_path / "run"
+    args = ["run", str(parser.contracts[0]), "--agent", "null", "--out", str(out)]
+    assert main([*args, "--epochs", str(first)]) == ExitCode.OK
+    capsys.readouterr()
+    assert main([*args, "--epochs", str(then)]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert f"holds a run of other inputs: it has {said}; give --epochs {first} to resume" in err
+    assert len(stored_attempts(out)) == first
+
+
 def test_two_runs_into_one_folder_at_once_are_refused(tmp_path: Path) -> None:
     from repogate.errors import RunDirError
 

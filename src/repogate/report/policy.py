@@ -29,6 +29,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, StrictBool, ValidationError
 
+from repogate._counted import counted
 from repogate._files import read_text
 from repogate._model import FrozenModel
 from repogate._problems import every_problem
@@ -116,6 +117,7 @@ def describe(policy: Policy, source: str) -> str:
         f"policy v{policy.version} ({source}, sha256 {policy.digest}): margin {a.margin:g}, "
         f"acceptance floor {a.acceptance_floor:g}, sentinel ceiling {a.sentinel_ceiling:g}"
         f"{' (sentinel required)' if a.require_sentinel else ''}, at least "
-        f"{a.min_paired_tasks} paired tasks, at most {a.max_lost_share:g} of the baseline's tasks "
-        f"lost; gates: at least {g.min_failures} failures, Holm at alpha {g.alpha:g}"
+        f"{counted(a.min_paired_tasks, 'paired task')}, at most {a.max_lost_share:g} of the "
+        f"baseline's tasks lost; gates: at least {counted(g.min_failures, 'failure')}, Holm at "
+        f"alpha {g.alpha:g}"
     )
