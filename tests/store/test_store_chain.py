@@ -163,7 +163,9 @@ def test_the_refusal_counts_the_other_changed_attempts_in_english(
     """It said "(and 1 more attempts)"."""
     from repogate.store._chain import refuse_changed
 
-    found = {f"attempt-{n}": ("decision.json differs",) for n in range(changed)}
+    found: dict[str, tuple[str, ...]] = {
+        f"attempt-{n}": ("decision.json differs",) for n in range(changed)
+    }
     with pytest.raises(RunDirError) as info:
         refuse_changed(tmp_path, found)
     assert f"(decision.json differs) {more}; " in str(info.value)
