@@ -209,7 +209,8 @@ def _manifest(
     """The run's manifest, for this command and what the run already holds.
 
     When this command resumes or extends a run, the agents it had stay listed, and its isolation
-    is the weakest any command of the run had (with its warnings).
+    is the weakest any command of the run that ran an attempt had (with its warnings); a command
+    that runs none does not write the manifest (:func:`_runs_any`).
     """
     agent_net = any(r.plan.contract.permissions.network for r in ready)
     iso_agent = sandbox.isolation(agent_net)
@@ -251,6 +252,22 @@ def _manifest(
     )
 
 
+def _runs_any(ready: Sequence[_Ready], epochs: int, store: Store) -> bool:
+    """Whether this command runs any attempt: one of its attempts is not done in ``store``.
+
+    A rerun of a finished run runs none, so its manifest is left as it was: this command's
+    isolation and executor describe no attempt of the run, and recording them (weaker isolation
+    on another machine, a WEAK warning) would say untrusted code ran so when none did.
+    """
+    for item in ready:
+        spec, contract_id = item.plan.agent_spec, item.plan.contract.id
+        for epoch in range(epochs):
+            record = store.get(attempt_id_for(contract_id, spec, epoch))
+            if record is None or record.status != "done":
+                return True
+    return False
+
+
 def _planned_ids(ready: Sequence[_Ready], epochs: int, store: Store) -> set[str]:
     """The run's attempts: this command's and those an earlier command began (an extended run)."""
     ids = store.attempt_ids()
@@ -290,7 +307,8 @@ def run(
     executor = executor or LocalExecutor()
     isolation = sandbox.isolation(False).detail if weak is None else weak
     with Store.create(options.out, run_inputs(ready, options.epochs)) as store:
-        store.write_manifest(_manifest(ready, options, store, executor))
+        if store.manifest() is None or _runs_any(ready, options.epochs, store):
+            store.write_manifest(_manifest(ready, options, store, executor))
         jobs = _begin(store, ready, cache, options, progress, isolation)
         labels = {job.attempt_id: job.label for job in jobs}
 
