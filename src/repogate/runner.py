@@ -117,6 +117,20 @@ def contract_notices(contract: TransitionContract, source: Path) -> tuple[str, .
     return _load_warnings(contract, b"" if patch is None else load_patch(patch, contract, source))
 
 
+def _key(plan: PlannedAttempt) -> tuple[str, str]:
+    """What one planned attempt is, epochs aside: its contract id and agent spec."""
+    return plan.contract.id, plan.agent_spec.text
+
+
+def attempt_count(plans: Sequence[PlannedAttempt], epochs: int) -> int:
+    """Return how many attempts :func:`run` makes of ``plans`` (the progress total).
+
+    Each distinct (contract id, agent spec) counts once, as :func:`run` plans it once (a
+    contract named twice), times ``epochs``.
+    """
+    return len({_key(plan) for plan in plans}) * epochs
+
+
 def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Ready]:
     """Resolve every repository and build every agent; raises the first user error."""
     ready = []
@@ -124,7 +138,7 @@ def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Read
     warned: set[str] = set()
     for plan in plans:
         contract = plan.contract
-        key = (contract.id, plan.agent_spec.text)
+        key = _key(plan)
         if key in seen and seen[key] != plan.contract_source:
             raise UserInputError(
                 f"two contracts share the id {contract.id!r} ({seen[key]} and {plan.contract_source})",

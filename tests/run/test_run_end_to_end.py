@@ -632,6 +632,23 @@ def test_resuming_with_other_epochs_is_refused_counting_in_english(
     assert len(stored_attempts(out)) == first
 
 
+@pytest.mark.parametrize("named", [2, 3])
+def test_a_contract_named_more_than_once_is_run_and_counted_once(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str], named: int
+) -> None:
+    """A contract named twice is planned once, but the progress counted it each time
+    (``running [1/2]`` for the run's one attempt, as for ``--agent null --agent null``)."""
+    out = tmp_path / "run"
+    contracts = [str(parser.contracts[0])] * named
+    assert main(["run", *contracts, "--agent", "null", "--epochs", "2", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert [line for line in err.splitlines() if line.startswith("running [")] == [
+        "running [1/2] parser-bounded-config · null · epoch 0",
+        "running [2/2] parser-bounded-config · null · epoch 1",
+    ]
+    assert len(stored_attempts(out)) == 2
+
+
 def test_two_runs_into_one_folder_at_once_are_refused(tmp_path: Path) -> None:
     from repogate.errors import RunDirError
 

@@ -24,7 +24,7 @@ from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError, UserInputError
 from repogate.jobs import Executor
 from repogate.recorded import recorded_proposal, recorded_results
-from repogate.runner import PlannedAttempt, RunOptions, check_isolation, run
+from repogate.runner import PlannedAttempt, RunOptions, attempt_count, check_isolation, run
 from repogate.sandbox import WEAK_FLAG
 from repogate.store import DB_NAME, AttemptRecord, Store
 from repogate.tasks.scenario_injections import with_injected
@@ -273,7 +273,8 @@ def execute(
                 f"warning: {line}", markup=False, highlight=False, soft_wrap=True
             ),
         )
-        with RunProgress(len(plans) * epochs, quiet=as_json, warning=warning) as bar:
+        total = attempt_count(plans, epochs)
+        with RunProgress(total, quiet=as_json, warning=warning) as bar:
             records = run(plans, options, bar.tick, executor)
         with Store.open(out) as store:
             agents_said = agent_outcomes(store, records)
