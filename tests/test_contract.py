@@ -147,3 +147,99 @@ def test_review_placeholder_needs_the_explicit_switch_not_a_cohort_tag(tmp_path:
     assert load_contract(write(tmp_path, text)).authority.simulated_reviews is False
     text += "[authority]\nsimulated_reviews = true\n"
     assert load_contract(write(tmp_path, text, "d.toml")).authority.simulated_reviews is True
+
+
+def _problem_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> str:
+    """The one error line ``repogate run`` gives for a contract holding ``text`` (nothing written)."""
+    path = write(tmp_path, text)
+    assert main(["run", str(path), "--agent", "null", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: contract") and err.count("\n") == 1, err
+    assert not (tmp_path / "out").exists()
+    return err
+
+
+MISSPELT_TABLE = """
+id = "t1"
+repo = "repo"
+base_commit = "{sha}"
+[requirment]
+statement = "parse bounded config strings"
+"""
+
+
+def test_a_misspelt_table_and_a_wrong_type_are_both_said_with_the_hint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 21: ``[requirment]`` makes pydantic report the missing ``requirement`` first, and
+    the hint naming the misspelling was hidden in "(and 1 more)"; with a second problem beside
+    it, neither may hide the other."""
+    text = MISSPELT_TABLE.format(sha="a" * 40) + "[permissions]\ntime_budget_s = 'soon'\n"
+    err = _problem_line(tmp_path, capsys, text)
+    assert "3 problems: key 'requirement': Field required; " in err
+    assert "unknown key 'requirment' (did you mean 'requirement'? valid keys here: " in err
+    assert "key 'permissions.time_budget_s': Input should be a valid number" in err
+    assert "more)" not in err
+
+
+def test_two_misspelt_keys_in_a_table_each_get_their_hint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = MINIMAL.format(sha="a" * 40) + (
+        "[oracles]\nfail_to_pas = ['t::x']\nregresion = 'declared'\n"
+    )
+    err = _problem_line(tmp_path, capsys, text)
+    assert err.startswith(f"error: contract {tmp_path / 'c.toml'}: 2 problems: ")
+    assert "unknown key 'oracles.fail_to_pas' (did you mean 'fail_to_pass'? valid keys" in err
+    assert "unknown key 'oracles.regresion' (did you mean 'regression'? valid keys" in err
+
+
+def test_one_problem_is_said_alone_with_its_hint(tmp_path: Path) -> None:
+    text = MINIMAL.format(sha="a" * 40) + "[oracles]\nfail_to_pas = ['t::x']\n"
+    with pytest.raises(ContractError) as info:
+        load_contract(write(tmp_path, text))
+    message = str(info.value)
+    assert message.startswith(
+        f"contract {tmp_path / 'c.toml'}: unknown key 'oracles.fail_to_pas' (did you mean "
+        "'fail_to_pass'? valid keys here: "
+    )
+    assert "problems" not in message
+
+
+_SERVICE = """
+[[environment.services]]
+name = "hello"
+start = "python -m http.server 8765"
+ready = "true"
+port = 8765
+tls = {value}
+"""
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "value", "shown"),
+    [
+        (_SERVICE, "environment.services.0.tls", '"yes"', '"yes"'),
+        (_SERVICE, "environment.services.0.tls", '"on"', '"on"'),
+        ("[oracles]\nrunner_under_test = {value}\n", "oracles.runner_under_test", "1", "1"),
+        ("[oracles]\nrunner_under_test = {value}\n", "oracles.runner_under_test", "0", "0"),
+        ("[permissions]\nnetwork = {value}\n", "permissions.network", '"1"', '"1"'),
+    ],
+)
+def test_a_boolean_written_as_a_string_or_number_is_refused_naming_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], table: str, key: str, value: str, shown: str
+) -> None:
+    """Issue 21: pydantic's lax mode read ``tls = "yes"`` as true (and "on", "1", 0 and 1), so a
+    contract meaning something else was accepted silently. TOML has real booleans: anything
+    else is the user's error, said with its key."""
+    text = MINIMAL.format(sha="a" * 40) + table.format(value=value)
+    err = _problem_line(tmp_path, capsys, text)
+    assert f"key {key!r}: {shown} is not a boolean (use true or false); " in err, err
+
+
+def test_real_booleans_still_load(tmp_path: Path) -> None:
+    text = MINIMAL.format(sha="a" * 40) + _SERVICE.format(value="true")
+    text += "[oracles]\nrunner_under_test = false\n"
+    contract = load_contract(write(tmp_path, text))
+    assert contract.environment.services[0].tls is True
+    assert contract.oracles.runner_under_test is False

@@ -1,9 +1,9 @@
 """Reading files: the user's input with one-line errors, and untrusted folders without links.
 
 Each loader (contract, evidence, reviews, predictions, scripted agents) reads a file and validates
-it with pydantic; :func:`read_text` and :func:`first_problem` turn the two foreign failures
-(``OSError``, ``ValidationError``) into the message our errors carry, so every loader says it the
-same way; :func:`read_json_object` does it for a JSON file, which must hold an object (a list,
+it with pydantic; :func:`read_text` and :func:`repogate._problems.every_problem` turn the two
+foreign failures (``OSError``, ``ValidationError``) into the message our errors carry, so every
+loader says it the same way; :func:`read_json_object` does it for a JSON file, which must hold an object (a list,
 string or number is named as such, never read as an object with every key missing).
 
 Files in a folder untrusted code could touch (the agent's workspace and output folder, test trees)
@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from repogate._problems import every_problem
 from repogate.errors import UserInputError
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -102,7 +103,7 @@ def read_toml_model(
     """Read ``path`` as TOML and validate it as ``model``.
 
     Raises:
-        UserInputError: (``error``) unreadable, not TOML, or not valid (the first key named,
+        UserInputError: (``error``) unreadable, not TOML, or not valid (every bad key named,
             then ``fix``).
     """
     text = read_text(path, what, error, "give a TOML file")
@@ -111,15 +112,7 @@ def read_toml_model(
     except tomllib.TOMLDecodeError as exc:
         raise error(f"{what} {path} is not TOML: {exc}", "fix the TOML syntax") from None
     except ValidationError as exc:
-        raise error(f"{what} {path}: {first_problem(exc)}", fix) from None
-
-
-def first_problem(exc: ValidationError) -> str:
-    """Return ``key 'a.b': message`` for the first validation error, and how many more there are."""
-    first = exc.errors()[0]
-    key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-    return f"key {key!r}: {first['msg']}{more}"
+        raise error(f"{what} {path}: {every_problem(exc, model)}", fix) from None
 
 
 # --- Files in folders untrusted code could touch -------------------------------------------------

@@ -4,6 +4,12 @@
 records whose shape a third party defines and extends (SWE-bench's instance rows and prediction
 files, GitHub's REST JSON, an agent program's ``agent.json``): still frozen, but keys it does not
 name are ignored.
+
+A file a user or an agent writes (a contract, an env map, a policy, a scripted agent, review
+evidence) holds real booleans, TOML's and JSON's ``true`` and ``false``: the boolean fields of
+its models are :data:`pydantic.StrictBool`, so ``tls = "yes"`` or ``runner_under_test = 1`` is
+an error naming the key (:mod:`repogate._problems`), not read as true as pydantic's lax mode
+would. ``tests/test_user_files.py`` walks those models for a plain ``bool``.
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ identifiers only.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import re
@@ -21,10 +20,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     PrivateAttr,
+    StrictBool,
     ValidationError,
     field_validator,
     model_validator,
@@ -32,6 +31,7 @@ from pydantic import (
 
 from repogate._files import read_text
 from repogate._model import FrozenModel
+from repogate._problems import every_problem
 from repogate._version import __version__
 from repogate.errors import ContractError
 from repogate.vocabulary import TASK_ID_MAX, TASK_ID_PATTERN, DerivationKind
@@ -177,7 +177,7 @@ class Service(_Model):
     """Variables the tests see that point them at the service (``HTTPBIN_URL``)."""
     ready_timeout_s: float = Field(default=30.0, gt=0, le=600)
     """How long the service may take to become ready, in seconds."""
-    tls: bool = Field(default=False, exclude_if=lambda value: not value)
+    tls: StrictBool = Field(default=False, exclude_if=lambda value: not value)
     """Answer TLS as well as plain HTTP on ``port`` (tests that swap ``http://`` for ``https://``
     on the service's address): per test run the harness makes a throwaway CA and a certificate
     for ``127.0.0.1`` and ``localhost`` (:mod:`repogate.oracles.service_tls`), and a front on
@@ -241,7 +241,7 @@ class EnvironmentRecipe(_Model):
     install: tuple[str, ...] = ()
     """Install commands run in the checkout of the base commit, in order (``uv pip install -e .``);
     empty installs the project from its own files."""
-    network: bool = True
+    network: StrictBool = True
     """Whether the install commands may reach the package index."""
     lock_inputs: tuple[str, ...] = ()
     """Repository files whose content keys the environment cache (lockfiles, requirement files)."""
@@ -308,7 +308,7 @@ class Permissions(_Model):
     """The agent's budget in US dollars (None: unlimited); enforced for model-driven agents."""
     sample_budget: int | None = Field(default=None, gt=0)
     """Most repair samples the ``baseline:`` agent may draw (None: its own setting, 4)."""
-    network: bool = False
+    network: StrictBool = False
     """Whether the agent may reach the network."""
     max_workspace_bytes: int = Field(default=2 * 1024**3, gt=0)
     """Most bytes (apparent sizes, every ``.git`` left out) the agent's workspace may hold when it
@@ -346,7 +346,7 @@ class Generator(_Model):
     """Globs of the generator's own code (script, templates). Empty: the files its command names
     (``python tools/gen.py``, ``python -m tools.gen``). A patch that changes one is regenerated
     with the base's generator too, and the change is reported as needing its owner's review."""
-    network: bool = False
+    network: StrictBool = False
     """Whether the generator may reach the network."""
 
 
@@ -415,7 +415,7 @@ class Oracles(_Model):
     ``module.Class.method``) and parameter name: the name of a function of
     ``hypothesis.strategies`` that takes no argument (``text``, ``integers``, ``booleans`` ...).
     Parameters not named are drawn from their annotations and the literals the tests pass."""
-    runner_under_test: bool = Field(default=False, exclude_if=lambda value: not value)
+    runner_under_test: StrictBool = Field(default=False, exclude_if=lambda value: not value)
     """The repository is the test runner itself (pytest-dev/pytest: its ``pytest``, ``_pytest``
     and ``py`` modules run its own tests). With it, the guard (``harness_untampered``) trusts
     those modules of the checkout as the runner, and only those; every other tamper check
@@ -458,7 +458,7 @@ class Authority(_Model):
     branch_protection: str | None = None
     """GitHub's ``branches/B/protection`` JSON for the target branch, relative to the contract:
     its required approving review count applies when higher than ``min_approvals``."""
-    simulated_reviews: bool = False
+    simulated_reviews: StrictBool = False
     """For demonstrations only: the review file was written before any candidate existed, and a
     ``{{candidate}}`` patch digest in it stands for the digest the candidate gets. Real review
     evidence names digests, and the placeholder is refused without this switch."""
@@ -480,9 +480,9 @@ class Sentinel(_Model):
     base."""
     follow_up_count: int = Field(default=0, ge=0)
     """Without ``follow_ups``: replay this many commits after the base on the target branch."""
-    first_parent: bool = True
+    first_parent: StrictBool = True
     """Walk the target branch's first parents only when counting follow-ups."""
-    regenerate: bool = True
+    regenerate: StrictBool = True
     """Rerun the generators on the merged state before replaying."""
     python_matrix: tuple[str, ...] = ()
     """Extra interpreter versions the merged state's tests run on."""
@@ -640,53 +640,18 @@ class TransitionContract(_Model):
         return copy
 
 
-def _describe(error: Any, model: type[BaseModel]) -> str:
-    loc = ".".join(str(p) for p in error["loc"]) or "(top level)"
-    if error["type"] == "extra_forbidden":
-        valid = _valid_keys(model, error["loc"][:-1])
-        close = difflib.get_close_matches(str(error["loc"][-1]), valid, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        return f"unknown key {loc!r}{hint}; valid keys here: {', '.join(sorted(valid))}"
-    return f"key {loc!r}: {error['msg']}"
-
-
-def _valid_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
-    current: Any = model
-    for part in loc:
-        if isinstance(part, int):
-            continue
-        field = current.model_fields.get(str(part)) if hasattr(current, "model_fields") else None
-        if field is None:
-            return []
-        current = _inner_model(field.annotation)
-        if current is None:
-            return []
-    return list(current.model_fields) if hasattr(current, "model_fields") else []
-
-
-def _inner_model(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()):
-        found = _inner_model(arg)
-        if found is not None:
-            return found
-    return None
-
-
 def parse_contract(data: dict[str, Any], source: str, base_dir: Path) -> TransitionContract:
     """Validate ``data`` (parsed TOML) as a contract; ``source`` names it in errors.
 
     Raises:
-        ContractError: naming ``source``, the first bad key and what is expected.
+        ContractError: naming ``source``, every bad key and what is expected
+            (:func:`repogate._problems.every_problem`).
     """
     try:
         contract = TransitionContract.model_validate(data)
     except ValidationError as exc:
-        problems = [_describe(e, TransitionContract) for e in exc.errors()]
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise ContractError(
-            f"contract {source}: {problems[0]}{more}",
+            f"contract {source}: {every_problem(exc, TransitionContract)}",
             "fix the key and run again; `repogate schema contract` prints every valid key",
         ) from None
     return contract.with_base_dir(base_dir)

@@ -20,6 +20,7 @@ from pathlib import Path
 from securesystemslib.signer import Signer
 
 from repogate import clock, git, sandbox
+from repogate._counted import counted
 from repogate._folders import remove_if_empty
 from repogate.agent_spec import AgentSpec
 from repogate.agents import PredictionsAgent, fingerprint, make_agent
@@ -119,6 +120,20 @@ def contract_notices(contract: TransitionContract, source: Path) -> tuple[str, .
     return _load_warnings(contract, b"" if patch is None else load_patch(patch, contract, source))
 
 
+def _key(plan: PlannedAttempt) -> tuple[str, str]:
+    """What one planned attempt is, epochs aside: its contract id and agent spec."""
+    return plan.contract.id, plan.agent_spec.text
+
+
+def attempt_count(plans: Sequence[PlannedAttempt], epochs: int) -> int:
+    """Return how many attempts :func:`run` makes of ``plans`` (the progress total).
+
+    Each distinct (contract id, agent spec) counts once, as :func:`run` plans it once (a
+    contract named twice), times ``epochs``.
+    """
+    return len({_key(plan) for plan in plans}) * epochs
+
+
 def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Ready]:
     """Resolve every repository and build every agent; raises the first user error."""
     ready = []
@@ -126,7 +141,7 @@ def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Read
     warned: set[str] = set()
     for plan in plans:
         contract = plan.contract
-        key = (contract.id, plan.agent_spec.text)
+        key = _key(plan)
         if key in seen and seen[key] != plan.contract_source:
             raise UserInputError(
                 f"two contracts share the id {contract.id!r} ({seen[key]} and {plan.contract_source})",
@@ -152,31 +167,35 @@ def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Read
                 options.warn(line)
         warned.add(contract.id)
         ready.append(_Ready(plan, source, make_agent(plan.agent_spec, contract, source), said))
-    _refuse_predictions_covering_nothing(ready)
+    if options.warn is not None:
+        for line in _predictions_covering_nothing(ready):
+            options.warn(line)
     return ready
 
 
-def _refuse_predictions_covering_nothing(ready: Sequence[_Ready]) -> None:
-    """Refuse a predictions file that has no row for any contract of the run.
+def _predictions_covering_nothing(ready: Sequence[_Ready]) -> tuple[str, ...]:
+    """Return one warning per predictions agent whose file has no row for any contract of the run.
 
-    That is the wrong file or the wrong contracts, not a set of empty patches (a missing row
-    for some contracts is one: see :mod:`repogate.agents.predictions`).
+    Each such contract is still that agent's empty patch (status ``no_prediction``), as for a
+    file that covers some (:mod:`repogate.agents.predictions`) and as SWE-bench counts a missing
+    prediction; the warning only says that the file may be the wrong one.
+    ``--require-all-predictions`` refuses instead (when the agent is made).
 
-    Raises:
-        UserInputError: naming the file and how many contracts it missed.
+    Returns:
+        ``agent 'SPEC': the predictions file has no row for any of the N contracts of this run;
+        ...`` lines, in the order the agents are first planned.
     """
     covered: dict[str, list[bool]] = {}
     for r in ready:
         if isinstance(r.agent, PredictionsAgent):
             covered.setdefault(r.plan.agent_spec.text, []).append(r.agent.has_prediction)
-    for spec, rows in covered.items():
-        if not any(rows):
-            raise UserInputError(
-                f"agent {spec!r}: the predictions file has no row for any of the {len(rows)} "
-                "contracts of this run",
-                "check that its instance_id values are the contracts' ids, or name the contracts "
-                "it covers",
-            )
+    return tuple(
+        f"agent {spec!r}: the predictions file has no row for any of the "
+        f"{counted(len(rows), 'contract')} of this run; each is recorded as no_prediction "
+        "(pass --require-all-predictions to refuse)"
+        for spec, rows in covered.items()
+        if not any(rows)
+    )
 
 
 def run_inputs(ready: Sequence[_Ready], epochs: int) -> RunInputs:
@@ -207,8 +226,9 @@ def _manifest(
     """The run's manifest, for this command and what the run already holds.
 
     When this command resumes or extends a run, the agents it had stay listed, its isolation
-    is the weakest any command of the run had (with its warnings), and
-    ``skip_sentinel_when_rejected`` is true when any command of the run had the option.
+    is the weakest any command of the run that ran an attempt had (with its warnings), and
+    ``skip_sentinel_when_rejected`` is true when any command of the run had the option; a
+    command that runs none does not write the manifest (:func:`_runs_any`).
     """
     agent_net = any(r.plan.contract.permissions.network for r in ready)
     iso_agent = sandbox.isolation(agent_net)
@@ -253,6 +273,22 @@ def _manifest(
     )
 
 
+def _runs_any(ready: Sequence[_Ready], epochs: int, store: Store) -> bool:
+    """Whether this command runs any attempt: one of its attempts is not done in ``store``.
+
+    A rerun of a finished run runs none, so its manifest is left as it was: this command's
+    isolation and executor describe no attempt of the run, and recording them (weaker isolation
+    on another machine, a WEAK warning) would say untrusted code ran so when none did.
+    """
+    for item in ready:
+        spec, contract_id = item.plan.agent_spec, item.plan.contract.id
+        for epoch in range(epochs):
+            record = store.get(attempt_id_for(contract_id, spec, epoch))
+            if record is None or record.status != "done":
+                return True
+    return False
+
+
 def _planned_ids(ready: Sequence[_Ready], epochs: int, store: Store) -> set[str]:
     """The run's attempts: this command's and those an earlier command began (an extended run)."""
     ids = store.attempt_ids()
@@ -292,7 +328,8 @@ def run(
     executor = executor or LocalExecutor()
     isolation = sandbox.isolation(False).detail if weak is None else weak
     with Store.create(options.out, run_inputs(ready, options.epochs)) as store:
-        store.write_manifest(_manifest(ready, options, store, executor))
+        if store.manifest() is None or _runs_any(ready, options.epochs, store):
+            store.write_manifest(_manifest(ready, options, store, executor))
         jobs = _begin(store, ready, cache, options, progress, isolation)
         labels = {job.attempt_id: job.label for job in jobs}
 

@@ -228,3 +228,39 @@ def test_show_labels_two_command_agents_of_one_interpreter_apart(
     rows = [line[1:] for line in shown.splitlines() if line[:1] in ("1", "2", "3")]
     assert len(rows) == 3 and rows[0] != rows[1], shown  # the row number aside, they differ
     assert "a.py" in rows[0] and "b.py" in rows[1] and " gold " in rows[2], shown
+
+
+@pytest.mark.parametrize(
+    ("agents", "twice"),
+    [
+        (["null", "null"], "null"),  # the issue's shape: the same --agent given twice
+        # not next to each other
+        (["predictions:{p}#a", "null", "predictions:{p}#a"], "predictions:{p}#a"),
+        # a predictions file of two models is one agent per model: naming one of them again
+        (["predictions:{p}", "predictions:{p}#b"], "predictions:{p}#b"),
+    ],
+)
+def test_an_agent_named_twice_is_refused_in_one_line(
+    contract: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    agents: list[str],
+    twice: str,
+) -> None:
+    """``--agent gold --agent gold`` planned one attempt but its progress counted two
+    (``running [1/2]``, never 2/2); a repeat is refused rather than merged silently."""
+    preds = tmp_path / "p.jsonl"
+    rows = [{"instance_id": "t1", "model_name_or_path": m, "model_patch": ""} for m in "ab"]
+    preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "run"
+    specs = [a.format(p=preds) for a in agents]
+    code = main(
+        ["run", str(contract), *(x for s in specs for x in ("--agent", s)), "--out", str(out)]
+    )
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE
+    assert err == (
+        f"error: agent {twice.format(p=preds)!r} is named twice; name each agent once "
+        "(--epochs N repeats every attempt)\n"
+    )
+    assert not out.exists()

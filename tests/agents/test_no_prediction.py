@@ -32,8 +32,8 @@ def test_a_missing_row_is_the_agents_empty_patch_counted_and_named(
 ) -> None:
     """A missing row must not pass, must not vanish from the count, and must say why.
 
-    The file covers the run's other contract (the weak-oracle scenario's): a file that covers
-    none of the run's contracts is the wrong file, refused (``tests/cli/test_bad_input.py``)."""
+    The file covers the run's other contract (the weak-oracle scenario's); a file that covers
+    none of them is the next test's."""
     other = build_scenario("weak-oracle", tmp_path / "other")
     preds = _preds(tmp_path, "gauge-clamp-percent")
     code, rows = run_json(
@@ -50,6 +50,70 @@ def test_a_missing_row_is_the_agents_empty_patch_counted_and_named(
     assert row["outcome"] == "rejected"
     assert "patch_is_a_new_state" in row["failed"]  # type: ignore[operator]
     assert "no row for instance 'parser-bounded-config'" in str(row["agent_detail"])
+
+
+def _written(tmp_path: Path, shape: str, instance: str) -> Path:
+    """A predictions file of ``shape`` (``jsonl``, or ``json``: a JSON list) with one row."""
+    row = {"instance_id": instance, "model_name_or_path": "m", "model_patch": "diff --git a b\n"}
+    if shape == "jsonl":
+        return _preds(tmp_path, instance)
+    path = tmp_path / "preds.json"
+    path.write_text(json.dumps([row]))
+    return path
+
+
+@pytest.mark.parametrize("shape", ["jsonl", "json"])
+@pytest.mark.parametrize("contracts", [1, 2])
+def test_a_file_covering_no_contract_of_the_run_is_recorded_as_no_prediction_with_one_warning(
+    parser: BuiltScenario,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    shape: str,
+    contracts: int,
+) -> None:
+    """Issue 21: a one-instance run with an agent that has no row for it (SWE-agent has none for
+    sphinx-7975) was refused ("no row for any of the 1 contracts"), so it could not be recorded.
+
+    Each contract without a row is that agent's empty patch, as for a file that covers some;
+    one warning line says the file covers none of them and how to refuse instead."""
+    paths = [parser.contracts[0]]
+    if contracts == 2:
+        paths.append(build_scenario("weak-oracle", tmp_path / "other").contracts[0])
+    preds = _written(tmp_path, shape, "sphinx-doc__sphinx-7975")
+    spec = f"predictions:{preds}"
+    code = main(
+        ["run", *map(str, paths), "--agent", spec, "--out", str(tmp_path / "run"), "--json"]
+    )
+    said = capsys.readouterr()
+    rows = json.loads(said.out)
+    assert code == ExitCode.OK, said.err
+    assert len(rows) == contracts
+    assert [r["agent_status"] for r in rows] == ["no_prediction"] * contracts
+    assert not any(r["accepted"] or r["resolved"] for r in rows)
+    noun = "1 contract" if contracts == 1 else "2 contracts"
+    warning = (
+        f"warning: agent {spec!r}: the predictions file has no row for any of the {noun} of "
+        "this run; each is recorded as no_prediction (pass --require-all-predictions to refuse)"
+    )
+    assert [line for line in said.err.splitlines() if "predictions file" in line] == [warning]
+
+
+@pytest.mark.parametrize("shape", ["jsonl", "json"])
+def test_require_all_predictions_refuses_a_file_covering_no_contract(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: str
+) -> None:
+    preds = _written(tmp_path, shape, "sphinx-doc__sphinx-7975")
+    out = tmp_path / "run"
+    args = [str(parser.contracts[0]), "--agent", f"predictions:{preds}", "--out", str(out)]
+    code = main(["run", *args, "--require-all-predictions"])
+    err = capsys.readouterr().err
+    assert int(code) == 2
+    assert err == (
+        f"error: predictions file {preds} has no instance 'parser-bounded-config' (it has: "
+        "sphinx-doc__sphinx-7975); add a row for that instance_id, run only the contracts it "
+        "covers, or drop --require-all-predictions to count it as an empty patch\n"
+    )
+    assert not out.exists()
 
 
 def test_require_all_predictions_refuses_a_missing_row_in_one_line(

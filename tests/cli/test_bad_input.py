@@ -193,13 +193,14 @@ def test_ctrl_c_while_the_working_folder_is_removed(parser: BuiltScenario, tmp_p
 @pytest.mark.parametrize(
     "agent",
     [
-        "bogus",  # not a spec at all
-        "scripted:{tmp}/missing.toml",  # a file that is not there
-        "predictions:{tmp}/p.json",  # a good file that covers none of the scenarios
+        ("bogus",),  # not a spec at all
+        ("scripted:{tmp}/missing.toml",),  # a file that is not there
+        # a good file that covers none of the scenarios, with every row required
+        ("predictions:{tmp}/p.json", "--require-all-predictions"),
     ],
 )
 def test_a_bad_agent_on_the_embedded_default_writes_nothing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: str, existing: bool
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: tuple[str, ...], existing: bool
 ) -> None:
     """Bad input must write nothing: no half-made run folder holding built ``scenarios/``,
     whether the agent spec is malformed, names a missing file, or is refused only once the
@@ -209,7 +210,8 @@ def test_a_bad_agent_on_the_embedded_default_writes_nothing(
     out = tmp_path / "run"
     if existing:
         out.mkdir()
-    code = main(["run", "--agent", agent.format(tmp=tmp_path), "--out", str(out)])
+    spec, *flags = agent
+    code = main(["run", "--agent", spec.format(tmp=tmp_path), *flags, "--out", str(out)])
     err = capsys.readouterr().err
     assert code == ExitCode.USAGE, err
     _one_line_error(err)

@@ -51,8 +51,11 @@ def test_a_recipe_reads_as_given(tmp_path: Path) -> None:
         ('install = ["x"]\n', "environment.toml: key 'python': Field required"),
         ('python = "3.11"\ninstall = "uv pip install x"\n', "environment.toml: key 'install'"),
         # the contract's conditions are not the agent's to set
-        ('python = "3.11"\nnetwork = true\n', "environment.toml: key 'network': Extra inputs"),
-        ('python = "3.11"\ntimezone = "Asia/Tokyo"\n', "environment.toml: key 'timezone'"),
+        (
+            'python = "3.11"\nnetwork = true\n',
+            "environment.toml: unknown key 'network' (valid keys here: install, lock_inputs, python)",
+        ),
+        ('python = "3.11"\ntimezone = "Asia/Tokyo"\n', "environment.toml: unknown key 'timezone'"),
         ('python = "3.11; rm -rf /"\n', "environment.toml: key 'python': String should match"),
         (b"python = '\xff'\n", "environment.toml is not TOML: "),
         # a path would be an interpreter the harness queries outside the sandbox

@@ -74,7 +74,7 @@ def test_a_signed_run_verifies_whole_and_by_decision(
     assert "verified 2 decisions and the run summary" in said
     decision = tmp_path / "run" / "attempts" / ids[0] / "decision.json"
     code, said = _verify(decision, public, capsys)
-    assert code == ExitCode.OK and "verified 1 decisions" in said
+    assert code == ExitCode.OK and "verified 1 decision with key" in said
     envelope = json.loads((decision.parent / DECISION_ENVELOPE).read_text())
     assert envelope["payloadType"] == "application/vnd.in-toto+json"
     statement = json.loads(base64.b64decode(envelope["payload"]))
@@ -245,7 +245,7 @@ def test_run_with_sign_key_signs_each_decision_and_verify_runs_as_a_subprocess(
         check=False,
     )
     assert done.returncode == ExitCode.OK, done.stdout + done.stderr
-    assert "verified 1 decisions and the run summary" in done.stdout
+    assert "verified 1 decision and the run summary" in done.stdout
     decision = attempt / "decision.json"
     decision.write_text(decision.read_text().replace('"accepted": true', '"accepted": false'))
     code, said = _verify(out, public, capsys)

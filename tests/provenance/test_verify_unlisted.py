@@ -71,7 +71,8 @@ def test_a_planted_file_below_a_folder_too_deep_to_list_fails_naming_the_folder(
     assert len(failing) == 1, said
     assert failing[0].startswith(f"FAIL attempts/{ids[0]}/{LEVEL}/")
     assert "cannot be listed (File name too long)" in failing[0]
-    assert "1 decisions verified and the run summary" in said  # the other attempt still checked
+    # the other attempt still checked
+    assert ": 1 failing file; 1 decision verified and the run summary" in said
 
 
 def test_a_folder_just_short_of_the_limit_is_listed_and_its_file_named(

@@ -112,7 +112,7 @@ def test_acceptance_resolved_and_errors(run_dir: Path, capsys: pytest.CaptureFix
         ["d"],
     )
     evidence = next(c for c in autonomy["null"]["clauses"] if c["clause"] == "e")
-    assert evidence["says"].startswith("1 paired tasks (at least 10)")
+    assert evidence["says"].startswith("1 paired task (at least 10)")
     assert autonomy["null"]["policy"].startswith("v1 defaults sha256 ")
     brief = _rows(report, "runs")[0]
     assert (brief["planned"], brief["done"], brief["status"]) == (6, 6, "complete")

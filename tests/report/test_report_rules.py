@@ -431,11 +431,23 @@ def test_a_bad_policy_file_is_areport_error(
     run = str(tmp_path / "run")
     bad = tmp_path / "bad.toml"
     for text, said in (
-        ("[autonomy]\nmargn = 0.1\n", "autonomy.margn: unknown key (valid here: margin, "),
-        ("[gate]\n", "gate: unknown key (valid here: version, autonomy, gates)"),
-        ("version = 2\n", "version: Input should be 1"),
-        ("[autonomy]\nmargin = 1.5\n", "autonomy.margin: Input should be less than or equal"),
-        ("[gates]\nmin_failures = 0\n", "gates.min_failures: Input should be greater"),
+        (
+            "[autonomy]\nmargn = 0.1\n",
+            "unknown key 'autonomy.margn' (did you mean 'margin'? valid keys here: ",
+        ),
+        (
+            "[gate]\n",
+            "unknown key 'gate' (did you mean 'gates'? valid keys here: autonomy, gates, version)",
+        ),
+        ("version = 2\n", "key 'version': Input should be 1"),
+        ("[autonomy]\nmargin = 1.5\n", "'autonomy.margin': Input should be less than or equal"),
+        ("[gates]\nmin_failures = 0\n", "'gates.min_failures': Input should be greater"),
+        # two problems: the second (and its hint) is said too, not only the first
+        (
+            "version = 2\n[autonomy]\nmargn = 0.1\n",
+            "2 problems: key 'version': Input should be 1; unknown key 'autonomy.margn' (did "
+            "you mean 'margin'?",
+        ),
         ("version = \n", "is not valid TOML"),
     ):
         bad.write_text(text)
@@ -470,3 +482,17 @@ def test_a_cohort_of_one_task_is_counted_in_the_singular(tmp_path: Path) -> None
     report = _report(tmp_path / "run", attempts)
     says = _says(_verdicts(report)["api", "good"], "c")
     assert " over 1 task, upper bound " in says
+
+
+@pytest.mark.parametrize(
+    ("n", "tasks", "failures"),
+    [(1, "1 paired task,", "1 failure,"), (2, "2 paired tasks,", "2 failures,")],
+)
+def test_the_policy_line_counts_in_english(n: int, tasks: str, failures: str) -> None:
+    """It said "at least 1 paired tasks" and "at least 1 failures"."""
+    from repogate.report.policy import GatePolicy, describe
+
+    policy = Policy(autonomy=AutonomyPolicy(min_paired_tasks=n), gates=GatePolicy(min_failures=n))
+    line = describe(policy, "test")
+    assert f"at least {tasks} at most" in line
+    assert f"gates: at least {failures} Holm" in line

@@ -609,6 +609,46 @@ def test_resuming_with_changed_inputs_is_refused(
     assert len(stored_attempts(out)) == 1
 
 
+@pytest.mark.parametrize(
+    ("first", "then", "said"), [(1, 2, "1 epoch, not 2"), (2, 1, "2 epochs, not 1")]
+)
+def test_resuming_with_other_epochs_is_refused_counting_in_english(
+    parser: BuiltScenario,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    first: int,
+    then: int,
+    said: str,
+) -> None:
+    """The refusal said "it has 1 epochs, not 2"."""
+    out = tmp_path / "run"
+    args = ["run", str(parser.contracts[0]), "--agent", "null", "--out", str(out)]
+    assert main([*args, "--epochs", str(first)]) == ExitCode.OK
+    capsys.readouterr()
+    assert main([*args, "--epochs", str(then)]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert f"holds a run of other inputs: it has {said}; give --epochs {first} to resume" in err
+    assert len(stored_attempts(out)) == first
+
+
+@pytest.mark.parametrize("named", [2, 3])
+def test_a_contract_named_more_than_once_is_run_and_counted_once(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str], named: int
+) -> None:
+    """A contract named twice is planned once, but the progress counted it each time
+    (``running [1/2]`` for the run's one attempt, as for ``--agent null --agent null``)."""
+    out = tmp_path / "run"
+    contracts = [str(parser.contracts[0])] * named
+    assert main(["run", *contracts, "--agent", "null", "--epochs", "2", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert [line for line in err.splitlines() if line.startswith("running [")] == [
+        "running [1/2] parser-bounded-config · null · epoch 0",
+        "running [2/2] parser-bounded-config · null · epoch 1",
+    ]
+    assert len(stored_attempts(out)) == 2
+
+
 def test_two_runs_into_one_folder_at_once_are_refused(tmp_path: Path) -> None:
     from repogate.errors import RunDirError
 

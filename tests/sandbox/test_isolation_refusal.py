@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_json, stored_attempts
+from conftest import HAS_BWRAP, run_json, stored_attempts
 from repogate import sandbox
 from repogate.cli import ExitCode, main
 from repogate.cli.run import EMBEDDED_WEAK
@@ -142,10 +142,10 @@ def test_a_rerun_never_records_stronger_isolation_than_its_attempts_had(
     weak_first: bool,
 ) -> None:
     """New user: a run made without bubblewrap, rerun where it is (nothing left to run), reported
-    ``bwrap`` and no WEAK warning, the manifest rewritten with the second machine's isolation;
-    the reverse (made under bubblewrap, resumed with weak isolation allowed) and an extension with
-    a new agent keep the record too: the manifest holds the weakest isolation any part of the run
-    had, and the warning that came with it."""
+    ``bwrap`` and no WEAK warning, the manifest rewritten with the second machine's isolation.
+    The manifest holds the weakest isolation any attempt of the run had, and the warning that
+    came with it: a resume that runs nothing changes neither way, and an extension with a new
+    agent under the other isolation records the weaker of the two."""
     out = tmp_path / "run"
     base = ["run", str(parser.contracts[0]), "--agent", "null", "--out", str(out)]
 
@@ -159,8 +159,10 @@ def test_a_rerun_never_records_stronger_isolation_than_its_attempts_had(
         capsys.readouterr()
 
     run(weak_first)
-    run(not weak_first)  # a resume: the attempt is reused
-    run(False, "--agent", "gold")  # an extension under bubblewrap
+    made = (out / "manifest.json").read_text()
+    run(not weak_first)  # a resume: the attempt is reused, nothing runs
+    assert (out / "manifest.json").read_text() == made
+    run(not weak_first, "--agent", "gold")  # an extension: the gold attempt runs
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["isolation_tests"]["kind"] == "unshare", manifest["isolation_tests"]
     assert manifest["isolation_agent"]["kind"] == "unshare"
@@ -168,3 +170,45 @@ def test_a_rerun_never_records_stronger_isolation_than_its_attempts_had(
     assert any(w.startswith("WEAK ISOLATION") for w in manifest["warnings"]), manifest
     assert main(["report", str(out)]) == ExitCode.OK
     assert "tests: unshare" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not HAS_BWRAP, reason="needs bubblewrap (bwrap) working here")
+@pytest.mark.parametrize(
+    ("variables", "flags"),
+    [
+        ({sandbox.SANDBOX_ENV: "unshare"}, ["--allow-weak-isolation"]),  # a machine without bwrap
+        ({sandbox.SANDBOX_ENV: "none"}, ["--allow-weak-isolation"]),  # nor unshare: network ON
+        ({}, ["--workers", "2"]),  # the same machine, another executor
+    ],
+)
+def test_a_finished_run_done_again_keeps_its_manifest(
+    parser: BuiltScenario,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    variables: dict[str, str],
+    flags: list[str],
+) -> None:
+    """Issue 21: ``repogate run`` again on a finished run (every attempt done, none runs)
+    rewrote the manifest with this command's isolation, as if untrusted code had run weakly
+    (``isolation_tests`` none, network ON, a WEAK warning) or on another executor: a record of
+    how attempts ran that no attempt had. A rerun that runs nothing leaves it as it was."""
+    out = tmp_path / "run"
+    args = ["run", str(parser.contracts[0]), "--agent", "null", "--out", str(out)]
+    assert main(args) == ExitCode.OK
+    made = (out / "manifest.json").read_text()
+    assert json.loads(made)["isolation_tests"]["kind"] == "bwrap"
+    capsys.readouterr()
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    assert main([*args, *flags]) == ExitCode.OK
+    capsys.readouterr()
+    assert (out / "manifest.json").read_text() == made
+    (record,) = stored_attempts(out)
+    assert record.decision is not None
+    assert record.decision.isolation.startswith("bwrap: filesystem allowlist")
+    assert main(["report", str(out), "--json"]) == ExitCode.OK
+    (shown,) = json.loads(capsys.readouterr().out)["runs"]
+    assert shown["isolation"] == "agents: bwrap, network off; tests: bwrap, network off"
+    assert shown["warnings"] == []
+    assert "WEAK" not in shown

@@ -152,3 +152,20 @@ def test_report_refuses_a_run_whose_evidence_changed(
         assert main(argv) == ExitCode.INTERNAL, argv
         err = capsys.readouterr().err
         assert err.startswith("error: ") and second in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(
+    ("changed", "more"), [(2, "(and 1 more attempt)"), (3, "(and 2 more attempts)")]
+)
+def test_the_refusal_counts_the_other_changed_attempts_in_english(
+    tmp_path: Path, changed: int, more: str
+) -> None:
+    """It said "(and 1 more attempts)"."""
+    from repogate.store._chain import refuse_changed
+
+    found: dict[str, tuple[str, ...]] = {
+        f"attempt-{n}": ("decision.json differs",) for n in range(changed)
+    }
+    with pytest.raises(RunDirError) as info:
+        refuse_changed(tmp_path, found)
+    assert f"(decision.json differs) {more}; " in str(info.value)

@@ -129,3 +129,54 @@ def test_a_fail_to_pass_test_failing_on_a_declared_service_is_needs_service(
         "acme__web-outside": "needs_network",
     }, {k: (v.reason, v.detail) for k, v in rejected.items()}
     assert "declared service" in rejected["acme__web-https"].detail
+
+
+_MIXED_TESTS = (
+    "\n\ndef test_shout():\n    assert web.shout(URL.replace('http://', 'HtTpS://')) == 'HI'\n"
+    "\n\ndef test_outside():\n    assert web.shout('http://repogate-test.invalid/') == 'HI'\n"
+    "\n\ndef test_wrong():\n    assert web.shout(URL) == 'NOT WHAT IT SAYS'\n"
+)
+
+
+def test_every_fail_to_pass_test_the_reference_fails_is_named_with_its_cause(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rejection named the first failing id only, plus "(and 2 more)": the other ids, and
+    why each failed (a network error, a plain failure), were not said, so fixing the first left
+    the user to import again to learn the next. Each id is named, grouped by cause, the
+    rejection's reason still the first id's."""
+    mirror = tmp_path / "mirrors" / "acme+web"
+    git.init_repo(mirror)
+    (mirror / "tests").mkdir(parents=True)
+    (mirror / "web.py").write_text(_CODE)
+    (mirror / "tests" / "test_web.py").write_text(_TEST)
+    base = git.commit_all(mirror, "base")
+    (mirror / "web.py").write_text(_CODE + _SHOUT)
+    (mirror / "tests" / "test_web.py").write_text(_TEST + _MIXED_TESTS)
+    fix = git.commit_all(mirror, "mixed")
+    ids = [f"tests/test_web.py::test_{n}" for n in ("shout", "outside", "wrong")]
+    row = {
+        "instance_id": "acme__web-mixed",
+        "repo": "acme/web",
+        "base_commit": base,
+        "patch": git.diff_binary(mirror, base, fix, (), ("tests/",)).decode(),
+        "test_patch": git.diff_binary(mirror, base, fix, ("tests/",)).decode(),
+        "FAIL_TO_PASS": ids,
+        "PASS_TO_PASS": ["tests/test_web.py::test_plain"],
+        "version": "1.0",
+    }
+    (tmp_path / "i.jsonl").write_text(json.dumps(row) + "\n")
+    (tmp_path / "env.toml").write_text(_ENV_MAP)
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    out = tmp_path / "set"
+    args = ["tasks", "import", str(tmp_path / "i.jsonl"), "--out", str(out)]
+    args += ["--env-map", str(tmp_path / "env.toml"), "--repo-cache", str(tmp_path / "mirrors")]
+    assert main(args) == 0
+    (rejected,) = TaskSet.open(out).rejected()
+    assert rejected.reason == "needs_service", rejected.detail
+    assert rejected.detail == (
+        f"{ids[0]} fails with the reference on a TLS or connection error to a declared "
+        "service's address (the service does not offer what the test asks); "
+        f"{ids[1]} fails with the reference on a network error (no network here); "
+        f"{ids[2]} does not pass with the reference"
+    )

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from repogate import git
 from repogate.contract import EnvironmentRecipe
 from repogate.environments.uv import cache_key
-from repogate.tasks.recipe import EnvMap, MapEntry, derive_recipe, recipe_for
+from repogate.errors import UserInputError
+from repogate.tasks.recipe import EnvMap, MapEntry, derive_recipe, load_env_map, recipe_for
 
 
 def _repo(path: Path) -> tuple[str, str]:
@@ -57,3 +60,33 @@ def test_derived_recipe_dates_pins_by_the_last_manifest_change(tmp_path: Path) -
     assert "-e '.'" in command and command.endswith(" pytest")
     assert recipe["lock_inputs"] == ["pyproject.toml"]
     assert recipe["python"] == "3.6"  # the newest CPython released by 2000: none, so the oldest
+
+
+def test_an_env_map_with_two_problems_says_both_with_the_hint(tmp_path: Path) -> None:
+    """The env map said only its first problem and "(and 1 more)", without pydantic's names of
+    valid keys: a misspelt key beside a missing one hid what to write."""
+    path = tmp_path / "env-map.toml"
+    path.write_text('[[recipe]]\nrepo = "o/n"\npyhton = "3.9"\ninstall = ["pip install -e ."]\n')
+    with pytest.raises(UserInputError) as info:
+        load_env_map(path)
+    message = str(info.value)
+    assert message.startswith(
+        f"env map {path}: 2 problems: key 'recipe.0.python': Field required; "
+    )
+    assert "unknown key 'recipe.0.pyhton' (did you mean 'python'? valid keys here: " in message
+
+
+def test_an_env_map_service_boolean_written_as_a_string_is_refused(tmp_path: Path) -> None:
+    """An env map entry's ``[[recipe.services]] tls = "yes"`` was read as true."""
+    path = tmp_path / "env-map.toml"
+    path.write_text(
+        '[[recipe]]\nrepo = "o/n"\npython = "3.9"\ninstall = ["pip install -e ."]\n'
+        '[[recipe.services]]\nname = "s"\nstart = "serve"\nready = "true"\nport = 8443\n'
+        'tls = "yes"\n'
+    )
+    with pytest.raises(UserInputError) as info:
+        load_env_map(path)
+    assert str(info.value).startswith(
+        f"env map {path}: key 'recipe.0.services.0.tls': \"yes\" is not a boolean (use true or "
+        "false); "
+    )

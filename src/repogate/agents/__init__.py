@@ -42,6 +42,7 @@ from repogate.agents.model_agent import check_ready
 from repogate.agents.predictions import PredictionsAgent, load_predictions
 from repogate.agents.scripted import ScriptedAgent, load_script
 from repogate.contract import TransitionContract
+from repogate.errors import AgentSpecError
 from repogate.models.meter import budget_of
 from repogate.protocols import Agent
 
@@ -137,7 +138,8 @@ def parse_specs(texts: Sequence[str]) -> list[AgentSpec]:
     scripted agent's file is read and validated.
 
     Raises:
-        AgentSpecError: a malformed spec, or an unusable file (named, with how to fix it).
+        AgentSpecError: a malformed spec, an unusable file (named, with how to fix it), or one
+            agent named twice.
     """
     return resolve_specs([parse_agent_spec(text) for text in texts])
 
@@ -153,7 +155,9 @@ def resolve_specs(specs: Sequence[AgentSpec]) -> list[AgentSpec]:
     """Return ``specs`` with every file they name read, and predictions split per model.
 
     Raises:
-        AgentSpecError: a predictions or scripted file is unusable.
+        AgentSpecError: a predictions or scripted file is unusable; or two specs name one agent
+            (the same spec twice, or a model of a predictions file named beside the file): a
+            run plans each agent once, so a repeat would be merged unseen.
     """
     resolved: list[AgentSpec] = []
     for spec in specs:
@@ -167,4 +171,11 @@ def resolve_specs(specs: Sequence[AgentSpec]) -> list[AgentSpec]:
                 resolved += [spec.with_model(model) for model in models]
                 continue
         resolved.append(spec)
+    texts = [spec.text for spec in resolved]
+    twice = next((text for n, text in enumerate(texts) if text in texts[:n]), None)
+    if twice is not None:
+        raise AgentSpecError(
+            f"agent {twice!r} is named twice",
+            "name each agent once (--epochs N repeats every attempt)",
+        )
     return resolved

@@ -39,6 +39,7 @@ from typing import Any
 
 from pydantic import Field
 
+from repogate._counted import counted
 from repogate._files import read_toml_model, write_bytes_nofollow
 from repogate._model import FrozenModel
 from repogate._version import __version__
@@ -176,7 +177,7 @@ class BaselineAgent(ModelAgent[BaselineConfig]):
                     break
             if best is None:
                 raise GaveUp(
-                    f"no usable edit in {self._budget.samples} samples (none applied exactly)"
+                    f"no usable edit in {counted(self._budget.samples, 'sample')} (none applied exactly)"
                 )
             meter.recorder.add(Note(text=f"sample {best.sample} kept: {best.summary}"))
         finally:

@@ -28,8 +28,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, RootModel, ValidationError
 
 from repogate import sandbox
-from repogate._files import PlantedLinkError, first_problem, read_bytes_nofollow
+from repogate._files import PlantedLinkError, read_bytes_nofollow
 from repogate._model import ForeignModel
+from repogate._problems import every_problem
 from repogate.agent_spec import CmdSpec
 from repogate.models.trajectory import TRAJECTORY_FILE, Trajectory, read_trajectory
 from repogate.protocols import ClaimedRequirement, Proposal, TaskView, Usage
@@ -79,7 +80,7 @@ def _model(value: Any, cls: type[_M], name: str, notes: list[str]) -> _M | None:
     try:
         return cls.model_validate(value)
     except (ValidationError, RecursionError) as exc:
-        why = first_problem(exc) if isinstance(exc, ValidationError) else "nested too deeply"
+        why = every_problem(exc, cls) if isinstance(exc, ValidationError) else "nested too deeply"
         notes.append(f"{name} ignored: {why}")
         return None
 

@@ -18,8 +18,9 @@ from typing import Any
 
 from pydantic import ValidationError, field_validator
 
-from repogate._files import first_problem, read_text
+from repogate._files import read_text
 from repogate._model import ForeignModel
+from repogate._problems import every_problem
 from repogate.agent_spec import PredSpec
 from repogate.agents.gold import apply_as_proposal
 from repogate.contract import TransitionContract
@@ -91,7 +92,7 @@ def load_predictions(path: Path) -> dict[str, dict[str, Prediction]]:
             prediction = Prediction.model_validate(row)
         except ValidationError as exc:
             raise AgentSpecError(
-                f"predictions file {path}, row {number}: {first_problem(exc)}",
+                f"predictions file {path}, row {number}: {every_problem(exc, Prediction)}",
                 "each row needs instance_id, model_name_or_path and model_patch (strings)",
             ) from None
         model, instance = prediction.model_name_or_path, prediction.instance_id

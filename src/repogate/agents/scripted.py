@@ -21,11 +21,12 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError, model_validator
+from pydantic import StrictBool, ValidationError, model_validator
 
 from repogate import sandbox
-from repogate._files import first_problem, read_text
+from repogate._files import read_text
 from repogate._model import FrozenModel
+from repogate._problems import every_problem
 from repogate.agent_spec import ScriptSpec
 from repogate.errors import AgentSpecError
 from repogate.protocols import ClaimedRequirement, Proposal, TaskView, Usage
@@ -38,7 +39,7 @@ class Edit(FrozenModel):
     path: str | None = None
     write: str | None = None
     replace: tuple[str, str] | None = None
-    delete: bool = False
+    delete: StrictBool = False
     run: str | None = None
 
     @model_validator(mode="after")
@@ -80,7 +81,8 @@ def load_script(path: Path) -> Script:
         return Script.model_validate(data)
     except ValidationError as exc:
         raise AgentSpecError(
-            f"scripted agent file {path}: {first_problem(exc)}", "see repogate.agents.scripted"
+            f"scripted agent file {path}: {every_problem(exc, Script)}",
+            "see repogate.agents.scripted",
         ) from None
 
 

@@ -84,7 +84,8 @@ def load_evidence(path: Path) -> Evidence:
     """
     from pydantic import ValidationError
 
-    from repogate._files import first_problem, read_json_object
+    from repogate._files import read_json_object
+    from repogate._problems import every_problem
     from repogate.decision import Evidence
 
     raw = read_json_object(
@@ -104,7 +105,7 @@ def load_evidence(path: Path) -> Evidence:
         return Evidence.model_validate(raw)
     except ValidationError as exc:
         raise EvidenceError(
-            f"evidence file {path}: {first_problem(exc)}",
+            f"evidence file {path}: {every_problem(exc, Evidence)}",
             "`repogate schema evidence` prints the valid shape",
         ) from None
 

@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from repogate._counted import counted
 from repogate.errors import ExitCode
 
 
@@ -55,11 +56,13 @@ def verify_cmd(
     if found.problems:
         failing = len({p.file for p in found.problems})
         typer.echo(
-            f"{target}: {failing} failing files; {found.decisions} decisions verified{summary}"
+            f"{target}: {counted(failing, 'failing file')}; "
+            f"{counted(found.decisions, 'decision')} verified{summary}"
         )
         raise typer.Exit(ExitCode.NOT_ACCEPTED)
     typer.echo(
-        f"{target}: verified {found.decisions} decisions{summary} with key {public.keyid[:16]}"
+        f"{target}: verified {counted(found.decisions, 'decision')}{summary} with key "
+        f"{public.keyid[:16]}"
     )
 
 

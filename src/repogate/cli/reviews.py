@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from repogate._counted import counted
 from repogate.cli._help import plain_app
 
 app = plain_app(
@@ -83,8 +84,8 @@ def import_cmd(
     write_atomic(out, evidence.model_dump_json(indent=2) + "\n")
     bound = sum(1 for r in evidence.reviews if r.patch_digest is not None)
     typer.echo(
-        f"{out}: {len(evidence.reviews)} reviews ({bound} bound to a patch digest), "
-        f"{len(evidence.threads)} threads"
+        f"{out}: {counted(len(evidence.reviews), 'review')} ({bound} bound to a patch digest), "
+        f"{counted(len(evidence.threads), 'thread')}"
     )
     for note in evidence.notes:
         typer.echo(f"note: {note}")

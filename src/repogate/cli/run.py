@@ -24,7 +24,7 @@ from repogate.contract import load_contract
 from repogate.errors import ExitCode, RunDirError, UserInputError
 from repogate.jobs import Executor
 from repogate.recorded import recorded_proposal, recorded_results
-from repogate.runner import PlannedAttempt, RunOptions, check_isolation, run
+from repogate.runner import PlannedAttempt, RunOptions, attempt_count, check_isolation, run
 from repogate.sandbox import WEAK_FLAG
 from repogate.store import DB_NAME, AttemptRecord, Store
 from repogate.tasks.scenario_injections import with_injected
@@ -282,7 +282,8 @@ def execute(
                 f"warning: {line}", markup=False, highlight=False, soft_wrap=True
             ),
         )
-        with RunProgress(len(plans) * epochs, quiet=as_json, warning=warning) as bar:
+        total = attempt_count(plans, epochs)
+        with RunProgress(total, quiet=as_json, warning=warning) as bar:
             records = run(plans, options, bar.tick, executor)
         with Store.open(out) as store:
             agents_said = agent_outcomes(store, records)
@@ -306,7 +307,8 @@ def _unmade_on_bad_input(out: Path) -> Iterator[None]:
     """Remove what this command made in ``out`` when bad input stops it before its store exists.
 
     The embedded default builds its scenarios into ``out/scenarios`` before their contracts can
-    be checked against the agents (a predictions file covering none of them, say); bad input
+    be checked against the agents (a predictions file missing one of them under
+    ``--require-all-predictions``, say); bad input
     must still write nothing. A store already there (a run being resumed) is never touched, nor
     anything this command did not make.
     """

@@ -233,7 +233,7 @@ def mine_cmd(
         + " changing code and tests"
         + (f", touching {list(globs)}" if globs else "")
         + (f", first {limit}" if limit else "")
-        + f": {len(chosen)} candidates"
+        + f": {counted(len(chosen), 'candidate')}"
         + (f", test timeout {test_timeout:g} s" if test_timeout else "")
     )
     taskset = TaskSet.create(out, Selection(source="mined", origin=url, rule=rule, repeats=repeats))
@@ -345,7 +345,7 @@ def _strength_line(task_id: str, strength: Any, validation_s: float | None) -> s
         f"{task_id}: mutation score {score} ({strength.killed} killed, {strength.survived} "
         f"survived, {strength.equivalent_looking} equivalent-looking, {strength.equivalent} "
         f"equivalent, {strength.invalid} invalid, "
-        f"{strength.errors} errors; {strength.run} run of {strength.made} made); "
+        f"{counted(strength.errors, 'error')}; {strength.run} run of {strength.made} made); "
         f"weak_oracle {strength.cohort_tag}; cost {cost}" + "".join(survivors)
     )
 

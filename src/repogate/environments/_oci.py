@@ -61,6 +61,7 @@ from typing import IO, Any, Literal
 from pydantic import ValidationError
 
 from repogate import clock
+from repogate._counted import counted
 from repogate._locks import locked, write_atomic
 from repogate._model import FrozenModel
 from repogate.errors import EnvironmentBuildError
@@ -177,7 +178,9 @@ def _diff_ids(config: Any, count: int, archive: Path) -> list[str]:
     ids = config.get("rootfs", {}).get("diff_ids") if isinstance(config, dict) else None
     if not isinstance(ids, list) or len(ids) != count or not all(isinstance(i, str) for i in ids):
         raise _refuse(
-            archive, f"the config's rootfs.diff_ids do not list its {count} layers", "save it again"
+            archive,
+            f"the config's rootfs.diff_ids do not list its {counted(count, 'layer')}",
+            "save it again",
         )
     return ids
 

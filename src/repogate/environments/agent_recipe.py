@@ -25,8 +25,9 @@ from pathlib import Path, PurePosixPath
 import tomli_w
 from pydantic import Field, ValidationError, field_validator
 
-from repogate._files import PlantedLinkError, first_problem, read_bytes_nofollow
+from repogate._files import PlantedLinkError, read_bytes_nofollow
 from repogate._model import FrozenModel
+from repogate._problems import every_problem
 from repogate.contract import EnvironmentRecipe
 
 __all__ = [
@@ -101,7 +102,7 @@ def read_agent_recipe(output: Path) -> AgentRecipe:
     try:
         return AgentRecipe.model_validate(value)
     except ValidationError as exc:
-        raise AgentRecipeError(f"{name}: {first_problem(exc)}") from None
+        raise AgentRecipeError(f"{name}: {every_problem(exc, AgentRecipe)}") from None
 
 
 def agent_environment_recipe(contract: EnvironmentRecipe, given: AgentRecipe) -> EnvironmentRecipe:

@@ -24,10 +24,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, Field, ValidationError
+from pydantic import AwareDatetime, Field, StrictBool, ValidationError
 
-from repogate._files import first_problem, read_json_object
+from repogate._files import read_json_object
 from repogate._model import FrozenModel
+from repogate._problems import every_problem
 from repogate.errors import EvidenceError
 from repogate.gates.codeowners import CodeownersProblem, Owners, validate_codeowners
 from repogate.gates.concerns import threads_check
@@ -97,12 +98,12 @@ class Thread(FrozenModel):
     """
 
     concern: str
-    resolved: bool
+    resolved: StrictBool
     resolution: str = ""
     by: str = ""
     path: str | None = None
     line: int | None = None
-    outdated: bool = False
+    outdated: StrictBool = False
     test: str | None = None
 
 
@@ -171,14 +172,16 @@ def load_reviews(path: Path, candidate_digest: str | None = None) -> ReviewEvide
 
     Raises:
         EvidenceError: the file is missing, is not JSON, is not a JSON object, or does not match
-            the schema; the one-line message names the file and the first bad key.
+            the schema; the one-line message names the file and every bad key.
     """
     fix = "fix it; `repogate schema reviews` prints the schema"
     data = read_json_object(path, "review file", EvidenceError, fix)
     try:
         return ReviewEvidence.model_validate(_substitute(data, candidate_digest))
     except ValidationError as exc:
-        raise EvidenceError(f"review file {path}: {first_problem(exc)}", fix) from None
+        raise EvidenceError(
+            f"review file {path}: {every_problem(exc, ReviewEvidence)}", fix
+        ) from None
 
 
 def _norm(name: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from repogate._counted import counted
 from repogate.receipt import Check
 from repogate.vocabulary import CheckName, ErrorKind
 
@@ -72,4 +73,6 @@ def threads_check(
     if not threads:
         return Check(name=THREADS, status="passed", detail="no review threads")
     tests = f", {len(tested)} by a passing test" if tested else ""
-    return Check(name=THREADS, status="passed", detail=f"{len(threads)} threads resolved{tests}")
+    return Check(
+        name=THREADS, status="passed", detail=f"{counted(len(threads), 'thread')} resolved{tests}"
+    )

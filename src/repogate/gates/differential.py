@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from repogate._counted import counted
 from repogate.contract import valid_strategy_name
 from repogate.oracles.differential import FunctionOutcome, Server, compare_function
 from repogate.oracles.functions import Target
@@ -60,7 +61,7 @@ def _fold(outcomes: Sequence[FunctionOutcome], hard: bool) -> Check:
         returned = sum(o.reference_returned for o in returning)
         raised = sum(o.reference_raised for o in returning)
         detail = (
-            f"{len(returning)} function(s), {examples} inputs in both states "
+            f"{len(returning)} function(s), {counted(examples, 'input')} in both states "
             f"({returned} returned, {raised} raised), 0 differences"
         )
         return Check(name=NAME, status="passed", detail="; ".join([detail, *others[:5]]))

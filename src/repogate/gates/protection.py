@@ -20,8 +20,9 @@ from pathlib import Path
 
 from pydantic import Field, ValidationError
 
-from repogate._files import first_problem, read_json_object
+from repogate._files import read_json_object
 from repogate._model import ForeignModel, FrozenModel
+from repogate._problems import every_problem
 from repogate.errors import EvidenceError
 
 __all__ = ["BranchProtection", "load_protection"]
@@ -96,7 +97,8 @@ def load_protection(path: Path) -> BranchProtection:
         raw = _Protection.model_validate(data)
     except ValidationError as exc:
         raise EvidenceError(
-            f"branch protection file {path} is not in GitHub's shape: {first_problem(exc)}", _FIX
+            f"branch protection file {path} is not in GitHub's shape: {every_problem(exc, _Protection)}",
+            _FIX,
         ) from None
     reviews = raw.required_pull_request_reviews
     checks = raw.required_status_checks

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from repogate._counted import counted
 from repogate.contract import ReleasePolicy
 from repogate.globs import matches_any
 from repogate.patches import added_lines as added_text
@@ -103,7 +104,7 @@ def check_release_notes(
             why = f"{names} edited, but the project's entries are new fragment files"
             return _result("failed", why, globs, {})
     if entries:
-        named = ", ".join(f"{p} (+{n} lines)" for p, n in sorted(entries.items()))
+        named = ", ".join(f"{p} (+{counted(n, 'line')})" for p, n in sorted(entries.items()))
         return _result("passed", f"release-notes entry added: {named}", globs, entries)
     if touched:
         names = ", ".join(sorted(touched))

@@ -14,7 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from repogate._files import first_problem, read_text
+from repogate._files import read_text
+from repogate._problems import every_problem
 from repogate.errors import AgentSpecError, ModelError
 from repogate.models.trajectory import ModelCall, Trajectory
 from repogate.protocols import ChatMessage, ModelReply
@@ -30,7 +31,7 @@ def load_replies(path: Path) -> tuple[ModelCall, ...]:
     try:
         trajectory = Trajectory.model_validate(json.loads(text))
     except ValueError as exc:
-        why = first_problem(exc) if isinstance(exc, ValidationError) else str(exc)
+        why = every_problem(exc, Trajectory) if isinstance(exc, ValidationError) else str(exc)
         raise AgentSpecError(
             f"recorded trajectory {path} is not a repogate trajectory: {why}",
             "give a trajectory.json a model-driven attempt left in its agent/ folder",

@@ -26,6 +26,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError
 
+from repogate._counted import counted
 from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_nofollow
 from repogate._model import FrozenModel
 from repogate.protocols import ChatMessage, ModelReply, Usage
@@ -205,9 +206,9 @@ def summary(trajectory: Trajectory) -> str:
     reported = sorted({s.model for s in trajectory.steps if isinstance(s, ModelCall) and s.model})
     errors = sum(1 for s in trajectory.steps if isinstance(s, ModelCall) and s.error)
     parts = [
-        f"{trajectory.model_calls} model calls" + (f" ({errors} failed)" if errors else ""),
-        f"{trajectory.actions} commands",
-        f"{trajectory.edits} edits",
+        counted(trajectory.model_calls, "model call") + (f" ({errors} failed)" if errors else ""),
+        counted(trajectory.actions, "command"),
+        counted(trajectory.edits, "edit"),
         f"{trajectory.usage.tokens:,} tokens",
         f"${trajectory.usage.cost_usd:.4f}",
     ]

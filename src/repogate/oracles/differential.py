@@ -37,6 +37,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import errors as hypothesis_errors
 from hypothesis.configuration import set_hypothesis_home_dir
 
+from repogate._counted import counted
 from repogate._model import FrozenModel
 from repogate.oracles.functions import Target, strategy_for
 from repogate.sandbox import Session
@@ -345,7 +346,7 @@ def compare_function(
     said = ""
     if run.examples and not (run.returned[0] or run.returned[1]):
         said = (
-            f"all {run.examples} inputs raised before returning on both sides: "
+            f"all {counted(run.examples, 'input')} raised before returning on both sides: "
             "the comparison says nothing about return values"
         )
     return FunctionOutcome(function=name, outcome="same", reason=said, **run.counts())

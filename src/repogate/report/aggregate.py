@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
+from repogate._counted import counted
 from repogate.decision import STAGES, SoftMetrics
 from repogate.errors import UserInputError
 from repogate.report import autonomy, gates
@@ -237,7 +238,7 @@ def run_brief(run: Run) -> RunBrief:
         platform=m.platform if m else "unknown",
         isolation=isolation,
         warnings=m.warnings if m else (),
-        network=f"agent network granted by {granted} of {len(contracts)} contracts",
+        network=f"agent network granted by {granted} of {counted(len(contracts), 'contract')}",
         budgets=budgets,
         selection=m.selection if m else "unknown",
         epochs=m.epochs if m else 1,
@@ -254,8 +255,12 @@ def _partial_note(briefs: Sequence[RunBrief]) -> str:
     notes = []
     for b in briefs:
         if b.status != "complete":
-            of = f" of {b.planned}" if b.planned is not None else ""
-            notes.append(f"{b.path}: {b.status}, {b.done}{of} attempts done")
+            done = (
+                f"{b.done} of {counted(b.planned, 'attempt')}"
+                if b.planned is not None
+                else counted(b.done, "attempt")
+            )
+            notes.append(f"{b.path}: {b.status}, {done} done")
     return "; ".join(notes)
 
 

@@ -45,7 +45,7 @@ def rule_text(policy: AutonomyPolicy) -> str:
         f"(b) the agent's acceptance lower bound is >= {policy.acceptance_floor:g}, "
         f"(c) its sentinel failure rate's upper bound is < {policy.sentinel_ceiling:g}, "
         "(d) no attempt failed an integrity check, "
-        f"(e) at least {policy.min_paired_tasks} paired tasks and at most "
+        f"(e) at least {counted(policy.min_paired_tasks, 'paired task')} and at most "
         f"{policy.max_lost_share:.0%} of the baseline's scored tasks lost to the agent's errors "
         "or not run; narrow when shown inferior beyond the margin or the sentinel's lower bound "
         "is above the ceiling; keep on an integrity failure; insufficient evidence when (e) "
@@ -175,20 +175,20 @@ def _clauses(
         "b": Clause(
             clause="b",
             holds=b_holds,
-            says=f"acceptance {_range(own)} on {own.tasks} paired tasks, lower bound "
+            says=f"acceptance {_range(own)} on {counted(own.tasks, 'paired task')}, lower bound "
             f"{'>=' if b_holds else '<'} {policy.acceptance_floor:g}",
         ),
         "c": Clause(clause="c", holds=c_holds, says=c_says),
         "d": Clause(
             clause="d",
             holds=broken == 0,
-            says=f"{broken} of {len(mine)} attempts failed an integrity check",
+            says=f"{broken} of {counted(len(mine), 'attempt')} failed an integrity check",
         ),
         "e": Clause(
             clause="e",
             holds=enough,
-            says=f"{len(shared)} paired tasks (at least {policy.min_paired_tasks}); {lost} of "
-            f"the baseline's {base_scored} scored tasks ({share:.0%}, at most "
+            says=f"{counted(len(shared), 'paired task')} (at least {policy.min_paired_tasks}); "
+            f"{lost} of the baseline's {counted(base_scored, 'scored task')} ({share:.0%}, at most "
             f"{policy.max_lost_share:.0%}) lost: {dropped.agent_errors} to the agent's errors, "
             f"{dropped.agent_not_run} not run",
         ),

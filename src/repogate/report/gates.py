@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
+from repogate._counted import counted
 from repogate.decision import HERMETIC_CHECKS, LIFECYCLE_CHECKS
 from repogate.report.classify import Fact
 from repogate.report.differences import greater, holm, risk_difference
@@ -118,7 +119,7 @@ def _judged(rows: list[GateInformation], policy: GatePolicy) -> list[GateInforma
         if d is not None and d.estimate < 0:
             note = "wrong direction: fewer sentinel failures when it failed"
         elif p_holm >= policy.alpha:
-            note = f"not shown (Holm over {len(tested)} gates)"
+            note = f"not shown (Holm over {counted(len(tested), 'gate')})"
         else:
             note = ""
         out.append(r.model_copy(update={"p_holm": p_holm, "informative": not note, "note": note}))

@@ -27,10 +27,12 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, StrictBool, ValidationError
 
+from repogate._counted import counted
 from repogate._files import read_text
 from repogate._model import FrozenModel
+from repogate._problems import every_problem
 from repogate.errors import UserInputError
 
 FIX = "fix the key; docs/report.md lists every key of a policy file with its default"
@@ -48,7 +50,7 @@ class AutonomyPolicy(FrozenModel):
     sentinel_ceiling: float = Field(0.3, ge=0.0, le=1.0)
     """(c) The sentinel failure rate's 95% upper bound must be < this ceiling; its lower bound
     above it narrows the agent's scope."""
-    require_sentinel: bool = True
+    require_sentinel: StrictBool = True
     """(c) With no sentinel run on the paired tasks, the evidence is insufficient to widen."""
     min_paired_tasks: int = Field(10, ge=1)
     """(e) At least this many tasks scored by both the agent and the baseline."""
@@ -92,7 +94,7 @@ def load_policy(path: Path | None) -> tuple[Policy, str]:
 
     Raises:
         UserInputError: the file cannot be read, is not TOML, has an unknown key, a value out of
-            range or another version (the message names the key).
+            range or another version (the message names every such key).
     """
     if path is None:
         return Policy(), "defaults"
@@ -105,15 +107,7 @@ def load_policy(path: Path | None) -> tuple[Policy, str]:
     try:
         return Policy.model_validate(data), str(path)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(p) for p in error["loc"]) or "(top level)"
-        what = str(error["msg"])
-        if error["type"] == "extra_forbidden":
-            tables: dict[str, type[FrozenModel]] = {"autonomy": AutonomyPolicy, "gates": GatePolicy}
-            inner = tables.get(str(error["loc"][0])) if len(error["loc"]) > 1 else None
-            valid = (inner or Policy).model_fields
-            what = f"unknown key (valid here: {', '.join(valid)})"
-        raise UserInputError(f"policy file {path}: {where}: {what}", FIX) from None
+        raise UserInputError(f"policy file {path}: {every_problem(exc, Policy)}", FIX) from None
 
 
 def describe(policy: Policy, source: str) -> str:
@@ -123,6 +117,7 @@ def describe(policy: Policy, source: str) -> str:
         f"policy v{policy.version} ({source}, sha256 {policy.digest}): margin {a.margin:g}, "
         f"acceptance floor {a.acceptance_floor:g}, sentinel ceiling {a.sentinel_ceiling:g}"
         f"{' (sentinel required)' if a.require_sentinel else ''}, at least "
-        f"{a.min_paired_tasks} paired tasks, at most {a.max_lost_share:g} of the baseline's tasks "
-        f"lost; gates: at least {g.min_failures} failures, Holm at alpha {g.alpha:g}"
+        f"{counted(a.min_paired_tasks, 'paired task')}, at most {a.max_lost_share:g} of the "
+        f"baseline's tasks lost; gates: at least {counted(g.min_failures, 'failure')}, Holm at "
+        f"alpha {g.alpha:g}"
     )

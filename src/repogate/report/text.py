@@ -7,6 +7,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from repogate._counted import counted
 from repogate.clock import readable
 from repogate.decision import measure_label, measure_value
 from repogate.report import differs
@@ -293,8 +294,9 @@ def _gates(report: Report) -> RenderableType:
     hidden = len(report.gates) - len(shown)
     _captioned(
         table,
-        f"diff: when failed minus when passed, >= its one-sided 95% lower bound; {hidden} rows "
-        "whose gate never failed in its population are in --json",
+        f"diff: when failed minus when passed, >= its one-sided 95% lower bound; "
+        f"{counted(hidden, 'row')} whose gate never failed in its population "
+        f"{'is' if hidden == 1 else 'are'} in --json",
     )
     return _noted(table, f"rule: {report.informativeness_rule}")
 

@@ -23,8 +23,9 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import AwareDatetime, ValidationError
 
-from repogate._files import first_problem, read_text
+from repogate._files import read_text
 from repogate._model import ForeignModel
+from repogate._problems import every_problem
 from repogate.errors import EvidenceError
 from repogate.gates.codeowners import is_team
 
@@ -151,7 +152,7 @@ def _validate(shape: type[Shape], data: Any, where: str) -> Shape:
         return shape.model_validate(data)
     except ValidationError as exc:
         raise EvidenceError(
-            f"{where} is not in GitHub's shape: {first_problem(exc)}", FIX
+            f"{where} is not in GitHub's shape: {every_problem(exc, shape)}", FIX
         ) from None
 
 

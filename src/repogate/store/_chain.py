@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from repogate._counted import counted
 from repogate.decision import Decision
 from repogate.errors import RunDirError
 from repogate.receipt import Receipt
@@ -137,7 +138,7 @@ def refuse_changed(run_dir: Path, changed: dict[str, tuple[str, ...]]) -> None:
     if not changed:
         return
     first, problems = next(iter(changed.items()))
-    more = f" (and {len(changed) - 1} more attempts)" if len(changed) > 1 else ""
+    more = f" (and {counted(len(changed) - 1, 'more attempt')})" if len(changed) > 1 else ""
     raise RunDirError(
         f"{run_dir}: evidence of attempt {first} changed since it was stored "
         f"({', '.join(problems)}){more}",

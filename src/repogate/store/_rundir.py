@@ -17,6 +17,7 @@ from typing import IO
 
 from pydantic import Field
 
+from repogate._counted import counted
 from repogate._model import FrozenModel
 from repogate.errors import RunDirError
 
@@ -55,7 +56,7 @@ class RunInputs(FrozenModel):
             )
         if self.epochs != recorded.epochs:
             raise RunDirError(
-                f"{where}: it has {recorded.epochs} epochs, not {self.epochs}",
+                f"{where}: it has {counted(recorded.epochs, 'epoch')}, not {self.epochs}",
                 f"give --epochs {recorded.epochs} to resume or add agents; " + _NEW_FOLDER,
             )
         for spec, fingerprint in self.agents.items():

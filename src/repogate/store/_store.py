@@ -35,10 +35,11 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from repogate import clock
-from repogate._files import first_problem, read_json_object
+from repogate._files import read_json_object
 from repogate._folders import not_a_folder
 from repogate._locks import write_atomic
 from repogate._model import FrozenModel
+from repogate._problems import every_problem
 from repogate.agent_spec import AgentSpec, attempt_tag
 from repogate.decision import Decision
 from repogate.errors import RunDirError
@@ -245,7 +246,8 @@ class Store:
             return RunManifest.model_validate(data)
         except ValidationError as exc:
             raise RunDirError(
-                f"{path} is not a run manifest this repogate reads ({first_problem(exc)})", fix
+                f"{path} is not a run manifest this repogate reads ({every_problem(exc, RunManifest)})",
+                fix,
             ) from None
 
     def attempt_dir(self, attempt_id: str) -> Path:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repogate import git
+from repogate._counted import counted
 from repogate.contract import TransitionContract
 from repogate.environments import Environment
 from repogate.gates.base_state import reproduced
@@ -139,7 +140,7 @@ def hand_over(contract: TransitionContract, source: Path, seen: Observed, env_ca
             "flaky_excluded": sorted(flips),
             "reference": {c.name: c.status for c in graded.checks},
             "base_state": verdict.model_dump(),
-            "observed_by": f"task validation ({len(base_runs)} runs of each state)",
+            "observed_by": f"task validation ({counted(len(base_runs), 'run')} of each state)",
         },
         flips,
         verdict.xfailed,

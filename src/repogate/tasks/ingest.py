@@ -28,6 +28,7 @@ from typing import Any
 import tomli_w
 
 from repogate import clock, git
+from repogate._counted import counted
 from repogate._folders import remove_if_empty
 from repogate._interrupted import interrupt_came
 from repogate._logs import keep_log
@@ -135,7 +136,7 @@ def with_ids(data: Mapping[str, Any], checked: Validation) -> dict[str, Any]:
     ]
     requirement["criteria"] = [first, *(rest if checked.pass_to_pass else [])]
     notes = [f"{t}: left out of grading ({why})" for t, why in sorted(checked.dropped.items())]
-    runs = f"{checked.repeats} of {checked.repeats} runs"
+    runs = f"{checked.repeats} of {counted(checked.repeats, 'run')}"
     notes += [
         f"{t}: declared FAIL_TO_PASS, passes at the base in {runs}: graded as PASS_TO_PASS"
         for t in checked.relabelled_pass_to_pass

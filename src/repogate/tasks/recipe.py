@@ -52,8 +52,9 @@ from packaging.requirements import InvalidRequirement, Requirement
 from pydantic import ValidationError
 
 from repogate import git
-from repogate._files import first_problem, read_text
+from repogate._files import read_text
 from repogate._model import FrozenModel
+from repogate._problems import every_problem
 from repogate.contract import Service
 from repogate.errors import UserInputError
 
@@ -130,7 +131,7 @@ def load_env_map(path: Path | None) -> EnvMap:
         raise UserInputError(f"env map {path} is not TOML: {exc}", "fix the TOML syntax") from None
     except ValidationError as exc:
         raise UserInputError(
-            f"env map {path}: {first_problem(exc)}",
+            f"env map {path}: {every_problem(exc, EnvMap)}",
             "each [[recipe]] needs repo, python and install (versions, test_command, lock_inputs and [[recipe.services]] optional)",
         ) from None
 

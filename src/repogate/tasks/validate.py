@@ -33,7 +33,7 @@ of the reference under the real pipeline is :mod:`repogate.tasks.ingest`'s last 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -253,8 +253,9 @@ def _sort_fail_to_pass(
         those skipped at the base. An id passing at the base in some runs only is flaky.
 
     Raises:
-        Rejected: ``needs_service``, ``needs_network`` or ``reference_fails`` for the first id
-            that does not pass with the reference in every run (naming how many do not).
+        Rejected: ``needs_service``, ``needs_network`` or ``reference_fails`` (the cause of the
+            first id that does not pass with the reference in every run), naming every such id
+            with its cause.
     """
     states, partial = seen
     base, ref = runs
@@ -274,21 +275,53 @@ def _sort_fail_to_pass(
         else:
             dropped[declared_id] = "skipped at the base"
     if broken:
-        first = broken[0]
-        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
-        addresses = service_addresses(states.env.services)
-        if resolved[first] in service_failures(ref, states.ref_tree, addresses):
-            why = (
-                f"{first} fails with the reference on a TLS or connection error to a declared "
-                f"service's address (the service does not offer what the test asks){more}"
-            )
-            raise Rejected("needs_service", why, partial)
-        if resolved[first] in network_failures(ref, states.ref_tree):
-            why = f"{first} fails with the reference on a network error (no network here){more}"
-            raise Rejected("needs_network", why, partial)
-        why = f"{first} does not pass with the reference{more}"
-        raise Rejected("reference_fails", why, partial)
+        reason, why = _reference_failures(broken, resolved, states, ref)
+        raise Rejected(reason, why, partial)
     return f2p, at_base
+
+
+def _reference_failures(
+    broken: Sequence[str], resolved: Mapping[str, str], states: _States, ref: Sequence[TestRun]
+) -> tuple[RejectionReason, str]:
+    """Return the rejection for the declared ids that do not pass with the reference.
+
+    Every id is named, grouped by cause: a declared service not offering what the test asks
+    (``needs_service``), a network error (``needs_network``), any other failure
+    (``reference_fails``). The reason is the first id's cause; its group is said first.
+    """
+    addresses = service_addresses(states.env.services)
+    on_service = service_failures(ref, states.ref_tree, addresses)
+    on_network = network_failures(ref, states.ref_tree)
+    groups: dict[RejectionReason, list[str]] = {}
+    for declared_id in broken:
+        node = resolved[declared_id]
+        cause: RejectionReason = (
+            "needs_service"
+            if node in on_service
+            else "needs_network"
+            if node in on_network
+            else "reference_fails"
+        )
+        groups.setdefault(cause, []).append(declared_id)
+    said = []
+    for cause, ids in groups.items():
+        one, several, rest = _REFERENCE_FAILURE[cause]
+        said.append(f"{', '.join(ids)} {one if len(ids) == 1 else several} {rest}")
+    return next(iter(groups)), "; ".join(said)
+
+
+_REFERENCE_FAILURE: dict[RejectionReason, tuple[str, str, str]] = {
+    "needs_service": (
+        "fails",
+        "fail",
+        "with the reference on a TLS or connection error to a declared service's address (the "
+        "service does not offer what the test asks)",
+    ),
+    "needs_network": ("fails", "fail", "with the reference on a network error (no network here)"),
+    "reference_fails": ("does", "do", "not pass with the reference"),
+}
+"""How a rejection says each cause of a reference failure: the verb for one id and for
+several, and the rest of the phrase."""
 
 
 def _check_declared(

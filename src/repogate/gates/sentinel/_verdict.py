@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from repogate._counted import counted
 from repogate.contract import Sentinel
 from repogate.gates.sentinel._anchor import Anchor
 from repogate.gates.sentinel._follow_ups import FollowUp
@@ -40,7 +41,9 @@ def residual_unknowns(
         notes.append(anchor.detail)
     wanted = cfg.follow_up_count
     if not cfg.follow_ups and wanted and len(follow_ups) < wanted:
-        notes.append(f"history holds {len(follow_ups)} of the {wanted} follow-ups asked for")
+        notes.append(
+            f"history holds {len(follow_ups)} of the {counted(wanted, 'follow-up')} asked for"
+        )
     between = sum(f.between for f in follow_ups)
     if between:
         notes.append(f"{between} commit(s) between the named follow-ups replayed with them")
