@@ -4,6 +4,13 @@ Every loader of a file a user (or an agent) writes validates it with pydantic an
 wrong through :func:`every_problem`, so no problem is hidden behind another: a misspelt table
 (``[requirment]``) makes pydantic report the table the contract lacks first, and the hint that
 names the misspelling (``did you mean 'requirement'?``) used to sit in an unseen "(and 1 more)".
+
+The line stays short and visible whatever the file holds (red team rt32): at most
+:data:`MAX_PROBLEMS_SAID` problems are said, the rest counted (an agent's 4 MiB
+``requirements.json`` of bad claims made a 39 MB note); each is cut to
+:data:`MAX_PROBLEM_CHARS` (a megabyte key was quoted whole); and every invisible character a key,
+a value or pydantic's message quotes is escaped (:func:`repogate.receipt.visible`: a C1 ``CSI``,
+a bidi override or a line separator reached the terminal through ``_as_written``).
 """
 
 from __future__ import annotations
@@ -12,10 +19,16 @@ import difflib
 import json
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, RootModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from repogate._counted import counted
+from repogate.receipt import visible
+
+MAX_PROBLEMS_SAID = 20
+"""Problems said at most in one line; the others are counted (``(and 3 more problems)``)."""
+MAX_PROBLEM_CHARS = 300
+"""Characters one problem is cut to (``...`` at the end when cut)."""
 
 
 def every_problem(exc: ValidationError, model: type[BaseModel]) -> str:
@@ -28,15 +41,26 @@ def every_problem(exc: ValidationError, model: type[BaseModel]) -> str:
     Returns:
         One problem as it is (``key 'a.b': Input should be a valid integer``); several counted
         and joined by ``"; "`` (``2 problems: key 'requirement': Field required; unknown key
-        'requirment' (did you mean 'requirement'? valid keys here: ...)``).
+        'requirment' (did you mean 'requirement'? valid keys here: ...)``); past
+        :data:`MAX_PROBLEMS_SAID`, the rest only counted (``(and 7 more problems)``).
     """
-    problems = list(dict.fromkeys(describe_problem(e, model) for e in exc.errors()))
-    if len(problems) == 1:
-        return problems[0]
-    return f"{counted(len(problems), 'problem')}: {'; '.join(problems)}"
+    errors = exc.errors(include_url=False, include_context=False)
+    # the same problem twice is said once; only the first few are described (difflib, keys)
+    distinct = list({(repr(e["loc"]), e["type"], e["msg"]): e for e in errors}.values())
+    said = list(dict.fromkeys(describe_problem(e, model) for e in distinct[:MAX_PROBLEMS_SAID]))
+    if len(distinct) <= MAX_PROBLEMS_SAID:
+        return said[0] if len(said) == 1 else f"{counted(len(said), 'problem')}: {'; '.join(said)}"
+    more = counted(len(distinct) - MAX_PROBLEMS_SAID, "more problem")
+    return f"{counted(len(distinct), 'problem')}: {'; '.join(said)} (and {more})"
 
 
 def describe_problem(error: ErrorDetails, model: type[BaseModel]) -> str:
+    """Return :func:`_describe` of ``error`` visible on one line, cut to :data:`MAX_PROBLEM_CHARS`."""
+    text = visible(_describe(error, model))
+    return text if len(text) <= MAX_PROBLEM_CHARS else text[: MAX_PROBLEM_CHARS - 3] + "..."
+
+
+def _describe(error: ErrorDetails, model: type[BaseModel]) -> str:
     """Return one validation problem as a phrase naming its key.
 
     ``key 'a.b': message``; for a key ``model`` has not, ``unknown key 'a.c' (did you mean
@@ -72,17 +96,24 @@ def _as_written(value: object) -> str:
 
 def _valid_keys(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
     """The field names of the model at ``loc`` inside ``model`` (none when it is not one)."""
-    current: Any = model
+    current: Any = _unwrapped(model)
     for part in loc:
         if isinstance(part, int):
             continue
         field = current.model_fields.get(str(part)) if hasattr(current, "model_fields") else None
         if field is None:
             return []
-        current = _inner_model(field.annotation)
+        current = _unwrapped(_inner_model(field.annotation))
         if current is None:
             return []
     return list(current.model_fields) if hasattr(current, "model_fields") else []
+
+
+def _unwrapped(model: type[BaseModel] | None) -> type[BaseModel] | None:
+    """The model a :class:`pydantic.RootModel` holds (its ``root``), else ``model`` itself."""
+    while model is not None and issubclass(model, RootModel):
+        model = _inner_model(model.model_fields["root"].annotation)
+    return model
 
 
 def _inner_model(annotation: Any) -> type[BaseModel] | None:

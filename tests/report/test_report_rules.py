@@ -496,3 +496,36 @@ def test_the_policy_line_counts_in_english(n: int, tasks: str, failures: str) ->
     line = describe(policy, "test")
     assert f"at least {tasks} at most" in line
     assert f"gates: at least {failures} Holm" in line
+
+
+def test_sentinels_left_out_of_rejected_attempts_are_said_beside_the_rate(tmp_path: Path) -> None:
+    """Red team rt32: under ``--skip-sentinel-when-rejected`` a rejected attempt's sentinel is
+    ``skipped``, so clause (c)'s rate is over the attempts no other check rejected: an agent
+    whose 4 rejected attempts would also have broken later history read 0 of 16, as if it
+    never did, with nothing said. The rate is unchanged; the clause now says how many
+    sentinels were left out and why."""
+    attempts: Attempts = {}
+    for i in range(20):
+        task = f"t{i}"
+        attempts[task, "base"] = _decision(task, set())
+        rejected = i < 4
+        attempts[task, "agent"] = _decision(
+            task,
+            {"focused_tests_passed"} if rejected else set(),
+            "skipped" if rejected else "passed",
+        )
+    row = _verdicts(_report(tmp_path / "run", attempts))["api", "agent"]
+    says = _says(row, "c")
+    assert says.startswith("sentinel failure rate 0.0% [")
+    assert says.endswith(
+        "; 4 sentinels not run on attempts already rejected (--skip-sentinel-when-rejected): "
+        "the rate is over attempts no other check rejected"
+    ), says
+    plain = _verdicts(
+        _report(
+            tmp_path / "run2",
+            {k: v for k, v in attempts.items() if k[1] == "base"}
+            | {(t, "agent"): _decision(t, set()) for t, _ in attempts if _ == "base"},
+        )
+    )["api", "agent"]
+    assert "not run on attempts already rejected" not in _says(plain, "c")

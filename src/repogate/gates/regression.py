@@ -305,6 +305,9 @@ def grade(step: Regressions, edited: Sequence[str] = ()) -> Observation:
         coverage_reason=suite.coverage_reason,
         base_passing_without_coverage=len(suite.passing_only_plainly),
         base_suite_runs=[r.kind for r in suite.runs],
+        base_suite_reads="traced"
+        if suite.reads is not None
+        else "not traced: data files only the base's passing tests read are not checked",
     )
     scope = scope_text(
         len(chosen), len(suite.passing), selection.reasons if selection.whole else None

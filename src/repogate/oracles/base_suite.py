@@ -40,7 +40,6 @@ the whole base-passing set.
 from __future__ import annotations
 
 import shutil
-import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
@@ -53,7 +52,7 @@ from repogate._model import FrozenModel
 from repogate.environments import Environment
 from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.pytest_runner import TestRun, run_isolating, run_tests
-from repogate.oracles.regress_tools import PLUGIN_MODULE, PLUGIN_SOURCE
+from repogate.oracles.regress_tools import PLUGIN_MODULE, PLUGIN_SOURCE, read_coverage
 from repogate.oracles.selection import CoverageMap
 
 _COVERAGE_DATA = "coverage.sqlite"
@@ -179,42 +178,6 @@ def graded_grant(
     )
     granted = _granting(policy, {"REPOGATE_HIDDEN_TESTS": "\n".join(hidden_files)})
     return plugin_command(test_command), granted, tools
-
-
-def _read_coverage(data_file: Path, workdir: Path) -> CoverageMap:
-    """Read the coverage data file the plugin wrote into per-test line sets.
-
-    Raises:
-        ValueError: the file is missing, a link, or holds no per-test context.
-    """
-    try:
-        info = data_file.lstat()
-    except FileNotFoundError:
-        raise ValueError("the coverage run wrote no data") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise ValueError("the coverage data is not a regular file")
-    data = coverage.CoverageData(basename=str(data_file))
-    data.read()
-    root = workdir.resolve()
-    tests: dict[str, dict[str, tuple[int, ...]]] = {}
-    untested: dict[str, tuple[int, ...]] = {}
-    for measured in data.measured_files():
-        path = Path(measured)
-        if not path.is_relative_to(root):
-            continue
-        relative = path.relative_to(root).as_posix()
-        per_context: dict[str, list[int]] = {}
-        for line, contexts in (data.contexts_by_lineno(measured) or {}).items():
-            for context in contexts:
-                per_context.setdefault(context, []).append(line)
-        for context, lines in per_context.items():
-            if context:
-                tests.setdefault(context, {})[relative] = tuple(sorted(lines))
-            else:
-                untested[relative] = tuple(sorted(lines))
-    if not tests:
-        raise ValueError("the coverage data holds no per-test context")
-    return CoverageMap(tests=tests, untested=untested)
 
 
 def record_base_suite(
@@ -352,7 +315,7 @@ def coverage_run(
     if run.status != "ok":
         return run, None, f"the coverage run gave no usable report: {run.reason}"
     try:
-        return run, _read_coverage(data_file, tree), ""
+        return run, read_coverage(data_file, tree), ""
     except (ValueError, coverage.CoverageException) as exc:
         return run, None, f"coverage could not be read: {exc}"
 

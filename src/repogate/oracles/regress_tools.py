@@ -6,6 +6,8 @@ as ``-p repogate_regress``), which also filters a run to selected ids. Neither i
 the environment under test: :func:`tool_folder` installs ``coverage`` for the environment's
 interpreter with the harness's uv into a folder beside the environment cache, with the plugin,
 and the runs put it on PYTHONPATH, so the environment and its digest are unchanged.
+:func:`read_coverage` reads the data file the tests wrote: whatever it holds is "no coverage",
+never a crash.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from repogate import sandbox
 from repogate._toolchain import SYSTEM_PATH, tool, trust, uv_bin
 from repogate.environments import Environment
 from repogate.errors import EnvironmentBuildError, IsolationError
+from repogate.oracles.selection import CoverageMap
 
 PLUGIN_MODULE = "repogate_regress"
 """The plugin's module name in the tool folder (``-p repogate_regress``)."""
@@ -104,3 +108,54 @@ def _launcher(env: Environment, scratch: Path, uv_cache: Path) -> Path:
         return sandbox.launcher(scratch / "python", env.python_argv(), env.grant(scratch, shown))
     except IsolationError as exc:
         raise EnvironmentBuildError(f"installing coverage: {exc}") from None
+
+
+def read_coverage(data_file: Path, workdir: Path) -> CoverageMap:
+    """Read the coverage data file the plugin wrote into per-test line sets.
+
+    The file is test-time code's to write: whatever it holds is "no coverage", never a crash
+    (red team rt32: a value of another type in coverage's schema raised ``TypeError``).
+
+    Raises:
+        ValueError: the file is missing, a link, holds no per-test context, or cannot be read.
+    """
+    try:
+        info = data_file.lstat()
+    except FileNotFoundError:
+        raise ValueError("the coverage run wrote no data") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError("the coverage data is not a regular file")
+    try:
+        tests, untested = _contexts(data_file, workdir.resolve())
+    except coverage.CoverageException:
+        raise
+    except Exception as exc:  # any value of the file's choosing
+        raise ValueError(f"the coverage data is not coverage's ({type(exc).__name__})") from None
+    if not tests:
+        raise ValueError("the coverage data holds no per-test context")
+    return CoverageMap(tests=tests, untested=untested)
+
+
+def _contexts(
+    data_file: Path, root: Path
+) -> tuple[dict[str, dict[str, tuple[int, ...]]], dict[str, tuple[int, ...]]]:
+    """Per-test lines and lines outside every test, of the files below ``root``."""
+    data = coverage.CoverageData(basename=str(data_file))
+    data.read()
+    tests: dict[str, dict[str, tuple[int, ...]]] = {}
+    untested: dict[str, tuple[int, ...]] = {}
+    for measured in data.measured_files():
+        path = Path(measured)
+        if not path.is_relative_to(root):
+            continue
+        relative = path.relative_to(root).as_posix()
+        per_context: dict[str, list[int]] = {}
+        for line, contexts in (data.contexts_by_lineno(measured) or {}).items():
+            for context in contexts:
+                per_context.setdefault(str(context), []).append(int(line))
+        for context, lines in per_context.items():
+            if context:
+                tests.setdefault(context, {})[relative] = tuple(sorted(lines))
+            else:
+                untested[relative] = tuple(sorted(lines))
+    return tests, untested

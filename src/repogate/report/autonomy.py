@@ -115,6 +115,22 @@ def _sentinel(facts: Sequence[Fact], shared: Iterable[str]) -> Interval:
     return over_tasks(list(ran.values()))
 
 
+def _left_out(facts: Sequence[Fact], shared: Iterable[str]) -> int:
+    """Scored attempts of the shared tasks whose sentinel was not run, as already rejected.
+
+    ``repogate run --skip-sentinel-when-rejected`` reports gate S's check ``skipped`` on them;
+    a profile without a sentinel reports no such check.
+    """
+    keep = set(shared)
+    return sum(
+        1
+        for f in facts
+        if f.scored
+        and f.attempt.contract in keep
+        and f.checks.get("post_merge_sentinel_passed") == "skipped"
+    )
+
+
 def _beside(mine: Sequence[Fact], theirs: Sequence[Fact], shared: Iterable[str]) -> str:
     keep = set(shared)
 
@@ -152,6 +168,11 @@ def _clauses(
         c_says += f", upper bound {'<' if c_holds else '>='} {policy.sentinel_ceiling:g}"
         if sentinel.low > policy.sentinel_ceiling:
             c_says += f"; lower bound > {policy.sentinel_ceiling:g}: shown above the ceiling"
+        if left_out := _left_out(mine, shared):
+            c_says += (
+                f"; {counted(left_out, 'sentinel')} not run on attempts already rejected "
+                "(--skip-sentinel-when-rejected): the rate is over attempts no other check rejected"
+            )
     else:
         c_holds = None if policy.require_sentinel else True
         c_says = "no sentinel ran on the paired tasks" + (
