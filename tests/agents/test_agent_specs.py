@@ -264,3 +264,45 @@ def test_an_agent_named_twice_is_refused_in_one_line(
         "(--epochs N repeats every attempt)\n"
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "spellings",
+    [
+        ("{abs}", "one.jsonl"),  # absolute, then relative to the folder repogate started in
+        ("./one.jsonl", "sub/../one.jsonl"),
+        ("one.jsonl", "link.jsonl"),  # a link to the same file
+    ],
+)
+def test_one_predictions_file_spelt_two_ways_is_refused_as_named_twice(
+    contract: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    spellings: tuple[str, str],
+) -> None:
+    """A new user's shape: ``--agent predictions:/abs/p.jsonl --agent predictions:../p.jsonl``
+    ran as two agents (every contract counted twice); the file is the agent, not its spelling."""
+    work = tmp_path / "work"
+    (work / "sub").mkdir(parents=True)
+    row = {"instance_id": "t1", "model_name_or_path": "m", "model_patch": ""}
+    (work / "one.jsonl").write_text(json.dumps(row) + "\n")
+    (work / "link.jsonl").symlink_to(work / "one.jsonl")
+    monkeypatch.chdir(work)
+    first, second = (s.format(abs=work / "one.jsonl") for s in spellings)
+    out = tmp_path / "run"
+    code = main(
+        [
+            "run",
+            str(contract),
+            *("--agent", f"predictions:{first}", "--agent", f"predictions:{second}"),
+            *("--out", str(out)),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE
+    assert err == (
+        f"error: agent 'predictions:{second}' is named twice (it is 'predictions:{first}'); name "
+        "each agent once (--epochs N repeats every attempt)\n"
+    )
+    assert not out.exists()

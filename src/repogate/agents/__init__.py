@@ -171,11 +171,28 @@ def resolve_specs(specs: Sequence[AgentSpec]) -> list[AgentSpec]:
                 resolved += [spec.with_model(model) for model in models]
                 continue
         resolved.append(spec)
-    texts = [spec.text for spec in resolved]
-    twice = next((text for n, text in enumerate(texts) if text in texts[:n]), None)
-    if twice is not None:
-        raise AgentSpecError(
-            f"agent {twice!r} is named twice",
-            "name each agent once (--epochs N repeats every attempt)",
-        )
+    named: dict[tuple[str, ...], str] = {}
+    for spec in resolved:
+        first = named.get(_identity(spec))
+        named.setdefault(_identity(spec), spec.text)
+        if first is not None:
+            also = "" if first == spec.text else f" (it is {first!r})"
+            raise AgentSpecError(
+                f"agent {spec.text!r} is named twice{also}",
+                "name each agent once (--epochs N repeats every attempt)",
+            )
     return resolved
+
+
+def _identity(spec: AgentSpec) -> tuple[str, ...]:
+    """What makes ``spec`` one agent, as a tuple of strings.
+
+    A predictions or scripted file by the file it resolves to (``./p.jsonl``, ``sub/../p.jsonl``,
+    an absolute path or a link to it are one file), with the model it picks; any other agent by
+    its text.
+    """
+    if isinstance(spec, PredSpec):
+        return (spec.kind, str(spec.file.resolve()), spec.model or "")
+    if isinstance(spec, ScriptSpec):
+        return (spec.kind, str(spec.file.resolve()))
+    return (spec.text,)
