@@ -25,7 +25,8 @@ install of the checkout left in site-packages) and the folders they named are ke
 :class:`~repogate.errors.EnvironmentBuildError`, never a silent run of the base code.
 
 **Generated files.** A Python module the install commands write below an import root of the
-build checkout (setuptools-scm's ``src/_pytest/_version.py``) is kept in the cache entry and
+build checkout (setuptools-scm's ``src/_pytest/_version.py``), or an extension module an
+in-place build compiles there (astropy's ``.so`` files), is kept in the cache entry and
 recorded (``generated``); every command run in the environment on a checkout lacking it gets
 it first (:meth:`UvEnvironment.run`), so a graded tree imports what the install made.
 
