@@ -62,6 +62,11 @@ def uv_bin() -> str:
     return uv.find_uv_bin()
 
 
+OLDEST_PYTHON = (3, 8)
+"""The oldest Python a graded test session runs on: the guard's bootstrap adds an audit hook
+(PEP 578, Python 3.8) before the checkout is imported (:mod:`repogate.oracles._guard_boot`)."""
+
+
 def trust() -> dict[str, str]:
     """Return this process's TLS trust-root variables (:data:`TRUST_VARS`) that are set."""
     return {k: os.environ[k] for k in TRUST_VARS if k in os.environ}

@@ -210,6 +210,10 @@ GENERATED_FOLDER = "generated"
 """Where a cache entry keeps the build's generated files (:class:`GeneratedFile`), beside ``venv``."""
 _MAX_GENERATED = 20
 _MAX_GENERATED_BYTES = 256 * 1024
+_EXTENSION_SUFFIXES = (".so", ".pyd")
+"""Compiled extension modules (``_parse_times.cpython-39-x86_64-linux-gnu.so``, ``x.abi3.so``)."""
+_MAX_EXTENSIONS = 500
+_MAX_EXTENSION_BYTES = 64 * 1024 * 1024
 
 
 class GeneratedFile(FrozenModel):
@@ -217,8 +221,11 @@ class GeneratedFile(FrozenModel):
 
     setuptools-scm's ``write_to`` (pytest's ``src/_pytest/_version.py``) writes the version into
     the tree it builds; a graded tree, written afresh from git, lacks it, and ``import _pytest``
-    then reports the version ``unknown``. The build keeps a copy (``<entry>/generated/<path>``)
-    and :meth:`VenvRecord.run` writes it into a checkout that lacks it.
+    then reports the version ``unknown``. Likewise the extension modules an editable install
+    compiles in place (astropy's C and Cython modules): a graded tree holds their sources only.
+    The build keeps a copy (``<entry>/generated/<path>``) and :meth:`VenvRecord.run` writes it
+    into a checkout that lacks it. A candidate that changes an extension's source is still given
+    the base's build of it (the environment is built once, at the base).
 
     Attributes:
         path: relative to the checkout (``src/_pytest/_version.py``).
@@ -242,33 +249,39 @@ def checkout_files(checkout: Path) -> frozenset[str]:
 def keep_generated(
     checkout: Path, before: frozenset[str], roots: Sequence[str], entry: Path
 ) -> tuple[GeneratedFile, ...]:
-    """Keep the Python modules the install commands wrote below ``checkout``'s import ``roots``.
+    """Keep the modules the install commands wrote below ``checkout``'s import ``roots``.
 
-    A file counts when it was not there before the install (``before``), is a ``.py`` file
-    below one of ``roots`` (``src``, ``.``), outside ``__pycache__``, ``*.egg-info``, ``build``
-    and ``.eggs``, a regular file (a link is skipped) of at most 256 KiB; at most 20 are kept,
-    in path order. Each is copied to ``entry/generated/<path>``.
+    A file counts when it was not there before the install (``before``), lies below one of
+    ``roots`` (``src``, ``.``), outside ``__pycache__``, ``*.egg-info``, ``build`` and ``.eggs``,
+    is a regular file (a link is skipped), and is either a ``.py`` file of at most 256 KiB (at
+    most 20 kept) or a compiled extension module (``.so``, ``.pyd``: an in-place build's, at
+    most 64 MiB each, at most 500 kept), in path order. Each is copied to
+    ``entry/generated/<path>``.
 
     Returns:
         The kept files, to be recorded in the environment.
     """
     kept: list[GeneratedFile] = []
+    counts = {False: 0, True: 0}  # by kind: Python module, extension module
     skipped = ("__pycache__", "build", ".eggs")
     for path in sorted(checkout_files(checkout) - before):
         parts = path.split("/")
         under = any(r in ("", ".") or path.startswith(f"{r.rstrip('/')}/") for r in roots)
+        extension = path.endswith(_EXTENSION_SUFFIXES)
         if (
-            not path.endswith(".py")
+            not (path.endswith(".py") or extension)
             or not under
             or any(p in skipped or p.endswith(".egg-info") for p in parts[:-1])
         ):
             continue
+        cap = _MAX_EXTENSION_BYTES if extension else _MAX_GENERATED_BYTES
         try:
-            data = read_bytes_nofollow(checkout, path, _MAX_GENERATED_BYTES)
+            data = read_bytes_nofollow(checkout, path, cap)
         except (OSError, PlantedLinkError):
             continue
-        if data is None or len(kept) >= _MAX_GENERATED:
+        if data is None or counts[extension] >= (_MAX_EXTENSIONS if extension else _MAX_GENERATED):
             continue
+        counts[extension] += 1
         (entry / GENERATED_FOLDER).mkdir(exist_ok=True)
         write_bytes_nofollow(entry / GENERATED_FOLDER, path, data, make_parents=True)
         kept.append(GeneratedFile(path=path, sha256=hashlib.sha256(data).hexdigest()))

@@ -25,7 +25,8 @@ install of the checkout left in site-packages) and the folders they named are ke
 :class:`~repogate.errors.EnvironmentBuildError`, never a silent run of the base code.
 
 **Generated files.** A Python module the install commands write below an import root of the
-build checkout (setuptools-scm's ``src/_pytest/_version.py``) is kept in the cache entry and
+build checkout (setuptools-scm's ``src/_pytest/_version.py``), or an extension module an
+in-place build compiles there (astropy's ``.so`` files), is kept in the cache entry and
 recorded (``generated``); every command run in the environment on a checkout lacking it gets
 it first (:meth:`UvEnvironment.run`), so a graded tree imports what the install made.
 
@@ -46,6 +47,7 @@ from typing import ClassVar, Literal
 from repogate import clock, sandbox
 from repogate._files import read_bytes_nofollow
 from repogate._toolchain import (
+    OLDEST_PYTHON,
     SYSTEM_PATH,
     find_python,
     interpreter_facts,
@@ -284,6 +286,7 @@ def build_environment(
     cache_dir.mkdir(parents=True, exist_ok=True)
     python = find_python(recipe.python, cache_dir)
     facts = interpreter_facts(python, cache_dir)
+    _check_guard_runs(facts[0], recipe.python)
     key = cache_key(recipe, facts, _venv.lock_digests(recipe, workdir), exclude_newer)
 
     def build(entry: Path) -> UvEnvironment:
@@ -294,6 +297,23 @@ def build_environment(
         return {"build_seconds": clock.monotonic() - start}
 
     return _venv.cached(cache_dir, key, _Record, build, stamp)
+
+
+def _check_guard_runs(version: str, asked: str) -> None:
+    """Refuse an interpreter older than :data:`OLDEST_PYTHON`, before anything is built.
+
+    Raises:
+        EnvironmentBuildError: ``version`` (the interpreter's full version) is older.
+    """
+    parts = version.split(".")
+    known = len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit()
+    if known and (int(parts[0]), int(parts[1])) < OLDEST_PYTHON:
+        oldest = ".".join(map(str, OLDEST_PYTHON))
+        raise EnvironmentBuildError(
+            f"the recipe's python {asked!r} is Python {version}: repogate's test sessions "
+            f"need Python {oldest} or later (the guard's audit hook, PEP 578, is added "
+            "before the checkout is imported); give the recipe a newer python"
+        )
 
 
 @dataclass(frozen=True)

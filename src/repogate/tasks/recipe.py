@@ -55,6 +55,7 @@ from repogate import git
 from repogate._files import read_text
 from repogate._model import FrozenModel
 from repogate._problems import every_problem
+from repogate._toolchain import OLDEST_PYTHON
 from repogate.contract import Service
 from repogate.errors import UserInputError
 
@@ -137,11 +138,14 @@ def load_env_map(path: Path | None) -> EnvMap:
 
 
 def _python_for(day: date, floor: tuple[int, int] | None) -> str:
+    # never older than the test sessions run on (repogate._toolchain.OLDEST_PYTHON: the
+    # guard's audit hook); a project of 2017 gets 3.8, as SWE-bench's images often give 3.9
+    floor = max(floor or OLDEST_PYTHON, OLDEST_PYTHON)
     for version, released in _RELEASES:
         minor = (3, int(version.split(".")[1]))
-        if released <= day and (floor is None or minor >= floor):
+        if released <= day and minor >= floor:
             return version
-    return _RELEASES[-1][0] if floor is None else f"{floor[0]}.{floor[1]}"
+    return f"{floor[0]}.{floor[1]}"
 
 
 def _floor(pyproject: dict[str, Any], setup: str) -> tuple[int, int] | None:

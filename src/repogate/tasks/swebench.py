@@ -303,6 +303,11 @@ def draft(
             reason="base_commit_missing",
             detail=f"base commit {instance.base_commit} is not in the mirror {repo}",
         )
+    lacking = _lacking(repo, instance.base_commit)
+    if lacking:
+        return RejectedEntry(
+            id=instance.instance_id, source=source, reason="base_commit_missing", detail=lacking
+        )
     try:
         environment, test_command, origin = recipe_for(
             env_map, instance.repo, instance.version, repo, instance.base_commit
@@ -330,6 +335,31 @@ def draft(
         "hidden_tests.diff": instance.test_patch.encode(),
     }
     return Candidate(id=instance.instance_id, source=source, contract=contract, files=files)
+
+
+def _lacking(repo: Path, base: str) -> str:
+    """Say what of ``base``'s history the mirror lacks ("" when it lacks nothing).
+
+    A partial copy (astropy's snapshot keeps no file of 4 MiB and more) holds the base commit
+    but not every blob: no checkout of the base can be made, whoever submits the candidate. It
+    was an ``evaluator_error`` deep in validation (git's "unable to read"); it is the mirror's.
+    """
+    missing = git.missing_objects(repo, base)
+    if not missing:
+        return ""
+    where = git.paths_in_tree(repo, base, missing)
+    named = ", ".join(f"{sha} ({where[sha]})" if sha in where else sha for sha in missing[:5])
+    more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+    inside = (
+        f"{len(where)} of them in the base tree itself"
+        if where
+        else "none in the base tree (earlier history only)"
+    )
+    return (
+        f"the mirror {repo} lacks {len(missing)} object(s) of base commit {base}'s history: "
+        f"{named}{more}; {inside}. It is a partial copy (a snapshot without its largest files): "
+        "no checkout of the base can be made from it; use a whole mirror"
+    )
 
 
 def _contract(
