@@ -88,6 +88,17 @@ def test_a_rejected_attempt_skips_the_sentinel_only_with_the_flag(
     stage = next(s for s in funnel["stages"] if s["stage"] == "sentinel passed")
     assert (stage["passed"], stage["failed"], stage["skipped"]) == (0, 0, 1)
     assert stage["own"]["n"] == 0
+    # the text report shows the skipped sentinel in its funnel row and the option in "Runs"
+    said = f"sentinel skipped on attempts already rejected ({FLAG})"
+    assert main(["report", str(out)]) == ExitCode.OK
+    text = capsys.readouterr().out
+    (funnel_row,) = [line for line in text.splitlines() if "sentinel passed" in line]
+    assert "0/0/0 (1 skipped)" in funnel_row
+    assert said in " ".join(text.split())  # the Runs cell may wrap
+    html = tmp_path / "report.html"
+    assert main(["report", str(out), "--html", str(html)]) == ExitCode.OK
+    page = html.read_text()
+    assert "0/0/0 (1 skipped)" in page and said in page
 
     # the same attempt without the flag: the sentinel runs as it always did, and fails
     plain = tmp_path / "plain"
@@ -98,6 +109,10 @@ def test_a_rejected_attempt_skips_the_sentinel_only_with_the_flag(
     assert _history_entries(cache) > before
     manifest = json.loads((plain / "manifest.json").read_text())
     assert manifest["skip_sentinel_when_rejected"] is False
+    assert main(["report", str(plain)]) == ExitCode.OK
+    text = capsys.readouterr().out
+    (funnel_row,) = [line for line in text.splitlines() if "sentinel passed" in line]
+    assert "0/1/0" in funnel_row and "skipped" not in funnel_row and FLAG not in text
 
 
 def test_an_attempt_nothing_rejected_runs_the_sentinel_with_the_flag(

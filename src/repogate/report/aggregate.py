@@ -248,6 +248,7 @@ def run_brief(run: Run) -> RunBrief:
         done=run.done,
         running=running,
         status=status,
+        skip_sentinel_when_rejected=m.skip_sentinel_when_rejected if m else False,
     )
 
 

@@ -102,7 +102,7 @@ def _runs(report: Report) -> str:
             )
             + _cell(r.isolation + "".join(f"; warning: {w}" for w in r.warnings))
             + _cell(f"{r.network}; {r.budgets}")
-            + _cell(r.what_ran)
+            + _cell(r.what_ran + (f"; {r.sentinel_note}" if r.sentinel_note else ""))
         )
     return _table(
         "runs", ["run", "status", "evaluator", "isolation", "network, budgets", "selection"], rows
@@ -131,14 +131,14 @@ def _funnel(report: Report) -> str:
     rows = [
         _cell(f.agent)
         + _cell(s.stage)
-        + _cell(f"{s.passed}/{s.failed}/{s.errored}", s.passed)
+        + _cell(s.counts, s.passed)
         + _cell(pct(s.own.estimate) if s.own.n else "n/a", s.own.estimate)
         + _cell(pct(s.cumulative.estimate), s.cumulative.estimate)
         + _interval(s.cumulative)
         for f in report.funnels
         for s in f.stages
     ]
-    head = ["agent", "stage", "passed/failed/errored", "own pass rate", "cumulative"]
+    head = ["agent", "stage", "passed/failed/errored (skipped)", "own pass rate", "cumulative"]
     head.append("cumulative [95%], SE (per-task mean)")
     return _table("funnel", head, rows)
 

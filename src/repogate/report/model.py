@@ -50,6 +50,8 @@ class RunBrief(FrozenModel):
         done: finished attempts (decided or crashed); ``running`` attempts begun, not finished.
         status: ``complete``; ``partial (in progress)`` while a run holds the folder;
             ``partial (interrupted)`` otherwise.
+        skip_sentinel_when_rejected: the run used ``--skip-sentinel-when-rejected`` (its
+            manifest says so): gate S was not run on an attempt a hard gate had rejected.
     """
 
     path: str
@@ -69,6 +71,14 @@ class RunBrief(FrozenModel):
     done: int
     running: int
     status: str
+    skip_sentinel_when_rejected: bool = False
+
+    @property
+    def sentinel_note(self) -> str | None:
+        """What the Runs section says of ``--skip-sentinel-when-rejected``; None without it."""
+        if not self.skip_sentinel_when_rejected:
+            return None
+        return "sentinel skipped on attempts already rejected (--skip-sentinel-when-rejected)"
 
     @property
     def what_ran(self) -> str:
@@ -161,6 +171,12 @@ class Stage(FrozenModel):
     skipped: int
     own: Interval
     cumulative: Interval
+
+    @property
+    def counts(self) -> str:
+        """``passed/failed/errored``, then ``(N skipped)`` when the stage did not apply to N."""
+        said = f"{self.passed}/{self.failed}/{self.errored}"
+        return f"{said} ({self.skipped} skipped)" if self.skipped else said
 
 
 class Funnel(FrozenModel):

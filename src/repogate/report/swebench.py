@@ -12,15 +12,26 @@ equals the base) is counted apart and not completed, as SWE-bench counts it. Tes
 decide (an evaluator or environment error, a crashed attempt) are errors; a contract with no
 finished attempt of the agent is incomplete. SWE-bench runs one attempt per instance: with several
 epochs, epoch 0 is reported.
+
+A missing prediction is not an empty patch. ``make_run_report`` loops over the dataset and, first,
+``if instance_id not in predictions: incomplete_ids.add(instance_id); continue``; only a row whose
+``model_patch`` is ``""`` or None goes to ``empty_patch_ids``; and ``submitted_instances`` is
+``len(predictions)``, ``submitted_ids`` ``sorted(predictions.keys())``. So an attempt whose agent
+recorded status ``no_prediction`` (a ``predictions:FILE`` with no row for the contract, see
+:mod:`repogate.agents.predictions`) is incomplete and not submitted, though repogate's own verdict
+rejects it as an empty patch; a row with an empty patch is submitted and an empty patch.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from repogate.errors import UserInputError
+from repogate.recorded import recorded_proposal
 from repogate.report.classify import resolved
 from repogate.report.load import Attempt, Run
+from repogate.store import Store
 from repogate.vocabulary import UNFINISHED
 
 SCHEMA_VERSION = 2
@@ -31,6 +42,21 @@ def _empty(attempt: Attempt) -> bool:
     return decision is not None and any(
         c.name == "patch_is_a_new_state" and c.status == "failed" for c in decision.checks
     )
+
+
+def _without_prediction(attempts: list[Attempt]) -> set[str]:
+    """The contracts of ``attempts`` whose agent recorded status ``no_prediction`` (no row)."""
+    found: set[str] = set()
+    by_run: dict[Path, list[Attempt]] = {}
+    for attempt in attempts:
+        by_run.setdefault(attempt.run, []).append(attempt)
+    for run_dir, mine in by_run.items():
+        with Store.open(run_dir) as store:
+            for attempt in mine:
+                proposal = recorded_proposal(store.receipts(attempt.attempt_id))
+                if proposal is not None and proposal.status == "no_prediction":
+                    found.add(attempt.contract)
+    return found
 
 
 def swebench_report(runs: list[Run], agent: str | None) -> dict[str, Any]:
@@ -56,13 +82,14 @@ def swebench_report(runs: list[Run], agent: str | None) -> dict[str, Any]:
     instances = sorted({c.id for run in runs if run.manifest for c in run.manifest.contracts})
     mine = {a.contract: a for a in attempts if a.agent == agent and a.epoch == 0}
     instances = sorted({*instances, *mine})
+    no_row = _without_prediction(list(mine.values()))
     ids: dict[str, set[str]] = {
         k: set()
         for k in ("completed", "incomplete", "empty_patch", "resolved", "unresolved", "error")
     }
     for instance in instances:
         attempt = mine.get(instance)
-        if attempt is None or attempt.status in UNFINISHED:
+        if attempt is None or attempt.status in UNFINISHED or instance in no_row:
             ids["incomplete"].add(instance)
         elif _empty(attempt):
             ids["empty_patch"].add(instance)
@@ -73,7 +100,7 @@ def swebench_report(runs: list[Run], agent: str | None) -> dict[str, Any]:
             else:
                 ids["completed"].add(instance)
                 ids["resolved" if verdict else "unresolved"].add(instance)
-    submitted = sorted(set(mine))
+    submitted = sorted(set(mine) - no_row)
     return {
         "total_instances": len(instances),
         "submitted_instances": len(submitted),

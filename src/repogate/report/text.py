@@ -90,6 +90,7 @@ def _runs(report: Report) -> Table:
                 f"isolation {run.isolation}",
                 f"{run.network}; budgets {run.budgets}",
                 f"selection: {run.what_ran}",
+                *([run.sentinel_note] if run.sentinel_note else []),
                 *(f"[yellow]warning: {w}" for w in run.warnings),
             ]
         )
@@ -146,7 +147,7 @@ def _funnel(report: Report) -> Table:
         "stage funnel over scored attempts (own pass rate | cumulative, per-task means)",
         "agent",
         "stage",
-        "pass/fail/err",
+        "pass/fail/err (skipped)",
         "own",
         "cumulative [95%]",
     )
@@ -155,7 +156,7 @@ def _funnel(report: Report) -> Table:
             table.add_row(
                 funnel.agent,
                 stage.stage,
-                f"{stage.passed}/{stage.failed}/{stage.errored}",
+                stage.counts,
                 pct(stage.own.estimate) if stage.own.n else "n/a",
                 f"{interval_text(stage.cumulative)} of {funnel.scored}",
             )
