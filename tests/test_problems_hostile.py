@@ -20,14 +20,7 @@ from repogate.agents.command import read_agent_output
 from repogate.cli import main
 from repogate.contract import load_contract
 from repogate.errors import ContractError
-
-MINIMAL = """
-id = "t1"
-repo = "repo"
-base_commit = "{sha}"
-[requirement]
-statement = "parse bounded config strings"
-"""
+from test_contract import MINIMAL
 
 _INVISIBLE = {"Cc", "Cf", "Zl", "Zp", "Cs"}
 
