@@ -173,14 +173,14 @@ def resolve_specs(specs: Sequence[AgentSpec]) -> list[AgentSpec]:
         resolved.append(spec)
     named: dict[tuple[str, ...], str] = {}
     for spec in resolved:
-        first = named.get(_identity(spec))
-        named.setdefault(_identity(spec), spec.text)
-        if first is not None:
-            also = "" if first == spec.text else f" (it is {first!r})"
+        key = _identity(spec)
+        if key in named:
+            also = "" if named[key] == spec.text else f" (it is {named[key]!r})"
             raise AgentSpecError(
                 f"agent {spec.text!r} is named twice{also}",
                 "name each agent once (--epochs N repeats every attempt)",
             )
+        named[key] = spec.text
     return resolved
 
 

@@ -51,6 +51,7 @@ from repogate._files import write_bytes_nofollow
 from repogate._model import FrozenModel
 from repogate.environments import Environment
 from repogate.oracles.graded_reads import TracedReads
+from repogate.oracles.junit import pytest4_id
 from repogate.oracles.pytest_runner import TestRun, run_isolating, run_tests
 from repogate.oracles.regress_tools import PLUGIN_MODULE, PLUGIN_SOURCE, read_coverage
 from repogate.oracles.selection import CoverageMap
@@ -230,7 +231,7 @@ def record_base_suite(
         reads = None if reads is None or again.reads is None else reads.joined(again.reads)
     if cover is not None and plainly:  # a failed test's context is partial: no coverage at all
         dropped = set(plainly)
-        kept = {t: f for t, f in cover.tests.items() if t.replace("::()::", "::") not in dropped}
+        kept = {t: f for t, f in cover.tests.items() if pytest4_id(t) not in dropped}
         cover = cover.model_copy(update={"tests": kept})
     return BaseSuite(
         status="ok",

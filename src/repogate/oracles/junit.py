@@ -338,7 +338,7 @@ def looks_truncated(test_id: str) -> bool:
     return "[" in test_id and not test_id.endswith("]")
 
 
-def _pytest4_id(test_id: str) -> str:
+def pytest4_id(test_id: str) -> str:
     """``test_id`` without pytest 3's instance part (``Class::()::test`` -> ``Class::test``)."""
     return test_id.replace("::()::", "::")
 
@@ -399,7 +399,7 @@ def match_ids(
         key = volatile_key(test_id)
         candidates = by_key.get(key, []) if key != test_id else []
         hit = candidates[0] if len(candidates) == 1 else None
-        plain = _pytest4_id(test_id)
+        plain = pytest4_id(test_id)
         if hit is None and plain in seen:
             hit = plain
         if hit is None:

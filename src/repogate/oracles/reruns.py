@@ -42,7 +42,7 @@ from typing import Literal
 
 from repogate._model import FrozenModel
 from repogate.oracles.grading import Observed, observe_ids
-from repogate.oracles.junit import TestOutcome, volatile_key
+from repogate.oracles.junit import TestOutcome, pytest4_id, volatile_key
 
 RERUNS = 4
 """More runs, at most, of a failing id in one state (candidate or base); see the module docs."""
@@ -65,7 +65,7 @@ def selection(test_ids: Sequence[str]) -> list[str]:
     for test_id in test_ids:
         shortened = re.search(r"\[/[^/]*\]$", test_id) is not None
         whole_file = volatile_key(test_id) != test_id or shortened
-        lines.append(test_id.split("::", 1)[0] if whole_file else test_id.replace("::()::", "::"))
+        lines.append(test_id.split("::", 1)[0] if whole_file else pytest4_id(test_id))
     return list(dict.fromkeys(lines))
 
 
