@@ -39,7 +39,7 @@ from repogate.agents.command import CommandAgent
 from repogate.agents.commit import CommitAgent
 from repogate.agents.gold import GoldAgent, NullAgent
 from repogate.agents.model_agent import check_ready
-from repogate.agents.predictions import PredictionsAgent, load_predictions
+from repogate.agents.predictions import PredictionsAgent, load_predictions, require_predictions
 from repogate.agents.scripted import ScriptedAgent, load_script
 from repogate.contract import TransitionContract
 from repogate.errors import AgentSpecError
@@ -60,6 +60,7 @@ __all__ = [
     "load_script",
     "make_agent",
     "parse_specs",
+    "require_predictions",
     "requiring_all",
     "resolve_specs",
 ]
