@@ -129,6 +129,14 @@ def test_an_attempt_nothing_rejected_runs_the_sentinel_with_the_flag(
     assert sentinel.status == "passed" and len(sentinel.details["steps"]) == 1
 
 
+AGENTS = ("compat", "full")
+
+
+def _spec(payments: BuiltScenario, agent: str) -> str:
+    """The ``--agent`` spec of the payments scenario's scripted ``agent``."""
+    return f"scripted:{payments.repo.parent / 'agents' / f'{agent}.toml'}"
+
+
 def _extend(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -152,14 +160,6 @@ def _extend(
     assert code == ExitCode.OK, said.err
     rows = {Path(str(r["agent"]).removeprefix("scripted:")).stem: r for r in json.loads(said.out)}
     return rows, [line for line in said.err.splitlines() if line.startswith("warning:")]
-
-
-AGENTS = ("compat", "full")
-
-
-def _spec(payments: BuiltScenario, agent: str) -> str:
-    """The ``--agent`` spec of the payments scenario's scripted ``agent``."""
-    return f"scripted:{payments.repo.parent / 'agents' / f'{agent}.toml'}"
 
 
 def _sentinels(out: Path) -> dict[str, str]:
