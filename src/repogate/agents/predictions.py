@@ -7,7 +7,8 @@ models is several agents, one per model (``predictions:FILE#MODEL``, named by th
 A contract the file has no row for is that agent's empty patch (status ``no_prediction``): not
 resolved, not accepted, and counted, as SWE-bench's harness counts a missing prediction
 (``swebench/harness/reporting.py``: ``empty_patch_ids``, and the resolved rate's denominator is
-every instance). ``run --require-all-predictions`` refuses such a run instead.
+every instance). ``run --require-all-predictions`` refuses such a run instead, as soon as the run's
+contract ids are known and before any repository is read (:func:`require_predictions`).
 """
 
 from __future__ import annotations
