@@ -43,9 +43,8 @@ def rule_text(policy: GatePolicy) -> str:
     return (
         "for each hard gate, per cohort, per agent and pooled: among scored attempts that passed "
         "every hermetic check other than that gate and whose sentinel ran (those whose sentinel "
-        f"was not run ({SKIP_SENTINEL_FLAG}) are left out and counted in the note), the sentinel "
-        "failure "
-        "rate when the gate failed minus when it passed, one value per task and agent (epochs "
+        f"was not run ({SKIP_SENTINEL_FLAG}) are left out and counted in the note), the "
+        "sentinel failure rate when the gate failed minus when it passed, one value per task and agent (epochs "
         "averaged), with its one-sided 95% lower bound; one-sided p (Fisher's exact test, or a "
         "permutation test for epoch means) that failures go with more sentinel failures; no "
         f"claim under {policy.min_failures} failed units; informative when Holm's adjusted p "
@@ -105,7 +104,8 @@ def _row(
     f_rates = [sum(v) / len(v) for v in failed.values()]
     p_rates = [sum(v) / len(v) for v in passed.values()]
     note, difference, p, test = "", None, None, "not tested"
-    if not failed and arms.not_run_failed:
+    unanswerable = not failed and arms.not_run_failed > 0  # the option emptied the failed arm
+    if unanswerable:
         note = (
             f"no claim: the {counted(arms.not_run_failed, 'attempt')} that failed it are left "
             f"out, their sentinel not run ({SKIP_SENTINEL_FLAG}): the run's option makes this "
@@ -123,7 +123,7 @@ def _row(
             note = f"{len(failed)} failed units, fewer than {policy.min_failures}"
         else:
             p, test = greater(f_rates, p_rates)
-    if not note.startswith("no claim:"):
+    if not unanswerable:  # that note already counts them
         note = "; ".join(part for part in (note, _left_out(arms)) if part)
     return GateInformation(
         cohort=cohort,
