@@ -9,14 +9,12 @@ keeps that refusal for users who want it.
 from __future__ import annotations
 
 import json
-import os
-import shlex
-import shutil
 import time
 from pathlib import Path
 
 import pytest
 
+from _git_calls import git_calls
 from conftest import run_json
 from repogate.cli import ExitCode, main
 from repogate.contract import load_contract
@@ -144,23 +142,6 @@ def test_require_all_predictions_refuses_a_missing_row_in_one_line(
     assert not out.exists()  # bad input writes nothing
 
 
-def _git_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Put a ``git`` first on ``PATH`` that notes each call in a log, then runs the real git.
-
-    Returns the log; it exists only once some git command ran (a repository read or made).
-    """
-    real = shutil.which("git")
-    assert real is not None
-    spy = tmp_path / "spy"
-    spy.mkdir()
-    log = tmp_path / "git-calls.log"
-    script = spy / "git"
-    script.write_text(f'#!/bin/sh\necho "$@" >> {shlex.quote(str(log))}\nexec {real} "$@"\n')
-    script.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{spy}{os.pathsep}{os.environ['PATH']}")
-    return log
-
-
 def _refused(capsys: pytest.CaptureFixture[str], out: Path, *args: str) -> str:
     """Run ``repogate run ARGS --out OUT --require-all-predictions``; return its one error line."""
     code = main(["run", *args, "--out", str(out), "--require-all-predictions"])
@@ -180,7 +161,7 @@ def test_require_all_predictions_refuses_a_contract_before_any_repository_is_rea
     """The refusal came after every contract's repository and hidden tests were read (git):
     the contract ids, known once the contract files are read, are enough."""
     preds = _preds(tmp_path, "some-other-instance")
-    log = _git_calls(tmp_path, monkeypatch)
+    log = git_calls(tmp_path, monkeypatch)
     contract = str(parser.contracts[0])
     err = _refused(capsys, tmp_path / "run", contract, "--agent", f"predictions:{preds}")
     assert "has no instance 'parser-bounded-config' (it has: some-other-instance)" in err
@@ -199,7 +180,7 @@ def test_require_all_predictions_names_every_missing_contract_before_any_reposit
     own = parser.contracts[0].read_text()
     third.write_text(own.replace('id = "parser-bounded-config"', 'id = "third"', 1))
     preds = _preds(tmp_path, "gauge-clamp-percent")
-    log = _git_calls(tmp_path, monkeypatch)
+    log = git_calls(tmp_path, monkeypatch)
     paths = [str(parser.contracts[0]), str(other.contracts[0]), str(third)]
     err = _refused(capsys, tmp_path / "run", *paths, "--agent", f"predictions:{preds}")
     assert (
@@ -229,7 +210,7 @@ def test_require_all_predictions_refuses_a_task_set_before_any_repository_is_rea
         )
     )
     preds = _preds(tmp_path, "some-other-instance")
-    log = _git_calls(tmp_path, monkeypatch)
+    log = git_calls(tmp_path, monkeypatch)
     err = _refused(capsys, tmp_path / "run", str(folder), "--agent", f"predictions:{preds}")
     assert "has no instance 'parser-bounded-config'" in err
     assert not log.exists(), log.read_text()[:300]
@@ -243,7 +224,7 @@ def test_require_all_predictions_refuses_the_embedded_default_before_building_it
     from repogate.cli.run import default_contract_ids
 
     preds = _preds(tmp_path, "parser-bounded-config")
-    log = _git_calls(tmp_path, monkeypatch)
+    log = git_calls(tmp_path, monkeypatch)
     started = time.monotonic()
     err = _refused(capsys, tmp_path / "run", "--agent", f"predictions:{preds}")
     took = time.monotonic() - started

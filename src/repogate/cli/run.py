@@ -318,10 +318,10 @@ def execute(
 def _unmade_on_bad_input(out: Path) -> Iterator[None]:
     """Remove what this command made in ``out`` when bad input stops it before its store exists.
 
-    The embedded default builds its scenarios into ``out/scenarios`` before their contracts can
-    be checked against the agents (a predictions file missing one of them under
-    ``--require-all-predictions``, say); bad input
-    must still write nothing. A store already there (a run being resumed) is never touched, nor
+    The embedded default builds its scenarios into ``out/scenarios`` before its agents are made
+    for their contracts (a model-driven agent's key is checked then); bad input must still write
+    nothing. (A ``--require-all-predictions`` file is checked against the scenarios' ids before
+    they are built: :func:`default_contract_ids`.) A store already there (a run being resumed) is never touched, nor
     anything this command did not make.
     """
     made = [path for path in (out, out / "scenarios") if not path.exists()]
