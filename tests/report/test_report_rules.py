@@ -565,7 +565,7 @@ def test_a_gate_whose_failures_all_skipped_the_sentinel_says_the_run_option_left
         "never failed among them; 8 attempts left out, their sentinel not run "
         "(--skip-sentinel-when-rejected)"
     )
-    assert "whose sentinel was not run (--skip-sentinel-when-rejected) are left out" in (
+    assert "whose sentinel was not run, being already rejected, are left out" in (
         report.informativeness_rule
     )
     # the text report shows the row with its reason instead of hiding it as never failed

@@ -43,7 +43,7 @@ def rule_text(policy: GatePolicy) -> str:
     return (
         "for each hard gate, per cohort, per agent and pooled: among scored attempts that passed "
         "every hermetic check other than that gate and whose sentinel ran (those whose sentinel "
-        f"was not run ({SKIP_SENTINEL_FLAG}) are left out and counted in the note), the "
+        "was not run, being already rejected, are left out and counted in the note), the "
         "sentinel failure rate when the gate failed minus when it passed, one value per task and agent (epochs "
         "averaged), with its one-sided 95% lower bound; one-sided p (Fisher's exact test, or a "
         "permutation test for epoch means) that failures go with more sentinel failures; no "
