@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from securesystemslib.signer import Signer
@@ -23,7 +23,7 @@ from repogate import clock, git, sandbox
 from repogate._counted import counted
 from repogate._folders import remove_if_empty
 from repogate.agent_spec import AgentSpec
-from repogate.agents import PredictionsAgent, fingerprint, make_agent
+from repogate.agents import PredictionsAgent, fingerprint, make_agent, require_predictions
 from repogate.contract import TransitionContract
 from repogate.errors import UserInputError
 from repogate.executors import LocalExecutor
@@ -42,7 +42,7 @@ from repogate.store import (
     attempt_id_for,
     contract_entry,
 )
-from repogate.vocabulary import RUNNER_UNDER_TEST_ASSURANCE
+from repogate.vocabulary import RUNNER_UNDER_TEST_ASSURANCE, SKIP_SENTINEL_FLAG
 
 CACHE_ENV = "REPOGATE_CACHE"
 
@@ -69,13 +69,16 @@ class RunOptions:
     """Who allowed untrusted code to run without bubblewrap (``--allow-weak-isolation``, or the
     embedded default's own scenarios); None refuses to run it so."""
     warn: Callable[[str], None] | None = None
-    """Called with each load-time warning (a contract grading ids inside editable files)."""
+    """Called with each load-time warning (a contract grading ids inside editable files, a
+    resumed run keeping a setting this command did not give)."""
     signer: Signer | None = None
     """Signs each decision as it is stored and the run summary at the end
     (:mod:`repogate.provenance`); None signs nothing."""
     skip_sentinel_when_rejected: bool = False
     """``--skip-sentinel-when-rejected``: gate S is not run on an attempt a hard check has
-    already failed (its check ``skipped``, saying which failed); recorded in the run manifest."""
+    already failed (its check ``skipped``, saying which failed); recorded in the run manifest.
+    A run's first command sets it: a command resuming or extending the run keeps the run's
+    setting (:func:`skip_sentinel_setting`)."""
 
 
 def default_cache() -> Path:
@@ -134,6 +137,21 @@ def attempt_count(plans: Sequence[PlannedAttempt], epochs: int) -> int:
     return len({_key(plan) for plan in plans}) * epochs
 
 
+def _require_predictions(plans: Sequence[PlannedAttempt]) -> None:
+    """Refuse a ``--require-all-predictions`` file lacking a contract it is planned on.
+
+    Only the plans are read (no repository), so :func:`run` refuses before any work.
+
+    Raises:
+        AgentSpecError: see :func:`repogate.agents.require_predictions`.
+    """
+    planned: dict[str, tuple[AgentSpec, list[str]]] = {}
+    for plan in plans:
+        planned.setdefault(plan.agent_spec.text, (plan.agent_spec, []))[1].append(plan.contract.id)
+    for spec, contract_ids in planned.values():
+        require_predictions([spec], contract_ids)
+
+
 def _prepare(plans: Sequence[PlannedAttempt], options: RunOptions) -> list[_Ready]:
     """Resolve every repository and build every agent; raises the first user error."""
     ready = []
@@ -179,7 +197,8 @@ def _predictions_covering_nothing(ready: Sequence[_Ready]) -> tuple[str, ...]:
     Each such contract is still that agent's empty patch (status ``no_prediction``), as for a
     file that covers some (:mod:`repogate.agents.predictions`) and as SWE-bench counts a missing
     prediction; the warning only says that the file may be the wrong one.
-    ``--require-all-predictions`` refuses instead (when the agent is made).
+    ``--require-all-predictions`` refuses instead (:func:`_require_predictions`, before any
+    repository is read).
 
     Returns:
         ``agent 'SPEC': the predictions file has no row for any of the N contracts of this run;
@@ -220,6 +239,34 @@ def check_isolation(options: RunOptions) -> str | None:
     return None if iso.kind == "bwrap" else f"{iso.detail}; allowed by {allowed_by}"
 
 
+def skip_sentinel_setting(
+    options: RunOptions, before: RunManifest | None
+) -> tuple[RunOptions, str | None]:
+    """Return ``options`` with the run's ``--skip-sentinel-when-rejected``, and what to say.
+
+    The run's first command sets the option, recorded in its manifest (``before``); a command
+    resuming or extending the run takes that setting whatever it was given, as its resumed or
+    added attempts then are judged as the run's others were and the manifest describes them all
+    (``epochs`` and contracts that differ are refused instead, :meth:`RunInputs.extend`).
+
+    Returns:
+        The options to run with, and None when this command asked for the run's setting, else
+        the line saying which setting is kept and how to have the other.
+    """
+    if before is None or before.skip_sentinel_when_rejected == options.skip_sentinel_when_rejected:
+        return options, None
+    kept, flag = before.skip_sentinel_when_rejected, SKIP_SENTINEL_FLAG
+    said = (
+        f"this run was started with {flag}: its sentinel is still not run on attempts already "
+        f"rejected, though this command did not give {flag}"
+        if kept
+        else f"this run was started without {flag}: its sentinel still runs on every attempt, "
+        f"though this command gave {flag}"
+    )
+    how = "run into a new --out folder to judge attempts the other way"
+    return replace(options, skip_sentinel_when_rejected=kept), f"{said}; {how}"
+
+
 def _manifest(
     ready: Sequence[_Ready], options: RunOptions, store: Store, executor: Executor
 ) -> RunManifest:
@@ -227,8 +274,9 @@ def _manifest(
 
     When this command resumes or extends a run, the agents it had stay listed, its isolation
     is the weakest any command of the run that ran an attempt had (with its warnings), and
-    ``skip_sentinel_when_rejected`` is true when any command of the run had the option; a
-    command that runs none does not write the manifest (:func:`_runs_any`).
+    ``skip_sentinel_when_rejected`` is the run's (its first command's, which ``options`` hold:
+    :func:`skip_sentinel_setting`); a command that runs none does not write the manifest
+    (:func:`_runs_any`).
     """
     agent_net = any(r.plan.contract.permissions.network for r in ready)
     iso_agent = sandbox.isolation(agent_net)
@@ -246,13 +294,11 @@ def _manifest(
         if described.spec in store.inputs.agents:
             seen.setdefault(described.spec, described)
     allowed_by = None if weak is None else sandbox.weak_isolation_reason() or options.weak_isolation
-    skip_sentinel = options.skip_sentinel_when_rejected
     if before is not None:  # the run's earlier attempts keep the isolation they had
         iso_agent = sandbox.weakest(before.isolation_agent, iso_agent)
         iso_tests = sandbox.weakest(before.isolation_tests, iso_tests)
         warnings = tuple(dict.fromkeys((*before.warnings, *warnings)))
         allowed_by = allowed_by or before.weak_isolation_allowed_by
-        skip_sentinel = skip_sentinel or before.skip_sentinel_when_rejected
     contracts = {
         r.plan.contract.id: contract_entry(r.plan.contract, r.plan.contract_source) for r in ready
     }
@@ -269,7 +315,7 @@ def _manifest(
         weak_isolation_allowed_by=allowed_by,
         warnings=warnings,
         executor=ExecutorEntry.model_validate(executor.describe()),
-        skip_sentinel_when_rejected=skip_sentinel,
+        skip_sentinel_when_rejected=options.skip_sentinel_when_rejected,
     )
 
 
@@ -317,17 +363,23 @@ def run(
         executor: where attempts run; None runs them one by one in this process.
 
     Raises:
-        UserInputError: a contract, repository or agent spec is unusable (nothing written).
+        UserInputError: a contract, repository or agent spec is unusable (nothing written); a
+            ``--require-all-predictions`` file lacking a planned contract is refused first,
+            before any repository is read.
         IsolationError: bubblewrap is not usable and weak isolation was not allowed (nothing
             written).
         KeyboardInterrupt: Ctrl-C; the workers are stopped and every finished attempt is kept.
     """
     weak = check_isolation(options)
+    _require_predictions(plans)
     ready = _prepare(plans, options)
     cache = (options.cache_dir or default_cache()).resolve()
     executor = executor or LocalExecutor()
     isolation = sandbox.isolation(False).detail if weak is None else weak
     with Store.create(options.out, run_inputs(ready, options.epochs)) as store:
+        options, kept = skip_sentinel_setting(options, store.manifest())
+        if kept is not None and options.warn is not None:
+            options.warn(kept)
         if store.manifest() is None or _runs_any(ready, options.epochs, store):
             store.write_manifest(_manifest(ready, options, store, executor))
         jobs = _begin(store, ready, cache, options, progress, isolation)

@@ -563,3 +563,7 @@ RUNNER_UNDER_TEST_ASSURANCE = (
 """The weaker assurance of a contract whose repository is the test runner, said in its every
 decision (:attr:`repogate.decision.Decision.assurance`), in ``show``, at ``run``'s start and in
 the run manifest's warnings."""
+
+SKIP_SENTINEL_FLAG = "--skip-sentinel-when-rejected"
+"""The ``run`` option that leaves gate S out of an attempt a hard check has already failed: named
+in gate S's receipt (``details.not_run``), in the resumed-run line, and in the report's notes."""

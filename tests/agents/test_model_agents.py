@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from _git_calls import git_calls
 from _model_endpoint import REPORTED_MODEL, TEST_KEY, ModelRuns
 from repogate.cli import ExitCode, main
 from repogate.models.trajectory import Action, EditStep, ModelCall
@@ -174,6 +175,22 @@ def test_missing_key_is_one_line_and_exit_2(model_runs: ModelRuns) -> None:
     assert code == ExitCode.USAGE
     assert err.startswith("error: OPENAI_API_KEY is not set") and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_missing_key_on_the_embedded_default_is_refused_before_it_is_built(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key was checked when the agent was made, once every built-in scenario's repository
+    had been built (tens of seconds, then removed); it is checked with the agent spec."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    log = git_calls(tmp_path, monkeypatch)
+    out = tmp_path / "run"
+    code = main(["run", "--agent", "baseline:fake-coder", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE, err
+    assert err.startswith("error: OPENAI_API_KEY is not set") and err.count("\n") == 1
+    assert not out.exists()
+    assert not log.exists(), log.read_text()[:300]  # no scenario repository was built
 
 
 def test_replay_of_a_recorded_trajectory_is_accepted_without_an_endpoint(

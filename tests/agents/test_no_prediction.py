@@ -9,13 +9,18 @@ keeps that refusal for users who want it.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
+from _git_calls import git_calls
 from conftest import run_json
 from repogate.cli import ExitCode, main
+from repogate.contract import load_contract
 from repogate.tasks.scenarios import BuiltScenario, build_scenario
+from repogate.tasks.taskset import TaskEntry, TaskSet
+from repogate.tasks.validate import Validation
 
 pytestmark = pytest.mark.slow
 
@@ -135,3 +140,96 @@ def test_require_all_predictions_refuses_a_missing_row_in_one_line(
     assert err.startswith("error: predictions file") and err.count("\n") == 1
     assert "has no instance 'parser-bounded-config'" in err
     assert not out.exists()  # bad input writes nothing
+
+
+def _refused(capsys: pytest.CaptureFixture[str], out: Path, *args: str) -> str:
+    """Run ``repogate run ARGS --out OUT --require-all-predictions``; return its one error line."""
+    code = main(["run", *args, "--out", str(out), "--require-all-predictions"])
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE, err
+    assert err.startswith("error: predictions file") and err.count("\n") == 1, err
+    assert not out.exists()  # no store, no attempt, no built scenario
+    return err
+
+
+def test_require_all_predictions_refuses_a_contract_before_any_repository_is_read(
+    parser: BuiltScenario,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The refusal came after every contract's repository and hidden tests were read (git):
+    the contract ids, known once the contract files are read, are enough."""
+    preds = _preds(tmp_path, "some-other-instance")
+    log = git_calls(tmp_path, monkeypatch)
+    contract = str(parser.contracts[0])
+    err = _refused(capsys, tmp_path / "run", contract, "--agent", f"predictions:{preds}")
+    assert "has no instance 'parser-bounded-config' (it has: some-other-instance)" in err
+    assert not log.exists(), log.read_text()[:300]
+
+
+def test_require_all_predictions_names_every_missing_contract_before_any_repository_is_read(
+    parser: BuiltScenario,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Several contracts, the file covering one: the others are named at once, in one line."""
+    other = build_scenario("weak-oracle", tmp_path / "other")
+    third = parser.contracts[0].parent / "third.toml"
+    own = parser.contracts[0].read_text()
+    third.write_text(own.replace('id = "parser-bounded-config"', 'id = "third"', 1))
+    preds = _preds(tmp_path, "gauge-clamp-percent")
+    log = git_calls(tmp_path, monkeypatch)
+    paths = [str(parser.contracts[0]), str(other.contracts[0]), str(third)]
+    err = _refused(capsys, tmp_path / "run", *paths, "--agent", f"predictions:{preds}")
+    assert (
+        f"error: predictions file {preds} has no instance 'parser-bounded-config', 'third' "
+        "(it has: gauge-clamp-percent); add rows for those instance_ids, run only the contracts "
+        "it covers, or drop --require-all-predictions to count it as an empty patch\n"
+    ) == err
+    assert not log.exists(), log.read_text()[:300]
+
+
+def test_require_all_predictions_refuses_a_task_set_before_any_repository_is_read(
+    parser: BuiltScenario,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A task-set folder stands for the contracts its ``tasks.jsonl`` lists: read, not run."""
+    folder = parser.repo.parent
+    contract = load_contract(parser.contracts[0])
+    TaskSet(folder).add_task(
+        TaskEntry(
+            id=contract.id,
+            source={},
+            contract=parser.contracts[0].name,
+            contract_digest=contract.policy_digest(),
+            validation=Validation(repeats=1),
+        )
+    )
+    preds = _preds(tmp_path, "some-other-instance")
+    log = git_calls(tmp_path, monkeypatch)
+    err = _refused(capsys, tmp_path / "run", str(folder), "--agent", f"predictions:{preds}")
+    assert "has no instance 'parser-bounded-config'" in err
+    assert not log.exists(), log.read_text()[:300]
+
+
+def test_require_all_predictions_refuses_the_embedded_default_before_building_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team: the refusal came 41 s in, once every built-in scenario's repository had been
+    built (and was then removed). Their contract ids are read from the shipped files instead."""
+    from repogate.cli.run import default_contract_ids
+
+    preds = _preds(tmp_path, "parser-bounded-config")
+    log = git_calls(tmp_path, monkeypatch)
+    started = time.monotonic()
+    err = _refused(capsys, tmp_path / "run", "--agent", f"predictions:{preds}")
+    took = time.monotonic() - started
+    missing = [i for i in default_contract_ids() if i != "parser-bounded-config"]
+    named = ", ".join(repr(i) for i in missing[:5])
+    assert f"has no instance {named} and {len(missing) - 5} more (it has: " in err
+    assert not log.exists(), log.read_text()[:300]  # no scenario repository was built
+    assert took < 20, took  # building them took 41 s on a 2-core machine

@@ -203,8 +203,8 @@ def test_a_bad_agent_on_the_embedded_default_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: tuple[str, ...], existing: bool
 ) -> None:
     """Bad input must write nothing: no half-made run folder holding built ``scenarios/``,
-    whether the agent spec is malformed, names a missing file, or is refused only once the
-    scenarios' contracts are known."""
+    whether the agent spec is malformed, names a missing file, or lacks a scenario's contract
+    (checked against their ids, read before any scenario is built)."""
     row = {"instance_id": "not-a-scenario", "model_name_or_path": "m", "model_patch": ""}
     (tmp_path / "p.json").write_text(json.dumps([row]))
     out = tmp_path / "run"

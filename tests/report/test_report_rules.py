@@ -529,3 +529,78 @@ def test_sentinels_left_out_of_rejected_attempts_are_said_beside_the_rate(tmp_pa
         )
     )["api", "agent"]
     assert "not run on attempts already rejected" not in _says(plain, "c")
+
+
+SKIPPED_NOTE = (
+    "no claim: the {n} attempts that failed it are left out, their sentinel not run "
+    "(--skip-sentinel-when-rejected): the run's option makes this unanswerable; run without it "
+    "to ask"
+)
+
+
+def test_a_gate_whose_failures_all_skipped_the_sentinel_says_the_run_option_left_no_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team: under ``--skip-sentinel-when-rejected`` every attempt that failed a hard
+    gate has its sentinel skipped, so the gate's failed arm is empty by construction; the table
+    said "never failed among them" (and the text report hid the row as a gate that never
+    failed), not that the run's option made the question unanswerable."""
+    attempts: Attempts = {}
+    for i in range(20):
+        task = f"t{i}"
+        stale = i < 8  # what the telling gate's test had: here their sentinel was not run
+        failed = {"generated_artifacts_fresh"} if stale else set()
+        agent = "base" if i < 10 else "other"
+        attempts[task, agent] = _decision(task, failed, "skipped" if stale else "passed")
+    run = tmp_path / "run"
+    report = _report(run, attempts)
+    fresh = _gates(report)["generated_artifacts_fresh"]
+    assert (fresh.population, fresh.failed_units, fresh.passed_units) == (12, 0, 12)
+    assert (fresh.sentinel_not_run, fresh.sentinel_not_run_failed) == (8, 8)
+    assert not fresh.informative and fresh.note == SKIPPED_NOTE.format(n=8)
+    # the 8 also pass code_owner_approved: left out of its "passed" arm, and said
+    owner = _gates(report)["code_owner_approved"]
+    assert (owner.population, owner.sentinel_not_run, owner.sentinel_not_run_failed) == (12, 8, 0)
+    assert owner.note == (
+        "never failed among them; 8 attempts left out, their sentinel not run "
+        "(--skip-sentinel-when-rejected)"
+    )
+    assert "whose sentinel was not run, being already rejected, are left out" in (
+        report.informativeness_rule
+    )
+    # the text report shows the row with its reason instead of hiding it as never failed
+    assert main(["report", str(run), "--by", "area", "--baseline", "base"]) == ExitCode.OK
+    text = " ".join(capsys.readouterr().out.replace("│", " ").split())
+    assert "the run's option makes this unanswerable" in text
+
+
+def test_a_gate_with_sentinels_run_and_not_run_counts_those_left_out(tmp_path: Path) -> None:
+    """Two runs reported together, one with the option: the failures whose sentinel ran are
+    the failed arm, and those whose sentinel was not run are counted in the note."""
+    attempts: Attempts = {}
+    for i in range(20):
+        task = f"t{i}"
+        stale = i < 8
+        failed = {"generated_artifacts_fresh"} if stale else set()
+        sentinel = ("failed" if i < 5 else "skipped") if stale else "passed"
+        attempts[task, "base"] = _decision(task, failed, sentinel)
+    fresh = _gates(_report(tmp_path / "run", attempts))["generated_artifacts_fresh"]
+    assert (fresh.failed_units, fresh.passed_units, fresh.sentinel_not_run) == (5, 12, 3)
+    assert fresh.p_value is not None and fresh.informative
+    assert fresh.note == (
+        "3 attempts left out, their sentinel not run (--skip-sentinel-when-rejected)"
+    )
+
+
+def test_an_agent_whose_every_sentinel_was_skipped_still_gets_its_rows(tmp_path: Path) -> None:
+    """An agent every attempt of which a hard check rejected (sentinel skipped each time) had no
+    row at all: the table silently left it out."""
+    attempts: Attempts = {}
+    for i in range(10):
+        task = f"t{i}"
+        attempts[task, "base"] = _decision(task, set())
+        attempts[task, "bad"] = _decision(task, {"generated_artifacts_fresh"}, "skipped")
+    report = _report(tmp_path / "run", attempts)
+    fresh = _gates(report, "bad")["generated_artifacts_fresh"]
+    assert (fresh.population, fresh.sentinel_not_run, fresh.sentinel_not_run_failed) == (0, 10, 10)
+    assert fresh.note == SKIPPED_NOTE.format(n=10)

@@ -127,3 +127,103 @@ def test_an_attempt_nothing_rejected_runs_the_sentinel_with_the_flag(
     assert row["outcome"] == "accepted"
     assert row["stages"]["sentinel passed"] == "passed"  # type: ignore[index]
     assert sentinel.status == "passed" and len(sentinel.details["steps"]) == 1
+
+
+AGENTS = ("compat", "full")
+
+
+def _spec(payments: BuiltScenario, agent: str) -> str:
+    """The ``--agent`` spec of the payments scenario's scripted ``agent``."""
+    return f"scripted:{payments.repo.parent / 'agents' / f'{agent}.toml'}"
+
+
+def _extend(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    cache: Path,
+    payments: BuiltScenario,
+    out: Path,
+    first: tuple[str, ...],
+    then: tuple[str, ...],
+) -> tuple[dict[str, dict[str, object]], list[str]]:
+    """Run `compat` with ``first`` flags, then rerun into the same ``out`` adding `full` (which
+    a hard check rejects) with ``then``; return the decisions by agent name and the second
+    command's warning lines."""
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    contract = str(payments.repo.parent / "compat.toml")
+    compat, full = (_spec(payments, a) for a in AGENTS)
+    code, _ = run_json(capsys, contract, "--agent", compat, "--out", str(out), *first)
+    assert code == ExitCode.OK
+    argv = [contract, "--agent", compat, "--agent", full, "--out", str(out), "--json", *then]
+    code = main(["run", *argv])
+    said = capsys.readouterr()
+    assert code == ExitCode.OK, said.err
+    rows = {Path(str(r["agent"]).removeprefix("scripted:")).stem: r for r in json.loads(said.out)}
+    return rows, [line for line in said.err.splitlines() if line.startswith("warning:")]
+
+
+def _sentinels(out: Path) -> dict[str, str]:
+    """Each attempt's gate S status by agent name, read from its stored receipt."""
+    with Store.open(out) as store:
+        return {
+            Path(a.agent.removeprefix("scripted:")).stem: r.status
+            for a in store.attempts()
+            for r in store.receipts(a.attempt_id)
+            if r.gate == "S"
+        }
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "skipped", "said"),
+    [
+        (
+            (FLAG,),
+            (),
+            True,
+            f"warning: this run was started with {FLAG}: its sentinel is still not run on "
+            f"attempts already rejected, though this command did not give {FLAG}; run into a "
+            "new --out folder to judge attempts the other way",
+        ),
+        (
+            (),
+            (FLAG,),
+            False,
+            f"warning: this run was started without {FLAG}: its sentinel still runs on every "
+            f"attempt, though this command gave {FLAG}; run into a new --out folder to judge "
+            "attempts the other way",
+        ),
+    ],
+)
+def test_a_resumed_run_keeps_its_first_commands_skip_setting_and_says_so(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    cache: Path,
+    payments: BuiltScenario,
+    first: tuple[str, ...],
+    then: tuple[str, ...],
+    skipped: bool,
+    said: str,
+) -> None:
+    """New user: a rerun into the same --out without the flag ran the sentinel on its rejected
+    attempts while the manifest still said it was skipped (true when any command had it), and
+    with the flag after a run without it, skipped it silently. The run's first command sets it;
+    a later command keeps it, saying so in one line, so the manifest and every attempt agree."""
+    out = tmp_path / "run"
+    rows, warnings = _extend(capsys, monkeypatch, cache, payments, out, first, then)
+    assert warnings == [said]
+    assert rows["compat"]["outcome"] == "accepted"  # nothing rejected it: its sentinel ran
+    assert rows["full"]["outcome"] == "rejected"
+    stage = "skipped" if skipped else "failed"
+    assert rows["full"]["stages"]["sentinel passed"] == stage  # type: ignore[index]
+    assert _sentinels(out) == {"compat": "passed", "full": stage}
+    checks = {c["name"]: c for c in rows["full"]["checks"]}  # type: ignore[attr-defined]
+    not_run = "not run: already rejected by requirements_recovered, focused_tests_passed"
+    assert (checks[SENTINEL]["detail"] == not_run) is skipped
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["skip_sentinel_when_rejected"] is skipped
+    # the same command again: the run already has its setting, nothing to say, nothing rerun
+    again = [str(payments.repo.parent / "compat.toml"), "--agent", _spec(payments, "compat")]
+    code = main(["run", *again, "--out", str(out), *first])
+    assert code == ExitCode.OK
+    assert "warning: this run was started" not in capsys.readouterr().err

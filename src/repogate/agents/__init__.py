@@ -39,7 +39,7 @@ from repogate.agents.command import CommandAgent
 from repogate.agents.commit import CommitAgent
 from repogate.agents.gold import GoldAgent, NullAgent
 from repogate.agents.model_agent import check_ready
-from repogate.agents.predictions import PredictionsAgent, load_predictions
+from repogate.agents.predictions import PredictionsAgent, load_predictions, require_predictions
 from repogate.agents.scripted import ScriptedAgent, load_script
 from repogate.contract import TransitionContract
 from repogate.errors import AgentSpecError
@@ -60,6 +60,7 @@ __all__ = [
     "load_script",
     "make_agent",
     "parse_specs",
+    "require_predictions",
     "requiring_all",
     "resolve_specs",
 ]
@@ -155,7 +156,8 @@ def resolve_specs(specs: Sequence[AgentSpec]) -> list[AgentSpec]:
     """Return ``specs`` with every file they name read, and predictions split per model.
 
     Raises:
-        AgentSpecError: a predictions or scripted file is unusable; or two specs name one agent
+        AgentSpecError: a predictions or scripted file is unusable; a model-driven agent has no
+            key (``OPENAI_API_KEY``) or an unusable recording; or two specs name one agent
             (the same spec twice, or a model of a predictions file named beside the file): a
             run plans each agent once, so a repeat would be merged unseen.
     """
@@ -165,6 +167,7 @@ def resolve_specs(specs: Sequence[AgentSpec]) -> list[AgentSpec]:
             load_script(spec.file)
         if isinstance(spec, ModelSpec):
             configuration(spec)  # its configuration file read and checked
+            check_ready(spec)  # its key (or recording), before any scenario is built
         if isinstance(spec, PredSpec) and spec.model is None:
             models = sorted(load_predictions(spec.file))
             if len(models) > 1:

@@ -7,12 +7,14 @@ models is several agents, one per model (``predictions:FILE#MODEL``, named by th
 A contract the file has no row for is that agent's empty patch (status ``no_prediction``): not
 resolved, not accepted, and counted, as SWE-bench's harness counts a missing prediction
 (``swebench/harness/reporting.py``: ``empty_patch_ids``, and the resolved rate's denominator is
-every instance). ``run --require-all-predictions`` refuses such a run instead.
+every instance). ``run --require-all-predictions`` refuses such a run instead, as soon as the run's
+contract ids are known and before any repository is read (:func:`require_predictions`).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from pydantic import ValidationError, field_validator
 from repogate._files import read_text
 from repogate._model import ForeignModel
 from repogate._problems import every_problem
-from repogate.agent_spec import PredSpec
+from repogate.agent_spec import AgentSpec, PredSpec
 from repogate.agents.gold import apply_as_proposal
 from repogate.contract import TransitionContract
 from repogate.errors import AgentSpecError
@@ -107,6 +109,73 @@ def load_predictions(path: Path) -> dict[str, dict[str, Prediction]]:
     return found
 
 
+def _picked(spec: PredSpec) -> dict[str, Prediction]:
+    """The rows of the model ``spec`` picks (the file's only model without ``#MODEL``), by id.
+
+    Raises:
+        AgentSpecError: no such model, or several models and the spec names none.
+    """
+    path, model = spec.file, spec.model
+    by_model = load_predictions(path)
+    if model is None and len(by_model) > 1:
+        raise AgentSpecError(
+            f"predictions file {path} holds {len(by_model)} models",
+            f"name one as predictions:{path}#MODEL (one of: {', '.join(sorted(by_model))})",
+        )
+    if model is not None and model not in by_model:
+        raise AgentSpecError(
+            f"predictions file {path} has no model {model!r}",
+            f"give one of: {', '.join(sorted(by_model)) or 'none'}",
+        )
+    return by_model.get(model or next(iter(by_model), ""), {})
+
+
+SHOWN = 5
+"""How many instance ids a refusal names before ``and N more``."""
+
+
+def _refuse_missing(
+    spec: PredSpec, predictions: dict[str, Prediction], contract_ids: Iterable[str]
+) -> None:
+    """Raise when ``spec.require_all`` is set and ``predictions`` lack a row for a contract id.
+
+    Raises:
+        AgentSpecError: one line naming the missing ids (the first :data:`SHOWN`, then how many
+            more) and the file's own (the first :data:`SHOWN`).
+    """
+    missing = [i for i in dict.fromkeys(contract_ids) if i not in predictions]
+    if not spec.require_all or not missing:
+        return
+    named = ", ".join(repr(i) for i in missing[:SHOWN])
+    more = f" and {len(missing) - SHOWN} more" if len(missing) > SHOWN else ""
+    known = ", ".join(sorted(predictions)[:SHOWN]) or "none"
+    rows = "a row for that instance_id" if len(missing) == 1 else "rows for those instance_ids"
+    raise AgentSpecError(
+        f"predictions file {spec.file} has no instance {named}{more} (it has: {known})",
+        f"add {rows}, run only the contracts it covers, or drop --require-all-predictions to "
+        "count it as an empty patch",
+    )
+
+
+def require_predictions(specs: Sequence[AgentSpec], contract_ids: Sequence[str]) -> None:
+    """Refuse a ``--require-all-predictions`` file without a row for each of ``contract_ids``.
+
+    Called as soon as a run knows its contract ids (before any repository is read or built), so
+    the refusal costs nothing; :meth:`PredictionsAgent.create` refuses the same per contract.
+
+    Args:
+        specs: the run's agents; only predictions specs with ``require_all`` are checked.
+        contract_ids: the ids of every contract the agents run on.
+
+    Raises:
+        AgentSpecError: the first such file lacking a row (its missing ids named), or whose
+            model cannot be picked.
+    """
+    for spec in specs:
+        if isinstance(spec, PredSpec) and spec.require_all:
+            _refuse_missing(spec, _picked(spec), contract_ids)
+
+
 class PredictionsAgent:
     """Applies the prediction whose ``instance_id`` is the contract id."""
 
@@ -123,26 +192,8 @@ class PredictionsAgent:
                 the file has no row for the contract and ``spec.require_all`` is set (without
                 it, the agent proposes nothing, status ``no_prediction``).
         """
-        path, model = spec.file, spec.model
-        by_model = load_predictions(path)
-        if model is None and len(by_model) > 1:
-            raise AgentSpecError(
-                f"predictions file {path} holds {len(by_model)} models",
-                f"name one as predictions:{path}#MODEL (one of: {', '.join(sorted(by_model))})",
-            )
-        if model is not None and model not in by_model:
-            raise AgentSpecError(
-                f"predictions file {path} has no model {model!r}",
-                f"give one of: {', '.join(sorted(by_model)) or 'none'}",
-            )
-        predictions = by_model.get(model or next(iter(by_model), ""), {})
-        if contract.id not in predictions and spec.require_all:
-            known = ", ".join(sorted(predictions)[:5]) or "none"
-            raise AgentSpecError(
-                f"predictions file {path} has no instance {contract.id!r} (it has: {known})",
-                "add a row for that instance_id, run only the contracts it covers, or drop "
-                "--require-all-predictions to count it as an empty patch",
-            )
+        predictions = _picked(spec)
+        _refuse_missing(spec, predictions, [contract.id])
         return cls(spec.text, predictions.get(contract.id))
 
     @property

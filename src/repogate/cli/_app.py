@@ -192,8 +192,9 @@ def run_cmd(
         bool,
         typer.Option(
             "--require-all-predictions",
-            help="Refuse a predictions file without a row for every contract (default: a "
-            "missing row is that agent's empty patch, status no_prediction, as SWE-bench counts it).",
+            help="Refuse a predictions file without a row for every contract, before any "
+            "repository is read or built (default: a missing row is that agent's empty patch, "
+            "status no_prediction, as SWE-bench counts it).",
         ),
     ] = False,
     sign_key: Annotated[
@@ -212,7 +213,8 @@ def run_cmd(
             help="Do not run the post-merge sentinel (gate S) on an attempt a hard check has "
             "already failed: it cannot change a rejection. Its check reads skipped, naming the "
             "failed checks; the sentinel stage then covers only attempts not already rejected. "
-            "Recorded in the run manifest. Default: the sentinel runs on every attempt.",
+            "Recorded in the run manifest; set by a run's first command, which a rerun into the "
+            "same --out keeps. Default: the sentinel runs on every attempt.",
         ),
     ] = False,
 ) -> None:

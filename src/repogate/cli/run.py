@@ -18,6 +18,7 @@ from securesystemslib.signer import Signer
 from repogate._files import storage_problem
 from repogate._folders import not_a_folder
 from repogate.agent_spec import AgentSpec, GoldSpec, NullSpec, ScriptSpec, parse_agent_spec
+from repogate.agents import require_predictions
 from repogate.cli.progress import RunProgress
 from repogate.cli.terminal import attempts_table, print_table
 from repogate.contract import load_contract
@@ -27,7 +28,7 @@ from repogate.recorded import recorded_proposal, recorded_results
 from repogate.runner import PlannedAttempt, RunOptions, attempt_count, check_isolation, run
 from repogate.sandbox import WEAK_FLAG
 from repogate.store import DB_NAME, AttemptRecord, Store
-from repogate.tasks.scenario_injections import with_injected
+from repogate.tasks.scenario_injections import contract_ids, with_injected
 from repogate.tasks.scenarios import build_scenario, default_agents, scenario_names
 from repogate.tasks.taskset import contract_files
 
@@ -64,6 +65,16 @@ def default_plans(out: Path, agents: list[AgentSpec]) -> list[PlannedAttempt]:
             specs = agents or [_shipped(text, out) for text in shipped]
             plans += [PlannedAttempt(contract, f"scenario:{name}", spec) for spec in specs]
     return plans
+
+
+def default_contract_ids() -> list[str]:
+    """Return the ids of the contracts :func:`default_plans` plans, in order, building nothing.
+
+    Read from the shipped scenario files (:func:`repogate.tasks.scenario_injections.contract_ids`),
+    so a run of the embedded default checks its agents against them before the scenarios'
+    repositories are built.
+    """
+    return [task_id for name in scenario_names() for task_id in contract_ids(name)]
 
 
 def named_plans(contracts: list[Path], agents: list[AgentSpec]) -> list[PlannedAttempt]:
@@ -271,7 +282,8 @@ def execute(
         if contracts:
             plans = named_plans(contracts, agents)
             selection = "contracts named on the command line: " + ", ".join(map(str, contracts))
-        else:
+        else:  # checked before the scenarios are built (tens of seconds)
+            require_predictions(agents, default_contract_ids())
             plans = default_plans(out, agents)
             selection = DEFAULT_SELECTION
         console = Console(stderr=True)
@@ -306,10 +318,10 @@ def execute(
 def _unmade_on_bad_input(out: Path) -> Iterator[None]:
     """Remove what this command made in ``out`` when bad input stops it before its store exists.
 
-    The embedded default builds its scenarios into ``out/scenarios`` before their contracts can
-    be checked against the agents (a predictions file missing one of them under
-    ``--require-all-predictions``, say); bad input
-    must still write nothing. A store already there (a run being resumed) is never touched, nor
+    The embedded default builds its scenarios into ``out/scenarios`` before its agents are made
+    for their contracts (a model-driven agent's key is checked then); bad input must still write
+    nothing. (A ``--require-all-predictions`` file is checked against the scenarios' ids before
+    they are built: :func:`default_contract_ids`.) A store already there (a run being resumed) is never touched, nor
     anything this command did not make.
     """
     made = [path for path in (out, out / "scenarios") if not path.exists()]

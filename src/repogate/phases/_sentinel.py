@@ -32,7 +32,7 @@ from repogate.phases._trees import reference_state
 from repogate.receipt import Check, Observation
 from repogate.sandbox import ExecResult, SandboxPolicy
 from repogate.validity import result_key, run_conditions
-from repogate.vocabulary import REPORTS, CheckName
+from repogate.vocabulary import REPORTS, SKIP_SENTINEL_FLAG, CheckName
 
 
 def _history_runner(cfg: AttemptConfig, progress: AttemptProgress) -> TestRunner:
@@ -176,10 +176,6 @@ def _sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> SentinelObservat
     )
 
 
-SKIP_FLAG = "--skip-sentinel-when-rejected"
-"""The run option that leaves gate S out of an attempt already rejected (:func:`sentinel`)."""
-
-
 def not_run(rejected_by: tuple[CheckName, ...]) -> Observation:
     """Gate S's observation when it is left out: each check it reports ``skipped``, saying why.
 
@@ -194,7 +190,7 @@ def not_run(rejected_by: tuple[CheckName, ...]) -> Observation:
     why = f"not run: already rejected by {', '.join(rejected_by)}"
     return Observation(
         checks=tuple(Check(name=name, status="skipped", detail=why) for name in REPORTS["S"]),
-        details={"not_run": SKIP_FLAG, "rejected_by": list(rejected_by)},
+        details={"not_run": SKIP_SENTINEL_FLAG, "rejected_by": list(rejected_by)},
     )
 
 

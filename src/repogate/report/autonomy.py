@@ -122,13 +122,7 @@ def _left_out(facts: Sequence[Fact], shared: Iterable[str]) -> int:
     a profile without a sentinel reports no such check.
     """
     keep = set(shared)
-    return sum(
-        1
-        for f in facts
-        if f.scored
-        and f.attempt.contract in keep
-        and f.checks.get("post_merge_sentinel_passed") == "skipped"
-    )
+    return sum(1 for f in facts if f.scored and f.attempt.contract in keep and f.sentinel_not_run)
 
 
 def _beside(mine: Sequence[Fact], theirs: Sequence[Fact], shared: Iterable[str]) -> str:

@@ -20,6 +20,7 @@ from repogate.decision import SWEBENCH_CHECKS, Decision
 from repogate.report.load import Attempt, cohort_of
 from repogate.vocabulary import (
     CHECK_TABLE,
+    REPORTS,
     UNFINISHED_STATES,
     CheckName,
     ErrorKind,
@@ -30,6 +31,8 @@ from repogate.vocabulary import (
 INTEGRITY: tuple[CheckName, ...] = tuple(r.name for r in CHECK_TABLE if r.integrity)
 """Checks whose failure is an integrity violation (:attr:`repogate.vocabulary.CheckRow.integrity`)."""
 TESTS: tuple[CheckName, ...] = SWEBENCH_CHECKS
+SENTINEL_CHECK: CheckName = REPORTS["S"][0]
+"""Gate S's one check, ``post_merge_sentinel_passed``."""
 _INVALID = ("task invalid", "the hidden tests do not apply", "base-state test run unusable")
 
 
@@ -143,6 +146,15 @@ class Fact:
     def sentinel(self) -> str:
         """The sentinel stage's status, ``skipped`` when it did not run."""
         return self.stages.get("sentinel passed", "skipped")
+
+    @property
+    def sentinel_not_run(self) -> bool:
+        """Gate S was left out, the attempt being already rejected.
+
+        ``repogate run --skip-sentinel-when-rejected`` reports its check ``skipped``; a profile
+        without a sentinel reports no such check.
+        """
+        return self.checks.get(SENTINEL_CHECK) == "skipped"
 
 
 def fact(attempt: Attempt, by: str | None) -> Fact:

@@ -260,7 +260,7 @@ def _judgements(report: Report) -> str:
         )
         + _cell("n/a" if g.p_value is None else f"{g.p_value:.3g}", g.p_value)
         + _cell("n/a" if g.p_holm is None else f"{g.p_holm:.3g}", g.p_holm)
-        + _cell("yes" if g.informative else f"no: {g.note}")
+        + _cell(g.verdict)
         for g in report.gates
     ]
     gate_head = ["cohort", "agent", "gate", "units failed/passed"]

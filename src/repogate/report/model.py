@@ -354,7 +354,13 @@ class GateInformation(FrozenModel):
             and agent.
         test: the test used.
         informative: tested and ``p_holm`` below the policy's alpha.
-        note: why not, when not informative.
+        note: why not, when not informative; and how many attempts were left out as their
+            sentinel was not run (``repogate run --skip-sentinel-when-rejected``), said
+            whether or not informative.
+        sentinel_not_run: attempts that passed every hermetic check other than ``gate`` and
+            whose sentinel was not run (``--skip-sentinel-when-rejected``): in neither arm.
+        sentinel_not_run_failed: of them, those that failed ``gate``; when they are all its
+            failures, the question is unanswerable for this run (said in ``note``).
     """
 
     cohort: str
@@ -371,6 +377,15 @@ class GateInformation(FrozenModel):
     test: str
     informative: bool
     note: str
+    sentinel_not_run: int = 0
+    sentinel_not_run_failed: int = 0
+
+    @property
+    def verdict(self) -> str:
+        """The table's cell: ``yes``, ``yes: <note>`` (what was left out), or ``no: <note>``."""
+        if not self.informative:
+            return f"no: {self.note}"
+        return f"yes: {self.note}" if self.note else "yes"
 
 
 class Report(FrozenModel):

@@ -279,7 +279,7 @@ def _gates(report: Report) -> RenderableType:
         "informative",
     )
     table.columns[1].no_wrap = True
-    shown = [g for g in report.gates if g.failed_units]
+    shown = [g for g in report.gates if g.failed_units or g.sentinel_not_run_failed]
     for row in shown:
         f, q = row.when_failed, row.when_passed
         d = row.difference
@@ -290,13 +290,14 @@ def _gates(report: Report) -> RenderableType:
             f"{count(f.estimate * f.tasks)}/{f.tasks}|{count(q.estimate * q.tasks)}/{q.tasks}",
             "n/a" if d is None else f"{100 * d.estimate:+.1f}\n>= {100 * d.low:+.1f}",
             p,
-            "yes" if row.informative else f"no: {row.note}",
+            row.verdict,
         )
     hidden = len(report.gates) - len(shown)
     _captioned(
         table,
         f"diff: when failed minus when passed, >= its one-sided 95% lower bound; "
-        f"{counted(hidden, 'row')} whose gate never failed in its population "
+        f"{counted(hidden, 'row')} whose gate never failed in its population (nor among "
+        "attempts left out, their sentinel not run) "
         f"{'is' if hidden == 1 else 'are'} in --json",
     )
     return _noted(table, f"rule: {report.informativeness_rule}")

@@ -11,10 +11,9 @@ default calls it, so tests that build a scenario see its own contracts alone.
 from __future__ import annotations
 
 import shutil
-import tomllib
 
-from repogate.tasks.scenarios import BuiltScenario, ScenarioSpec, _source
-from repogate.tasks.vary import vary
+from repogate.tasks.scenarios import BuiltScenario, read_spec, shipped_ids
+from repogate.tasks.vary import derived_id, vary
 
 INJECTED_AGENTS = "injected"
 """The scenario folder holding the scripted agents only the injected variants run."""
@@ -27,8 +26,7 @@ def with_injected(built: BuiltScenario) -> BuiltScenario:
         UserInputError: a kind does not apply to its contract (a scenario's own fault).
         GitError: git failed.
     """
-    folder = _source(built.name)
-    spec = ScenarioSpec.model_validate(tomllib.loads((folder / "scenario.toml").read_text()))
+    folder, spec = read_spec(built.name)
     if not spec.injected:
         return built
     dest = built.repo.parent
@@ -48,3 +46,18 @@ def with_injected(built: BuiltScenario) -> BuiltScenario:
     return built.model_copy(
         update={"contracts": tuple(contracts), "pairings": pairings, "agents": agents}
     )
+
+
+def contract_ids(name: str) -> tuple[str, ...]:
+    """Return the ids of the contracts ``with_injected(build_scenario(name, ...))`` holds, in order.
+
+    Read without building (:func:`repogate.tasks.scenarios.shipped_ids`, then each injected
+    variant's :func:`repogate.tasks.vary.derived_id`), so a run can check its inputs against the
+    embedded default's contracts before any repository is made.
+
+    Raises:
+        UserInputError: no scenario of that name.
+    """
+    _, spec = read_spec(name)
+    own = shipped_ids(name)
+    return (*own.values(), *(derived_id(own[i.contract], i.kind) for i in spec.injected))

@@ -72,6 +72,41 @@ class ScenarioSpec(FrozenModel):
     variant: tuple[ScenarioVariant, ...] = ()
     injected: tuple[ScenarioInjection, ...] = ()
 
+    def contract_files(self) -> tuple[tuple[str, str], ...]:
+        """(stem, source file) of each contract a build writes: ``contract`` first, then variants.
+
+        The build writes each as ``<stem>.toml``; an injection's ``contract`` names its stem.
+        """
+        return (("contract", "contract.toml"), *((v.name, v.contract) for v in self.variant))
+
+
+def read_spec(name: str) -> tuple[Path, ScenarioSpec]:
+    """Return scenario ``name``'s shipped folder and its parsed ``scenario.toml``.
+
+    Raises:
+        UserInputError: no scenario of that name.
+    """
+    folder = _source(name)
+    return folder, ScenarioSpec.model_validate(
+        tomllib.loads((folder / "scenario.toml").read_text())
+    )
+
+
+def shipped_ids(name: str) -> dict[str, str]:
+    """Return the id of each contract :func:`build_scenario` writes for ``name``, by stem.
+
+    Read from the shipped contract files (their ``id`` is never a placeholder), so nothing is
+    built: no repository, no file written.
+
+    Raises:
+        UserInputError: no scenario of that name.
+    """
+    folder, spec = read_spec(name)
+    return {
+        stem: str(tomllib.loads((folder / file).read_text())["id"])
+        for stem, file in spec.contract_files()
+    }
+
 
 class BuiltScenario(FrozenModel):
     """A built scenario: the repository, commit SHAs by label, contracts, and scripted agent files."""
@@ -127,9 +162,8 @@ def build_scenario(name: str, dest: Path) -> BuiltScenario:
         UserInputError: no scenario of that name.
         GitError: git failed while building.
     """
-    folder = _source(name)
+    folder, spec = read_spec(name)
     dest = dest.resolve()
-    spec = ScenarioSpec.model_validate(tomllib.loads((folder / "scenario.toml").read_text()))
     if dest.exists():
         shutil.rmtree(dest)
     repo = dest / REPO_DIR
@@ -141,7 +175,7 @@ def build_scenario(name: str, dest: Path) -> BuiltScenario:
         for path in commit.delete:
             (repo / path).unlink()
         commits[commit.label] = git.commit_all(repo, commit.message)
-    contracts = [("contract", "contract.toml")] + [(v.name, v.contract) for v in spec.variant]
+    contracts = spec.contract_files()
     pairings = {"contract": spec.agents} | {v.name: v.agents for v in spec.variant}
     written = []
     for stem, file in contracts:
