@@ -212,7 +212,8 @@ def test_a_misspelt_table_and_a_wrong_type_are_both_said_with_the_hint(
     err = _problem_line(tmp_path, capsys, text)
     assert "3 problems: key 'requirement': Field required; " in err
     assert "unknown key 'requirment' (did you mean 'requirement'? valid keys here: " in err
-    assert "key 'permissions.time_budget_s': Input should be a valid number" in err
+    assert "key 'permissions.time_budget_s': \"soon\" is not a number (write a number" in err
+    assert "; fix the keys and values and run again; " in err
     assert "more)" not in err
 
 

@@ -52,7 +52,7 @@ def test_many_unknown_keys_in_a_contract_are_counted_not_all_listed(tmp_path: Pa
     message = _contract_error(tmp_path, keys + MINIMAL.format(sha="a" * 40))
     assert "400 problems: unknown key 'unknown_0' (valid keys here: " in message
     assert len(message) < MAX_PROBLEMS_SAID * (MAX_PROBLEM_CHARS + 2) + 400, len(message)
-    assert f"(and {400 - MAX_PROBLEMS_SAID} more problems); fix the key" in message
+    assert f"(and {400 - MAX_PROBLEMS_SAID} more problems); fix the keys and run" in message
 
 
 def test_a_huge_key_is_cut_not_quoted_whole(tmp_path: Path) -> None:

@@ -9,7 +9,11 @@ A file a user or an agent writes (a contract, an env map, a policy, a scripted a
 evidence) holds real booleans, TOML's and JSON's ``true`` and ``false``: the boolean fields of
 its models are :data:`pydantic.StrictBool`, so ``tls = "yes"`` or ``runner_under_test = 1`` is
 an error naming the key (:mod:`repogate._problems`), not read as true as pydantic's lax mode
-would. ``tests/test_user_files.py`` walks those models for a plain ``bool``.
+would. It holds real numbers too: its integer fields are :data:`pydantic.StrictInt` (``"120"``,
+``true`` and ``2.5`` are refused, and so is ``2.0``) and its number fields
+:data:`pydantic.StrictFloat`, which takes an integer (``alpha = 1``, as TOML users write ``0``
+for ``0.0``) but not a string or a boolean. ``tests/test_user_files.py`` walks those models for
+a plain ``bool``, ``int`` or ``float``.
 """
 
 from __future__ import annotations

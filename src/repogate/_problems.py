@@ -39,7 +39,7 @@ def every_problem(exc: ValidationError, model: type[BaseModel]) -> str:
         model: the model validated (its fields name the valid keys an unknown key is offered).
 
     Returns:
-        One problem as it is (``key 'a.b': Input should be a valid integer``); several counted
+        One problem as it is (``key 'a.b': Input should be greater than 0``); several counted
         and joined by ``"; "`` (``2 problems: key 'requirement': Field required; unknown key
         'requirment' (did you mean 'requirement'? valid keys here: ...)``); past
         :data:`MAX_PROBLEMS_SAID`, the rest only counted (``(and 7 more problems)``).
@@ -54,6 +54,32 @@ def every_problem(exc: ValidationError, model: type[BaseModel]) -> str:
     return f"{counted(len(distinct), 'problem')}: {'; '.join(said)} (and {more})"
 
 
+def what_to_fix(exc: ValidationError) -> str:
+    """Say what the problems of ``exc`` ask the user to fix: the key, the value, or both.
+
+    An unknown key (``extra_forbidden``) or a key the file lacks (``missing``) is a problem of the
+    key; every other one (a string where a number belongs, a number out of range, a word that is
+    not one of the choices) is a problem of the value written under a right key.
+
+    Returns:
+        ``"fix the key"`` or ``"fix the value"`` (``"keys"``, ``"values"`` for several), or
+        ``"fix the keys and values"`` when the problems are of both kinds.
+    """
+    errors = exc.errors(include_url=False, include_context=False, include_input=False)
+    distinct = {(repr(e["loc"]), e["type"], e["msg"]): e["type"] for e in errors}.values()
+    keys = sum(1 for kind in distinct if kind in _KEY_PROBLEMS)
+    values = len(distinct) - keys
+    if keys and values:
+        return "fix the keys and values"
+    if keys:
+        return "fix the keys" if keys > 1 else "fix the key"
+    return "fix the values" if values > 1 else "fix the value"
+
+
+_KEY_PROBLEMS = frozenset({"extra_forbidden", "missing"})
+"""pydantic's error types that are the key's problem (unknown, or absent), not its value's."""
+
+
 def describe_problem(error: ErrorDetails, model: type[BaseModel]) -> str:
     """Return :func:`_describe` of ``error`` visible on one line, cut to :data:`MAX_PROBLEM_CHARS`."""
     text = visible(_describe(error, model))
@@ -65,12 +91,16 @@ def _describe(error: ErrorDetails, model: type[BaseModel]) -> str:
 
     ``key 'a.b': message``; for a key ``model`` has not, ``unknown key 'a.c' (did you mean
     'a.b'? valid keys here: ...)``; for a value where a boolean belongs (a strict boolean field,
-    :data:`pydantic.StrictBool`), ``key 'a.b': "yes" is not a boolean (use true or false)``. The
+    :data:`pydantic.StrictBool`), ``key 'a.b': "yes" is not a boolean (use true or false)``; for
+    a value where a number belongs (:data:`pydantic.StrictInt`, :data:`pydantic.StrictFloat`),
+    ``key 'a.b': "120" is not a number (write 120 without quotes)`` (:func:`_not_a_number`). The
     key is the dotted path from the top of the file (list positions as numbers, from 0).
     """
     loc = ".".join(str(p) for p in error["loc"]) or "(top level)"
     if error["type"] in _NOT_A_BOOLEAN:
         return f"key {loc!r}: {_as_written(error['input'])} is not a boolean (use true or false)"
+    if error["type"] in _NOT_AN_INTEGER | _NOT_A_NUMBER:
+        return f"key {loc!r}: {_not_a_number(error['input'], error['type'] in _NOT_AN_INTEGER)}"
     if error["type"] != "extra_forbidden":
         return f"key {loc!r}: {error['msg']}"
     valid = sorted(_valid_keys(model, error["loc"][:-1]))
@@ -83,6 +113,54 @@ def _describe(error: ErrorDetails, model: type[BaseModel]) -> str:
 
 _NOT_A_BOOLEAN = frozenset({"bool_type", "bool_parsing"})
 """pydantic's error types for a value given where a boolean belongs (strict, and lax)."""
+_NOT_AN_INTEGER = frozenset({"int_type", "int_parsing", "int_from_float"})
+"""pydantic's error types for a value given where an integer belongs (strict, and lax)."""
+_NOT_A_NUMBER = frozenset({"float_type", "float_parsing"})
+"""pydantic's error types for a value given where a number belongs (strict, and lax)."""
+
+
+def _not_a_number(value: object, whole: bool) -> str:
+    """Why ``value`` is not the number (``whole``: the integer) its key takes, and what to write.
+
+    ``"120" is not a number (write 120 without quotes)``; ``true is not a number (write a whole
+    number, not true or false)``; ``1.5 is not a whole number (this key takes an integer)``;
+    ``2.0 is not an integer (write 2, without the decimal point)``.
+    """
+    shown = _as_written(value)
+    wanted = "a whole number" if whole else "a number"
+    if isinstance(value, bool):
+        return f"{shown} is not a number (write {wanted}, not true or false)"
+    if isinstance(value, str):
+        written = _number_in(value, whole)
+        if written is not None:
+            return f"{shown} is not a number (write {written} without quotes)"
+        return f"{shown} is not a number (write {wanted} without quotes)"
+    if isinstance(value, float) and whole:
+        if value.is_integer() and abs(value) < 1e15:
+            return f"{shown} is not an integer (write {int(value)}, without the decimal point)"
+        if value.is_integer():  # 1e20: whole, but written as a float
+            return f"{shown} is not an integer (write its digits, without an exponent)"
+        return f"{shown} is not a whole number (this key takes an integer)"
+    return f"{shown} is not {wanted}"
+
+
+def _number_in(text: str, whole: bool) -> str | None:
+    """``text`` as the TOML or JSON number it spells, when it spells one the key takes."""
+    candidate = text.strip()
+    if not candidate or len(candidate) > 40 or not all(c in "0123456789+-.eE_" for c in candidate):
+        return None  # "inf", "nan", "0x1f" and words are not offered back as numbers
+    try:
+        number = float(candidate)
+    except ValueError:
+        return None
+    if whole and not number.is_integer():
+        return None
+    if whole:
+        try:
+            return str(int(candidate.replace("_", "")))
+        except ValueError:  # "1e3", "2.0": a whole number, not written as an integer
+            return str(int(number)) if abs(number) < 1e15 else None
+    return candidate
 
 
 def _as_written(value: object) -> str:

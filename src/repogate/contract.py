@@ -24,6 +24,8 @@ from pydantic import (
     Field,
     PrivateAttr,
     StrictBool,
+    StrictFloat,
+    StrictInt,
     ValidationError,
     field_validator,
     model_validator,
@@ -31,7 +33,7 @@ from pydantic import (
 
 from repogate._files import read_text
 from repogate._model import FrozenModel
-from repogate._problems import every_problem
+from repogate._problems import every_problem, what_to_fix
 from repogate._version import __version__
 from repogate.errors import ContractError
 from repogate.vocabulary import TASK_ID_MAX, TASK_ID_PATTERN, DerivationKind
@@ -175,7 +177,7 @@ class Service(_Model):
     """A shell command run after the tests; the service's process is then terminated anyway."""
     env: dict[str, str] = Field(default_factory=dict)
     """Variables the tests see that point them at the service (``HTTPBIN_URL``)."""
-    ready_timeout_s: float = Field(default=30.0, gt=0, le=600)
+    ready_timeout_s: StrictFloat = Field(default=30.0, gt=0, le=600)
     """How long the service may take to become ready, in seconds."""
     tls: StrictBool = Field(default=False, exclude_if=lambda value: not value)
     """Answer TLS as well as plain HTTP on ``port`` (tests that swap ``http://`` for ``https://``
@@ -186,7 +188,9 @@ class Service(_Model):
     through ``REQUESTS_CA_BUNDLE``, ``SSL_CERT_FILE``, ``CURL_CA_BUNDLE`` and ``ca_bundles``.
     For protocols whose client speaks first (HTTP): the front waits for that first byte. Left
     out of dumps while false, so digests stay as they were."""
-    port: int | None = Field(default=None, ge=1, le=65535, exclude_if=lambda value: value is None)
+    port: StrictInt | None = Field(
+        default=None, ge=1, le=65535, exclude_if=lambda value: value is None
+    )
     """With ``tls``: the loopback port the tests reach (the front's); the ``start`` command binds
     ``$REPOGATE_SERVICE_PORT`` instead."""
     ca_bundles: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
@@ -299,24 +303,24 @@ class Permissions(_Model):
     """Globs the agent must not change even where ``editable`` allows it."""
     commands: tuple[str, ...] = ()
     """Commands the agent may ask the harness to run for it (recorded in the task view)."""
-    time_budget_s: float = Field(default=600.0, gt=0)
+    time_budget_s: StrictFloat = Field(default=600.0, gt=0)
     """The agent's wall-clock budget, in seconds; at the budget it is stopped and judged on its files."""
-    token_budget: int | None = Field(default=None, ge=0)
+    token_budget: StrictInt | None = Field(default=None, ge=0)
     """The agent's token budget (None: unlimited). A model-driven agent (``baseline:``, ``mini:``)
     stops with status ``budget_exceeded`` on reaching it; for others it is reported only."""
-    cost_budget_usd: float | None = Field(default=None, ge=0)
+    cost_budget_usd: StrictFloat | None = Field(default=None, ge=0)
     """The agent's budget in US dollars (None: unlimited); enforced for model-driven agents."""
-    sample_budget: int | None = Field(default=None, gt=0)
+    sample_budget: StrictInt | None = Field(default=None, gt=0)
     """Most repair samples the ``baseline:`` agent may draw (None: its own setting, 4)."""
     network: StrictBool = False
     """Whether the agent may reach the network."""
-    max_workspace_bytes: int = Field(default=2 * 1024**3, gt=0)
+    max_workspace_bytes: StrictInt = Field(default=2 * 1024**3, gt=0)
     """Most bytes (apparent sizes, every ``.git`` left out) the agent's workspace may hold when it
     stops; passing it fails ``edits_permitted`` with the figure. Default 2 GiB."""
-    max_workspace_files: int = Field(default=200_000, gt=0)
+    max_workspace_files: StrictInt = Field(default=200_000, gt=0)
     """Most files and folders (every ``.git`` left out) the agent's workspace may hold when it
     stops; passing it fails ``edits_permitted`` with the figure. Default 200,000."""
-    max_patch_bytes: int = Field(default=10 * 1024**2, gt=0)
+    max_patch_bytes: StrictInt = Field(default=10 * 1024**2, gt=0)
     """Most bytes the candidate's binary diff against the base may have; passing it fails
     ``edits_permitted`` with the figure. Default 10 MiB."""
 
@@ -396,9 +400,9 @@ class Oracles(_Model):
     ``CHANGES.rst``), ``fragments`` (a new file in a folder such as towncrier's ``changelog.d/``),
     or ``none`` (it keeps no per-change notes: ``release_receipt_present`` is not required and
     passes saying so). Unset: an entry is any new line under ``release_notes``."""
-    repeat: int = Field(default=1, ge=1, le=10)
+    repeat: StrictInt = Field(default=1, ge=1, le=10)
     """How many times the candidate's tests run; a test must pass in every run."""
-    timeout_s: float = Field(default=1800.0, gt=0)
+    timeout_s: StrictFloat = Field(default=1800.0, gt=0)
     """The budget of one test run, in seconds; a run past it is killed with its processes."""
     regression: Literal["base-passing", "declared"] = "base-passing"
     """Which tests must keep passing: ``base-passing`` (every test that passed in the base's
@@ -451,7 +455,7 @@ class Authority(_Model):
     reviews: str | None = None
     """A review-evidence JSON file (``repogate schema reviews``), relative to the contract;
     ``{agent}`` is replaced by the agent's name."""
-    min_approvals: int = Field(default=1, ge=0)
+    min_approvals: StrictInt = Field(default=1, ge=0)
     """Approvals needed, each bound to the candidate's patch digest."""
     author: str = "agent"
     """The change's author, who can never approve it."""
@@ -478,7 +482,7 @@ class Sentinel(_Model):
     branch): the first follow-up's change is taken from it, so the real commits between it and the
     first follow-up replay too. None: the reference commit when the reference names one, else the
     base."""
-    follow_up_count: int = Field(default=0, ge=0)
+    follow_up_count: StrictInt = Field(default=0, ge=0)
     """Without ``follow_ups``: replay this many commits after the base on the target branch."""
     first_parent: StrictBool = True
     """Walk the target branch's first parents only when counting follow-ups."""
@@ -652,7 +656,8 @@ def parse_contract(data: dict[str, Any], source: str, base_dir: Path) -> Transit
     except ValidationError as exc:
         raise ContractError(
             f"contract {source}: {every_problem(exc, TransitionContract)}",
-            "fix the key and run again; `repogate schema contract` prints every valid key",
+            f"{what_to_fix(exc)} and run again; `repogate schema contract` prints every valid "
+            "key and what it takes",
         ) from None
     return contract.with_base_dir(base_dir)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, StrictFloat, StrictInt
 
 from repogate._model import FrozenModel
 from repogate.receipt import Artifact, Check, Crash, Receipt, Status
@@ -70,14 +70,14 @@ class SoftMetrics(FrozenModel):
     Units: minutes, US dollars, seconds, counts.
     """
 
-    review_minutes: float = 0.0
-    agent_cost_usd: float = 0.0
-    wall_time_s: float = 0.0
-    retries: int = 0
-    changed_lines: int = 0
-    review_rounds: int = 0
-    extra_repair_effort: int = 0
-    tokens: int = 0
+    review_minutes: StrictFloat = 0.0
+    agent_cost_usd: StrictFloat = 0.0
+    wall_time_s: StrictFloat = 0.0
+    retries: StrictInt = 0
+    changed_lines: StrictInt = 0
+    review_rounds: StrictInt = 0
+    extra_repair_effort: StrictInt = 0
+    tokens: StrictInt = 0
 
     def text(self) -> str:
         """The measures that are not zero, as a person reads them, in field order.

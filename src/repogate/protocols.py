@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from pydantic import Field
+from pydantic import Field, StrictFloat, StrictInt
 
 from repogate._model import FrozenModel
 from repogate.decision import Decision
@@ -60,7 +60,7 @@ class ClaimedRequirement(FrozenModel):
 
     claim: str
     source: str = "inferred"
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    confidence: StrictFloat = Field(default=1.0, ge=0.0, le=1.0)
     test_implication: str = ""
     criterion: str | None = None
 
@@ -83,8 +83,8 @@ class Usage(FrozenModel):
     into soft measures.
     """
 
-    tokens: int = Field(default=0, ge=0, le=MAX_TOKENS)
-    cost_usd: float = Field(default=0.0, ge=0.0, le=MAX_COST_USD, allow_inf_nan=False)
+    tokens: StrictInt = Field(default=0, ge=0, le=MAX_TOKENS)
+    cost_usd: StrictFloat = Field(default=0.0, ge=0.0, le=MAX_COST_USD, allow_inf_nan=False)
 
 
 class Proposal(FrozenModel):

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, StrictFloat, model_validator
 
 from repogate import clock
 from repogate._interrupted import interrupt_came
@@ -182,7 +182,7 @@ class Receipt(FrozenModel):
     checks: tuple[Check, ...] = ()
     state_id: str
     started_at: datetime
-    duration_s: float = 0.0
+    duration_s: StrictFloat = 0.0
     evaluator_version: str = __version__
     artifacts: tuple[Artifact, ...] = ()
     details: dict[str, Any] = Field(default_factory=dict)

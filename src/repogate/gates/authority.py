@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, Field, StrictBool, ValidationError
+from pydantic import AwareDatetime, Field, StrictBool, StrictFloat, StrictInt, ValidationError
 
 from repogate._files import read_json_object
 from repogate._model import FrozenModel
@@ -77,7 +77,7 @@ class Review(FrozenModel):
     state: ReviewState
     patch_digest: str | None = Field(pattern=r"^[0-9a-f]{64}$")
     at: AwareDatetime
-    minutes: float = Field(default=0.0, ge=0)
+    minutes: StrictFloat = Field(default=0.0, ge=0)
     commit: str | None = None
     note: str = ""
 
@@ -102,7 +102,7 @@ class Thread(FrozenModel):
     resolution: str = ""
     by: str = ""
     path: str | None = None
-    line: int | None = None
+    line: StrictInt | None = None
     outdated: StrictBool = False
     test: str | None = None
 
@@ -118,10 +118,10 @@ class ReviewMetrics(FrozenModel):
         final_disposition: ``merged``, ``closed`` or ``open``.
     """
 
-    minutes_to_first_review: float | None = None
-    substantive_rounds: int = 0
-    concerns_raised: int = 0
-    commits_after_first_review: int = 0
+    minutes_to_first_review: StrictFloat | None = None
+    substantive_rounds: StrictInt = 0
+    concerns_raised: StrictInt = 0
+    commits_after_first_review: StrictInt = 0
     final_disposition: Literal["merged", "closed", "open"] = "open"
 
 

@@ -27,15 +27,16 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ConfigDict, Field, StrictBool, ValidationError
+from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, ValidationError
 
 from repogate._counted import counted
 from repogate._files import read_text
 from repogate._model import FrozenModel
-from repogate._problems import every_problem
+from repogate._problems import every_problem, what_to_fix
 from repogate.errors import UserInputError
 
-FIX = "fix the key; docs/report.md lists every key of a policy file with its default"
+FIX = "docs/report.md lists every key of a policy file with its default"
+"""The hint of a policy file that does not validate, after what to fix (the key or the value)."""
 
 
 class AutonomyPolicy(FrozenModel):
@@ -43,18 +44,18 @@ class AutonomyPolicy(FrozenModel):
 
     model_config = ConfigDict(use_attribute_docstrings=True)
 
-    margin: float = Field(0.05, ge=0.0, le=1.0)
+    margin: StrictFloat = Field(0.05, ge=0.0, le=1.0)
     """(a) Non-inferiority margin: the paired difference's 95% lower bound must be >= -margin."""
-    acceptance_floor: float = Field(0.5, ge=0.0, le=1.0)
+    acceptance_floor: StrictFloat = Field(0.5, ge=0.0, le=1.0)
     """(b) The agent's own acceptance 95% lower bound must be >= this floor."""
-    sentinel_ceiling: float = Field(0.3, ge=0.0, le=1.0)
+    sentinel_ceiling: StrictFloat = Field(0.3, ge=0.0, le=1.0)
     """(c) The sentinel failure rate's 95% upper bound must be < this ceiling; its lower bound
     above it narrows the agent's scope."""
     require_sentinel: StrictBool = True
     """(c) With no sentinel run on the paired tasks, the evidence is insufficient to widen."""
-    min_paired_tasks: int = Field(10, ge=1)
+    min_paired_tasks: StrictInt = Field(10, ge=1)
     """(e) At least this many tasks scored by both the agent and the baseline."""
-    max_lost_share: float = Field(0.1, ge=0.0, le=1.0)
+    max_lost_share: StrictFloat = Field(0.1, ge=0.0, le=1.0)
     """(e) At most this share of the baseline's scored tasks without a scored attempt of the
     agent (its errors, or not run)."""
 
@@ -64,9 +65,9 @@ class GatePolicy(FrozenModel):
 
     model_config = ConfigDict(use_attribute_docstrings=True)
 
-    min_failures: int = Field(5, ge=1)
+    min_failures: StrictInt = Field(5, ge=1)
     """Task-agent units that failed the gate (among the population) before any claim is made."""
-    alpha: float = Field(0.05, gt=0.0, lt=1.0)
+    alpha: StrictFloat = Field(0.05, gt=0.0, lt=1.0)
     """Family-wise error rate: a claim needs Holm's adjusted one-sided p-value below it."""
 
 
@@ -107,7 +108,9 @@ def load_policy(path: Path | None) -> tuple[Policy, str]:
     try:
         return Policy.model_validate(data), str(path)
     except ValidationError as exc:
-        raise UserInputError(f"policy file {path}: {every_problem(exc, Policy)}", FIX) from None
+        raise UserInputError(
+            f"policy file {path}: {every_problem(exc, Policy)}", f"{what_to_fix(exc)}; {FIX}"
+        ) from None
 
 
 def describe(policy: Policy, source: str) -> str:
