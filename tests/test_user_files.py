@@ -504,3 +504,57 @@ def test_a_number_written_wrong_is_said_as_written(data: dict[str, Any], said: s
     with pytest.raises(ValidationError) as caught:
         _Numbers.model_validate(data)
     assert said in every_problem(caught.value, _Numbers)
+
+
+# --- A format version is the integer 1: ``true`` and ``1.0`` equal 1 in Python, not in the file ----
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("true", "key 'schema_version': true is not a number (write a whole number, not true"),
+        ("1.0", "key 'schema_version': 1.0 is not an integer (write 1, without the decimal point)"),
+        ('"1"', "key 'schema_version': Input should be 1"),
+    ],
+)
+def test_a_contracts_schema_version_written_as_true_or_a_float_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], written: str, said: str
+) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(f"schema_version = {written}\n" + MINIMAL.format(sha="a" * 40))
+    with pytest.raises(UserInputError) as caught:
+        load_contract(path)
+    assert said in str(caught.value), caught.value
+    path.write_text("schema_version = 1\n" + MINIMAL.format(sha="a" * 40))
+    assert load_contract(path).schema_version == 1
+
+
+@pytest.mark.parametrize("written", ["true", "1.0"])
+def test_a_policys_version_written_as_true_or_a_float_is_refused(
+    tmp_path: Path, written: str
+) -> None:
+    path = tmp_path / "policy.toml"
+    path.write_text(f"version = {written}\n")
+    with pytest.raises(UserInputError) as caught:
+        load_policy(path)
+    assert str(caught.value).startswith(f"policy file {path}: key 'version': {written} is not"), (
+        caught.value
+    )
+
+
+@pytest.mark.parametrize("written", [True, 1.0])
+def test_a_json_files_schema_version_written_as_true_or_a_float_is_refused(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], written: Any
+) -> None:
+    """Evidence for ``repogate decide`` and review evidence are JSON: ``true`` and ``1.0`` there."""
+    reviews = tmp_path / "reviews.json"
+    reviews.write_text(json.dumps({"schema_version": written, "reviews": [_REVIEW]}))
+    with pytest.raises(EvidenceError) as caught:
+        load_reviews(reviews)
+    assert "key 'schema_version': " in str(caught.value), caught.value
+    evidence = tmp_path / "evidence.json"
+    evidence.write_text(json.dumps({**_evidence(root, {}), "schema_version": written}))
+    capsys.readouterr()
+    assert main(["decide", str(evidence)]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: evidence file {evidence}: key 'schema_version': "), err

@@ -18,7 +18,10 @@ a plain ``bool``, ``int`` or ``float``.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic_core import PydanticCustomError
 
 
 class FrozenModel(BaseModel):
@@ -43,3 +46,27 @@ class ForeignModel(FrozenModel):
     """
 
     model_config = ConfigDict(extra="ignore")
+
+
+def _written_as_an_integer(value: object) -> object:
+    """Refuse ``true`` and ``1.0`` before a literal version compares them: ``True == 1 == 1.0``.
+
+    Raises:
+        PydanticCustomError: ``int_type`` (a boolean), ``int_from_float`` (a float), so
+            :mod:`repogate._problems` says it as any number written wrong.
+    """
+    if isinstance(value, bool):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    if isinstance(value, float):
+        raise PydanticCustomError("int_from_float", "Input should be a valid integer")
+    return value
+
+
+SchemaVersion = Annotated[Literal[1], BeforeValidator(_written_as_an_integer)]
+"""A record's format version, 1, written as the integer ``1``.
+
+pydantic's ``Literal[1]`` compares by equality, so ``schema_version = true`` and ``1.0`` loaded
+as version 1; a literal cannot be made strict (pydantic refuses ``strict`` on it), so this type
+refuses a boolean or a float first. Every record's ``schema_version`` (and a policy's
+``version``) is this type, files a user writes or not.
+"""

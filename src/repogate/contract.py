@@ -32,7 +32,7 @@ from pydantic import (
 )
 
 from repogate._files import read_text
-from repogate._model import FrozenModel
+from repogate._model import FrozenModel, SchemaVersion
 from repogate._problems import every_problem, what_to_fix
 from repogate._version import __version__
 from repogate.errors import ContractError
@@ -552,7 +552,7 @@ class TransitionContract(_Model):
     :class:`~repogate.errors.ContractError`.
     """
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     """The contract format's version."""
     id: str = Field(pattern=TASK_ID_PATTERN, max_length=TASK_ID_MAX)
     """The task's id, unique in a run (letters, digits, ``._-``)."""

@@ -20,7 +20,7 @@ from typing import Literal
 
 from pydantic import Field, StrictFloat, StrictInt
 
-from repogate._model import FrozenModel
+from repogate._model import FrozenModel, SchemaVersion
 from repogate.receipt import Artifact, Check, Crash, Receipt, Status
 from repogate.state import CandidateState, sha256_hex
 from repogate.vocabulary import (
@@ -152,7 +152,7 @@ class Evidence(FrozenModel):
             under ``oracles.differential = "hard"``).
     """
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     task_id: str
     profile: Profile
     state: CandidateState
@@ -195,7 +195,7 @@ class Decision(FrozenModel):
             profiles had versions (its check list is then not known from the record).
     """
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     task_id: str
     profile: Profile
     state_id: str

@@ -21,7 +21,7 @@ from pydantic import AfterValidator, Field, StrictFloat, model_validator
 
 from repogate import clock
 from repogate._interrupted import interrupt_came
-from repogate._model import FrozenModel
+from repogate._model import FrozenModel, SchemaVersion
 from repogate._version import __version__
 from repogate.state import CandidateState, sha256_hex
 from repogate.vocabulary import CheckName, ErrorKind, GateId, GradedTree
@@ -176,7 +176,7 @@ class Receipt(FrozenModel):
             reads it through :attr:`graded_tree`, never from ``details``.
     """
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     gate: GateId
     status: Status
     checks: tuple[Check, ...] = ()

@@ -18,7 +18,7 @@ import shutil
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import Field, ValidationError
 
@@ -26,7 +26,7 @@ from repogate import sandbox
 from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_nofollow
 from repogate._locks import locked
 from repogate._logs import cause_line
-from repogate._model import FrozenModel
+from repogate._model import FrozenModel, SchemaVersion
 from repogate.contract import Service
 from repogate.environments._envcache import fingerprint
 from repogate.environments._record import Toolchain, conditions_env
@@ -334,7 +334,7 @@ class VenvRecord(FrozenModel):
             record's JSON (an environment without any keeps the digest it had before).
     """
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     python: Path
     venv: Path
     cache_key: str

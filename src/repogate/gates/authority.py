@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import AwareDatetime, Field, StrictBool, StrictFloat, StrictInt, ValidationError
 
 from repogate._files import read_json_object
-from repogate._model import FrozenModel
+from repogate._model import FrozenModel, SchemaVersion
 from repogate._problems import every_problem
 from repogate.errors import EvidenceError
 from repogate.gates.codeowners import CodeownersProblem, Owners, validate_codeowners
@@ -137,7 +137,7 @@ class ReviewEvidence(FrozenModel):
         notes: what an import could not bind or read, one sentence each.
     """
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     reviews: tuple[Review, ...] = ()
     threads: tuple[Thread, ...] = ()
     merged_by: str | None = None

@@ -28,7 +28,7 @@ from pydantic import Field, ValidationError
 
 from repogate._counted import counted
 from repogate._files import PlantedLinkError, read_bytes_nofollow, write_bytes_nofollow
-from repogate._model import FrozenModel
+from repogate._model import FrozenModel, SchemaVersion
 from repogate.protocols import ChatMessage, ModelReply, Usage
 
 TRAJECTORY_FILE = "trajectory.json"
@@ -98,7 +98,7 @@ class Trajectory(FrozenModel):
         edits: search/replace edits tried (applied or not).
     """
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     format: Literal["repogate-trajectory"] = "repogate-trajectory"
     agent: str = ""
     model: str = ""

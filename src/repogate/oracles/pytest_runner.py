@@ -41,7 +41,7 @@ from typing import Literal
 from repogate import sandbox
 from repogate._files import write_bytes_nofollow
 from repogate._logs import cause_line, keep_log
-from repogate._model import FrozenModel
+from repogate._model import FrozenModel, SchemaVersion
 from repogate._toolchain import SYSTEM_PATH
 from repogate.environments import Environment
 from repogate.oracles import guard as guard_plugin
@@ -109,7 +109,7 @@ class TestRun(FrozenModel):
 
     __test__ = False
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     status: Literal["ok", "error"]
     reason: str = ""
     outcomes: dict[str, TestOutcome]

@@ -25,13 +25,12 @@ import hashlib
 import json
 import tomllib
 from pathlib import Path
-from typing import Literal
 
 from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, ValidationError
 
 from repogate._counted import counted
 from repogate._files import read_text
-from repogate._model import FrozenModel
+from repogate._model import FrozenModel, SchemaVersion
 from repogate._problems import every_problem, what_to_fix
 from repogate.errors import UserInputError
 
@@ -76,7 +75,7 @@ class Policy(FrozenModel):
 
     model_config = ConfigDict(use_attribute_docstrings=True)
 
-    version: Literal[1] = 1
+    version: SchemaVersion = 1
     """The policy file's format version; another is refused."""
     autonomy: AutonomyPolicy = AutonomyPolicy()
     """The autonomy rule's thresholds."""

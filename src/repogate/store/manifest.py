@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from repogate import clock
-from repogate._model import FrozenModel
+from repogate._model import FrozenModel, SchemaVersion
 from repogate._version import __version__
 from repogate.contract import TransitionContract
 from repogate.sandbox import Isolation
@@ -131,7 +131,7 @@ class RunManifest(FrozenModel):
     manifests read as these records.
     """
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     run_id: str | None = None
     """The run's id (:attr:`repogate.store.Store.run_id`), the same on resume and in a copy;
     None in manifests written before run ids."""

@@ -36,7 +36,7 @@ from typing import Literal
 import tomli_w
 
 from repogate import clock, git
-from repogate._model import FrozenModel
+from repogate._model import FrozenModel, SchemaVersion
 from repogate.agent_spec import parse_agent_spec
 from repogate.contract import Sentinel, TransitionContract
 from repogate.oracles.functions import is_test_path
@@ -101,7 +101,7 @@ class Strength(FrozenModel):
         mutants: each mutant run or kept apart.
     """
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     task_id: str
     made: int = 0
     run: int = 0

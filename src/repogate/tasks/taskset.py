@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from repogate._folders import not_a_folder
-from repogate._model import FrozenModel
+from repogate._model import FrozenModel, SchemaVersion
 from repogate.errors import ContractError, UserInputError
 from repogate.tasks.validate import RejectionReason, Validation
 from repogate.vocabulary import is_task_id
@@ -49,7 +49,7 @@ class Selection(FrozenModel):
         repeats: runs of each state per candidate (N of N must agree).
     """
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     source: Literal["swebench-import", "mined"]
     origin: str
     rule: str
