@@ -422,3 +422,81 @@ def test_environment_names_on_a_python_without_stdlib_module_names(
     )
     assert {"os", "json", "sys", "collections", "math", "email"} <= names
     assert "site-packages" not in names
+
+
+BUILT = ("pkg/_speed.cpython-311-x86_64-linux-gnu.so",)
+"""An extension module the environment compiled in place at the base (astropy's kind)."""
+
+
+def _check_built(
+    repo: Path, edits: dict[str, str | None], prebuilt: tuple[str, ...] = BUILT
+) -> Check:
+    """``edits_permitted`` of ``edits`` when the environment placed ``prebuilt`` in every tree."""
+    base = git.rev_parse(repo, "HEAD")
+    for path, content in edits.items():
+        if content is None:
+            (repo / path).unlink()
+        else:
+            (repo / path).parent.mkdir(parents=True, exist_ok=True)
+            (repo / path).write_text(content)
+    candidate = git.commit_candidate(repo, "candidate")
+    seen = check_integrity(
+        git.changed_paths(repo, base, candidate),
+        Permissions(editable=("pkg/**", "setup.py")),
+        lambda rev, path: git.show_file(repo, rev, path),
+        base,
+        candidate,
+        patch=git.diff_binary(repo, base, candidate),
+        prebuilt=prebuilt,
+    )
+    return {c.name: c for c in seen.checks}["edits_permitted"]
+
+
+@pytest.fixture
+def extension_repo(repo: Path) -> Path:
+    """``repo`` with a C extension's sources (``pkg/_speed.c``, its header, a Cython file)."""
+    (repo / "pkg" / "_speed.c").write_text('#include "speed.h"\nlong three(void) { return 3; }\n')
+    (repo / "pkg" / "speed.h").write_text("long three(void);\n")
+    (repo / "pkg" / "_fast.pyx").write_text("def four():\n    return 4\n")
+    (repo / "setup.py").write_text("from setuptools import setup\nsetup()\n")
+    git.commit_all(repo, "sources")
+    return repo
+
+
+@pytest.mark.parametrize(
+    ("edits", "named"),
+    [
+        # red team rt33: the tests ran the base's build, so a broken C source was accepted
+        ({"pkg/_speed.c": "long three(void) { return 4; }\n"}, "pkg/_speed.c"),
+        ({"pkg/speed.h": "#define three() 4\n"}, "pkg/speed.h"),
+        ({"pkg/_fast.pyx": "def four():\n    return 5\n"}, "pkg/_fast.pyx"),
+        # the source removed and the extension dropped from the build: the base's .so still
+        # answers every import in the graded trees
+        ({"pkg/_speed.c": None}, "pkg/_speed.c"),
+        ({"setup.py": "from setuptools import setup\nsetup(ext_modules=[])\n"}, "setup.py"),
+        ({"pkg/new.cpp": "int x;\n"}, "pkg/new.cpp"),
+    ],
+)
+def test_an_edit_of_a_prebuilt_extensions_sources_is_refused(
+    extension_repo: Path, edits: dict[str, str | None], named: str
+) -> None:
+    """The graded trees run the base's build of the extensions: an edit to what builds them is
+    not what the tests run, so it is refused, naming the path and the build it bypasses."""
+    check = _check_built(extension_repo, edits)
+    assert check.status == "failed"
+    assert f"{named} (a source of the extension modules the environment built at the base" in (
+        check.detail
+    )
+    assert BUILT[0] in check.detail
+
+
+def test_sources_may_change_when_nothing_was_prebuilt(extension_repo: Path) -> None:
+    """Without an in-place build in the environment the tree's own build is what runs."""
+    check = _check_built(extension_repo, {"pkg/_speed.c": "long three(void) { return 4; }\n"}, ())
+    assert check.status == "passed", check.detail
+
+
+def test_python_edits_pass_beside_a_prebuilt_extension(extension_repo: Path) -> None:
+    """A ``.py`` edit (or a data file) is graded as it stands."""
+    check = _check_built(extension_repo, {"pkg/mod.py": "def f():\n    return 2\n"})
+    assert check.status == "passed", check.detail

@@ -23,7 +23,9 @@ Checks:
   files that reach the report (:mod:`repogate.gates.runner_files`).
 
 ``edits_permitted`` also refuses what runs instead of the source a reviewer reads: bytecode,
-native extension modules and libraries, and coding cookies whose codec hides code (``utf-7``).
+native extension modules and libraries, and coding cookies whose codec hides code (``utf-7``);
+and, when the environment placed extension modules it built at the base into the graded trees,
+an edit of their sources, which those trees would not run (:mod:`repogate.gates.prebuilt`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from typing import Any
 from repogate.contract import Permissions
 from repogate.gates.graded_oracle import GradedOracle, graded_edits
 from repogate.gates.imports import native_modules, shadowing, unsafe_cookies
+from repogate.gates.prebuilt import stale_build_edits
 from repogate.gates.runner_files import (
     misplaced_runner,
     runner_module,
@@ -219,6 +222,7 @@ def check_integrity(
     *,
     runner_under_test: bool = False,
     reference_paths: Collection[str] = (),
+    prebuilt: Sequence[str] = (),
 ) -> Observation:
     """Return the ``edits_permitted`` and ``oracle_untouched`` checks for one candidate.
 
@@ -244,6 +248,10 @@ def check_integrity(
             (:mod:`repogate.gates.runner_files`).
         reference_paths: the paths the reference patch changes (read with
             ``runner_under_test`` only).
+        prebuilt: the extension modules the environment built at the base and places into
+            every graded tree (:meth:`repogate.environments.Environment.prebuilt_extensions`);
+            an edit of what they are built from is not what the tests run, so it fails
+            ``edits_permitted`` (:mod:`repogate.gates.prebuilt`).
     """
     reads = graded_edits(changed, graded or GradedOracle())
     refused, allowed = verdict_edits(changed, reference_paths) if runner_under_test else ([], [])
@@ -254,6 +262,7 @@ def check_integrity(
             *forbidden_edits(changed, permissions),
             *native_modules(changed),
             *unsafe_cookies(changed, read, candidate),
+            *stale_build_edits(changed, prebuilt),
         }
     )
     oracle = sorted(
