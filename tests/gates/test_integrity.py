@@ -475,6 +475,9 @@ def extension_repo(repo: Path) -> Path:
         ({"pkg/_speed.c": None}, "pkg/_speed.c"),
         ({"setup.py": "from setuptools import setup\nsetup(ext_modules=[])\n"}, "setup.py"),
         ({"pkg/new.cpp": "int x;\n"}, "pkg/new.cpp"),
+        # templates a build expands into a source first (tempita, numpy's .src)
+        ({"pkg/_gen.pyx.in": "def f():\n    return {{n}}\n"}, "pkg/_gen.pyx.in"),
+        ({"pkg/loops.C.SRC": "/* @TYPE@ */\n"}, "pkg/loops.C.SRC"),
     ],
 )
 def test_an_edit_of_a_prebuilt_extensions_sources_is_refused(
@@ -496,7 +499,8 @@ def test_sources_may_change_when_nothing_was_prebuilt(extension_repo: Path) -> N
     assert check.status == "passed", check.detail
 
 
-def test_python_edits_pass_beside_a_prebuilt_extension(extension_repo: Path) -> None:
-    """A ``.py`` edit (or a data file) is graded as it stands."""
-    check = _check_built(extension_repo, {"pkg/mod.py": "def f():\n    return 2\n"})
+@pytest.mark.parametrize("path", ["pkg/mod.py", "pkg/data.json", "pkg/notes.in", "pkg/cfg.tpl"])
+def test_python_edits_pass_beside_a_prebuilt_extension(extension_repo: Path, path: str) -> None:
+    """A ``.py`` edit, a data file or a template of no compiled source is graded as it stands."""
+    check = _check_built(extension_repo, {path: "x = 2\n"})
     assert check.status == "passed", check.detail

@@ -10,7 +10,8 @@ test, run with the base's ``_speed.*.so``, passed (an accepted change the tests 
 an edit fails ``edits_permitted`` instead, naming the path and the build it bypasses.
 
 What counts as what they are built from: a file with a compiled language's suffix
-(:data:`SOURCE_SUFFIXES`: C, C++, Cython, Fortran, CUDA, Objective-C, Rust) anywhere in the tree
+(:data:`SOURCE_SUFFIXES`: C, C++, Cython, Fortran, CUDA, Objective-C, Rust, SWIG, assembly)
+or a template of one (``_fast.pyx.in``, numpy's ``x.c.src``) anywhere in the tree
 (astropy compiles ``cextern/`` libraries into its modules), and the setuptools build scripts
 (``setup.py``, astropy's per-package ``setup_package.py``), added, changed or deleted. Not
 counted: ``pyproject.toml`` and ``setup.cfg`` (edited for many other reasons; a change there that
@@ -49,8 +50,20 @@ SOURCE_SUFFIXES = (
     ".m",
     ".mm",
     ".rs",
+    ".i",
+    ".swg",
+    ".s",
+    ".asm",
+    ".ipp",
+    ".inl",
+    ".tcc",
+    ".f03",
+    ".f08",
 )
 """Suffixes (compared case-folded) of files a compiler turns into an extension module."""
+
+TEMPLATE_SUFFIXES = (".in", ".src", ".tmpl", ".tpl", ".template")
+"""Suffixes of templates a build expands into a source first (``_fast.pyx.in``, ``x.c.src``)."""
 
 BUILD_SCRIPTS = frozenset({"setup.py", "setup_package.py"})
 """Base names of setuptools scripts that declare extension modules and how they are compiled."""
@@ -81,6 +94,22 @@ def stale_build_edits(changed: Sequence[ChangedPath], prebuilt: Sequence[str]) -
     found = set()
     for change in changed:
         name = posixpath.basename(change.path)
-        if name.casefold().endswith(SOURCE_SUFFIXES) or name in BUILD_SCRIPTS:
+        if is_build_source(name):
             found.add(f"{change.path} {why}")
     return sorted(found)
+
+
+def is_build_source(name: str) -> bool:
+    """Whether a file named ``name`` (a base name) is what an extension module is built from.
+
+    A compiled language's source (:data:`SOURCE_SUFFIXES`), a template of one
+    (:data:`TEMPLATE_SUFFIXES` after it: ``_fast.pyx.in``), or a build script
+    (:data:`BUILD_SCRIPTS`).
+    """
+    if name in BUILD_SCRIPTS:
+        return True
+    folded = name.casefold()
+    for template in TEMPLATE_SUFFIXES:
+        if folded.endswith(template) and folded[: -len(template)].endswith(SOURCE_SUFFIXES):
+            return True
+    return folded.endswith(SOURCE_SUFFIXES)
