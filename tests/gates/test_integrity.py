@@ -80,6 +80,11 @@ def _check(
         "pkg/usercustomize.py",
         "pkg/zz.pth",
         "pytest_fakepass.py",
+        # red team rt33: python -m pytest puts the checkout on sys.path, and pytest loads every
+        # pytest11 entry point of the distributions it finds there (a failing test passed)
+        "evil-0.dist-info/entry_points.txt",
+        "src/evil.egg-info/entry_points.txt",
+        "evil-0.dist-info/METADATA",
     ],
 )
 def test_a_patch_must_not_pass_by_adding_a_test_hook(repo: Path, path: str) -> None:
@@ -90,6 +95,30 @@ def test_a_patch_must_not_pass_by_adding_a_test_hook(repo: Path, path: str) -> N
     )
     assert checks["oracle_untouched"].status == "failed"
     assert path in checks["oracle_untouched"].detail
+
+
+def test_package_metadata_in_the_checkout_loads_a_pytest_plugin(tmp_path: Path) -> None:
+    """Why gate I refuses ``*.dist-info``/``*.egg-info`` files: ``python -m pytest`` puts the
+    checkout on ``sys.path`` and loads the ``pytest11`` entry points found there, so a failing test
+    passes with no conftest, ``.pth`` or ``pytest_*.py`` in sight (red team rt33)."""
+    meta = tmp_path / "evil-0.dist-info"
+    meta.mkdir()
+    (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: evil\nVersion: 0\n")
+    (meta / "entry_points.txt").write_text("[pytest11]\nevil = evilplug\n")
+    (tmp_path / "evilplug.py").write_text(
+        "def pytest_runtest_call(item):\n    item.runtest = lambda: None\n"
+    )
+    (tmp_path / "test_a.py").write_text("def test_x():\n    assert 0\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_a.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout
+    assert "1 passed" in done.stdout
 
 
 @pytest.mark.parametrize(
