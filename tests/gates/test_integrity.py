@@ -85,6 +85,8 @@ def _check(
         "evil-0.dist-info/entry_points.txt",
         "src/evil.egg-info/entry_points.txt",
         "evil-0.dist-info/METADATA",
+        "Evil-0.DIST-INFO/entry_points.txt",  # importlib.metadata matches the suffix in any case
+        "pkg/Evil.Egg-Info/entry_points.txt",
     ],
 )
 def test_a_patch_must_not_pass_by_adding_a_test_hook(repo: Path, path: str) -> None:

@@ -69,10 +69,6 @@ HOOK_GLOBS = (
     "**/usercustomize.py",
     "**/*.pth",
     "**/pytest_*.py",
-    # package metadata: pytest loads the pytest11 entry points of every distribution on sys.path,
-    # which holds the checkout (red team rt33: evil-0.dist-info/entry_points.txt loaded a plugin)
-    "**/*.dist-info/**",
-    "**/*.egg-info/**",
     "noxfile.py",
     ".github/**",
     ".gitlab-ci.yml",
@@ -80,6 +76,19 @@ HOOK_GLOBS = (
     "azure-pipelines.yml",
     ".travis.yml",
 )
+METADATA_SUFFIXES = (".dist-info", ".egg-info")
+"""Folders ``importlib.metadata`` reads as installed distributions, matched in any case.
+
+pytest loads the ``pytest11`` entry points of every distribution on ``sys.path``, which holds the
+checkout under ``python -m pytest`` (red team rt33: ``evil-0.dist-info/entry_points.txt`` loaded a
+plugin and a failing test passed; ``Evil-0.DIST-INFO`` too)."""
+
+
+def package_metadata(path: str) -> bool:
+    """Whether ``path`` (``/``-separated) lies in a distribution's metadata folder."""
+    return any(part.casefold().endswith(METADATA_SUFFIXES) for part in path.split("/")[:-1])
+
+
 TEST_MODULE_GLOBS = ("**/test_*.py", "**/*_test.py")
 # Compiled code is no source change: Python runs a .pyc without reading the source beside it.
 COMPILED_GLOBS = ("**/__pycache__/**", "**/*.pyc", "**/*.pyo")
@@ -162,6 +171,8 @@ def oracle_edits(
                 runner_under_test and runner_module(path) is not None
             ):
                 found.append(f"{path} (test hook, test configuration or CI)")
+            elif package_metadata(path):
+                found.append(f"{path} (package metadata: pytest loads its pytest11 entry points)")
             elif matches_any(path, TEST_GLOBS) and change.status != "A":
                 found.append(f"{path} (an existing test file)")
             elif matches_any(path, TEST_GLOBS) and not matches_any(path, TEST_MODULE_GLOBS):
