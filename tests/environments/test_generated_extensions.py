@@ -130,3 +130,20 @@ def test_an_extension_the_tree_holds_is_left_as_it_is(env: UvEnvironment, tmp_pa
     (tree / _extension(env)).write_bytes(b"the tree's own")
     assert env.place_generated(tree) == ()
     assert (tree / _extension(env)).read_bytes() == b"the tree's own"
+
+
+def test_a_tree_whose_extension_source_changed_still_runs_the_base_build(
+    env: UvEnvironment, tmp_path: Path
+) -> None:
+    """Why gate I refuses an edit of a prebuilt extension's sources (red team rt33).
+
+    The C source says 4; the placed base build answers 3 and the test passes: the graded tree
+    does not run the candidate's edit. The environment names the build it places, which gate I
+    reads (:meth:`UvEnvironment.prebuilt_extensions`).
+    """
+    tree = _project(tmp_path / "tree")
+    source = tree / "extproj" / "_speed.c"
+    source.write_text(source.read_text().replace("PyLong_FromLong(3)", "PyLong_FromLong(4)"))
+    run = _run(env, tree, tmp_path)
+    assert run.outcomes == {IDS[0]: "passed"}
+    assert env.prebuilt_extensions() == (_extension(env),)

@@ -80,6 +80,13 @@ def _check(
         "pkg/usercustomize.py",
         "pkg/zz.pth",
         "pytest_fakepass.py",
+        # red team rt33: python -m pytest puts the checkout on sys.path, and pytest loads every
+        # pytest11 entry point of the distributions it finds there (a failing test passed)
+        "evil-0.dist-info/entry_points.txt",
+        "src/evil.egg-info/entry_points.txt",
+        "evil-0.dist-info/METADATA",
+        "Evil-0.DIST-INFO/entry_points.txt",  # importlib.metadata matches the suffix in any case
+        "pkg/Evil.Egg-Info/entry_points.txt",
     ],
 )
 def test_a_patch_must_not_pass_by_adding_a_test_hook(repo: Path, path: str) -> None:
@@ -90,6 +97,30 @@ def test_a_patch_must_not_pass_by_adding_a_test_hook(repo: Path, path: str) -> N
     )
     assert checks["oracle_untouched"].status == "failed"
     assert path in checks["oracle_untouched"].detail
+
+
+def test_package_metadata_in_the_checkout_loads_a_pytest_plugin(tmp_path: Path) -> None:
+    """Why gate I refuses ``*.dist-info``/``*.egg-info`` files: ``python -m pytest`` puts the
+    checkout on ``sys.path`` and loads the ``pytest11`` entry points found there, so a failing test
+    passes with no conftest, ``.pth`` or ``pytest_*.py`` in sight (red team rt33)."""
+    meta = tmp_path / "evil-0.dist-info"
+    meta.mkdir()
+    (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: evil\nVersion: 0\n")
+    (meta / "entry_points.txt").write_text("[pytest11]\nevil = evilplug\n")
+    (tmp_path / "evilplug.py").write_text(
+        "def pytest_runtest_call(item):\n    item.runtest = lambda: None\n"
+    )
+    (tmp_path / "test_a.py").write_text("def test_x():\n    assert 0\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_a.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout
+    assert "1 passed" in done.stdout
 
 
 @pytest.mark.parametrize(
@@ -422,3 +453,85 @@ def test_environment_names_on_a_python_without_stdlib_module_names(
     )
     assert {"os", "json", "sys", "collections", "math", "email"} <= names
     assert "site-packages" not in names
+
+
+BUILT = ("pkg/_speed.cpython-311-x86_64-linux-gnu.so",)
+"""An extension module the environment compiled in place at the base (astropy's kind)."""
+
+
+def _check_built(
+    repo: Path, edits: dict[str, str | None], prebuilt: tuple[str, ...] = BUILT
+) -> Check:
+    """``edits_permitted`` of ``edits`` when the environment placed ``prebuilt`` in every tree."""
+    base = git.rev_parse(repo, "HEAD")
+    for path, content in edits.items():
+        if content is None:
+            (repo / path).unlink()
+        else:
+            (repo / path).parent.mkdir(parents=True, exist_ok=True)
+            (repo / path).write_text(content)
+    candidate = git.commit_candidate(repo, "candidate")
+    seen = check_integrity(
+        git.changed_paths(repo, base, candidate),
+        Permissions(editable=("pkg/**", "setup.py")),
+        lambda rev, path: git.show_file(repo, rev, path),
+        base,
+        candidate,
+        patch=git.diff_binary(repo, base, candidate),
+        prebuilt=prebuilt,
+    )
+    return {c.name: c for c in seen.checks}["edits_permitted"]
+
+
+@pytest.fixture
+def extension_repo(repo: Path) -> Path:
+    """``repo`` with a C extension's sources (``pkg/_speed.c``, its header, a Cython file)."""
+    (repo / "pkg" / "_speed.c").write_text('#include "speed.h"\nlong three(void) { return 3; }\n')
+    (repo / "pkg" / "speed.h").write_text("long three(void);\n")
+    (repo / "pkg" / "_fast.pyx").write_text("def four():\n    return 4\n")
+    (repo / "setup.py").write_text("from setuptools import setup\nsetup()\n")
+    git.commit_all(repo, "sources")
+    return repo
+
+
+@pytest.mark.parametrize(
+    ("edits", "named"),
+    [
+        # red team rt33: the tests ran the base's build, so a broken C source was accepted
+        ({"pkg/_speed.c": "long three(void) { return 4; }\n"}, "pkg/_speed.c"),
+        ({"pkg/speed.h": "#define three() 4\n"}, "pkg/speed.h"),
+        ({"pkg/_fast.pyx": "def four():\n    return 5\n"}, "pkg/_fast.pyx"),
+        # the source removed and the extension dropped from the build: the base's .so still
+        # answers every import in the graded trees
+        ({"pkg/_speed.c": None}, "pkg/_speed.c"),
+        ({"setup.py": "from setuptools import setup\nsetup(ext_modules=[])\n"}, "setup.py"),
+        ({"pkg/new.cpp": "int x;\n"}, "pkg/new.cpp"),
+        # templates a build expands into a source first (tempita, numpy's .src)
+        ({"pkg/_gen.pyx.in": "def f():\n    return {{n}}\n"}, "pkg/_gen.pyx.in"),
+        ({"pkg/loops.C.SRC": "/* @TYPE@ */\n"}, "pkg/loops.C.SRC"),
+    ],
+)
+def test_an_edit_of_a_prebuilt_extensions_sources_is_refused(
+    extension_repo: Path, edits: dict[str, str | None], named: str
+) -> None:
+    """The graded trees run the base's build of the extensions: an edit to what builds them is
+    not what the tests run, so it is refused, naming the path and the build it bypasses."""
+    check = _check_built(extension_repo, edits)
+    assert check.status == "failed"
+    assert f"{named} (a source of the extension modules the environment built at the base" in (
+        check.detail
+    )
+    assert BUILT[0] in check.detail
+
+
+def test_sources_may_change_when_nothing_was_prebuilt(extension_repo: Path) -> None:
+    """Without an in-place build in the environment the tree's own build is what runs."""
+    check = _check_built(extension_repo, {"pkg/_speed.c": "long three(void) { return 4; }\n"}, ())
+    assert check.status == "passed", check.detail
+
+
+@pytest.mark.parametrize("path", ["pkg/mod.py", "pkg/data.json", "pkg/notes.in", "pkg/cfg.tpl"])
+def test_python_edits_pass_beside_a_prebuilt_extension(extension_repo: Path, path: str) -> None:
+    """A ``.py`` edit, a data file or a template of no compiled source is graded as it stands."""
+    check = _check_built(extension_repo, {path: "x = 2\n"})
+    assert check.status == "passed", check.detail

@@ -109,6 +109,28 @@ def load_predictions(path: Path) -> dict[str, dict[str, Prediction]]:
     return found
 
 
+SHOWN = 5
+"""How many instance ids or model names a refusal names before ``and N more``."""
+SHOWN_CHARS = 80
+"""Characters a name of the file is cut to in a refusal (``...`` at the end when cut)."""
+
+
+def shown_names(names: Iterable[str]) -> str:
+    """Return the first :data:`SHOWN` of ``names`` sorted, each cut, then how many more.
+
+    A predictions file's ids and model names are the model's to choose (red team rt33: a
+    100,000-character id, or 2,000 models, made one error line of 100 KB and more).
+
+    Returns:
+        ``a, b, c`` or ``a, b, c, d, e and 12 more``; each name visible on one line and cut to
+        :data:`SHOWN_CHARS`; empty for no name.
+    """
+    ordered = sorted(names)
+    cut = [n if len(n) <= SHOWN_CHARS else n[: SHOWN_CHARS - 3] + "..." for n in ordered[:SHOWN]]
+    more = f" and {len(ordered) - SHOWN} more" if len(ordered) > SHOWN else ""
+    return ", ".join(visible(n) for n in cut) + more
+
+
 def _picked(spec: PredSpec) -> dict[str, Prediction]:
     """The rows of the model ``spec`` picks (the file's only model without ``#MODEL``), by id.
 
@@ -120,18 +142,14 @@ def _picked(spec: PredSpec) -> dict[str, Prediction]:
     if model is None and len(by_model) > 1:
         raise AgentSpecError(
             f"predictions file {path} holds {len(by_model)} models",
-            f"name one as predictions:{path}#MODEL (one of: {', '.join(sorted(by_model))})",
+            f"name one as predictions:{path}#MODEL (one of: {shown_names(by_model)})",
         )
     if model is not None and model not in by_model:
         raise AgentSpecError(
             f"predictions file {path} has no model {model!r}",
-            f"give one of: {', '.join(sorted(by_model)) or 'none'}",
+            f"give one of: {shown_names(by_model) or 'none'}",
         )
     return by_model.get(model or next(iter(by_model), ""), {})
-
-
-SHOWN = 5
-"""How many instance ids a refusal names before ``and N more``."""
 
 
 def _refuse_missing(
@@ -148,7 +166,7 @@ def _refuse_missing(
         return
     named = ", ".join(repr(i) for i in missing[:SHOWN])
     more = f" and {len(missing) - SHOWN} more" if len(missing) > SHOWN else ""
-    known = ", ".join(sorted(predictions)[:SHOWN]) or "none"
+    known = shown_names(predictions) or "none"
     rows = "a row for that instance_id" if len(missing) == 1 else "rows for those instance_ids"
     raise AgentSpecError(
         f"predictions file {spec.file} has no instance {named}{more} (it has: {known})",

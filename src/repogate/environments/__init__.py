@@ -240,6 +240,15 @@ class Environment(Protocol):
         """
         ...
 
+    def prebuilt_extensions(self) -> tuple[str, ...]:
+        """Return the extension modules built once, at the base, placed into every checkout.
+
+        Paths relative to a checkout (``pkg/_speed.cpython-311-x86_64-linux-gnu.so``), sorted;
+        empty when the build compiled none in place. A candidate's edit of their sources is
+        not what its tests run (:mod:`repogate.gates.prebuilt`).
+        """
+        ...
+
 
 BACKENDS: Mapping[str, type[Environment]] = {"uv": UvEnvironment, "image": ImageEnvironment}
 """Each backend's record class by the name a recipe gives (``[environment] backend``); uv first."""

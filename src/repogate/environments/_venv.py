@@ -432,3 +432,7 @@ class VenvRecord(FrozenModel):
     def checkout_roots(self) -> tuple[str, ...]:
         """Return the import roots the build's editable installs named (``.``, ``src``)."""
         return self.import_roots
+
+    def prebuilt_extensions(self) -> tuple[str, ...]:
+        """Return the kept generated files that are compiled extension modules, sorted."""
+        return tuple(sorted(g.path for g in self.generated if g.path.endswith(_EXTENSION_SUFFIXES)))

@@ -7,7 +7,8 @@ Checks:
   reproduction scripts or a copied ``build/lib/...`` tree are named here.
 - ``oracle_untouched``: the patch edits none of the files the verdict is graded by: existing test
   files (modified or deleted), ``conftest.py``, pytest plugins and start-up hooks
-  (``sitecustomize.py``, ``usercustomize.py``, ``*.pth``), pytest/tox configuration
+  (``sitecustomize.py``, ``usercustomize.py``, ``*.pth``), package metadata in the tree
+  (``*.dist-info/``, ``*.egg-info/``: pytest loads their ``pytest11`` entry points), pytest/tox configuration
   (``pytest.toml``, ``pytest.ini``, ``tox.ini``, the test sections of ``setup.cfg`` and ``pyproject.toml``,
   ``pytest11`` entry points), CI files, and the files the hidden tests touch. Patches have passed
   graders by such edits (SWE-bench issues #631 and #393). A *new* test file is allowed: an agent
@@ -23,7 +24,9 @@ Checks:
   files that reach the report (:mod:`repogate.gates.runner_files`).
 
 ``edits_permitted`` also refuses what runs instead of the source a reviewer reads: bytecode,
-native extension modules and libraries, and coding cookies whose codec hides code (``utf-7``).
+native extension modules and libraries, and coding cookies whose codec hides code (``utf-7``);
+and, when the environment placed extension modules it built at the base into the graded trees,
+an edit of their sources, which those trees would not run (:mod:`repogate.gates.prebuilt`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from typing import Any
 from repogate.contract import Permissions
 from repogate.gates.graded_oracle import GradedOracle, graded_edits
 from repogate.gates.imports import native_modules, shadowing, unsafe_cookies
+from repogate.gates.prebuilt import stale_build_edits
 from repogate.gates.runner_files import (
     misplaced_runner,
     runner_module,
@@ -72,6 +76,19 @@ HOOK_GLOBS = (
     "azure-pipelines.yml",
     ".travis.yml",
 )
+METADATA_SUFFIXES = (".dist-info", ".egg-info")
+"""Folders ``importlib.metadata`` reads as installed distributions, matched in any case.
+
+pytest loads the ``pytest11`` entry points of every distribution on ``sys.path``, which holds the
+checkout under ``python -m pytest`` (red team rt33: ``evil-0.dist-info/entry_points.txt`` loaded a
+plugin and a failing test passed; ``Evil-0.DIST-INFO`` too)."""
+
+
+def package_metadata(path: str) -> bool:
+    """Whether ``path`` (``/``-separated) lies in a distribution's metadata folder."""
+    return any(part.casefold().endswith(METADATA_SUFFIXES) for part in path.split("/")[:-1])
+
+
 TEST_MODULE_GLOBS = ("**/test_*.py", "**/*_test.py")
 # Compiled code is no source change: Python runs a .pyc without reading the source beside it.
 COMPILED_GLOBS = ("**/__pycache__/**", "**/*.pyc", "**/*.pyo")
@@ -154,6 +171,8 @@ def oracle_edits(
                 runner_under_test and runner_module(path) is not None
             ):
                 found.append(f"{path} (test hook, test configuration or CI)")
+            elif package_metadata(path):
+                found.append(f"{path} (package metadata: pytest loads its pytest11 entry points)")
             elif matches_any(path, TEST_GLOBS) and change.status != "A":
                 found.append(f"{path} (an existing test file)")
             elif matches_any(path, TEST_GLOBS) and not matches_any(path, TEST_MODULE_GLOBS):
@@ -219,6 +238,7 @@ def check_integrity(
     *,
     runner_under_test: bool = False,
     reference_paths: Collection[str] = (),
+    prebuilt: Sequence[str] = (),
 ) -> Observation:
     """Return the ``edits_permitted`` and ``oracle_untouched`` checks for one candidate.
 
@@ -244,6 +264,10 @@ def check_integrity(
             (:mod:`repogate.gates.runner_files`).
         reference_paths: the paths the reference patch changes (read with
             ``runner_under_test`` only).
+        prebuilt: the extension modules the environment built at the base and places into
+            every graded tree (:meth:`repogate.environments.Environment.prebuilt_extensions`);
+            an edit of what they are built from is not what the tests run, so it fails
+            ``edits_permitted`` (:mod:`repogate.gates.prebuilt`).
     """
     reads = graded_edits(changed, graded or GradedOracle())
     refused, allowed = verdict_edits(changed, reference_paths) if runner_under_test else ([], [])
@@ -254,6 +278,7 @@ def check_integrity(
             *forbidden_edits(changed, permissions),
             *native_modules(changed),
             *unsafe_cookies(changed, read, candidate),
+            *stale_build_edits(changed, prebuilt),
         }
     )
     oracle = sorted(
