@@ -18,6 +18,11 @@ from typing import Any
 import pytest
 
 from _task import make_task, run_rows, scripted, verdicts
+from repogate.attempt import AttemptProgress
+from repogate.git import ChangedPath
+from repogate.oracles.base_suite import BaseSuite
+from repogate.oracles.graded_reads import TracedReads
+from repogate.phases._added_reads import suite_added_plan
 from repogate.store import Store
 
 PRODUCT = (
@@ -59,6 +64,49 @@ def _product(**wrong: str) -> str:
     return PRODUCT.format(**{**RIGHT, **wrong})
 
 
+def _suite(reads: TracedReads | None, status: str = "ok") -> BaseSuite:
+    return BaseSuite(
+        status=status,
+        passing=("t.py::a",),
+        outcomes_digest=None,
+        duration_s=0.0,
+        coverage=None,
+        reads=reads,
+    )
+
+
+def _adding(*paths: str) -> AttemptProgress:
+    return AttemptProgress(
+        changed=tuple(
+            ChangedPath(status="A", path=p, old_path=None, is_symlink=False) for p in paths
+        )
+    )
+
+
+ADDS = _adding("pkg/data/new.json", "pkg/seen.csv", "pkg/code.py", "tests/data/t.json")
+
+
+def test_an_untraced_base_suite_says_the_added_files_went_unchecked() -> None:
+    files, said = suite_added_plan(ADDS, _suite(None), ["t.py::a"])
+    assert files == ()
+    assert said == {
+        "files": ["pkg/data/new.json", "pkg/seen.csv"],
+        "status": "not traced: data files the patch adds that base-passing tests read are not checked",
+    }
+    assert suite_added_plan(_adding("pkg/code.py"), _suite(None), ["t.py::a"]) == ((), {})
+
+
+def test_what_runs_with_the_added_files() -> None:
+    reads = TracedReads(test=("pkg/seen.csv",), product=("pkg/other.txt",))
+    assert suite_added_plan(ADDS, _suite(reads), ["t.py::a"]) == (("pkg/data/new.json",), {})
+    assert suite_added_plan(ADDS, _suite(reads), []) == (
+        (),
+        {"files": ["pkg/data/new.json"], "status": "no regression test to run"},
+    )
+    assert suite_added_plan(_adding("pkg/seen.csv"), _suite(reads), ["t.py::a"]) == ((), {})
+    assert suite_added_plan(ADDS, _suite(reads, "error"), ["t.py::a"]) == ((), {})
+
+
 pytestmark = pytest.mark.usefixtures("own_cache")  # its own cache: nothing reused
 
 
@@ -84,6 +132,15 @@ def test_a_table_the_patch_adds_where_a_base_passing_test_looks_is_oracle(
         "probe": ("units/data/expected.local.json", '{"2": 8}\n', {"triple": "4"}),
         "merged": ("units/data/cases_zz.json", '{"2": 10}\n', {"quad": "5"}),
         "fallback": ("units/data/squares.json", '{"3": 6}\n', {"square": "2"}),
+        # a table both the base and the broken code agree on: the base still passes with it,
+        # only the read trace tells
+        "narrowed": ("units/data/expected.local.json", '{"0": 0}\n', {"triple": "4"}),
+    }
+    failing = {  # what no longer passes on the base with the added file
+        "probe": ["tests/test_tables.py::test_probe"],
+        "merged": ["tests/test_tables.py::test_merged"],
+        "fallback": ["tests/test_tables.py::test_fallback"],
+        "narrowed": [],
     }
     agents = ["gold"]
     for name, (path, table, wrong) in shadows.items():
@@ -98,6 +155,7 @@ def test_a_table_the_patch_adds_where_a_base_passing_test_looks_is_oracle(
         "probe": "rejected",
         "merged": "rejected",
         "fallback": "rejected",
+        "narrowed": "rejected",
         "honest": "accepted",
     }
     for name, (path, _, _) in shadows.items():
@@ -107,7 +165,10 @@ def test_a_table_the_patch_adds_where_a_base_passing_test_looks_is_oracle(
         assert details["added_data_reads"]["files"] == [path]
         assert details["added_data_reads"]["oracle"] == [path]
         assert details["added_data_reads"]["seconds"] > 0
+        assert details["added_data_reads"]["not_passing"] == failing[name]
         assert details["oracle_edits"][0].startswith(f"{path} (read by base-passing tests")
+    narrowed = _regression_details(out, "narrowed.toml")["oracle_edits"]
+    assert narrowed[0].endswith(": only test code opened it)"), narrowed
     kept = _regression_details(out, "honest.toml")["added_data_reads"]
     assert kept["files"] == ["units/data/greeting.txt"]
     assert kept["oracle"] == [] and kept["not_passing"] == [] and kept["status"] == "ok"

@@ -12,6 +12,10 @@ the same trace. An added file the tests open (and the product code does not) is 
 every added file when the graded tests no longer all pass there, or the run gives no trace:
 the added files changed what the tests decide. Only the task's own code runs: the patch adds
 data, never code, to that tree.
+
+The regression set has the same rule (:func:`suite_added_reads`): the base-passing ids gate V
+selected run once on the base with the added files the base suite's trace did not see, under
+that trace, and what they make oracle fails ``regression_tests_passed``.
 """
 
 from __future__ import annotations
@@ -163,6 +167,30 @@ class SuiteAddedReads:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+def suite_added_plan(
+    progress: AttemptProgress, suite: BaseSuite, ids: Sequence[str]
+) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """Return the added data files :func:`suite_added_reads` runs with, or why none runs.
+
+    Returns:
+        (files, {}) when they run: the patch's :func:`added_data_files` that ``suite.reads``
+        did not see; else ((), the receipt's record): empty when the base suite gave no usable
+        report (gate V errs) or the patch adds no unseen data file, ``status`` saying the files
+        went unchecked when the base suite has no read trace, or that no regression id was
+        chosen.
+    """
+    if suite.status != "ok":
+        return (), {}
+    if suite.reads is None:
+        added = added_data_files(progress)
+        why = "not traced: data files the patch adds that base-passing tests read are not checked"
+        return (), {"files": list(added), "status": why} if added else {}
+    added = unseen_added(progress, suite.reads)
+    if added and not ids:
+        return (), {"files": list(added), "status": "no regression test to run"}
+    return added, {}
+
+
 def suite_added_reads(
     cfg: AttemptConfig,
     progress: AttemptProgress,
@@ -192,17 +220,9 @@ def suite_added_reads(
     Raises:
         GitError: the tree cannot be written.
     """
-    if suite.status != "ok":
-        return SuiteAddedReads()
-    if suite.reads is None:
-        added = added_data_files(progress)
-        why = "not traced: data files the patch adds that base-passing tests read are not checked"
-        return SuiteAddedReads(details={"files": list(added), "status": why} if added else {})
-    added = unseen_added(progress, suite.reads)
+    added, unchecked = suite_added_plan(progress, suite, ids)
     if not added:
-        return SuiteAddedReads()
-    if not ids:
-        return SuiteAddedReads(details={"files": list(added), "status": "no regression test"})
+        return SuiteAddedReads(details=unchecked)
     began = time.monotonic()
     state = graded_state(cfg, progress, progress.base)
     tree = with_added(cfg, progress, state, added, cfg.work / "suite-reads-added")
