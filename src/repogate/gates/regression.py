@@ -17,7 +17,9 @@ an earlier run left in the checkout is not called flaky.
 What only the base's passing tests read is their oracle too: a patch changing a data file that
 only test code opened in the base's whole-suite run (the guard's read trace) fails
 ``regression_tests_passed`` (a broken test hidden by rewriting its table), unless gate I already
-refused it as the graded tests' (:mod:`repogate.gates.graded_oracle`).
+refused it as the graded tests' (:mod:`repogate.gates.graded_oracle`). So does a data file the
+patch adds that the selected tests open when run on the base with it
+(:func:`repogate.phases._added_reads.suite_added_reads`, passed in ``edited``).
 
 The step is data in, data out, as the rerun policy is (:mod:`repogate.oracles.reruns`):
 :func:`start` opens the record, :func:`next_run` names the run to make next (a :class:`RunRequest`,

@@ -36,6 +36,7 @@ from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun
 from repogate.oracles.regress_tools import plugin_digest, tool_folder
 from repogate.oracles.selection import FileChange, lookups, select
+from repogate.phases._added_reads import suite_added_reads
 from repogate.phases._shared import oracle_policy, workspace
 from repogate.phases._trees import graded_state
 from repogate.receipt import Observation
@@ -168,16 +169,24 @@ def regressions(
         step = start(suite, selection, already, exclude)
         while (ask := next_run(step)) is not None:
             step = seen(step, ask, run(ask))
-        edited = suite_oracle_edits(
-            suite,
-            git.changed_paths(workspace(cfg), progress.base, rev),
-            GradedOracle(
-                modules=graded_modules(cfg.contract, progress.hidden_paths),
-                reads=progress.graded_reads,
+        added = suite_added_reads(
+            cfg, progress, suite, step.chosen, tools if isinstance(tools, Path) else None
+        )
+        edited = (
+            *suite_oracle_edits(
+                suite,
+                git.changed_paths(workspace(cfg), progress.base, rev),
+                GradedOracle(
+                    modules=graded_modules(cfg.contract, progress.hidden_paths),
+                    reads=progress.graded_reads,
+                ),
             ),
+            *added.edited,
         )
         graded = grade(step, edited)
         record = {**graded.details, "base_suite_key": key, "base_suite_cached": hit}
+        if added.details:
+            record["added_data_reads"] = added.details
         return graded.model_copy(update={"details": record})
 
     return gate(cfg, progress, GATE, observe)
