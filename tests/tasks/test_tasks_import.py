@@ -641,3 +641,51 @@ def test_a_resolved_patch_leaving_a_script_at_the_root_is_not_accepted_and_both_
     for row in decided.values():  # the sentinel ran over the fix's three follow-ups
         names = [c["name"] for c in row["sentinel"]["checks"]]
         assert names == ["post_merge_sentinel_passed"], row["sentinel"]
+
+
+ROW = json.dumps(
+    {
+        "instance_id": "a",
+        "repo": "x/y",
+        "base_commit": "abc1234",
+        "patch": "",
+        "test_patch": "",
+        "FAIL_TO_PASS": [],
+        "PASS_TO_PASS": [],
+    }
+)
+"""A valid instance on one line."""
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "said"),
+    [
+        # one row, its value unclosed: the parser stops past the end of the row
+        (
+            "one.jsonl",
+            '{"instance_id": "a", "repo": \n',
+            ":1: not JSON (Expecting value; the parser stopped at line 2)",
+        ),
+        # the second of three rows broken
+        (
+            "three.jsonl",
+            ROW + '\n{"instance_id": \n{"instance_id": "c"}\n',
+            ":2: not JSON (Expecting ',' delimiter; the parser stopped at line 4)",
+        ),
+        # a list's second element broken on its own line
+        (
+            "list.json",
+            "[\n  " + ROW + ",\n" + '  {"instance_id" "b"}\n]\n',
+            ":3: not JSON (Expecting ':' delimiter)",
+        ),
+    ],
+)
+def test_a_broken_row_is_named_by_the_line_it_starts_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, said: str
+) -> None:
+    """A broken JSONL row was named by the line after it (the parser's stop), 2 for a 1-line file."""
+    bad = tmp_path / name
+    bad.write_text(text)
+    assert main(["tasks", "import", str(bad), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {bad}{said}") and err.count("\n") == 1, err

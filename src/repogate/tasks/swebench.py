@@ -151,13 +151,19 @@ class Instance(ForeignModel):
 def _decode(
     decoder: json.JSONDecoder, text: str, index: int, path: Path, fix: str
 ) -> tuple[Any, int]:
-    """One JSON value of ``text`` from ``index``: (value, end), or a one-line ``UserInputError``."""
+    """One JSON value of ``text`` from ``index``: (value, end), or a one-line ``UserInputError``.
+
+    The error names the line the broken value starts on (a JSONL row), and the line the parser
+    stopped on when that is another: an unclosed ``{`` of row 1 is found only at the end of the
+    file, which is not where to look.
+    """
+    line = text.count("\n", 0, index) + 1
     try:
         return decoder.raw_decode(text, index)
     except json.JSONDecodeError as exc:
-        raise UserInputError(f"{path}:{exc.lineno}: not JSON ({exc.msg})", fix) from None
+        stopped = "" if exc.lineno == line else f"; the parser stopped at line {exc.lineno}"
+        raise UserInputError(f"{path}:{line}: not JSON ({exc.msg}{stopped})", fix) from None
     except RecursionError:
-        line = text.count("\n", 0, index) + 1
         raise UserInputError(
             f"{path}:{line}: not JSON repogate loads (nested too deeply)", fix
         ) from None
