@@ -558,3 +558,47 @@ def test_a_json_files_schema_version_written_as_true_or_a_float_is_refused(
     assert main(["decide", str(evidence)]) == ExitCode.USAGE
     err = capsys.readouterr().err
     assert err.startswith(f"error: evidence file {evidence}: key 'schema_version': "), err
+
+
+# --- pydantic's words a TOML or JSON user does not have: tuple, dictionary, "Value error, " ------
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            '[permissions]\neditable = "calc/**"\n',
+            'key \'permissions.editable\': "calc/**" is not a list (write ["calc/**"])',
+        ),
+        (
+            '[oracles]\nfail_to_pass = "tests/test_a.py::test_x"\n',
+            "key 'oracles.fail_to_pass': \"tests/test_a.py::test_x\" is not a list (write "
+            '["tests/test_a.py::test_x"])',
+        ),
+        (
+            "[permissions]\nforbidden = 3\n",
+            "key 'permissions.forbidden': 3 is not a list (write [3])",
+        ),
+        ('cohort = "x"\n', "key 'cohort': \"x\" is not a table (write key = value pairs)"),
+    ],
+)
+def test_a_list_or_table_written_wrong_is_said_in_toml_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, said: str
+) -> None:
+    """pydantic said "Input should be a valid tuple" (or dictionary): words TOML does not have."""
+    minimal = MINIMAL.format(sha="a" * 40)  # a top-level key goes before its tables
+    path = tmp_path / "c.toml"
+    path.write_text(minimal + text if text.startswith("[") else text + minimal)
+    with pytest.raises(UserInputError) as caught:
+        load_contract(path)
+    assert f": {said}" in str(caught.value), caught.value
+    assert "valid tuple" not in str(caught.value) and "dictionary" not in str(caught.value)
+
+
+def test_a_validators_message_is_said_without_pydantics_prefix(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(MINIMAL.format(sha="d" * 48))
+    with pytest.raises(UserInputError) as caught:
+        load_contract(path)
+    assert "key 'base_commit': " in str(caught.value), caught.value
+    assert "Value error" not in str(caught.value)

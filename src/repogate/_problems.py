@@ -93,16 +93,23 @@ def _describe(error: ErrorDetails, model: type[BaseModel]) -> str:
     'a.b'? valid keys here: ...)``; for a value where a boolean belongs (a strict boolean field,
     :data:`pydantic.StrictBool`), ``key 'a.b': "yes" is not a boolean (use true or false)``; for
     a value where a number belongs (:data:`pydantic.StrictInt`, :data:`pydantic.StrictFloat`),
-    ``key 'a.b': "120" is not a number (write 120 without quotes)`` (:func:`_not_a_number`). The
-    key is the dotted path from the top of the file (list positions as numbers, from 0).
+    ``key 'a.b': "120" is not a number (write 120 without quotes)`` (:func:`_not_a_number`); for a
+    value where a list belongs, ``key 'a.b': "x" is not a list (write ["x"])``; a validator's own
+    message without pydantic's ``Value error, ``. The key is the dotted path from the top of the file (list positions as numbers, from 0).
     """
     loc = ".".join(str(p) for p in error["loc"]) or "(top level)"
     if error["type"] in _NOT_A_BOOLEAN:
         return f"key {loc!r}: {_as_written(error['input'])} is not a boolean (use true or false)"
     if error["type"] in _NOT_AN_INTEGER | _NOT_A_NUMBER:
         return f"key {loc!r}: {_not_a_number(error['input'], error['type'] in _NOT_AN_INTEGER)}"
+    if error["type"] in _NOT_A_LIST:
+        return f"key {loc!r}: {_not_a_list(error['input'])}"
+    if error["type"] in _NOT_A_TABLE:
+        return (
+            f"key {loc!r}: {_as_written(error['input'])} is not a table (write key = value pairs)"
+        )
     if error["type"] != "extra_forbidden":
-        return f"key {loc!r}: {error['msg']}"
+        return f"key {loc!r}: {_without_prefix(error['msg'])}"
     valid = sorted(_valid_keys(model, error["loc"][:-1]))
     close = difflib.get_close_matches(str(error["loc"][-1]), valid, n=1)
     hint = [f"did you mean {close[0]!r}?"] if close else []
@@ -117,6 +124,35 @@ _NOT_AN_INTEGER = frozenset({"int_type", "int_parsing", "int_from_float"})
 """pydantic's error types for a value given where an integer belongs (strict, and lax)."""
 _NOT_A_NUMBER = frozenset({"float_type", "float_parsing"})
 """pydantic's error types for a value given where a number belongs (strict, and lax)."""
+
+
+_NOT_A_LIST = frozenset({"tuple_type", "list_type", "set_type", "frozen_set_type"})
+"""pydantic's error types for a value given where a list belongs (its tuple, list and set types:
+TOML and JSON have only arrays)."""
+_NOT_A_TABLE = frozenset({"dict_type", "model_type", "model_attributes_type"})
+"""pydantic's error types for a value given where a table (a JSON object) belongs."""
+_PREFIXES = ("Value error, ", "Assertion failed, ")
+"""What pydantic puts before a validator's own message; the message alone is the problem."""
+
+
+def _without_prefix(message: str) -> str:
+    """``message`` without pydantic's ``Value error, `` (a validator's ``ValueError``) prefix."""
+    for prefix in _PREFIXES:
+        if message.startswith(prefix):
+            return message[len(prefix) :]
+    return message
+
+
+def _not_a_list(value: object) -> str:
+    """Why ``value`` is not the list its key takes, and what to write.
+
+    ``"a/**" is not a list (write ["a/**"])``; pydantic says "a valid tuple", a word TOML and
+    JSON do not have.
+    """
+    shown = _as_written(value)
+    if isinstance(value, str | int | float) and len(shown) <= 40:
+        return f"{shown} is not a list (write [{shown}])"
+    return f"{shown} is not a list (write [...], an array)"
 
 
 def _not_a_number(value: object, whole: bool) -> str:
