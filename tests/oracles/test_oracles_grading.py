@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from repogate.oracles.grading import base_state_check, flaky, grade
+from repogate.oracles.grading import base_state_check, confirm_in_reference, flaky, grade
 from repogate.oracles.junit import TestOutcome
 
 F2P = ["t.py::test_fixed"]
@@ -141,3 +141,37 @@ def test_an_xpass_under_a_mark_the_hidden_tests_do_not_declare_is_not_a_pass() -
     check = base_state_check(_outcomes(fixed="xpassed", kept="xpassed", other="passed"), F2P, P2P)
     assert check.not_failing == (F2P[0],)  # its body completed at the base
     assert (check.not_passing, check.xpassed) == ((), (P2P[0],))
+
+
+def test_a_missing_fail_to_pass_id_is_named_in_the_reason() -> None:
+    """New user: ``task invalid: 1 expected test id(s) do not exist at the base`` did not say
+    which; the id was in the E receipt only."""
+    check = base_state_check(_outcomes(kept="passed", other="passed"), ["t.py::test_fixd"], P2P)
+    assert check.reasons == ("1 expected test id(s) do not exist at the base: 't.py::test_fixd'",)
+
+
+def test_a_missing_pass_to_pass_id_is_named_with_its_invisible_characters_escaped() -> None:
+    typo = "t.py::test_kept\u202e\n"
+    check = base_state_check(_outcomes(fixed="failed", kept="passed"), F2P, [typo])
+    assert check.reasons == (
+        "1 expected test id(s) do not exist at the base: 't.py::test_kept\\u202e\\n'",
+    )
+
+
+def test_many_missing_ids_are_named_first_few_and_counted() -> None:
+    missing = [f"t.py::test_gone{i}" for i in range(7)]
+    check = base_state_check(_outcomes(fixed="failed"), F2P, missing)
+    assert check.reasons == (
+        "7 expected test id(s) do not exist at the base: 't.py::test_gone0', "
+        "'t.py::test_gone1', 't.py::test_gone2' and 4 more",
+    )
+
+
+def test_an_id_missing_in_the_reference_is_named_too() -> None:
+    """An id of a file that does not import at the base, absent from the reference's run."""
+    check = base_state_check({"t.py": "error"}, ["t.py::test_nwe"], [])
+    confirmed = confirm_in_reference(check, {"t.py::test_new": "passed"})
+    assert confirmed.reasons[-1] == (
+        "1 expected test id(s) do not exist in the reference state (their file does not import "
+        "at the base): 't.py::test_nwe'"
+    )

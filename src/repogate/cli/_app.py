@@ -23,6 +23,7 @@ from repogate.errors import EvidenceError, ExitCode, RepogateError, RunDirError,
 from repogate.vocabulary import attempt_state
 
 if TYPE_CHECKING:  # each command loads what it uses: `version` and `--help` load none of them
+    from repogate.cli.run import AgentOutcome
     from repogate.decision import Evidence
     from repogate.receipt import Receipt
     from repogate.store import AttemptRecord, Store
@@ -336,13 +337,14 @@ def show_cmd(
     it was stored (a receipt, decision.json or its store row) shows no verdict, is named on
     standard error, and the command exits 3.
     """
-    from repogate.cli.run import agent_outcomes
+    from repogate.cli.run import AgentOutcome, agent_outcomes
     from repogate.cli.terminal import attempts_table, print_table
     from repogate.store import Store
 
     with Store.open(run_dir) as store:
         records = store.attempts()
-        statuses = {key: said.status for key, said in agent_outcomes(store, records).items()}
+        outcomes = agent_outcomes(store, records)
+        statuses = {key: said.status for key, said in outcomes.items()}
         changed = {key: ", ".join(problems) for key, problems in store.changed_evidence().items()}
         live = store.being_written()
         receipts: list[str] = []
@@ -364,6 +366,8 @@ def show_cmd(
                 **r.model_dump(mode="json"),
                 "state": attempt_state(r.status, live=live),
                 "evidence": _evidence_status(r, changed),
+                "agent_status": outcomes[r.attempt_id].status if r.attempt_id in outcomes else None,
+                "agent_detail": outcomes[r.attempt_id].detail if r.attempt_id in outcomes else None,
             }
             for r in records
         ]
@@ -375,7 +379,7 @@ def show_cmd(
         print_table(table)
         _show_injections(records)
     else:
-        said = statuses.get(records[0].attempt_id, "done")
+        said = outcomes.get(records[0].attempt_id, AgentOutcome("done", ""))
         _show_one(run_dir, records[0], said, receipts, run_isolation, sentinel, live=live)
     for attempt_id, problems in changed.items():
         typer.echo(
@@ -448,7 +452,7 @@ def _sentinel_not_run(receipts: list[Receipt]) -> list[str]:
 def _show_one(
     run_dir: Path,
     record: AttemptRecord,
-    agent_status: str,
+    agent: AgentOutcome,
     receipts: list[str],
     run_isolation: list[str],
     sentinel: list[str],
@@ -456,6 +460,9 @@ def _show_one(
     live: bool,
 ) -> None:
     """Print one attempt: who and what, its status, its isolation, its checks and evidence.
+
+    ``agent`` is the agent's own account from its ``propose`` receipt: when it did not finish
+    (crashed, stopped, ...), the reason it recorded is printed under its status.
 
     ``sentinel`` holds the line saying gate S was not run and why (:func:`_sentinel_not_run`),
     printed under the checks, where a hermetic attempt (whose sentinel is no check) shows it too.
@@ -467,13 +474,16 @@ def _show_one(
     from repogate.cli.terminal import decision_table, print_table
     from repogate.clock import readable
     from repogate.models.trajectory import TRAJECTORY_FILE, read_trajectory, summary
+    from repogate.receipt import visible
 
     folder = run_dir / "attempts" / record.attempt_id
     typer.echo(
         f"attempt {record.attempt_id}: {record.agent} on {record.contract_id}, epoch {record.epoch}"
     )
     state = attempt_state(record.status, live=live)
-    typer.echo(f"agent status: {agent_status}; attempt status: {state}")
+    typer.echo(f"agent status: {agent.status}; attempt status: {state}")
+    if agent.status != "done" and agent.detail:
+        typer.echo(f"agent's reason: {visible(agent.detail)}")
     if record.status != "planned":
         ended = f", finished {readable(record.finished_at)}" if record.finished_at else ""
         typer.echo(f"started {readable(record.started_at)}{ended}")

@@ -135,6 +135,21 @@ class BaseCheck(FrozenModel):
     xpassed: tuple[str, ...] = ()
 
 
+NAMED = 3
+"""How many ids a reason names before it counts the rest (``and 4 more``)."""
+
+
+def named(ids: Sequence[str]) -> str:
+    """The first :data:`NAMED` of ``ids`` quoted as Python quotes them, the rest counted.
+
+    Quoting with ``repr`` escapes every invisible character (a newline, a bidirectional override)
+    as :func:`repogate.receipt.visible` does, so an id in a reason reads as the one line it is:
+    ``'t.py::test_a', 't.py::test_b', 't.py::test_c' and 4 more``.
+    """
+    more = f" and {len(ids) - NAMED} more" if len(ids) > NAMED else ""
+    return ", ".join(repr(t) for t in ids[:NAMED]) + more
+
+
 def _test_file(test_id: str) -> str:
     return test_id.split("::", 1)[0]
 
@@ -310,7 +325,9 @@ def base_state_check(
     if not fail_to_pass:
         reasons.append("the task names no FAIL_TO_PASS test, so nothing checks the change")
     if nonexistent:
-        reasons.append(f"{len(nonexistent)} expected test id(s) do not exist at the base")
+        reasons.append(
+            f"{len(nonexistent)} expected test id(s) do not exist at the base: {named(nonexistent)}"
+        )
     cut = [t for t in nonexistent if looks_truncated(t)]
     if cut:
         reasons.append(
@@ -359,7 +376,7 @@ def confirm_in_reference(
     reasons = [
         *check.reasons,
         f"{len(missing)} expected test id(s) do not exist in the reference state "
-        "(their file does not import at the base)",
+        f"(their file does not import at the base): {named(missing)}",
     ]
     return check.model_copy(
         update={
