@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from repogate._counted import counted
+from repogate._counted import counted, listed
 
 
 @pytest.mark.parametrize(
@@ -20,3 +20,10 @@ from repogate._counted import counted
 )
 def test_the_noun_takes_the_number(n: int, noun: str, plural: str | None, expected: str) -> None:
     assert counted(n, noun, plural) == expected
+
+
+def test_listed_names_the_first_and_counts_the_rest() -> None:
+    assert listed(["a", "b", "c"], 2) == "a, b and 1 more"
+    assert listed(["a", "b"], 2) == "a, b"
+    assert listed([], 3) == ""
+    assert listed(["a", "b", "c", "d", "e"], 1) == "a and 4 more"

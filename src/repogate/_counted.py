@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """Return ``n`` with ``noun`` in the number it takes: ``counted(1, "test")`` is ``1 test``.
@@ -15,3 +17,14 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
         ``"<n> <noun or plural>"``.
     """
     return f"{n} {noun if abs(n) == 1 else plural or noun + 's'}"
+
+
+def listed(items: Sequence[str], shown: int) -> str:
+    """Return the first ``shown`` of ``items`` joined by ``", "``, the rest counted.
+
+    One rule for every message that names some of many things: ``listed(["a", "b", "c"], 2)``
+    is ``a, b and 1 more``; ``""`` for no item. The items are said as given (quote, cut or
+    escape them first).
+    """
+    more = f" and {len(items) - shown} more" if len(items) > shown else ""
+    return ", ".join(items[:shown]) + more

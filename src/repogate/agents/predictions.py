@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError, field_validator
 
+from repogate._counted import listed
 from repogate._files import read_text
 from repogate._model import ForeignModel
 from repogate._problems import every_problem
@@ -127,8 +128,7 @@ def shown_names(names: Iterable[str]) -> str:
     """
     ordered = sorted(names)
     cut = [n if len(n) <= SHOWN_CHARS else n[: SHOWN_CHARS - 3] + "..." for n in ordered[:SHOWN]]
-    more = f" and {len(ordered) - SHOWN} more" if len(ordered) > SHOWN else ""
-    return ", ".join(visible(n) for n in cut) + more
+    return listed([visible(n) for n in cut] + ordered[SHOWN:], SHOWN)
 
 
 def _picked(spec: PredSpec) -> dict[str, Prediction]:
@@ -164,12 +164,11 @@ def _refuse_missing(
     missing = [i for i in dict.fromkeys(contract_ids) if i not in predictions]
     if not spec.require_all or not missing:
         return
-    named = ", ".join(repr(i) for i in missing[:SHOWN])
-    more = f" and {len(missing) - SHOWN} more" if len(missing) > SHOWN else ""
+    named = listed([repr(i) for i in missing], SHOWN)
     known = shown_names(predictions) or "none"
     rows = "a row for that instance_id" if len(missing) == 1 else "rows for those instance_ids"
     raise AgentSpecError(
-        f"predictions file {spec.file} has no instance {named}{more} (it has: {known})",
+        f"predictions file {spec.file} has no instance {named} (it has: {known})",
         f"add {rows}, run only the contracts it covers, or drop --require-all-predictions to "
         "count it as an empty patch",
     )

@@ -24,6 +24,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 
+from repogate._counted import listed
 from repogate.git import ChangedPath
 
 SOURCE_SUFFIXES = (
@@ -85,10 +86,9 @@ def stale_build_edits(changed: Sequence[ChangedPath], prebuilt: Sequence[str]) -
     """
     if not prebuilt:
         return []
-    named = ", ".join(sorted(prebuilt)[:_SHOWN])
-    more = f" and {len(prebuilt) - _SHOWN} more" if len(prebuilt) > _SHOWN else ""
+    named = listed(sorted(prebuilt), _SHOWN)
     why = (
-        f"(a source of the extension modules the environment built at the base ({named}{more}): "
+        f"(a source of the extension modules the environment built at the base ({named}): "
         "the graded trees run that build, not this edit)"
     )
     found = set()

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
+from repogate._counted import listed
 from repogate._model import FrozenModel
 from repogate.oracles.grading import Observed, observe_ids
 from repogate.oracles.junit import TestOutcome
@@ -84,8 +85,7 @@ def reconstruction(stages: Sequence[StageResult], details: Mapping[str, Any]) ->
 
 
 def _named(ids: Sequence[str]) -> str:
-    more = f" and {len(ids) - _SHOWN} more" if len(ids) > _SHOWN else ""
-    return ", ".join(ids[:_SHOWN]) + more
+    return listed(ids, _SHOWN)
 
 
 def top_level_packages(names: Mapping[str, Collection[str]]) -> tuple[str, ...]:

@@ -34,6 +34,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from repogate._counted import listed
 from repogate.gates.graded_oracle import GradedOracle, graded_edits
 from repogate.gates.verification import untampered_check
 from repogate.git import ChangedPath
@@ -88,7 +89,7 @@ def scope_text(selected: int, passing: int, whole_because: Sequence[str] | None)
 
 
 def _listing(ids: Sequence[str]) -> str:
-    return ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+    return listed(ids, 10)
 
 
 def _observe(ids: Sequence[str], outcomes: Mapping[str, TestOutcome]) -> dict[str, str]:

@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from repogate._counted import listed
 from repogate.contract import TransitionContract
 from repogate.environments import Environment
 from repogate.gates.graded_trees import GradedState, fresh_tree, hidden_test_files
@@ -393,7 +394,7 @@ def check_tests(
             for r in graded.results
             if r.kind == kind and not r.excluded and not r.ok
         ]
-        text = ", ".join(bad[:10]) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
+        text = listed(bad, 10)
         left_out = sorted(r.test_id for r in graded.results if r.kind == kind and r.excluded)
         if left_out:
             text += ("; " if text else "") + "flaky, left out: " + ", ".join(left_out[:10])

@@ -45,6 +45,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Literal
 
+from repogate._counted import listed
 from repogate._model import FrozenModel
 from repogate.oracles.junit import TestOutcome, looks_truncated, match_ids, volatile_key
 
@@ -146,8 +147,7 @@ def named(ids: Sequence[str]) -> str:
     as :func:`repogate.receipt.visible` does, so an id in a reason reads as the one line it is:
     ``'t.py::test_a', 't.py::test_b', 't.py::test_c' and 4 more``.
     """
-    more = f" and {len(ids) - NAMED} more" if len(ids) > NAMED else ""
-    return ", ".join(repr(t) for t in ids[:NAMED]) + more
+    return listed([repr(t) for t in ids], NAMED)
 
 
 def _test_file(test_id: str) -> str:

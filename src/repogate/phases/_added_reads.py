@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from repogate import git
+from repogate._counted import listed
 from repogate._files import write_bytes_nofollow
 from repogate.attempt import AttemptConfig, AttemptProgress
 from repogate.gates.graded_trees import GradedState, write_tree
@@ -244,8 +245,7 @@ def suite_added_reads(
     elif ran.reads is None:
         why = "the run with them gave no read trace"
     elif changed:
-        why = f"with them, tests passing at the base no longer pass: {', '.join(changed[:5])}"
-        why += f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+        why = f"with them, tests passing at the base no longer pass: {listed(changed, 5)}"
     else:
         why = "only test code opened it"
     said = "read by base-passing tests on the base with the patch's added data files"

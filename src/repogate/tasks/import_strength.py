@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from repogate import git
+from repogate._counted import listed
 from repogate._model import FrozenModel
 from repogate.contract import Sentinel
 from repogate.globs import matches_any
@@ -185,7 +186,7 @@ def sentinel_table(found: FixWindow, paths: Sequence[str]) -> dict[str, object]:
 
     The window is stated in words, and what it cannot observe is listed as residual unknowns.
     """
-    files = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    files = listed(paths, 5)
     if found.fix is None or not found.follow_ups:
         return {
             "window": f"none: {found.why_none}",

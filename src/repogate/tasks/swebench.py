@@ -38,6 +38,7 @@ from typing import Any
 from pydantic import ConfigDict, ValidationError, field_validator
 
 from repogate import git
+from repogate._counted import listed
 from repogate._interrupted import interrupt_came
 from repogate._model import ForeignModel
 from repogate.contract import SHA_RE
@@ -354,8 +355,7 @@ def _lacking(repo: Path, base: str) -> str:
     if not missing:
         return ""
     where = git.paths_in_tree(repo, base, missing)
-    named = ", ".join(f"{sha} ({where[sha]})" if sha in where else sha for sha in missing[:5])
-    more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+    named = listed([f"{sha} ({where[sha]})" if sha in where else sha for sha in missing], 5)
     inside = (
         f"{len(where)} of them in the base tree itself"
         if where
@@ -363,7 +363,7 @@ def _lacking(repo: Path, base: str) -> str:
     )
     return (
         f"the mirror {repo} lacks {len(missing)} object(s) of base commit {base}'s history: "
-        f"{named}{more}; {inside}. It is a partial copy (a snapshot without its largest files): "
+        f"{named}; {inside}. It is a partial copy (a snapshot without its largest files): "
         "no checkout of the base can be made from it; use a whole mirror"
     )
 
