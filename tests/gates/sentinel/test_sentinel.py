@@ -322,6 +322,19 @@ def test_uncollectable_history_is_a_step_error_not_a_regression(
     assert "tests/test_more.py" in obs.checks[0].detail
 
 
+def test_many_uncollectable_files_are_named_first_and_counted(tmp_path: Path) -> None:
+    """pytest-11143's third follow-up made a detail of 94 file names (4,800 characters)."""
+    repo, base, fix = _repo(tmp_path)
+    names = [f"tests/test_more_{i:02}.py" for i in range(14)]
+    broken = commit(repo, {n: "import not_a_module_anywhere\n" for n in names}, "b")
+    obs = check_sentinel(_ctx(repo, base, fix, tmp_path, [broken], regression_tests=()))
+    (step,) = _steps(obs.details)
+    assert step["uncollectable"] == names  # every one kept in the record
+    said = f"not collectable at {broken[:12]} in history: 14 test files: "
+    assert said + ", ".join(names[:10]) + " and 4 more" in step["detail"], step["detail"]
+    assert names[10] not in obs.checks[0].detail
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_test_passing_in_history_and_failing_here_is_a_regression(
     tmp_path: Path, workers: int

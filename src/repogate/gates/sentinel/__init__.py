@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from repogate import git
-from repogate._counted import counted
+from repogate._counted import counted, listed
 from repogate.contract import Generator, Sentinel
 from repogate.gates.sentinel._anchor import Anchor, anchor_at_landing, at_start
 from repogate.gates.sentinel._follow_ups import FollowUp, follow_up_commits
@@ -181,7 +181,8 @@ def _with_tests(
         if regressed
         else []
     )
-    notes += [f"not collectable at {follow.sha[:12]} in history: {', '.join(bad)}"] if bad else []
+    said = f"{counted(len(bad), 'test file')}: {listed(bad, 10)}"  # all of them in ``uncollectable``
+    notes += [f"not collectable at {follow.sha[:12]} in history: {said}"] if bad else []
     nothing = not good  # every selected file failed to collect in history: nothing was observed
     outcome: TestsOutcome = "regressed" if regressed else "error" if nothing else "passed"
     status: StepStatus = "regressed" if regressed else "error" if nothing else record.replay
