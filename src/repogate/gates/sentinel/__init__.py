@@ -181,7 +181,9 @@ def _with_tests(
         if regressed
         else []
     )
-    said = f"{counted(len(bad), 'test file')}: {listed(bad, 10)}"  # all of them in ``uncollectable``
+    said = (
+        f"{counted(len(bad), 'test file')}: {listed(bad, 10)}"  # all of them in ``uncollectable``
+    )
     notes += [f"not collectable at {follow.sha[:12]} in history: {said}"] if bad else []
     nothing = not good  # every selected file failed to collect in history: nothing was observed
     outcome: TestsOutcome = "regressed" if regressed else "error" if nothing else "passed"
