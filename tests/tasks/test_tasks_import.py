@@ -643,17 +643,7 @@ def test_a_resolved_patch_leaving_a_script_at_the_root_is_not_accepted_and_both_
         assert names == ["post_merge_sentinel_passed"], row["sentinel"]
 
 
-ROW = json.dumps(
-    {
-        "instance_id": "a",
-        "repo": "x/y",
-        "base_commit": "abc1234",
-        "patch": "",
-        "test_patch": "",
-        "FAIL_TO_PASS": [],
-        "PASS_TO_PASS": [],
-    }
-)
+ROW = json.dumps(_ROW)
 """A valid instance on one line."""
 
 
