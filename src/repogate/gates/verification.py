@@ -325,6 +325,7 @@ def _test_details(
                 # the image the run saw as its root (image backend); absent for this machine's
                 **({"root": r.execution.isolation.root} if r.execution.isolation.root else {}),
                 **({"services": list(r.services)} if r.services else {}),
+                **({"internal_error": r.internal_error} if r.internal_error else {}),
             }
             for r in runs
         ],

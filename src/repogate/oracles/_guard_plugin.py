@@ -149,6 +149,9 @@ _READS = bool(_OUT) and os.environ.get("REPOGATE_GUARD_READS") == "1"
 _found: list[str] = []
 _finished = False
 _passed: set[str] = set()  # ids whose call phase passed, as pytest reported it
+_running: list[str] = []  # the test whose protocol is under way (logstart to logfinish)
+_crashed: list[str] = []  # per internal error: the test under way then ("" outside any test)
+_MAX_CRASHED = 10
 _FILES: dict[str, bool] = {}
 _RELIED: set[str] = set()  # oracle files (relative) whose code was trusted
 _RUNNER_TRUSTED: set[str] = set()  # runner files of the checkout (real paths) trusted
@@ -441,6 +444,8 @@ def _write() -> None:
         "changes": _found,
         "passed_calls": len(_passed),
     }
+    if _crashed:
+        record["internal_errors"] = _crashed
     if _RUNNER:
         record["runner_under_test"] = True
         record["runner_files_trusted"] = len(_RUNNER_TRUSTED)
@@ -486,10 +491,22 @@ def pytest_runtest_logreport(report: Any) -> None:
         _compare(_BEFORE)
 
 
+def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
+    """Note the test under way, for an internal error that ends the session during it."""
+    _running[:] = [nodeid]
+
+
 def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
     """Keep the record on disk current (a process that leaves early leaves what was seen)."""
+    _running.clear()
     if _found:
         _write()
+
+
+def pytest_internalerror(excrepr: Any, excinfo: Any) -> None:
+    """Note the test under way (or none) when pytest's internal error ended the session."""
+    if len(_crashed) < _MAX_CRASHED:
+        _crashed.append(_running[0] if _running else "")
 
 
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:

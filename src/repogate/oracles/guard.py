@@ -236,6 +236,21 @@ def traced_reads(guard: Guard) -> TracedReads | None:
     return merge_records(list(_finished_records(guard)))
 
 
+def internal_errors(guard: Guard) -> tuple[str, ...]:
+    """Return, per pytest internal error of the session, the test id under way when it struck.
+
+    An internal error outside any test (collection, the session's own hooks) is ``""``. Only
+    signed records of a finished session count (a candidate's code cannot add an entry); at most
+    ten entries per record. Empty when pytest met no internal error.
+    """
+    found: list[str] = []
+    for record in _finished_records(guard):
+        entries = record.get("internal_errors")
+        if isinstance(entries, list):
+            found += [e if isinstance(e, str) else "" for e in entries]
+    return tuple(found)
+
+
 def findings(guard: Guard, reported: bool, passed: int = 0) -> tuple[str, ...]:
     """Return what the guard saw changed in the run, empty when nothing was.
 

@@ -175,6 +175,8 @@ def parse_junit_bytes(
     """
     outcomes: dict[str, TestOutcome] = {}
     for case in _document(data, source).iter("testcase"):
+        if not case.get("classname") and not case.get("name"):
+            continue  # names no test: pytest 8's entry for a test its internal error cut short
         test_id = node_id(
             case.get("classname", ""), case.get("name", ""), case.get("file") or None, rootdir
         )
@@ -216,6 +218,11 @@ def failure_texts(data: bytes, source: Path, rootdir: Path | None = None) -> dic
             text = " ".join(f"{e.get('message', '')} {e.text or ''}" for e in bad)
             texts[test_id] = text[:4000]
     return texts
+
+
+INTERNAL_ERROR_ID = "pytest.py::internal"
+"""The id :func:`node_id` gives the entry pytest's junitxml writes for an internal error
+(``classname="pytest" name="internal"``, ``LogXML.pytest_internalerror``): no test of the project."""
 
 
 def _outcome(case: Element) -> TestOutcome:

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Literal
 
 from repogate import sandbox
+from repogate._counted import listed
 from repogate._files import write_bytes_nofollow
 from repogate._logs import cause_line, keep_log
 from repogate._model import FrozenModel, SchemaVersion
@@ -50,6 +51,7 @@ from repogate.oracles._channel import ReportChannel
 from repogate.oracles.graded_reads import TracedReads
 from repogate.oracles.imports import shadowing
 from repogate.oracles.junit import (
+    INTERNAL_ERROR_ID,
     MAX_REPORT_BYTES,
     ReportError,
     TestOutcome,
@@ -61,7 +63,12 @@ REPORT_NAME = "junit.xml"
 TAIL_CHARS = 4000
 OUTPUT_NAME = "output.log"
 """The test command's whole captured output, kept beside its report."""
-_PYTEST_ERROR_EXITS = {3: "pytest internal error", 4: "pytest usage error", 5: "no tests collected"}
+_INTERNAL_ERROR = 3  # pytest's ExitCode.INTERNAL_ERROR
+_PYTEST_ERROR_EXITS = {
+    _INTERNAL_ERROR: "pytest internal error",
+    4: "pytest usage error",
+    5: "no tests collected",
+}
 
 
 class ExecSummary(FrozenModel):
@@ -100,6 +107,9 @@ class TestRun(FrozenModel):
         execution: the command's exit code, time and output tails.
         tampering: what the harness's guard saw the candidate's code change in pytest's
             test-running machinery (empty when nothing); a run with any is ``error``.
+        internal_error: said when pytest's internal error ended the session while a test ran
+            (:func:`stopped_in_test`): that test is ``error``, the tests after it did not run,
+            and the run is ``ok``; empty otherwise.
         services: the environment's services started for this run (``httpbin ready after
             0.41 s``; a TLS one adds ``TLS on 127.0.0.1:8765, harness CA sha256:...`` and how
             the tests trust it); a service that did not start makes the run ``error`` (the
@@ -119,8 +129,36 @@ class TestRun(FrozenModel):
     report_sha256: str | None
     execution: ExecSummary
     tampering: tuple[str, ...] = ()
+    internal_error: str = ""
     services: tuple[str, ...] = ()
     reads: TracedReads | None = None
+
+
+def stopped_in_test(returncode: int, internal_errors: Sequence[str]) -> tuple[str, ...]:
+    """Return the tests whose run pytest's internal error ended, or ``()`` when that is not so.
+
+    pytest exits 3 (``INTERNAL_ERROR``) when an exception escapes its own machinery. When the
+    harness's guard saw each such error strike while a named test ran (for example pytest's
+    ``saferepr`` failing on the test's own object, SWE-bench Lite pytest-dev__pytest-7168 at its
+    base, or a project's report hook failing), those tests are the run's errors: their JUnit
+    entries show only their setup, and the tests after them never ran. An internal error
+    outside any test (``""``), or none, leaves the whole run untrusted: ``()``.
+
+    Args:
+        returncode: pytest's exit code.
+        internal_errors: :func:`repogate.oracles.guard.internal_errors` of the run.
+    """
+    if returncode != _INTERNAL_ERROR or not internal_errors or not all(internal_errors):
+        return ()
+    return tuple(dict.fromkeys(internal_errors))
+
+
+def internal_error_note(crashed: Sequence[str]) -> str:
+    """Return the one line a run keeps about tests pytest's internal error ended (``crashed``)."""
+    return (
+        f"pytest stopped with an internal error during {listed(list(crashed), 3)} (counted as "
+        "error); the tests after it did not run"
+    )
 
 
 def select_files(test_ids: Sequence[str], workdir: Path) -> list[str]:
@@ -330,6 +368,12 @@ def run_tests(
     if data:  # the harness's copy of what came through the channel; a link there is replaced
         write_bytes_nofollow(report_dir, REPORT_NAME, data[:MAX_REPORT_BYTES])
     reason, outcomes, digest = _read(result, data, report, workdir, policy.timeout_s)
+    crashed = stopped_in_test(result.returncode, guard_plugin.internal_errors(guard))
+    if crashed and outcomes and reason.startswith(_PYTEST_ERROR_EXITS[_INTERNAL_ERROR]):
+        # the report lists the test under way without a failure (only its setup was reported),
+        # or without a name (pytest 8), and the internal error as an entry of its own
+        outcomes.pop(INTERNAL_ERROR_ID, None)
+        reason, outcomes = "", {**outcomes, **dict.fromkeys(crashed, "error")}
     if not reason and written > MAX_REPORT_BYTES:
         reason = f"the report is larger than {MAX_REPORT_BYTES} bytes"
     passed = sum(1 for o in outcomes.values() if o == "passed")
@@ -353,6 +397,7 @@ def run_tests(
         report_sha256=digest,
         execution=_summary(result),
         tampering=tampering,
+        internal_error=internal_error_note(crashed) if crashed and not reason else "",
         services=tuple(started.started),
         reads=guard_plugin.traced_reads(guard) if trace_reads else None,
     )
