@@ -172,6 +172,8 @@ def _sentinel(cfg: AttemptConfig, progress: AttemptProgress) -> SentinelObservat
             matrix_runner=_matrix_runner(cfg),
             workers=2,
             work_dir=cfg.work / "sentinel",
+            packages=progress.workspace_env.packages,
+            python=progress.workspace_env.toolchain.python,
         )
     )
 

@@ -335,6 +335,64 @@ def test_many_uncollectable_files_are_named_first_and_counted(tmp_path: Path) ->
     assert names[10] not in obs.checks[0].detail
 
 
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        (  # pytest-11143's third follow-up: setup.cfg raised a pin past the installed version
+            {"setup.cfg": "[options]\ninstall_requires =\n    pluggy>=1.4.0,<2.0\n    tomli>=1\n"},
+            "pluggy<2.0,>=1.4.0 (has pluggy 1.3.0), tomli>=1 (not installed)",
+        ),
+        (  # a PEP 621 project adding a dependency; a marker for another Python is left out
+            {
+                "pyproject.toml": '[project]\nname = "m"\ndependencies = '
+                '["attrs>=23", "exceptiongroup; python_version < \'3.9\'"]\n'
+            },
+            "attrs>=23 (not installed)",
+        ),
+    ],
+    ids=["setup-cfg", "pyproject"],
+)
+def test_uncollectable_follow_up_names_the_requirements_the_environment_lacks(
+    tmp_path: Path, files: dict[str, str], said: str
+) -> None:
+    """pytest-11143's sentinel said `error` at its third follow-up and no reader knew why."""
+    repo, base, fix = _repo(tmp_path)
+    broken = commit(repo, {**files, "tests/test_new.py": "import pluggy_new_api\n"}, "b")
+    packages = ("pluggy==1.3.0", "iniconfig==2.0.0", "-e file:///checkout")
+    ctx = _ctx(
+        repo, base, fix, tmp_path, [broken], regression_tests=(), packages=packages, python="3.9.18"
+    )
+    (step,) = _steps(check_sentinel(ctx).details)
+    assert step["status"] == "error"
+    n = said.count("(")
+    what = "requirement" if n == 1 else "requirements"
+    expected = f"{broken[:12]} declares {n} {what} the environment (built for the base) does not meet: {said}"
+    assert expected in step["detail"], step["detail"]
+
+
+def test_uncollectable_follow_up_with_its_requirements_met_says_no_more(tmp_path: Path) -> None:
+    repo, base, fix = _repo(tmp_path)
+    cfg = "[options]\ninstall_requires =\n    pluggy>=1.0\n    colorama; sys_platform == 'win32'\n"
+    broken = commit(repo, {"setup.cfg": cfg, "tests/test_new.py": "import gone\n"}, "b")
+    ctx = _ctx(
+        repo,
+        base,
+        fix,
+        tmp_path,
+        [broken],
+        regression_tests=(),
+        packages=("pluggy==1.3.0",),
+        python="3.9.18",
+    )
+    (step,) = _steps(check_sentinel(ctx).details)
+    assert step["status"] == "error"
+    assert "declares" not in step["detail"]
+    assert (
+        step["detail"]
+        == f"not collectable at {broken[:12]} in history: 1 test file: tests/test_new.py"
+    )
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_test_passing_in_history_and_failing_here_is_a_regression(
     tmp_path: Path, workers: int

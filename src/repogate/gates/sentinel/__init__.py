@@ -62,6 +62,7 @@ from repogate.gates.sentinel._replay import (
     conflict_files,
     resolve_changelog,
 )
+from repogate.gates.sentinel._requirements import declared, unmet
 from repogate.gates.sentinel._survival import (
     CommandRunner,
     MatrixRunner,
@@ -124,6 +125,10 @@ class SentinelInputs:
         workers: test runs at once. 1 runs everything in order; with 2 or more, real-history
             runs go to a pool of ``workers - 1`` threads beside the replay (history of steps
             after a conflict is then run too, and cached for later attempts).
+        packages: the tests' environment's ``name==version`` lines and ``python`` its Python
+            version: a step with test files that cannot be collected in history names the
+            follow-up's declared requirements they do not meet
+            (:mod:`repogate.gates.sentinel._requirements`). Empty: not said.
     """
 
     repo: Path
@@ -145,6 +150,8 @@ class SentinelInputs:
     matrix_runner: MatrixRunner | None = None
     work_dir: Path | None = None
     workers: int = 1
+    packages: tuple[str, ...] = ()
+    python: str = ""
 
 
 def _with_tests(
@@ -185,6 +192,12 @@ def _with_tests(
         f"{counted(len(bad), 'test file')}: {listed(bad, 10)}"  # all of them in ``uncollectable``
     )
     notes += [f"not collectable at {follow.sha[:12]} in history: {said}"] if bad else []
+    lacking = unmet(declared(ctx.repo, follow.sha), ctx.packages, ctx.python) if bad else ()
+    if lacking and ctx.packages:
+        notes.append(
+            f"{follow.sha[:12]} declares {counted(len(lacking), 'requirement')} the environment "
+            f"(built for the base) does not meet: {listed(list(lacking), 5)}"
+        )
     nothing = not good  # every selected file failed to collect in history: nothing was observed
     outcome: TestsOutcome = "regressed" if regressed else "error" if nothing else "passed"
     status: StepStatus = "regressed" if regressed else "error" if nothing else record.replay
