@@ -63,6 +63,19 @@ TAGGED_2020 = {  # sphinx-doc/sphinx 3.x to 5.x: a development snapshot's versio
 }
 
 
+SETUP_REQUIRES_2020 = {  # pydata/xarray of 2020: setup.py develop fetched today's setuptools_scm
+    "setup.cfg": (
+        "[metadata]\nname = eraproj\n\n[options]\npackages = find:\npython_requires = >=3.7\n"
+        "install_requires =\n    setuptools >= 40.4  # For pkg_resources\n"
+        "setup_requires =\n    setuptools >= 40.4\n    setuptools_scm\n\n"
+        "[options.extras_require]\ntests = pytest\n"
+    ),
+    "setup.py": "from setuptools import setup\n\nsetup(use_scm_version=True)\n",
+    "eraproj/__init__.py": "VALUE = 3\n",
+    "tests/test_value.py": TEST,
+}
+
+
 def _dated_repo(path: Path, files: Mapping[str, str], when: str) -> str:
     env = {
         **os.environ,
@@ -94,8 +107,14 @@ def _dated_repo(path: Path, files: Mapping[str, str], when: str) -> str:
         (SCM_2021, "2021-03-01T00:00:00Z", "setuptools==5"),  # the era's, with pkg_resources
         (PINNED_2022, "2022-10-01T00:00:00Z", "setuptools==62."),  # the pin, honoured
         (TAGGED_2020, "2020-05-01T00:00:00Z", "setuptools==46."),  # tags written twice
+        (SETUP_REQUIRES_2020, "2020-10-01T00:00:00Z", "setuptools==50."),  # dated, not fetched
     ],
-    ids=["setuptools_scm-2021", "setuptools-pinned-below-64", "egg_info-tags-2020"],
+    ids=[
+        "setuptools_scm-2021",
+        "setuptools-pinned-below-64",
+        "egg_info-tags-2020",
+        "setup_requires-2020",
+    ],
 )
 def test_an_era_project_builds_and_imports_from_its_checkout(
     tmp_path: Path, files: Mapping[str, str], when: str, setuptools: str
@@ -203,3 +222,30 @@ def test_every_spelling_of_the_release_tags_is_dropped(tmp_path: Path, options: 
     subprocess.run(shlex.split(install[0]), cwd=tmp_path / "repo", check=True)
     text = (tmp_path / "repo" / "setup.cfg").read_text()
     assert text == "[metadata]\nname = eraproj\n\n[egg_info]\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (SETUP_REQUIRES_2020, ["'setuptools >= 40.4'", "setuptools_scm"]),  # comment dropped
+        (  # a literal list in setup.py, read as text
+            {
+                "setup.py": "from setuptools import setup\nsetup(setup_requires=['cffi>=1.0', \"six\"])\n"
+            },
+            ["'cffi>=1.0'", "six"],
+        ),
+        ({"setup.py": "from setuptools import setup\nsetup()\n"}, []),
+    ],
+    ids=["setup.cfg", "setup.py-literal", "none"],
+)
+def test_setup_requires_are_installed_dated_before_develop(
+    tmp_path: Path, files: Mapping[str, str], expected: list[str]
+) -> None:
+    """``setup.py develop`` fetches ``setup_requires`` undated through easy_install: pydata/xarray
+    4094, 4248 and 4493 got setuptools_scm 10.3 (2026), which failed on Python 3.8 and 3.9."""
+    base = _dated_repo(tmp_path / "repo", files, "2020-10-01T00:00:00Z")
+    first, develop = derive_recipe(tmp_path / "repo", base)["install"]
+    words = shlex.split(first.removeprefix("env SETUPTOOLS_SCM_PRETEND_VERSION=9999.0 "))
+    build = words[words.index("2020-10-02") + 1 : words.index("-r")]
+    assert build == ["setuptools", "wheel", *(shlex.split(e)[0] for e in expected)]
+    assert develop.endswith("develop --no-deps")

@@ -19,8 +19,9 @@ earlier date, or one whose ``[build-system]`` pins setuptools below 64 (pylint's
 ``setuptools~=62.6``), is installed as pip installed it then, when the backend has no
 ``build_editable``: its build requirements and dependencies first (``uv pip install
 --exclude-newer <date> <build requirements> -r <manifest> --extra <test extra> pytest``, the
-manifest's metadata built by its own dated backend), then ``python setup.py develop --no-deps``
-(``setup.py`` absent: the same through ``setuptools.setup()``). Forcing the newest setuptools
+manifest's metadata built by its own dated backend, and its ``setup_requires``, which ``setup.py
+develop`` would otherwise fetch undated through easy_install), then ``python setup.py develop
+--no-deps`` (``setup.py`` absent: the same through ``setuptools.setup()``). Forcing the newest setuptools
 instead (earlier recipes did) breaks what the era's build plugins import: setuptools 81 dropped
 ``pkg_resources``, which a 2021 setuptools_scm imports. A ``setup.cfg`` whose ``[egg_info]`` sets
 ``tag_build`` or ``tag_date`` has them dropped in the build checkout first
@@ -52,6 +53,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from pydantic import ValidationError
 
 from repogate import git
+from repogate._declared import setup_cfg_list
 from repogate._files import read_text
 from repogate._model import FrozenModel
 from repogate._problems import every_problem
@@ -188,7 +190,7 @@ def derive_recipe(repo: Path, base: str) -> dict[str, Any]:
     layout = git.existing_paths(repo, base, ("setup.py", "setup.cfg"))
     develop = _develop_mode(pyproject, bool(setup), day)
     if develop:  # no build_editable in the era's setuptools: its build requirements, then develop
-        words += [shlex.quote(r) for r in _build_requires(pyproject)]
+        words += [shlex.quote(r) for r in _build_requires(pyproject) + _setup_requires(repo, base)]
         source = (
             "pyproject.toml" if "project" in pyproject else min(layout, default="pyproject.toml")
         )
@@ -248,6 +250,25 @@ def _build_requires(pyproject: dict[str, Any]) -> list[str]:
     if isinstance(requires, list) and all(isinstance(r, str) for r in requires):
         return [str(r) for r in requires]
     return ["setuptools", "wheel"]
+
+
+_SETUP_REQUIRES_PY = re.compile(r"\bsetup_requires\s*=\s*\[([^\]]*)\]")
+_QUOTED = re.compile(r"""(['"])([^'"]+)\1""")
+
+
+def _setup_requires(repo: Path, base: str) -> list[str]:
+    """The base's ``setup_requires``: ``setup.cfg``'s ``[options]`` list, or a literal list of
+    strings given to ``setup()`` in ``setup.py`` (read as text, never run).
+
+    ``setup.py develop`` fetches these itself through easy_install, from today's index and
+    undated (pydata/xarray of 2020: today's setuptools_scm, which no longer runs on the era's
+    Python 3.8 and 3.9); installed first by the dated uv command, they are already satisfied.
+    """
+    listed = setup_cfg_list(_text(repo, base, "setup.cfg"), "setup_requires")
+    if listed:
+        return list(listed)
+    found = _SETUP_REQUIRES_PY.search(_text(repo, base, "setup.py"))
+    return [m.group(2) for m in _QUOTED.finditer(found.group(1))] if found else []
 
 
 def _develop_mode(pyproject: dict[str, Any], has_setup: bool, day: date) -> bool:

@@ -15,8 +15,6 @@ declarative configuration). A ``setup.py``'s requirements are code and are not r
 
 from __future__ import annotations
 
-import configparser
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,6 +24,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from repogate import git
+from repogate._declared import pyproject_dependencies, setup_cfg_list
 from repogate.errors import GitError
 
 _MAX_BYTES = 1024 * 1024  # a packaging file larger than this is read in part
@@ -38,24 +37,9 @@ def declared(repo: Path, sha: str) -> tuple[str, ...]:
     ``setup.cfg``; a file that is missing or cannot be parsed gives nothing (this is a diagnosis,
     never a verdict). Raises nothing.
     """
-    found: list[str] = []
-    pyproject = _text(repo, sha, "pyproject.toml")
-    if pyproject:
-        try:
-            deps = tomllib.loads(pyproject).get("project", {}).get("dependencies", [])
-        except tomllib.TOMLDecodeError:
-            deps = []
-        found += [d for d in deps if isinstance(d, str)] if isinstance(deps, list) else []
-    setup_cfg = _text(repo, sha, "setup.cfg")
-    if setup_cfg:
-        parser = configparser.RawConfigParser()
-        try:
-            parser.read_string(setup_cfg)
-            value = parser.get("options", "install_requires", fallback="")
-        except configparser.Error:
-            value = ""
-        found += [line.strip() for line in value.splitlines() if line.strip()]
-    return tuple(found)
+    return pyproject_dependencies(_text(repo, sha, "pyproject.toml")) + setup_cfg_list(
+        _text(repo, sha, "setup.cfg"), "install_requires"
+    )
 
 
 def _text(repo: Path, sha: str, path: str) -> str:
