@@ -16,9 +16,9 @@ _COMMENT = re.compile(r"\s+#.*$")
 
 
 def setup_cfg_list(text: str, key: str) -> tuple[str, ...]:
-    """Return the lines of ``[options] key`` in a ``setup.cfg``'s ``text``, comments dropped.
+    r"""Return the lines of ``[options] key`` in a ``setup.cfg``'s ``text``, comments dropped.
 
-    ``setup_cfg_list("[options]\\nsetup_requires =\\n    setuptools_scm  # versions\\n",
+    ``setup_cfg_list("[options]\nsetup_requires =\n    setuptools_scm  # versions\n",
     "setup_requires")`` is ``("setuptools_scm",)``. Empty when the file, section or key is
     missing, or the text is no INI file.
     """
