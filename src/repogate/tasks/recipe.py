@@ -257,8 +257,10 @@ _QUOTED = re.compile(r"""(['"])([^'"]+)\1""")
 
 
 def _setup_requires(repo: Path, base: str) -> list[str]:
-    """The base's ``setup_requires``: ``setup.cfg``'s ``[options]`` list, or a literal list of
-    strings given to ``setup()`` in ``setup.py`` (read as text, never run).
+    """Return the base's ``setup_requires`` (read as text, never run).
+
+    ``setup.cfg``'s ``[options]`` list, else a literal list of strings given to ``setup()`` in
+    ``setup.py``.
 
     ``setup.py develop`` fetches these itself through easy_install, from today's index and
     undated (pydata/xarray of 2020: today's setuptools_scm, which no longer runs on the era's
