@@ -302,3 +302,93 @@ def test_github_reviews_feed_the_lifecycle_gate_concern_tests_and_stale_approval
     assert (
         "0 of 1 required approvals on the current patch" in checks["code_owner_approved"]["detail"]
     )
+
+
+def _contract_naming(tmp_path: Path, base_commit: str) -> Path:
+    """The gate's contract with ``base_commit`` set to ``base_commit`` instead of the zeros."""
+    path = tmp_path / "named-base.toml"
+    path.write_text(CONTRACT.replace('base_commit = "0000000"', f'base_commit = "{base_commit}"'))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("named", "extra", "said"),
+    [
+        # the contract pins the pull request's branch point; GITHUB_BASE_REF derives main's tip
+        ("first", [], "base (merge base of GITHUB_BASE_REF=main and the head) is "),
+        # the contract pins main's tip; --base names the branch point
+        ("tip", ["--base", "first"], "base (--base) is "),
+        # a short id of the branch point against --base main
+        ("first7", ["--base", "main"], "base (--base) is "),
+    ],
+)
+def test_a_contract_base_other_than_the_gates_is_refused_in_one_line(
+    tmp_path: Path,
+    actions: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    named: str,
+    extra: list[str],
+    said: str,
+) -> None:
+    repo, merge, tip = _pull_request(tmp_path, CALC + MUL)
+    first = git(repo, "rev-parse", "main~1").decode().strip()
+    commits = {"first": first, "tip": tip, "first7": first[:7]}
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
+    monkeypatch.setenv("GITHUB_SHA", merge)
+    contract = _contract_naming(tmp_path, commits[named])
+    out = tmp_path / "verdict"
+    args = ["gate", "--contract", str(contract), "--out", str(out)]
+    args += [commits.get(x, x) for x in extra]
+    assert main(args) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    pinned, gates = (tip, first) if named == "tip" else (first, tip)
+    assert err == (
+        f"error: the contract named-base.toml names base_commit {pinned[:12]}, but the gate's "
+        f'{said}{gates[:12]}; give --base {pinned[:12]}, or set base_commit = "0000000" in '
+        "the contract to let the gate supply the base\n"
+    )
+    assert not out.exists() and not Path(actions["GITHUB_STEP_SUMMARY"]).exists()
+
+
+def test_a_contract_base_that_is_no_commit_is_refused(
+    tmp_path: Path,
+    actions: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    repo, merge, _ = _pull_request(tmp_path, CALC + MUL)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
+    monkeypatch.setenv("GITHUB_SHA", merge)
+    contract = _contract_naming(tmp_path, "1234567")
+    assert main(["gate", "--contract", str(contract), "--out", str(tmp_path / "v")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: the base_commit of named-base.toml '1234567' is not a commit of")
+    assert err.endswith(
+        '; fetch it, or set base_commit = "0000000" to let the gate supply the base\n'
+    )
+
+
+def test_the_gate_compares_against_the_contracts_base_when_it_names_one(
+    tmp_path: Path, actions: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Agreeing bases are used; with no --base and no GITHUB_BASE_REF, the contract's is."""
+    from repogate.ci import resolve_request
+
+    repo, merge, tip = _pull_request(tmp_path, CALC + MUL)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
+    monkeypatch.setenv("GITHUB_SHA", merge)
+    first = git(repo, "rev-parse", "main~1").decode().strip()
+    for named, base, ref, said in (
+        (tip, None, "main", "merge base of GITHUB_BASE_REF=main and the head"),
+        (first[:9], first, None, "--base"),
+        (first, None, None, "base_commit of named-base.toml"),
+    ):
+        if ref is None:
+            monkeypatch.delenv("GITHUB_BASE_REF", raising=False)
+        request = resolve_request(
+            _contract_naming(tmp_path, named), base=base, head=None, repo=None, reviews=None
+        )
+        expected = tip if named == tip else first
+        assert (request.base, request.contract.base_commit) == (expected, expected)
+        assert request.said_by == ("GITHUB_SHA", said)

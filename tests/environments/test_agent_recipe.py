@@ -155,13 +155,13 @@ def test_outcomes_compared_id_by_id() -> None:
     }
     assert differing(evaluator, moved, ids, ()) == (
         "1 graded test(s) end differently than in the evaluator's environment: "
-        "t/test_b.py::test_y (passed -> failed)"
+        "'t/test_b.py::test_y' (passed -> failed)"
     )
     assert differing(evaluator, moved, ids, {"t/test_b.py::test_y"}) == ""  # flaky at the base
     lost: dict[str, TestOutcome] = {"t/test_a.py": "error", "t/test_b.py::test_y": "passed"}
     assert (
         uncollected(evaluator, lost, ids)
-        == "1 graded test id(s) do not collect: t/test_a.py::test_x"
+        == "1 graded test id(s) do not collect: 't/test_a.py::test_x'"
     )
     # an id the evaluator's environment does not collect either (it imports the fix) is no loss
     assert uncollected(lost, lost, ids) == ""

@@ -160,7 +160,7 @@ def test_a_reference_that_fails_in_the_built_environment_makes_the_task_invalid(
     assert all(r["failed"] == [] for r in rows)
     detail = check_detail(out, "environment_reproduced")
     assert "reference (gold) patch fails in the built environment" in detail
-    assert "tests/test_add.py::test_add (failed)" in detail
+    assert "'tests/test_add.py::test_add' (failed)" in detail
     assert "dep==2.0" in detail
 
 

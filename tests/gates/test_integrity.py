@@ -459,10 +459,27 @@ BUILT = ("pkg/_speed.cpython-311-x86_64-linux-gnu.so",)
 """An extension module the environment compiled in place at the base (astropy's kind)."""
 
 
+BUILD_FILES = (
+    "pyproject.toml",
+    "setup.cfg",
+    "setup.py",
+    "requirements/**",
+    "uv.lock",
+    "sub/**",
+    "requirements-docs.txt",
+    "MANIFEST.in",
+)
+"""Build files the checks below let the patch edit, so only the build rules can refuse them."""
+
+
 def _check_built(
-    repo: Path, edits: dict[str, str | None], prebuilt: tuple[str, ...] = BUILT
+    repo: Path,
+    edits: dict[str, str | None],
+    prebuilt: tuple[str, ...] = BUILT,
+    install: tuple[str, ...] = (),
 ) -> Check:
-    """``edits_permitted`` of ``edits`` when the environment placed ``prebuilt`` in every tree."""
+    """``edits_permitted`` of ``edits`` when the environment placed ``prebuilt`` in every tree,
+    built at the base by the ``install`` commands."""
     base = git.rev_parse(repo, "HEAD")
     for path, content in edits.items():
         if content is None:
@@ -473,12 +490,13 @@ def _check_built(
     candidate = git.commit_candidate(repo, "candidate")
     seen = check_integrity(
         git.changed_paths(repo, base, candidate),
-        Permissions(editable=("pkg/**", "setup.py")),
+        Permissions(editable=("pkg/**", *BUILD_FILES)),
         lambda rev, path: git.show_file(repo, rev, path),
         base,
         candidate,
         patch=git.diff_binary(repo, base, candidate),
         prebuilt=prebuilt,
+        install=install,
     )
     return {c.name: c for c in seen.checks}["edits_permitted"]
 
@@ -534,4 +552,142 @@ def test_sources_may_change_when_nothing_was_prebuilt(extension_repo: Path) -> N
 def test_python_edits_pass_beside_a_prebuilt_extension(extension_repo: Path, path: str) -> None:
     """A ``.py`` edit, a data file or a template of no compiled source is graded as it stands."""
     check = _check_built(extension_repo, {path: "x = 2\n"})
+    assert check.status == "passed", check.detail
+
+
+EDITABLE = ("uv pip install -e . pytest",)
+"""The environment installs the project from its folder (editable), as imported tasks do."""
+WHY = (
+    "the environment was built once, at the base, by `{command}` reading the base's {path}, so "
+    "the candidate would be tested in an environment that does not match it; the harness does "
+    "not rebuild the environment per candidate)"
+)
+
+
+@pytest.mark.parametrize(
+    ("edits", "named", "what"),
+    [
+        # red team: a dependency the candidate's code needs is not installed in the tests' venv
+        (
+            {
+                "pyproject.toml": '[project]\nname = "pkg"\nversion = "1"\ndependencies = ["attrs"]\n'
+                '\n[tool.pytest.ini_options]\naddopts = "-q"\n'
+            },
+            "pyproject.toml",
+            "[project] dependencies changed",
+        ),
+        # the installed metadata (importlib.metadata.version) stays the base's
+        (
+            {
+                "pyproject.toml": '[project]\nname = "pkg"\nversion = "2"\n\n'
+                '[tool.pytest.ini_options]\naddopts = "-q"\n'
+            },
+            "pyproject.toml",
+            "[project] version changed",
+        ),
+        (
+            {
+                "pyproject.toml": '[build-system]\nrequires = ["hatchling"]\n\n[project]\nname = "pkg"\n'
+                'version = "1"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n'
+            },
+            "pyproject.toml",
+            "[build-system] changed",
+        ),
+        (
+            {
+                "setup.cfg": "[metadata]\nname = pkg\n\n[options.entry_points]\n"
+                "console_scripts =\n    pkg = pkg.mod:f\n\n[tool:pytest]\ntestpaths = tests\n"
+            },
+            "setup.cfg",
+            "[options.entry_points] changed",
+        ),
+        ({"setup.py": "from setuptools import setup\nsetup(name='pkg')\n"}, "setup.py", "added"),
+        ({"pyproject.toml": None}, "pyproject.toml", "deleted"),
+        (
+            {"pyproject.toml": "[project\n"},
+            "pyproject.toml",
+            "changed (it does not parse on one side)",
+        ),
+    ],
+)
+def test_an_edit_of_the_build_configuration_the_environment_was_installed_from_is_refused(
+    repo: Path, edits: dict[str, str | None], named: str, what: str
+) -> None:
+    """The environment was installed once from the base's build files: a candidate changing
+    them would be tested without its change, so ``edits_permitted`` names the file and why."""
+    check = _check_built(repo, edits, (), EDITABLE)
+    assert check.status == "failed"
+    assert check.detail == f"{named} ({what}: " + WHY.format(command=EDITABLE[0], path=named)
+
+
+@pytest.mark.parametrize(
+    ("install", "edits", "named"),
+    [
+        # a requirements file the recipe installs from, and one it includes with -r
+        (
+            "uv pip install -r requirements/test.txt",
+            {"requirements/base.txt": "attrs==23.1\n"},
+            "requirements/base.txt",
+        ),
+        (
+            "uv pip install -r requirements/test.txt",
+            {"requirements/test.txt": "-r base.txt\npytest==8.0\n"},
+            "requirements/test.txt",
+        ),
+        # uv sync reads the lockfile too
+        ("uv sync", {"uv.lock": "version = 1\n# moved\n"}, "uv.lock"),
+        # behind env's settings, as pytest-dev's recipes install it
+        ("env A=1 uv sync", {"uv.lock": None}, "uv.lock"),
+        # a project installed from a sub-folder
+        (
+            "pip install ./sub[test]",
+            {"sub/pyproject.toml": '[project]\nname = "s"\nversion = "2"\n'},
+            "sub/pyproject.toml",
+        ),
+    ],
+)
+def test_requirements_lockfiles_and_sub_projects_an_install_read_are_build_configuration(
+    repo: Path, install: str, edits: dict[str, str | None], named: str
+) -> None:
+    (repo / "requirements").mkdir()
+    (repo / "requirements" / "test.txt").write_text("-r base.txt\npytest\n")
+    (repo / "requirements" / "base.txt").write_text("attrs\n")
+    (repo / "uv.lock").write_text("version = 1\n")
+    (repo / "sub").mkdir()
+    (repo / "sub" / "pyproject.toml").write_text('[project]\nname = "s"\nversion = "1"\n')
+    git.commit_all(repo, "build files")
+    check = _check_built(repo, edits, (), (install,))
+    assert check.status == "failed"
+    assert check.detail.startswith(f"{named} (")
+    assert WHY.format(command=install, path=named) in check.detail
+
+
+@pytest.mark.parametrize(
+    ("install", "edits"),
+    [
+        # what no install reads: a linter's table, a description, an untouched requirements file
+        (
+            EDITABLE,
+            {
+                "pyproject.toml": '[project]\nname = "pkg"\nversion = "1"\ndescription = "d"\n\n'
+                '[tool.pytest.ini_options]\naddopts = "-q"\n\n[tool.ruff]\nline-length = 99\n'
+            },
+        ),
+        (
+            EDITABLE,
+            {
+                "setup.cfg": "[metadata]\nname = pkg\n\n[flake8]\nmax-line-length = 99\n\n"
+                "[tool:pytest]\ntestpaths = tests\n"
+            },
+        ),
+        (EDITABLE, {"requirements-docs.txt": "sphinx\n", "MANIFEST.in": "include *.md\n"}),
+        # the environment does not install the project: its build files are read by nothing
+        (("uv pip install pytest",), {"setup.py": "from setuptools import setup\nsetup()\n"}),
+        ((), {"pyproject.toml": '[project]\nname = "pkg"\nversion = "2"\n'}),
+    ],
+)
+def test_build_files_no_install_read_may_change(
+    repo: Path, install: tuple[str, ...], edits: dict[str, str | None]
+) -> None:
+    check = _check_built(repo, edits, (), install)
     assert check.status == "passed", check.detail

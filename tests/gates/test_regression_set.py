@@ -146,6 +146,12 @@ def test_breaking_a_neighbouring_files_tests_is_a_regression(
         "tests/test_describe.py::test_describe[2-gram-2 gram]": "failed",
         "tests/test_describe.py::test_describe[3-second-3 second]": "failed",
     }
+    assert selected["check"]["detail"].startswith(
+        "3 tests passed at the base, not on the candidate: "
+        "'tests/test_describe.py::test_describe[1-metre-1 metre]' (failed), "
+        "'tests/test_describe.py::test_describe[2-gram-2 gram]' (failed), "
+        "'tests/test_describe.py::test_describe[3-second-3 second]' (failed) ["
+    )
     assert selected["coverage"] is True
     assert selected["base_suite_cached"] is True  # the gold attempt recorded the base first
 

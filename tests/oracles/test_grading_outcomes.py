@@ -318,6 +318,11 @@ def test_hidden_test_files_that_do_not_import_at_the_base_count_as_failing_there
     assert set(rows["breaks"]["failed"]) >= {"focused_tests_passed", "regression_tests_passed"}
     base = _receipt(tmp_path / "run", 0, "E")["base_state"]
     assert len(base["uncollected"]) == 4 and base["nonexistent"] == []
+    assert _receipt(tmp_path / "run", 0, "E")["reference_check"] == (
+        "4 id(s) of files not collectable at the base checked in the reference state: "
+        "'tests/test_whisper.py::test_whisper', 'tests/test_whisper.py::test_param[a-b]', "
+        "'tests/test_whisper.py::test_param[C]' and 1 more"
+    )
     # a misspelled id in a file that collected is still the task's error
     text = contract.read_text().replace("test_shout.py::test_shout", "test_shout.py::test_shot")
     contract.write_text(text)

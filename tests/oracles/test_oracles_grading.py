@@ -175,3 +175,37 @@ def test_an_id_missing_in_the_reference_is_named_too() -> None:
         "1 expected test id(s) do not exist in the reference state (their file does not import "
         "at the base): 't.py::test_nwe'"
     )
+
+
+def test_a_fail_to_pass_test_passing_at_the_base_is_named_with_its_outcome() -> None:
+    """New user: ``task invalid: 1 FAIL_TO_PASS test(s) do not fail at the base`` did not say
+    which; the id was in the E receipt only."""
+    check = base_state_check(_outcomes(fixed="passed", kept="passed", other="passed"), F2P, P2P)
+    assert check.reasons == (
+        "1 FAIL_TO_PASS test(s) do not fail at the base: 't.py::test_fixed' (passed)",
+    )
+
+
+def test_pass_to_pass_tests_not_passing_at_the_base_are_named_each_with_its_outcome() -> None:
+    """A skip, a failure, and an id whose file does not import are each named as observed."""
+    at_base: dict[str, TestOutcome] = {
+        F2P[0]: "failed",
+        "t.py::test_kept": "skipped",
+        "t.py::test_other[a b]": "failed",
+        "u.py": "error",
+    }
+    check = base_state_check(at_base, F2P, [*P2P, "u.py::test_new"])
+    assert check.reasons == (
+        "3 PASS_TO_PASS test(s) do not pass at the base: 't.py::test_kept' (skipped), "
+        "'t.py::test_other[a b]' (failed), 'u.py::test_new' (uncollected)",
+    )
+
+
+def test_many_wrong_ids_at_the_base_are_named_first_three_escaped_and_counted() -> None:
+    """Seven FAIL_TO_PASS tests passing at the base, one id holding a newline."""
+    ids = [f"t.py::test_{i}" for i in range(6)] + ["t.py::test_6\u202e\n"]
+    check = base_state_check(dict.fromkeys(ids, "passed"), [ids[-1], *ids[:-1]], [])
+    assert check.reasons == (
+        "7 FAIL_TO_PASS test(s) do not fail at the base: 't.py::test_6\\u202e\\n' (passed), "
+        "'t.py::test_0' (passed), 't.py::test_1' (passed) and 4 more",
+    )

@@ -11,6 +11,7 @@ from collections.abc import Collection, Mapping
 
 from _test_runs import test_run as _run
 from repogate.gates.regression import grade, narrowed, next_run, seen, start
+from repogate.gates.verification import check_tests
 from repogate.oracles.base_suite import BaseSuite
 from repogate.oracles.junit import TestOutcome
 from repogate.oracles.pytest_runner import TestRun
@@ -276,7 +277,7 @@ def test_a_reproducible_failure_outside_the_declared_ids_fails_the_check() -> No
     )
     assert seen.checks[0].status == "failed"
     assert seen.checks[0].detail.startswith(
-        "passed at the base, not on the candidate: t/a.py::test_2 (failed)"
+        "1 test passed at the base, not on the candidate: 't/a.py::test_2' (failed) ["
     )
     assert "no coverage" in seen.checks[0].detail  # the fallback reason is shown
     assert replay.asked[0] == (
@@ -380,3 +381,42 @@ def test_a_base_run_that_broke_charges_every_reproducible_failure() -> None:
     seen = _regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay, base_runs=True)
     assert seen.details["failing_alone_at_base"] == []
     assert seen.details["failing"] == {"t/a.py::test_2": "failed"}
+
+
+def test_many_regressions_are_named_first_three_with_outcomes_and_the_rest_counted() -> None:
+    """The detail listed ten ids unquoted; it names three (quoted, invisible characters
+    escaped), each with its outcome on the candidate, and counts the rest."""
+    passing = ("t/a.py::test_0\u202e", *(f"t/a.py::test_{n}" for n in range(1, 6)))
+    suite = SUITE.model_copy(update={"passing": passing})
+    everything = EVERYTHING.model_copy(update={"tests": passing})
+    broken: dict[str, TestOutcome] = {t: "failed" for t in passing}
+    broken["t/a.py::test_1"] = "error"
+    del broken["t/a.py::test_2"]  # its file collected; the id vanished: missing
+    # selected, its files whole for the missing id (still missing), two reruns
+    replay = _Replay(_run(broken), _run(broken), _run(broken), _run(broken))
+    seen = _regressions(suite, everything, {}, (), replay)
+    assert seen.checks[0].detail == (
+        "6 tests passed at the base, not on the candidate: 't/a.py::test_0\\u202e' (failed), "
+        "'t/a.py::test_1' (error), 't/a.py::test_2' (missing) and 3 more [all 6 base-passing "
+        "tests beyond the graded ids (no coverage)]"
+    )
+
+
+def test_pass_to_pass_failures_say_they_passed_at_the_base_and_name_three() -> None:
+    """Gate V's declared PASS_TO_PASS detail said ``id (failed)`` only, ten of them, not that
+    they passed at the base; FAIL_TO_PASS is named the same way."""
+    p2p = [f"t/p.py::test_{n}" for n in range(5)]
+    outcomes: dict[str, TestOutcome] = {t: "failed" for t in p2p}
+    outcomes["t/p.py::test_0"] = "skipped"
+    outcomes["t/f.py::test_f"] = "xfailed"
+    checks = {
+        c.name: c for c in check_tests([_run(outcomes)], set(), ["t/f.py::test_f"], p2p).checks
+    }
+    assert checks["regression_tests_passed"].detail == (
+        "5 PASS_TO_PASS test(s) passed at the base, not on the candidate: 't/p.py::test_0' "
+        "(skipped), 't/p.py::test_1' (failed), 't/p.py::test_2' (failed) and 2 more; not rerun: "
+        "FAIL_TO_PASS failed, so the reruns could not change the verdict"
+    )
+    assert checks["focused_tests_passed"].detail == (
+        "1 FAIL_TO_PASS test(s) do not pass on the candidate: 't/f.py::test_f' (xfailed)"
+    )

@@ -75,11 +75,27 @@ def test_a_cut_id_matching_nothing_is_named_in_the_reason() -> None:
     check = base_state_check({"t.py::test_other": "failed"}, ["t.py::test_x[a"], [])
     assert not check.valid
     assert check.nonexistent == ("t.py::test_x[a",)
-    assert any("cut at a blank as SWE-bench's log parser cuts ids" in r for r in check.reasons)
-    detail = missing_detail(["t.py::test_x[a", "t.py::test_y"])
-    assert "2 declared id(s)" in detail
-    assert "1 of them cut at a blank" in detail
+    assert check.reasons[-1] == (
+        "1 of them cut at a blank as SWE-bench's log parser cuts ids, matching no test of that "
+        "form: 't.py::test_x[a'"
+    )
+    assert missing_detail(["t.py::test_x[a", "t.py::test_y"]) == (
+        "2 declared id(s) are not in the collected suite: 't.py::test_x[a', 't.py::test_y'; "
+        "1 of them cut at a blank as SWE-bench's log parser cuts ids, and no reported id has "
+        "that form: 't.py::test_x[a'"
+    )
     assert "cut" not in missing_detail(["t.py::test_y"])
+
+
+def test_many_declared_ids_not_collected_are_named_first_three_and_counted() -> None:
+    """Task validation's ``ids_missing`` named one id (``e.g.``) of however many."""
+    missing = [f"t.py::test_{i}[a" for i in range(5)] + ["t.py::test_z\n"]
+    assert missing_detail(missing) == (
+        "6 declared id(s) are not in the collected suite: 't.py::test_0[a', 't.py::test_1[a', "
+        "'t.py::test_2[a' and 3 more; 5 of them cut at a blank as SWE-bench's log parser cuts "
+        "ids, and no reported id has that form: 't.py::test_0[a', 't.py::test_1[a', "
+        "'t.py::test_2[a' and 2 more"
+    )
 
 
 def test_validation_resolves_a_cut_id_to_its_worst_test() -> None:

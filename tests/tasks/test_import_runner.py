@@ -47,6 +47,20 @@ def test_ids_that_name_no_test_are_left_out_and_recorded(
     assert "'[100%]'" in made.source["not_test_ids"]
 
 
+def test_ids_cut_at_a_blank_are_named_in_the_record(
+    history: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """The record counted the cut ids only; it names the first three and counts the rest."""
+    repo, c = history
+    cut = [f"tests/test_calc.py::test_add[a {n}" for n in range(4)]
+    made = _draft(repo, c, tmp_path, PASS_TO_PASS=["tests/test_calc.py::test_add", *cut])
+    assert made.source["cut_ids"] == (
+        "4 id(s) cut at a blank by SWE-bench's log parser, matched as its grading matches them "
+        "(repogate.oracles.junit.match_ids): 'tests/test_calc.py::test_add[a 0', "
+        "'tests/test_calc.py::test_add[a 1', 'tests/test_calc.py::test_add[a 2' and 1 more"
+    )
+
+
 def test_a_parametrized_id_is_kept(history: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
     """Only an id with no name before its brackets goes: ``test_x[True]`` is a test."""
     repo, c = history

@@ -10,11 +10,18 @@ repository                  ``--repo``, else ``GITHUB_WORKSPACE``, else the curr
 head (the candidate)        ``--head``, else ``GITHUB_SHA`` (on ``pull_request`` events, GitHub's
                             merge commit of the pull request into its base branch)
 base (the authorised S0)    ``--base``, else the merge base of ``GITHUB_BASE_REF`` (the base
-                            branch, read as ``origin/REF`` then ``REF``) and the head
+                            branch, read as ``origin/REF`` then ``REF``) and the head, else the
+                            contract's ``base_commit`` when it names one
 ==========================  =====================================================================
 
 The contract file supplies the oracles, permissions, authority and profile; the request replaces
-its ``repo`` and ``base_commit`` with these (``target_commit`` cleared: the merge is into the base).
+its ``repo`` with the repository and its ``base_commit`` with the base (``target_commit``
+cleared: the merge is into the base). A repository contract used for every pull request leaves
+the base to the gate with a ``base_commit`` of zeros (:data:`GATE_SUPPLIES_BASE`, git's null id
+cut to any length: ``"0000000"``). A contract that names a real base commit binds the gate to it:
+the gate compares against that commit, and refuses (``UserInputError``) a base given or derived
+otherwise that is another commit, rather than silently grading against a base the contract did
+not authorise.
 """
 
 from __future__ import annotations
@@ -36,7 +43,16 @@ from repogate.contract import (
 from repogate.errors import GitError, UserInputError
 from repogate.gates.protection import load_protection
 
-__all__ = ["GateRequest", "resolve_request"]
+__all__ = ["GATE_SUPPLIES_BASE", "GateRequest", "gate_supplies_base", "resolve_request"]
+
+GATE_SUPPLIES_BASE = "0000000"
+"""The ``base_commit`` a repository contract for ``repogate gate`` gives to leave the base to the
+gate: zeros (any length from 7 to 40, git's null object id), which no commit is."""
+
+
+def gate_supplies_base(base_commit: str) -> bool:
+    """Whether a contract's ``base_commit`` leaves the base to the gate (all zeros)."""
+    return set(base_commit) == {"0"}
 
 
 @dataclass(frozen=True)
@@ -87,6 +103,22 @@ def _names_commit(repo: Path, rev: str) -> bool:
     return True
 
 
+def _contract_base(repo: Path, contract: TransitionContract, file: Path) -> str | None:
+    """The commit the contract's ``base_commit`` names in ``repo``; None when it leaves it to the gate.
+
+    Raises:
+        UserInputError: it names no commit of ``repo`` (a stale or mistyped base).
+    """
+    if gate_supplies_base(contract.base_commit):
+        return None
+    return _commit(
+        repo,
+        contract.base_commit,
+        f"the base_commit of {file.name}",
+        f'fetch it, or set base_commit = "{GATE_SUPPLIES_BASE}" to let the gate supply the base',
+    )
+
+
 def _graded(oracles: Oracles, head: str, fail_to_pass: Sequence[str]) -> Oracles:
     """Add the pull request's FAIL_TO_PASS ids; hidden tests default to their files at the head."""
     if not fail_to_pass:
@@ -125,7 +157,7 @@ def resolve_request(
 
     Args:
         contract_file: the contract TOML (oracles, permissions, authority, profile).
-        base: ``--base``; None reads ``GITHUB_BASE_REF``.
+        base: ``--base``; None reads ``GITHUB_BASE_REF``, else the contract's ``base_commit``.
         head: ``--head``; None reads ``GITHUB_SHA``.
         repo: ``--repo``; None reads ``GITHUB_WORKSPACE``, else the current folder.
         reviews: ``--reviews``: a review-evidence JSON file for gate A (replaces the contract's).
@@ -139,7 +171,9 @@ def resolve_request(
 
     Raises:
         UserInputError: no head or base given or derivable, a commit not in the repository, a
-            folder that is not a git repository, a missing review file.
+            folder that is not a git repository, a missing review file, a contract whose
+            ``base_commit`` names a commit other than the base given or derived (or no commit of
+            the repository), unless it is zeros (:data:`GATE_SUPPLIES_BASE`).
         ContractError: the contract file is unusable.
     """
     env = os.environ if env is None else env
@@ -154,6 +188,10 @@ def resolve_request(
         raise UserInputError("no head commit", "give --head SHA or set GITHUB_SHA")
     said.append("--head" if head else "GITHUB_SHA")
     head_sha = _commit(folder, head_rev, "head", "give a commit of the checked-out repository")
+    if reviews is not None and not reviews.is_file():
+        raise UserInputError(f"review file {reviews} does not exist", "give --reviews FILE")
+    contract = load_contract(contract_file)
+    named = _contract_base(folder, contract, contract_file)
     if base:
         base_sha = _commit(folder, base, "base", "give a commit of the checked-out repository")
         said.append("--base")
@@ -161,11 +199,21 @@ def resolve_request(
         ref = env["GITHUB_BASE_REF"]
         base_sha = _base_from_ref(folder, ref, head_sha)
         said.append(f"merge base of GITHUB_BASE_REF={ref} and the head")
+    elif named is not None:
+        base_sha = named
+        said.append(f"base_commit of {contract_file.name}")
     else:
-        raise UserInputError("no base commit", "give --base SHA or set GITHUB_BASE_REF")
-    if reviews is not None and not reviews.is_file():
-        raise UserInputError(f"review file {reviews} does not exist", "give --reviews FILE")
-    contract = load_contract(contract_file)
+        raise UserInputError(
+            "no base commit",
+            "give --base SHA or set GITHUB_BASE_REF, or name the base_commit in the contract",
+        )
+    if named is not None and named != base_sha:
+        raise UserInputError(
+            f"the contract {contract_file.name} names base_commit {named[:12]}, but the gate's "
+            f"base ({said[-1]}) is {base_sha[:12]}",
+            f'give --base {named[:12]}, or set base_commit = "{GATE_SUPPLIES_BASE}" in the '
+            "contract to let the gate supply the base",
+        )
     authority = contract.authority
     if reviews is not None:
         authority = authority.model_copy(update={"reviews": str(reviews.resolve())})

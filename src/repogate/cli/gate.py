@@ -20,7 +20,8 @@ def gate_cmd(
         typer.Option(
             "--base",
             metavar="SHA",
-            help="Base commit; default: merge base of GITHUB_BASE_REF and head.",
+            help="Base commit; default: merge base of GITHUB_BASE_REF and head, else the "
+            "contract's base_commit (a contract naming one must agree).",
         ),
     ] = None,
     head: Annotated[

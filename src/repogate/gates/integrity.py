@@ -26,7 +26,11 @@ Checks:
 ``edits_permitted`` also refuses what runs instead of the source a reviewer reads: bytecode,
 native extension modules and libraries, and coding cookies whose codec hides code (``utf-7``);
 and, when the environment placed extension modules it built at the base into the graded trees,
-an edit of their sources, which those trees would not run (:mod:`repogate.gates.prebuilt`).
+an edit of their sources, which those trees would not run (:mod:`repogate.gates.prebuilt`); and an
+edit of the build configuration the environment's install commands read at the base
+(``pyproject.toml``'s build tables, ``setup.cfg``'s setuptools sections, ``setup.py``, an installed
+requirements file or lockfile), which the candidate would be tested without
+(:mod:`repogate.gates.build_config`).
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from repogate.contract import Permissions
+from repogate.gates.build_config import stale_config_edits
 from repogate.gates.graded_oracle import GradedOracle, graded_edits
 from repogate.gates.imports import native_modules, shadowing, unsafe_cookies
 from repogate.gates.prebuilt import stale_build_edits
@@ -239,6 +244,7 @@ def check_integrity(
     runner_under_test: bool = False,
     reference_paths: Collection[str] = (),
     prebuilt: Sequence[str] = (),
+    install: Sequence[str] = (),
 ) -> Observation:
     """Return the ``edits_permitted`` and ``oracle_untouched`` checks for one candidate.
 
@@ -268,6 +274,10 @@ def check_integrity(
             every graded tree (:meth:`repogate.environments.Environment.prebuilt_extensions`);
             an edit of what they are built from is not what the tests run, so it fails
             ``edits_permitted`` (:mod:`repogate.gates.prebuilt`).
+        install: the install commands the environment was built with at the base
+            (:attr:`repogate.environments.Environment.commands`); an edit of a build file they
+            read is not in the environment the tests run in, so it fails ``edits_permitted``
+            (:mod:`repogate.gates.build_config`).
     """
     reads = graded_edits(changed, graded or GradedOracle())
     refused, allowed = verdict_edits(changed, reference_paths) if runner_under_test else ([], [])
@@ -279,6 +289,7 @@ def check_integrity(
             *native_modules(changed),
             *unsafe_cookies(changed, read, candidate),
             *stale_build_edits(changed, prebuilt),
+            *stale_config_edits(changed, install, read, base, candidate),
         }
     )
     oracle = sorted(

@@ -14,9 +14,11 @@ What counts as what they are built from: a file with a compiled language's suffi
 or a template of one (``_fast.pyx.in``, numpy's ``x.c.src``) anywhere in the tree
 (astropy compiles ``cextern/`` libraries into its modules), and the setuptools build scripts
 (``setup.py``, astropy's per-package ``setup_package.py``), added, changed or deleted. Not
-counted: ``pyproject.toml`` and ``setup.cfg`` (edited for many other reasons; a change there that
-alters the build is not seen), and a ``.py`` module named like a built one (Python imports the
-built module ahead of it in a real install too, so the tests see what users would).
+counted here: ``pyproject.toml`` and ``setup.cfg`` (edited for many other reasons; the tables of
+them an install reads are compared by :mod:`repogate.gates.build_config`, which refuses a change
+to them whenever the environment's install commands read them, prebuilt modules or not), and a
+``.py`` module named like a built one (Python imports the built module ahead of it in a real
+install too, so the tests see what users would).
 """
 
 from __future__ import annotations

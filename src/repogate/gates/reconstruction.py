@@ -21,9 +21,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
-from repogate._counted import listed
 from repogate._model import FrozenModel
-from repogate.oracles.grading import Observed, observe_ids
+from repogate.oracles.grading import Observed, named, observe_ids
 from repogate.oracles.junit import TestOutcome
 from repogate.receipt import Check, Observation
 from repogate.vocabulary import RECONSTRUCTION_STAGES, ReconstructionStage
@@ -35,9 +34,6 @@ __all__ = [
     "top_level_packages",
     "uncollected",
 ]
-
-_SHOWN = 5
-"""Ids named at most in a stage's cause line (the rest counted)."""
 
 
 class StageResult(FrozenModel):
@@ -82,10 +78,6 @@ def reconstruction(stages: Sequence[StageResult], details: Mapping[str, Any]) ->
         )
         check = Check(name="environment_reproduced", status="failed", detail=why)
     return Observation(checks=(check,), details=record)
-
-
-def _named(ids: Sequence[str]) -> str:
-    return listed(ids, _SHOWN)
 
 
 def top_level_packages(names: Mapping[str, Collection[str]]) -> tuple[str, ...]:
@@ -134,7 +126,7 @@ def uncollected(
     ]
     if not lost:
         return ""
-    return f"{len(lost)} graded test id(s) do not collect: {_named(lost)}"
+    return f"{len(lost)} graded test id(s) do not collect: {named(lost)}"
 
 
 def differing(
@@ -150,10 +142,11 @@ def differing(
     """
     graded = [i for i in ids if i not in flaky]
     theirs, ours = _observed(reference, graded), _observed(agent, graded)
-    changed = [f"{i} ({theirs[i]} -> {ours[i]})" for i in graded if theirs[i] != ours[i]]
+    changed = [i for i in graded if theirs[i] != ours[i]]
     if not changed:
         return ""
+    moves = {i: f"{theirs[i]} -> {ours[i]}" for i in changed}
     return (
         f"{len(changed)} graded test(s) end differently than in the evaluator's environment: "
-        f"{_named(changed)}"
+        f"{named(changed, moves)}"
     )

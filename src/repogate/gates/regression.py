@@ -34,11 +34,12 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from repogate._counted import listed
+from repogate._counted import counted
 from repogate.gates.graded_oracle import GradedOracle, graded_edits
 from repogate.gates.verification import untampered_check
 from repogate.git import ChangedPath
 from repogate.oracles.base_suite import BaseSuite
+from repogate.oracles.grading import named
 from repogate.oracles.junit import TestOutcome, match_ids
 from repogate.oracles.pytest_runner import TestRun
 from repogate.oracles.selection import Selection
@@ -88,8 +89,22 @@ def scope_text(selected: int, passing: int, whole_because: Sequence[str] | None)
     return f"{scope} ({'; '.join(whole_because)})" if whole_because else scope
 
 
-def _listing(ids: Sequence[str]) -> str:
-    return listed(ids, 10)
+def failing_text(failing: Sequence[str], outcomes: Mapping[str, str]) -> str:
+    """Say which base-passing tests no longer pass on the candidate, each with its outcome.
+
+    Args:
+        failing: the ids, in the order they are named (at least one).
+        outcomes: each id's outcome on the candidate (``failed``, ``error``, ``missing``...).
+
+    Returns:
+        e.g. ``2 tests passed at the base, not on the candidate: 't/a.py::test_2' (failed),
+        't/b.py::test_3' (error)``; past three ids the rest are counted (``and 4 more``), as
+        :func:`repogate.oracles.grading.named` names them.
+    """
+    return (
+        f"{counted(len(failing), 'test')} passed at the base, not on the candidate: "
+        f"{named(failing, outcomes)}"
+    )
 
 
 def _observe(ids: Sequence[str], outcomes: Mapping[str, TestOutcome]) -> dict[str, str]:
@@ -325,8 +340,7 @@ def grade(step: Regressions, edited: Sequence[str] = ()) -> Observation:
         edited
     )
     if failing:
-        bad = [f"{t} ({outcome[t]})" for t in failing]
-        problems.append(f"passed at the base, not on the candidate: {_listing(bad)}")
+        problems.append(failing_text(failing, outcome))
     if problems:
         details["oracle_edits"] = list(edited)
         detail = f"{'; '.join(problems)} [{scope}]"

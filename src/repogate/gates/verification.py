@@ -40,10 +40,12 @@ from repogate.gates.graded_trees import GradedState, fresh_tree, hidden_test_fil
 from repogate.oracles.base_suite import graded_grant, selecting
 from repogate.oracles.grading import (
     Grading,
+    Kind,
     Observed,
     flaky,
     grade,
     label,
+    named,
     observe_ids,
     passes,
 )
@@ -335,6 +337,13 @@ def _test_details(
     }
 
 
+_NOT_PASSING: dict[Kind, str] = {
+    "fail_to_pass": "FAIL_TO_PASS test(s) do not pass on the candidate",
+    "pass_to_pass": "PASS_TO_PASS test(s) passed at the base, not on the candidate",
+}
+"""How a test check's detail says its ids that did not pass (named after it, with outcomes)."""
+
+
 def check_tests(
     runs: Sequence[TestRun],
     flips: set[str],
@@ -389,16 +398,16 @@ def check_tests(
         base_xpassed=base_xpassed,
     )
 
-    def detail(kind: str) -> str:
-        bad = [
-            f"{r.test_id} ({label(r.observed)})"
-            for r in graded.results
-            if r.kind == kind and not r.excluded and not r.ok
-        ]
-        text = listed(bad, 10)
+    def detail(kind: Kind) -> str:
+        bad = [r for r in graded.results if r.kind == kind and not r.excluded and not r.ok]
+        text = ""
+        if bad:
+            seen = {r.test_id: label(r.observed) for r in bad}
+            what = _NOT_PASSING[kind]
+            text = f"{len(bad)} {what}: {named(list(seen), seen)}"
         left_out = sorted(r.test_id for r in graded.results if r.kind == kind and r.excluded)
         if left_out:
-            text += ("; " if text else "") + "flaky, left out: " + ", ".join(left_out[:10])
+            text += ("; " if text else "") + "flaky, left out: " + listed(left_out, 10)
         return text
 
     focused_detail = detail("fail_to_pass") or ("" if fail_to_pass else "no FAIL_TO_PASS test")

@@ -140,14 +140,24 @@ NAMED = 3
 """How many ids a reason names before it counts the rest (``and 4 more``)."""
 
 
-def named(ids: Sequence[str]) -> str:
+def named(ids: Sequence[str], notes: Mapping[str, str] | None = None) -> str:
     """The first :data:`NAMED` of ``ids`` quoted as Python quotes them, the rest counted.
 
     Quoting with ``repr`` escapes every invisible character (a newline, a bidirectional override)
     as :func:`repogate.receipt.visible` does, so an id in a reason reads as the one line it is:
     ``'t.py::test_a', 't.py::test_b', 't.py::test_c' and 4 more``.
+
+    Args:
+        ids: the ids, in the order they are named.
+        notes: a note said after an id, in parentheses (its outcome: ``'t.py::test_a'
+            (failed)``); an id without one is said alone. Notes are the harness's words, said as
+            given.
+
+    Returns:
+        The ids as a reason names them; ``""`` for none.
     """
-    return listed([repr(t) for t in ids], NAMED)
+    said = notes or {}
+    return listed([f"{t!r} ({said[t]})" if t in said else repr(t) for t in ids], NAMED)
 
 
 def _test_file(test_id: str) -> str:
@@ -332,12 +342,19 @@ def base_state_check(
     if cut:
         reasons.append(
             f"{len(cut)} of them cut at a blank as SWE-bench's log parser cuts ids, matching no "
-            f"test of that form (e.g. {cut[0]!r})"
+            f"test of that form: {named(cut)}"
         )
+    seen = {t: label(o) for t, o in observed.items()}
     if not_failing:
-        reasons.append(f"{len(not_failing)} FAIL_TO_PASS test(s) do not fail at the base")
+        reasons.append(
+            f"{len(not_failing)} FAIL_TO_PASS test(s) do not fail at the base: "
+            f"{named(not_failing, seen)}"
+        )
     if not_passing:
-        reasons.append(f"{len(not_passing)} PASS_TO_PASS test(s) do not pass at the base")
+        reasons.append(
+            f"{len(not_passing)} PASS_TO_PASS test(s) do not pass at the base: "
+            f"{named(not_passing, seen)}"
+        )
     return BaseCheck(
         valid=not reasons,
         not_failing=not_failing,

@@ -89,6 +89,7 @@ def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
             runner_under_test=cfg.contract.oracles.runner_under_test,
             reference_paths=_reference_paths(cfg) if cfg.contract.oracles.runner_under_test else (),
             prebuilt=progress.workspace_env.prebuilt_extensions(),
+            install=progress.workspace_env.commands,
         )
 
     return gate(cfg, progress, "I", check)

@@ -32,7 +32,7 @@ from repogate.gates.graded_trees import write_tree
 from repogate.gates.verification import grade_tree, rerun_state, run_repeated
 from repogate.oracles.embedded import EmbeddedOracle
 from repogate.oracles.graded_reads import TracedReads
-from repogate.oracles.grading import BaseCheck, confirm_in_reference
+from repogate.oracles.grading import BaseCheck, confirm_in_reference, named
 from repogate.oracles.imports import foreign_imports
 from repogate.oracles.pytest_runner import run_tests
 from repogate.oracles.regress_tools import plugin_digest
@@ -257,7 +257,8 @@ def _in_reference(
     confirmed = confirm_in_reference(verdict, ran.outcomes)
     return (
         confirmed,
-        f"{len(verdict.uncollected)} id(s) of files not collectable at the base checked in the reference state",
+        f"{len(verdict.uncollected)} id(s) of files not collectable at the base checked in the "
+        f"reference state: {named(verdict.uncollected)}",
     )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from repogate.contract import Service
+from repogate.oracles.grading import named
 from repogate.oracles.junit import TestOutcome, failure_texts, looks_truncated, match_ids
 from repogate.oracles.pytest_runner import TestRun
 
@@ -78,11 +79,11 @@ def resolve_ids(
 def missing_detail(missing: Sequence[str]) -> str:
     """The rejection's sentence for declared ids no run reported, naming cut ones as such."""
     cut = [t for t in missing if looks_truncated(t)]
-    text = f"{len(missing)} declared id(s) are not in the collected suite, e.g. {missing[0]!r}"
+    text = f"{len(missing)} declared id(s) are not in the collected suite: {named(missing)}"
     if cut:
         text += (
-            f"; {len(cut)} of them cut at a blank as SWE-bench's log parser cuts ids "
-            f"(e.g. {cut[0]!r}) and no reported id has that form"
+            f"; {len(cut)} of them cut at a blank as SWE-bench's log parser cuts ids, and no "
+            f"reported id has that form: {named(cut)}"
         )
     return text
 

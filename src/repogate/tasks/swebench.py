@@ -44,6 +44,7 @@ from repogate._model import ForeignModel
 from repogate.contract import SHA_RE
 from repogate.errors import GitError, UserInputError
 from repogate.gates.runner_files import holds_runner, marker_paths
+from repogate.oracles.grading import named
 from repogate.oracles.junit import looks_truncated
 from repogate.patches import file_changes
 from repogate.tasks.import_strength import (
@@ -287,14 +288,14 @@ def draft(
     instance, artefacts = _without_artefacts(instance)
     if artefacts:  # recorded, never graded: no test has such a name
         source["not_test_ids"] = (
-            f"{len(artefacts)} declared id(s) name no test ({', '.join(map(repr, artefacts))}): "
+            f"{len(artefacts)} declared id(s) name no test ({named(artefacts)}): "
             "SWE-bench's log parser read pytest's own progress output as ids; left out"
         )
     cut = [t for t in (*instance.fail_to_pass, *instance.pass_to_pass) if looks_truncated(t)]
     if cut:  # SWE-bench's log parser cut them at a blank; matched as its grading matches them
         source["cut_ids"] = (
             f"{len(cut)} id(s) cut at a blank by SWE-bench's log parser, matched as its grading "
-            "matches them (repogate.oracles.junit.match_ids)"
+            f"matches them (repogate.oracles.junit.match_ids): {named(cut)}"
         )
     url = f"https://github.com/{instance.repo}"
     try:
