@@ -15,7 +15,17 @@ import typer
 from typer import _click  # typer vendors its own click: its Context and Command
 from typer.core import TyperArgument, TyperGroup
 
-__all__ = ["PlainGroup", "plain_app"]
+__all__ = ["OutputClosed", "PlainGroup", "plain_app"]
+
+
+class OutputClosed(Exception):
+    """Standard output was closed by its reader (``repogate show RUN | head -1``).
+
+    :class:`PlainGroup` raises it for the :class:`BrokenPipeError` a write met: typer turns every
+    ``EPIPE`` into exit 1 (:attr:`~repogate.errors.ExitCode.NOT_ACCEPTED` to a script), and this,
+    not an ``OSError``, passes typer to :func:`repogate.cli.main`, which exits quietly with
+    :attr:`~repogate.errors.ExitCode.OUTPUT_CLOSED`.
+    """
 
 
 class _PlainArgument(TyperArgument):
@@ -34,7 +44,31 @@ class _PlainArgument(TyperArgument):
 
 
 class PlainGroup(TyperGroup):
-    """A typer group whose commands name their arguments by metavar alone (see the module)."""
+    """A typer group whose commands name their arguments by metavar alone (see the module).
+
+    A write to a closed standard output, while the command line is read (``--help``) or a
+    command runs, is raised as :class:`OutputClosed`.
+    """
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: _click.Context | None = None,
+        **extra: Any,
+    ) -> _click.Context:
+        """Read the command line (printing ``--help`` when asked); a closed output: :class:`OutputClosed`."""
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError as exc:
+            raise OutputClosed from exc
+
+    def invoke(self, ctx: _click.Context) -> Any:
+        """Run the command chosen; a write to a closed output raises :class:`OutputClosed`."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as exc:
+            raise OutputClosed from exc
 
     def get_command(self, ctx: _click.Context, cmd_name: str) -> _click.Command | None:
         """Return the command ``cmd_name``, its arguments shown as :class:`_PlainArgument`."""

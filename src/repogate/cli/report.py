@@ -41,7 +41,10 @@ def execute(
             ``show`` gives).
     """
     if fmt is not None and fmt not in FORMATS:
-        raise UserInputError(f"unknown --format {fmt!r}", f"choose one of: {', '.join(FORMATS)}")
+        json_hint = " (for JSON, give --json)" if fmt.strip().lower() == "json" else ""
+        raise UserInputError(
+            f"unknown --format {fmt!r}{json_hint}", f"choose one of: {', '.join(FORMATS)}"
+        )
     if agent is not None and fmt != "swebench":
         raise UserInputError(
             "--agent chooses the agent of --format swebench",
@@ -75,7 +78,10 @@ def execute(
     if as_json:
         print(to_json(report))
     elif html is None:
-        print_report(report)
+        from repogate.cli.terminal import StdoutConsole
+        from repogate.report.text import WIDTH
+
+        print_report(report, StdoutConsole(width=WIDTH))
     return ExitCode.OK
 
 
