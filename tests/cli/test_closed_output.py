@@ -68,3 +68,20 @@ def test_an_open_output_is_unchanged(run_dir: Path) -> None:
     done = subprocess.run([*CLI, "show", str(run_dir)], capture_output=True, timeout=600)
     assert done.returncode == ExitCode.OK and done.stderr == b""
     assert done.stdout.decode().startswith(f"run {run_dir}")
+
+
+def test_only_a_pipe_whose_reader_has_gone_counts_as_a_closed_output(tmp_path: Path) -> None:
+    """A ``BrokenPipeError`` from another pipe (a child process's stdin) is not hidden as 141."""
+    import io
+    import os
+
+    from repogate.cli._help import output_closed
+
+    read, write = os.pipe()
+    with os.fdopen(write, "w") as writer, os.fdopen(read) as reader:
+        assert not output_closed(writer)  # its reader is open
+        reader.close()
+        assert output_closed(writer)
+    with (tmp_path / "out.txt").open("w") as file:
+        assert not output_closed(file)
+    assert output_closed(io.StringIO())  # no file descriptor to ask: as the error said
