@@ -20,12 +20,13 @@ import pytest
 from pydantic import BaseModel, Field, StrictFloat, StrictInt, ValidationError
 from pydantic.fields import FieldInfo
 
+from _stored_run import one_attempt_run
 from repogate._problems import every_problem, what_to_fix
 from repogate.agents.command import read_agent_output
 from repogate.agents.scripted import Script, load_script
 from repogate.cli import ExitCode, main
 from repogate.contract import TransitionContract, load_contract
-from repogate.decision import Evidence
+from repogate.decision import Evidence, SoftMetrics
 from repogate.environments.agent_recipe import AgentRecipe
 from repogate.errors import AgentSpecError, EvidenceError, UserInputError
 from repogate.gates.authority import ReviewEvidence, load_reviews
@@ -658,3 +659,21 @@ def test_every_file_of_a_version_not_read_says_the_version_and_those_read(
             {"schema_version": version, "source": "mined", "origin": "o", "rule": "r", "repeats": 1}
         )
     assert every_problem(invalid.value, Selection) == _unread(version)
+
+
+def test_a_run_manifest_of_a_version_not_read_says_the_version_and_those_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file repogate writes: ``report`` refuses it, ``show`` says it beside the attempt."""
+    run = tmp_path / "run"
+    one_attempt_run(run, "bubblewrap", SoftMetrics(wall_time_s=1.0))
+    manifest = json.loads((run / "manifest.json").read_text())
+    (run / "manifest.json").write_text(json.dumps({**manifest, "schema_version": 99}))
+    capsys.readouterr()
+    assert main(["report", str(run)]) == ExitCode.USAGE
+    assert capsys.readouterr().err.startswith(
+        f"error: {run / 'manifest.json'} is not a run manifest this repogate reads "
+        f"({_unread(99)}); "
+    )
+    assert main(["show", str(run), "1"]) == ExitCode.OK
+    assert f"run's isolation: not known ({run / 'manifest.json'}" in capsys.readouterr().out
