@@ -20,17 +20,19 @@ import pytest
 from pydantic import BaseModel, Field, StrictFloat, StrictInt, ValidationError
 from pydantic.fields import FieldInfo
 
+from _stored_run import one_attempt_run
 from repogate._problems import every_problem, what_to_fix
 from repogate.agents.command import read_agent_output
 from repogate.agents.scripted import Script, load_script
 from repogate.cli import ExitCode, main
 from repogate.contract import TransitionContract, load_contract
-from repogate.decision import Evidence
+from repogate.decision import Evidence, SoftMetrics
 from repogate.environments.agent_recipe import AgentRecipe
 from repogate.errors import AgentSpecError, EvidenceError, UserInputError
 from repogate.gates.authority import ReviewEvidence, load_reviews
 from repogate.report.policy import Policy, load_policy
 from repogate.tasks.recipe import EnvMap
+from repogate.tasks.taskset import Selection
 from test_contract import MINIMAL
 
 USER_FILES: dict[str, type[BaseModel]] = {
@@ -514,7 +516,7 @@ def test_a_number_written_wrong_is_said_as_written(data: dict[str, Any], said: s
     [
         ("true", "key 'schema_version': true is not a number (write a whole number, not true"),
         ("1.0", "key 'schema_version': 1.0 is not an integer (write 1, without the decimal point)"),
-        ('"1"', "key 'schema_version': Input should be 1"),
+        ('"1"', "key 'schema_version': \"1\" is not a number (write 1 without quotes)"),
     ],
 )
 def test_a_contracts_schema_version_written_as_true_or_a_float_is_refused(
@@ -602,3 +604,76 @@ def test_a_validators_message_is_said_without_pydantics_prefix(tmp_path: Path) -
         load_contract(path)
     assert "key 'base_commit': " in str(caught.value), caught.value
     assert "Value error" not in str(caught.value)
+
+
+# --- A version this repogate does not read: the version found, those read, what to do ------------
+
+
+def _unread(version: int, key: str = "schema_version") -> str:
+    return (
+        f"key '{key}': version {version} is not one this repogate reads (it reads 1): write 1, or "
+        f"use a repogate that reads version {version}"
+    )
+
+
+@pytest.mark.parametrize("version", [99, 2, 0, -1])
+def test_a_contract_of_a_version_not_read_says_the_version_and_those_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], version: int
+) -> None:
+    """``schema_version = 99`` said only pydantic's "Input should be 1"."""
+    path = tmp_path / "c.toml"
+    path.write_text(f"schema_version = {version}\n" + MINIMAL.format(sha="a" * 40))
+    capsys.readouterr()
+    assert main(["run", str(path), "--agent", "null", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: contract {path}: {_unread(version)}; fix the value"), err
+    assert err.count("\n") == 1 and "Input should be" not in err, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("version", [99, 2])
+def test_every_file_of_a_version_not_read_says_the_version_and_those_read(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], version: int
+) -> None:
+    """The policy's ``version``, review evidence, a run's manifest: each through the one type."""
+    policy = tmp_path / "policy.toml"
+    policy.write_text(f"version = {version}\n")
+    with pytest.raises(UserInputError) as caught:
+        load_policy(policy)
+    assert str(caught.value).startswith(f"policy file {policy}: {_unread(version, 'version')};")
+    reviews = tmp_path / "reviews.json"
+    reviews.write_text(json.dumps({"schema_version": version, "reviews": [_REVIEW]}))
+    with pytest.raises(EvidenceError) as said:
+        load_reviews(reviews)
+    assert _unread(version) in str(said.value), said.value
+    evidence = tmp_path / "evidence.json"  # `decide` checks the version before anything else
+    evidence.write_text(json.dumps({**_evidence(root, {}), "schema_version": version}))
+    capsys.readouterr()
+    assert main(["decide", str(evidence)]) == ExitCode.USAGE
+    assert capsys.readouterr().err == (
+        f"error: evidence file {evidence} has schema_version {version}; this repogate reads "
+        "schema_version 1; `repogate schema evidence` prints it\n"
+    )
+    with pytest.raises(ValidationError) as invalid:  # a record repogate writes: the same words
+        Selection.model_validate(
+            {"schema_version": version, "source": "mined", "origin": "o", "rule": "r", "repeats": 1}
+        )
+    assert every_problem(invalid.value, Selection) == _unread(version)
+
+
+def test_a_run_manifest_of_a_version_not_read_says_the_version_and_those_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file repogate writes: ``report`` refuses it, ``show`` says it beside the attempt."""
+    run = tmp_path / "run"
+    one_attempt_run(run, "bubblewrap", SoftMetrics(wall_time_s=1.0))
+    manifest = json.loads((run / "manifest.json").read_text())
+    (run / "manifest.json").write_text(json.dumps({**manifest, "schema_version": 99}))
+    capsys.readouterr()
+    assert main(["report", str(run)]) == ExitCode.USAGE
+    assert capsys.readouterr().err.startswith(
+        f"error: {run / 'manifest.json'} is not a run manifest this repogate reads "
+        f"({_unread(99)}); "
+    )
+    assert main(["show", str(run), "1"]) == ExitCode.OK
+    assert f"run's isolation: not known ({run / 'manifest.json'}" in capsys.readouterr().out

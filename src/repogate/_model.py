@@ -48,17 +48,36 @@ class ForeignModel(FrozenModel):
     model_config = ConfigDict(extra="ignore")
 
 
+READ_VERSIONS: tuple[int, ...] = (1,)
+"""The format versions this repogate reads (:data:`SchemaVersion`), named when another is found."""
+
+
 def _written_as_an_integer(value: object) -> object:
-    """Refuse ``true`` and ``1.0`` before a literal version compares them: ``True == 1 == 1.0``.
+    """Refuse a version written wrong, or one this repogate does not read.
+
+    ``true`` and ``1.0`` are refused before the literal compares them (``True == 1 == 1.0``); a
+    version not read is named with the ones read.
 
     Raises:
-        PydanticCustomError: ``int_type`` (a boolean), ``int_from_float`` (a float), so
-            :mod:`repogate._problems` says it as any number written wrong.
+        PydanticCustomError: ``int_type`` (a boolean, a string), ``int_from_float`` (a float), so
+            :mod:`repogate._problems` says it as any number written wrong; ``schema_version``
+            for an integer not in :data:`READ_VERSIONS` (``version 99 is not one this repogate
+            reads (it reads 1): write 1, or use a repogate that reads version 99``).
     """
     if isinstance(value, bool):
         raise PydanticCustomError("int_type", "Input should be a valid integer")
     if isinstance(value, float):
         raise PydanticCustomError("int_from_float", "Input should be a valid integer")
+    if isinstance(value, str):  # "1": said as any number written in quotes
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    if isinstance(value, int) and value not in READ_VERSIONS:
+        reads = " or ".join(str(v) for v in READ_VERSIONS)
+        raise PydanticCustomError(
+            "schema_version",
+            "version {found} is not one this repogate reads (it reads {reads}): write {reads}, "
+            "or use a repogate that reads version {found}",
+            {"found": value, "reads": reads},
+        )
     return value
 
 
@@ -68,5 +87,7 @@ SchemaVersion = Annotated[Literal[1], BeforeValidator(_written_as_an_integer)]
 pydantic's ``Literal[1]`` compares by equality, so ``schema_version = true`` and ``1.0`` loaded
 as version 1; a literal cannot be made strict (pydantic refuses ``strict`` on it), so this type
 refuses a boolean or a float first. Every record's ``schema_version`` (and a policy's
-``version``) is this type, files a user writes or not.
+``version``) is this type, files a user writes or not. Another integer (``schema_version = 99``,
+a file from a newer repogate) is refused naming the version found and those read
+(:data:`READ_VERSIONS`), not as pydantic's "Input should be 1".
 """

@@ -30,6 +30,7 @@ there, once (``file``, ``argv``), while ``text`` keeps what the user wrote.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 import shlex
@@ -47,6 +48,10 @@ KINDS_HINT = (
     "mini:MODEL, commit:SHA"
 )
 _CONFIG_SUFFIXES = {"baseline": (".toml",), "mini": (".yaml", ".yml")}
+_BARE_KINDS = ("gold", "null")
+"""Agent kinds written alone, with no argument."""
+_ARGUMENT_KINDS = ("predictions", "cmd", "scripted", "baseline", "mini", "commit")
+"""Agent kinds written ``KIND:ARGUMENT``."""
 
 
 class GoldSpec(FrozenModel):
@@ -315,6 +320,21 @@ def _model_spec(kind: Literal["baseline", "mini"], arg: str) -> ModelSpec:
     )
 
 
+def _did_you_mean(kind: str, arg: str) -> str:
+    """`` (did you mean 'gold'?)`` naming the agent kind closest to a misspelt ``kind``, or ``""``.
+
+    The kind is matched without case (``Gold``), by :func:`difflib.get_close_matches`; the
+    suggestion keeps the argument written (``predictons:p.json`` gives ``predictions:p.json``),
+    and a kind that takes one and was given none is shown with ``...``.
+    """
+    close = difflib.get_close_matches(kind.lower(), _BARE_KINDS + _ARGUMENT_KINDS, n=1)
+    if not close:
+        return ""
+    if close[0] in _BARE_KINDS:
+        return f" (did you mean {close[0]!r}?)"
+    return f" (did you mean {close[0] + ':' + (arg or '...')!r}?)"
+
+
 def parse_agent_spec(text: str) -> AgentSpec:
     """Parse one ``--agent`` value.
 
@@ -327,15 +347,16 @@ def parse_agent_spec(text: str) -> AgentSpec:
 
     Raises:
         AgentSpecError: an unknown kind, a missing or unexpected argument, or a command that
-            cannot be split into words; the message lists the valid kinds.
+            cannot be split into words; the message lists the valid kinds, and names the
+            closest one for a misspelt kind (``gld``: ``did you mean 'gold'?``).
     """
     kind, sep, arg = text.partition(":")
-    if kind in ("gold", "null"):
+    if kind in _BARE_KINDS:
         if sep:
             raise AgentSpecError(f"agent {text!r} takes no argument", f"write it as {kind}")
         return GoldSpec() if kind == "gold" else NullSpec()
-    if kind not in ("predictions", "cmd", "scripted", "baseline", "mini", "commit"):
-        raise AgentSpecError(f"unknown agent {text!r}", KINDS_HINT)
+    if kind not in _ARGUMENT_KINDS:
+        raise AgentSpecError(f"unknown agent {text!r}{_did_you_mean(kind, arg)}", KINDS_HINT)
     if not arg:
         raise AgentSpecError(f"agent {text!r} needs an argument", f"write it as {kind}:...")
     if kind == "predictions":

@@ -617,20 +617,28 @@ class TransitionContract(_Model):
         """Return ``relative`` (a path written in the contract) as a path on this machine."""
         return (self._base_dir / relative).resolve()
 
-    def policy_digest(self) -> str:
-        """Return sha256 over the contract's canonical JSON and the evaluator version (hex)."""
+    def policy_json(self) -> str:
+        """Return the canonical JSON :meth:`policy_digest` is taken over.
+
+        ``{"contract": <the contract as JSON>, "evaluator": <repogate's version>}``, keys sorted,
+        no spaces. A run folder keeps it, so a resumption with a changed contract can name the
+        keys that changed.
+        """
         dumped = self.model_dump(mode="json")
         # Budgets added later leave the digest of a contract that does not set them unchanged,
         # so runs made before them still resume.
         for key in _LATER_BUDGETS:
             if dumped["permissions"][key] is None:
                 del dumped["permissions"][key]
-        canonical = json.dumps(
+        return json.dumps(
             {"contract": dumped, "evaluator": __version__},
             sort_keys=True,
             separators=(",", ":"),
         )
-        return hashlib.sha256(canonical.encode()).hexdigest()
+
+    def policy_digest(self) -> str:
+        """Return sha256 over the contract's canonical JSON and the evaluator version (hex)."""
+        return hashlib.sha256(self.policy_json().encode()).hexdigest()
 
     def with_base_dir(self, base_dir: Path) -> TransitionContract:
         """Return a copy of this contract whose relative paths resolve against ``base_dir``.

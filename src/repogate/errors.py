@@ -37,7 +37,10 @@ class ExitCode(IntEnum):
 
     ``OK`` every attempt ran (accepted or not) / the decision was accepted; ``NOT_ACCEPTED`` the
     decision was not accepted; ``USAGE`` bad input (:class:`UserInputError`, one line); ``INTERNAL``
-    an attempt crashed or repogate failed; ``INTERRUPTED`` Ctrl-C (128 + SIGINT, as shells report it).
+    an attempt crashed or repogate failed; ``INTERRUPTED`` Ctrl-C (128 + SIGINT, as shells report it);
+    ``OUTPUT_CLOSED`` standard output was closed by its reader before all was written
+    (``repogate report RUN | head -1``): nothing more is printed, not even on standard error
+    (128 + SIGPIPE, as shells report a program a closed pipe stopped, ``yes | head`` among them).
     """
 
     OK = 0
@@ -45,6 +48,7 @@ class ExitCode(IntEnum):
     USAGE = 2
     INTERNAL = 3
     INTERRUPTED = 130
+    OUTPUT_CLOSED = 141
 
 
 class RepogateError(Exception):

@@ -221,6 +221,7 @@ def run_inputs(ready: Sequence[_Ready], epochs: int) -> RunInputs:
     """Return what a run is made of: contracts by policy digest, agents by fingerprint, epochs."""
     return RunInputs(
         contracts={r.plan.contract.id: r.plan.contract.policy_digest() for r in ready},
+        policies={r.plan.contract.id: r.plan.contract.policy_json() for r in ready},
         agents={r.plan.agent_spec.text: fingerprint(r.plan.agent_spec) for r in ready},
         epochs=epochs,
     )

@@ -213,6 +213,41 @@ def test_a_malformed_spec_is_refused_at_the_command_line(
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("spec", "meant"),
+    [
+        ("predictons:FILE.json", "predictions:FILE.json"),  # the argument is kept
+        ("gld", "gold"),
+        ("Gold", "gold"),  # case
+        ("nul", "null"),
+        ("comit:abc1234", "commit:abc1234"),
+        ("baselin:gpt-4o", "baseline:gpt-4o"),
+        ("scriptd", "scripted:..."),  # a kind that takes an argument, given none
+        ("GOLD:x", "gold"),  # a bare kind: its argument is not offered back
+    ],
+)
+def test_a_misspelt_agent_kind_names_the_closest_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str, meant: str
+) -> None:
+    """``--agent predictons:FILE`` and ``--agent gld`` listed every kind but named none."""
+    out = tmp_path / "r"
+    err = _usage_error(
+        capsys, "run", str(tmp_path / "none.toml"), "--agent", spec, "--out", str(out)
+    )
+    assert err == (
+        f"error: unknown agent {spec!r} (did you mean {meant!r}?); use one of: gold, null, "
+        "predictions:FILE, cmd:'COMMAND', scripted:FILE, baseline:MODEL, mini:MODEL, commit:SHA\n"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("spec", ["gpt", "python agent.py", "./run.sh", "x:y"])
+def test_an_agent_kind_near_none_is_offered_none(spec: str) -> None:
+    with pytest.raises(AgentSpecError) as caught:
+        parse_agent_spec(spec)
+    assert str(caught.value).startswith(f"unknown agent {spec!r}; use one of: gold, null")
+
+
 def test_show_labels_two_command_agents_of_one_interpreter_apart(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -47,6 +47,101 @@ def test_bad_option_values_are_one_line(
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        # not an integer: typer said pydantic's "Input should be a valid integer, unable to parse
+        # string as an integer"
+        (
+            ["run", "--workers", "two"],
+            "--workers 'two' is not a whole number; give a whole number, e.g. --workers 1; "
+            "see `repogate run --help`",
+        ),
+        (
+            ["run", "--epochs", "1.5"],
+            "--epochs '1.5' is not a whole number; give a whole number, e.g. --epochs 1; "
+            "see `repogate run --help`",
+        ),
+        (
+            ["tasks", "mine", "r", "--range", "a..b", "--out", "o", "--limit", ""],
+            "--limit '' is not a whole number; give a whole number, e.g. --limit 1; "
+            "see `repogate tasks mine --help`",
+        ),
+        (
+            ["tasks", "import", "i.json", "--out", "o", "--test-timeout", "soon"],
+            "--test-timeout 'soon' is not a number; give a number, e.g. --test-timeout 1; "
+            "see `repogate tasks import --help`",
+        ),
+        # out of range: "Input should be greater than or equal to 1"
+        (
+            ["run", "--epochs", "0"],
+            "--epochs 0 is below 1; give 1 or more; see `repogate run --help`",
+        ),
+        (
+            ["tasks", "import", "i.json", "--out", "o", "--repeats", "11"],
+            "--repeats 11 is above 10; give 10 or less; see `repogate tasks import --help`",
+        ),
+        (
+            ["tasks", "import", "i.json", "--out", "o", "--test-timeout", "0.5"],
+            "--test-timeout 0.5 is below 1; give 1 or more; see `repogate tasks import --help`",
+        ),
+    ],
+)
+def test_a_number_option_given_another_value_names_the_option_and_what_it_takes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    assert main(args) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err == f"error: {said}\n"
+    assert "Input should" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        # an option other tools print JSON with, on every command that has --json
+        (["show", "RUN", "--format", "json"], "no such option: --format (did you mean --json?)"),
+        (["show", "RUN", "--format=json"], "no such option: --format (did you mean --json?)"),
+        (
+            ["decide", "E.json", "--output", "json"],
+            "no such option: --output (did you mean --json?)",
+        ),
+        (["run", "-o", "json"], "no such option: -o (did you mean --json?)"),
+        (
+            ["tasks", "check", "c.toml", "--output-format", "json"],
+            "no such option: --output-format (did you mean --json?)",
+        ),
+        # spelt alike: click's guess, one said as "did you mean"
+        (["show", "RUN", "--jsn"], "no such option: --jsn (did you mean --json?)"),
+        (["run", "--agnt", "gold"], "no such option: --agnt (did you mean --agent?)"),
+        (
+            ["run", "--epoch", "2"],
+            "no such option: --epoch (possible options: --epochs, --repo-cache)",
+        ),
+        # a command without --json is offered none
+        (["version", "--format", "json"], "no such option: --format"),
+    ],
+)
+def test_an_unknown_option_names_the_option_it_may_mean(
+    capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    """``--format json`` was "No such option: --format": ``--json`` is not spelt like it."""
+    assert main(args) == ExitCode.USAGE
+    words = 2 if args[0] == "tasks" else 1  # the command's words: `repogate tasks check`
+    command = " ".join(["repogate", *args[:words]])
+    assert capsys.readouterr().err == (
+        f"error: {said}; see `{command} --help` for the valid options\n"
+    )
+
+
+def test_report_format_json_points_to_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """``report`` has a --format (swebench): ``--format json`` there is a value to correct."""
+    assert main(["report", "RUN", "--format", "json"]) == ExitCode.USAGE
+    assert capsys.readouterr().err == (
+        "error: unknown --format 'json' (for JSON, give --json); choose one of: swebench\n"
+    )
+
+
 def _userns_works() -> bool:
     if shutil.which("unshare") is None:
         return False

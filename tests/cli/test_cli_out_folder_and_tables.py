@@ -176,10 +176,24 @@ def test_report_html_into_a_missing_folder_creates_it_and_says_so(
     assert main(["report", str(run), "--html", str(page)]) == ExitCode.OK
     err = capsys.readouterr().err
     assert page.is_file()
-    assert f"created {tmp_path / 'site'}" in err and f"wrote {page}" in err
+    assert f"wrote {page} (created 2 folders: {tmp_path / 'site'}, {page.parent})\n" in err
     assert main(["report", "--help"]) == ExitCode.OK
     helped = capsys.readouterr().out.replace("│", " ")  # the help's box borders
     assert "missing folders are created" in " ".join(helped.split())
+    # one folder, none, and more than are named: the file written is named each time
+    for parts, said in (
+        (("one",), f" (created the folder {tmp_path / 'one'})"),
+        (("one",), ""),
+        (
+            ("d1", "d2", "d3", "d4", "d5"),
+            f" (created 5 folders: {tmp_path / 'd1'}, {tmp_path / 'd1' / 'd2'}, "
+            f"{tmp_path / 'd1' / 'd2' / 'd3'} and 2 more)",
+        ),
+    ):
+        page = tmp_path.joinpath(*parts, "page.html")
+        assert main(["report", str(run), "--html", str(page)]) == ExitCode.OK
+        assert capsys.readouterr().err.endswith(f"wrote {page}{said}\n")
+        assert page.is_file()
 
 
 def _one_attempt_run(root: Path, run: Path) -> Path:

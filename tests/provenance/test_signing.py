@@ -176,6 +176,75 @@ def test_the_wrong_key_fails_every_envelope_and_a_missing_key_is_bad_input(
     assert code == ExitCode.USAGE and "is not a public key" in said
 
 
+def _private_forms(private: Path) -> dict[str, bytes]:
+    """The private key ``repogate keygen`` wrote, and the same key as other tools write it."""
+    from cryptography.hazmat.primitives import serialization
+
+    key = serialization.load_pem_private_key(private.read_bytes(), password=None)
+    raw = key.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
+    return {
+        "keygen's PEM": private.read_bytes(),
+        "encrypted PEM": key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.BestAvailableEncryption(b"pass"),
+        ),
+        "OpenSSH": key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.OpenSSH,
+            serialization.NoEncryption(),
+        ),
+        "key JSON": json.dumps(
+            {"keytype": "ed25519", "scheme": "ed25519", "keyval": {"private": raw.hex()}}
+        ).encode(),
+    }
+
+
+def test_a_private_key_given_to_verify_is_said_to_be_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It was "not a PEM public key": true, but it did not say the user passed the private one."""
+    private, public = _keys(tmp_path)
+    run_dir = tmp_path / "run"
+    _run(run_dir)
+    sign_run(run_dir, load_signer(str(private)))
+    secret = private.read_text().splitlines()[1]
+    for form, data in _private_forms(private).items():
+        key = tmp_path / f"key-{len(data)}"
+        key.write_bytes(data)
+        code, said = _verify(run_dir, key, capsys)
+        assert (code, said) == (
+            ExitCode.USAGE,
+            f"error: key file {key} is a private key, not a public one (keep it secret); give "
+            "--key the public key: the .pub.json `repogate keygen` wrote beside it\n",
+        ), form
+        assert secret not in said
+    assert _verify(run_dir, public, capsys)[0] == ExitCode.OK
+
+
+def test_a_public_pem_given_to_sign_key_is_said_to_be_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cryptography.hazmat.primitives import serialization
+
+    private, _ = _keys(tmp_path)
+    loaded = serialization.load_pem_private_key(private.read_bytes(), password=None)
+    key = tmp_path / "public.pem"
+    key.write_bytes(
+        loaded.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    out = tmp_path / "out"
+    assert main(["run", "--out", str(out), "--sign-key", str(key)]) == ExitCode.USAGE
+    assert capsys.readouterr().err.startswith(
+        f"error: key file {key} is a public key, not the private one that signs; give --sign-key"
+    )
+    assert not out.exists()
+
+
 def test_a_folder_holding_no_verdict_is_bad_input(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -192,7 +261,7 @@ def test_a_folder_holding_no_verdict_is_bad_input(
     [
         (None, "cannot be read"),
         ("not a key", "is not an unencrypted PEM private key"),
-        ("public", "is not an unencrypted PEM private key"),
+        ("public", "is a public key, not the private one that signs"),
     ],
 )
 def test_an_unusable_signing_key_writes_nothing(

@@ -439,13 +439,18 @@ def test_a_bad_policy_file_is_areport_error(
             "[gate]\n",
             "unknown key 'gate' (did you mean 'gates'? valid keys here: autonomy, gates, version)",
         ),
-        ("version = 2\n", "key 'version': Input should be 1"),
+        (
+            "version = 2\n",
+            "key 'version': version 2 is not one this repogate reads (it reads 1): write 1, or use"
+            " a repogate that reads version 2",
+        ),
         ("[autonomy]\nmargin = 1.5\n", "'autonomy.margin': Input should be less than or equal"),
         ("[gates]\nmin_failures = 0\n", "'gates.min_failures': Input should be greater"),
         # two problems: the second (and its hint) is said too, not only the first
         (
             "version = 2\n[autonomy]\nmargn = 0.1\n",
-            "2 problems: key 'version': Input should be 1; unknown key 'autonomy.margn' (did "
+            "2 problems: key 'version': version 2 is not one this repogate reads (it reads 1): "
+            "write 1, or use a repogate that reads version 2; unknown key 'autonomy.margn' (did "
             "you mean 'margin'?",
         ),
         ("version = \n", "is not valid TOML"),

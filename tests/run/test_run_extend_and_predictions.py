@@ -44,7 +44,10 @@ def test_adding_an_agent_extends_the_run(
     other = contract_with(parser, "", "other.toml")
     other.write_text(other.read_text().replace("time_budget_s = 120", "time_budget_s = 60"))
     assert main(["run", str(other), "--agent", "null", "--out", str(out)]) == ExitCode.USAGE
-    assert "its contracts differ (parser-bounded-config)" in capsys.readouterr().err
+    assert (
+        "its contracts differ (parser-bounded-config: permissions.time_budget_s 60.0 here, 120.0 "
+        "in the run); give the same contracts"
+    ) in capsys.readouterr().err
     code = main(["run", contract, "--agent", "null", "--epochs", "2", "--out", str(out)])
     assert code == ExitCode.USAGE
     assert "give --epochs 1" in capsys.readouterr().err

@@ -170,3 +170,84 @@ def test_an_out_folder_holding_other_files_is_never_adopted_as_a_task_set(
         " empty folder, or the --out of an earlier tasks command to resume\n"
     )
     assert sorted(p.name for p in out.iterdir()) == [held]
+
+
+# --- A task set resumed with other options names each one that differs ---------------------------
+
+_ROW = (
+    '{"instance_id": "a", "repo": "x/y", "base_commit": "abc1234", "patch": "", "test_patch": "",'
+    ' "FAIL_TO_PASS": [], "PASS_TO_PASS": []}\n'
+)
+
+
+@pytest.fixture
+def imported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, Path]:
+    """A task set imported with the defaults (its one instance's repository is missing)."""
+    listing = tmp_path / "one.jsonl"
+    listing.write_text(_ROW)
+    out = tmp_path / "set"
+    assert main(["tasks", "import", str(listing), "--out", str(out)]) == ExitCode.OK
+    capsys.readouterr()
+    return listing, out
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (
+            ["--repeats", "2"],
+            "--repeats 2 (the task set has 1)",
+        ),
+        (
+            ["--as", "swebench", "--repeats", "3"],
+            "--as swebench (the task set has lifecycle), --repeats 3 (the task set has 1), "
+            "--sentinel-window not given (the task set has 3)",
+        ),
+        (
+            ["--test-timeout", "30", "--sentinel-window", "5"],
+            "--sentinel-window 5 (the task set has 3), --test-timeout 30 (the task set has the "
+            "contract's)",
+        ),
+        (["--ids", "a"], "--ids a (the task set has all)"),
+    ],
+)
+def test_a_resumption_with_other_options_names_each_and_both_values(
+    imported: tuple[Path, Path],
+    capsys: pytest.CaptureFixture[str],
+    options: list[str],
+    said: str,
+) -> None:
+    """It said "made with another selection" and named no option."""
+    listing, out = imported
+    before = (out / "taskset.json").read_text()
+    assert main(["tasks", "import", str(listing), "--out", str(out), *options]) == ExitCode.USAGE
+    assert capsys.readouterr().err == (
+        f"error: the task set in {out} was made with another selection ({out / 'taskset.json'}): "
+        f"{said}; rerun with the same arguments to resume, or give a new --out\n"
+    )
+    assert (out / "taskset.json").read_text() == before
+    assert main(["tasks", "import", str(listing), "--out", str(out)]) == ExitCode.OK  # resumes
+
+
+def test_another_instance_file_is_named_by_its_metavar(
+    imported: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    listing, out = imported
+    other = listing.with_name("two.jsonl")
+    other.write_text(_ROW)
+    assert main(["tasks", "import", str(other), "--out", str(out)]) == ExitCode.USAGE
+    assert f": INSTANCES {other} (the task set has {listing});" in capsys.readouterr().err
+
+
+def test_a_task_set_made_before_options_were_recorded_resumes_and_names_fields(
+    imported: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``taskset.json`` without ``flags`` (an older repogate) still resumes with the same
+    arguments; other ones are named by the field that differs."""
+    listing, out = imported
+    stored = Selection.model_validate_json((out / "taskset.json").read_text())
+    (out / "taskset.json").write_text(stored.model_copy(update={"flags": {}}).model_dump_json())
+    assert main(["tasks", "import", str(listing), "--out", str(out)]) == ExitCode.OK
+    capsys.readouterr()
+    assert main(["tasks", "import", str(listing), "--out", str(out), "--repeats", "2"]) == 2
+    assert ": repeats 2 (the task set has 1);" in capsys.readouterr().err

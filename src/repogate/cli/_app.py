@@ -7,6 +7,7 @@ User errors print one line, ``error: <what>; <how to fix>``, on standard error a
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -18,7 +19,7 @@ from repogate._interrupted import (
     sigterm_as_ctrl_c,
 )
 from repogate._version import __version__
-from repogate.cli._help import plain_app
+from repogate.cli._help import OutputClosed, plain_app
 from repogate.errors import EvidenceError, ExitCode, RepogateError, RunDirError, UserInputError
 from repogate.vocabulary import attempt_state
 
@@ -532,15 +533,103 @@ def _command_path(argv: list[str]) -> str:
     return " ".join(words)
 
 
+JSON_OPTION_GUESSES = frozenset({"--format", "--output", "--output-format", "-o"})
+"""Options other tools print JSON with (``--format json``, ``-o json``): on a command of ours
+that has ``--json``, an unknown one of them is answered ``did you mean --json?``. click offers
+only options spelt alike (:func:`difflib.get_close_matches`), and ``--format`` is not ``--json``."""
+
+
+def _options_of(exc: typer.TyperException) -> list[str]:
+    """The options of the command ``exc`` belongs to (``--json``, ``--out``), none when unknown."""
+    command = getattr(getattr(exc, "ctx", None), "command", None)
+    return [opt for param in getattr(command, "params", ()) for opt in getattr(param, "opts", ())]
+
+
+def _no_such_option(exc: typer.TyperException) -> str | None:
+    """``no such option: --format (did you mean --json?)``, or None for another kind of error.
+
+    click's own guesses (options spelt alike: ``--jsn``) are kept, said ``did you mean`` for one;
+    an option other tools print JSON with (:data:`JSON_OPTION_GUESSES`) is offered ``--json``
+    when the command has it.
+    """
+    from repogate.receipt import visible
+
+    name = getattr(exc, "option_name", None)
+    if not isinstance(name, str) or not hasattr(exc, "possibilities"):
+        return None
+    guesses = list(getattr(exc, "possibilities", None) or ())
+    if name in JSON_OPTION_GUESSES and "--json" in _options_of(exc) and "--json" not in guesses:
+        guesses.insert(0, "--json")
+    said = f"no such option: {visible(name)}"
+    if len(guesses) == 1:
+        return f"{said} (did you mean {guesses[0]}?)"
+    return f"{said} (possible options: {', '.join(sorted(guesses))})" if guesses else said
+
+
+_INTEGER_ERRORS = frozenset({"int_parsing", "int_type", "int_from_float"})
+"""pydantic's error types (typer validates option values with it) for a value not an integer."""
+_NUMBER_ERRORS = frozenset({"float_parsing", "float_type"})
+"""pydantic's error types for a value that is not a number."""
+
+
+def _bad_number(exc: typer.TyperException) -> str | None:
+    """``--workers 'two' is not a whole number; give one, e.g. --workers 1``, or None.
+
+    typer 0.29 checks an option's value with pydantic and says pydantic's first message
+    (``Input should be a valid integer, unable to parse string as an integer``); the
+    :class:`pydantic.ValidationError` it came from (the error's cause) holds the value and the
+    kind of problem, said here as the other bad values of the command line are: the option, the
+    value, what it takes, and an example (its default, else its least value, else 1). A value
+    out of range says the bound (``--epochs 0 is below 1; give 1 or more``).
+    """
+    from pydantic import ValidationError
+
+    from repogate.receipt import visible
+
+    cause, param = exc.__cause__, getattr(exc, "param", None)
+    opts: list[str] = list(getattr(param, "opts", None) or ())
+    if not isinstance(cause, ValidationError) or getattr(param, "param_type_name", "") != "option":
+        return None  # not pydantic's, or an argument's (it has no flag to name)
+    error = cause.errors(include_url=False)[0]
+    flag, value, kind = max(opts, key=len), error["input"], error["type"]
+    bounds = error.get("ctx") or {}
+    limit = bounds.get("ge", bounds.get("le"))
+    if kind in ("greater_than_equal", "less_than_equal") and isinstance(limit, int | float):
+        below = kind == "greater_than_equal"
+        return (
+            f"{flag} {visible(str(value))} is {'below' if below else 'above'} {limit:g}; give "
+            f"{limit:g} or {'more' if below else 'less'}"
+        )
+    shown = visible(repr(value) if isinstance(value, str) else str(value))
+    if kind not in _INTEGER_ERRORS | _NUMBER_ERRORS:
+        return None
+    whole = kind in _INTEGER_ERRORS
+    default = getattr(param, "default", None)
+    least = getattr(param, "min", None)
+    example = (
+        default if isinstance(default, int | float) and not isinstance(default, bool) else None
+    )
+    example = example if example is not None else least if least is not None else 1
+    wanted = "a whole number" if whole else "a number"
+    return f"{flag} {shown} is not {wanted}; give {wanted}, e.g. {flag} {example:g}"
+
+
 def _usage_line(exc: typer.TyperException, argv: list[str]) -> str:
     """One line ``what; how to fix`` for a usage error, in place of the usage block it would show.
 
     typer's usage errors (click's ``UsageError``, vendored) carry ``format_message()`` and the
     ``ctx`` of the command they belong to; one raised by the option parser (an option given no
-    value) carries none, so the command is read from the command line's leading words.
+    value) carries none, so the command is read from the command line's leading words. An
+    unknown option is answered with the options it may mean (:func:`_no_such_option`); an option
+    given a value that is not the number it takes says so (:func:`_bad_number`), not pydantic.
     """
+    ctx = getattr(exc, "ctx", None)
+    command = getattr(ctx, "command_path", None) or _command_path(argv)
+    number = _bad_number(exc)
+    if number is not None:
+        return f"{number}; see `{command} --help`"
     format_message = getattr(exc, "format_message", None)
-    text = format_message() if callable(format_message) else str(exc)
+    text = _no_such_option(exc) or (format_message() if callable(format_message) else str(exc))
     what = " ".join(str(text).split()).rstrip(".")
     what = what[:1].lower() + what[1:]
     # click's suggestion is a second sentence ("... 'shwo'. Did you mean 'show'?") or a
@@ -549,10 +638,25 @@ def _usage_line(exc: typer.TyperException, argv: list[str]) -> str:
     if what.endswith("?") and "(did you mean " in what:
         what += ")"
     what = what.replace("(Possible options:", "(possible options:")
-    ctx = getattr(exc, "ctx", None)
-    command = getattr(ctx, "command_path", None) or _command_path(argv)
     valid = "commands" if what.startswith("no such command") else "options"
     return f"{what}; see `{command} --help` for the valid {valid}"
+
+
+def _output_closed() -> int:
+    """Point standard output at ``/dev/null`` and return :attr:`ExitCode.OUTPUT_CLOSED`.
+
+    What is still buffered for the closed pipe would fail again when Python flushes it at exit
+    (``Exception ignored ... BrokenPipeError``, exit 120): the Python documentation's "Note on
+    SIGPIPE" sends it to ``/dev/null`` instead. A standard output with no file descriptor (a
+    test's capture) is left as it is.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # io.UnsupportedOperation is both
+        pass
+    return ExitCode.OUTPUT_CLOSED
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -563,7 +667,21 @@ def main(argv: list[str] | None = None) -> int:
     typer reports it: as ``KeyboardInterrupt``, as ``typer.Abort`` (click), or, as typer 0.29
     does, by returning 130 itself. SIGTERM is handled as Ctrl-C while the command runs
     (:func:`repogate._interrupted.sigterm_as_ctrl_c`).
+
+    Standard output closed by its reader (``repogate show RUN | head -1``) ends the command with
+    :attr:`ExitCode.OUTPUT_CLOSED` and nothing more printed, whether a write met it
+    (:class:`~repogate.cli._help.OutputClosed`) or the last flush did.
     """
+    code = _main(argv)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _output_closed()
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
+    """:func:`main` but for the last flush of standard output."""
     try:
         with sigterm_as_ctrl_c():
             result = app(args=argv, prog_name="repogate", standalone_mode=False)
@@ -577,6 +695,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.exit_code)
     except (KeyboardInterrupt, typer.Abort):
         result = ExitCode.INTERRUPTED
+    except OutputClosed:
+        return _output_closed()
     except typer.TyperException as exc:  # the command line's own: a bad or unknown option
         typer.echo(f"error: {_usage_line(exc, sys.argv[1:] if argv is None else argv)}", err=True)
         return ExitCode.USAGE

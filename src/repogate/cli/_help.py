@@ -9,13 +9,25 @@ arguments the way its options already are, by the metavar alone (``RUN_DIR...``)
 
 from __future__ import annotations
 
-from typing import Any
+import select
+import sys
+from typing import IO, Any
 
 import typer
 from typer import _click  # typer vendors its own click: its Context and Command
 from typer.core import TyperArgument, TyperGroup
 
-__all__ = ["PlainGroup", "plain_app"]
+__all__ = ["OutputClosed", "PlainGroup", "output_closed", "plain_app"]
+
+
+class OutputClosed(Exception):
+    """Standard output was closed by its reader (``repogate show RUN | head -1``).
+
+    :class:`PlainGroup` raises it for the :class:`BrokenPipeError` a write met: typer turns every
+    ``EPIPE`` into exit 1 (:attr:`~repogate.errors.ExitCode.NOT_ACCEPTED` to a script), and this,
+    not an ``OSError``, passes typer to :func:`repogate.cli.main`, which exits quietly with
+    :attr:`~repogate.errors.ExitCode.OUTPUT_CLOSED`.
+    """
 
 
 class _PlainArgument(TyperArgument):
@@ -33,8 +45,53 @@ class _PlainArgument(TyperArgument):
         return self.display_name_raw + ("..." if self.nargs != 1 else "")
 
 
+def output_closed(stream: IO[str] | None = None) -> bool:
+    """Whether ``stream`` (standard output by default) is a pipe whose reader has closed it.
+
+    Asked of the file descriptor with :func:`select.poll`: Linux reports ``POLLERR`` on the
+    write end of a pipe with no reader (``POLLHUP`` on a socket). A stream with no file
+    descriptor (a test's capture) cannot be asked and counts as closed, as the
+    :class:`BrokenPipeError` it raised said.
+    """
+    try:
+        fd = (stream or sys.stdout).fileno()
+    except (OSError, ValueError):  # io.UnsupportedOperation is both
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+
+
 class PlainGroup(TyperGroup):
-    """A typer group whose commands name their arguments by metavar alone (see the module)."""
+    """A typer group whose commands name their arguments by metavar alone (see the module).
+
+    A write to a closed standard output, while the command line is read (``--help``) or a
+    command runs, is raised as :class:`OutputClosed`.
+    """
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: _click.Context | None = None,
+        **extra: Any,
+    ) -> _click.Context:
+        """Read the command line (printing ``--help`` when asked); a closed output: :class:`OutputClosed`."""
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError as exc:
+            if output_closed():
+                raise OutputClosed from exc
+            raise
+
+    def invoke(self, ctx: _click.Context) -> Any:
+        """Run the command chosen; a write to a closed output raises :class:`OutputClosed`."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as exc:
+            if output_closed():
+                raise OutputClosed from exc
+            raise  # another pipe's (a child process's): not hidden as a closed output
 
     def get_command(self, ctx: _click.Context, cmd_name: str) -> _click.Command | None:
         """Return the command ``cmd_name``, its arguments shown as :class:`_PlainArgument`."""

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from repogate._counted import counted, listed
 from repogate._folders import file_in_the_way
 from repogate.errors import ExitCode, UserInputError
 from repogate.report.aggregate import build_report
@@ -41,7 +42,10 @@ def execute(
             ``show`` gives).
     """
     if fmt is not None and fmt not in FORMATS:
-        raise UserInputError(f"unknown --format {fmt!r}", f"choose one of: {', '.join(FORMATS)}")
+        json_hint = " (for JSON, give --json)" if fmt.strip().lower() == "json" else ""
+        raise UserInputError(
+            f"unknown --format {fmt!r}{json_hint}", f"choose one of: {', '.join(FORMATS)}"
+        )
     if agent is not None and fmt != "swebench":
         raise UserInputError(
             "--agent chooses the agent of --format swebench",
@@ -69,14 +73,37 @@ def execute(
 
         missing = [p for p in html.parents if not p.exists()]
         write_html(report, html)  # makes missing folders, as pytest --junitxml and coverage do
-        if missing:
-            print(f"created {missing[-1]}", file=sys.stderr)
-        print(f"wrote {html}", file=sys.stderr)
+        print(f"wrote {html}{_created(missing)}", file=sys.stderr)
     if as_json:
         print(to_json(report))
     elif html is None:
-        print_report(report)
+        from repogate.cli.terminal import StdoutConsole
+        from repogate.report.text import WIDTH
+
+        print_report(report, StdoutConsole(width=WIDTH))
     return ExitCode.OK
+
+
+MAX_FOLDERS_SAID = 3
+"""Created folders the ``wrote`` line names at most, from the top; the rest are counted."""
+
+
+def _created(missing: list[Path]) -> str:
+    """`` (created the folders site, site/reports)`` for the folders ``--html`` made, or ``""``.
+
+    Args:
+        missing: the page's folders that did not exist before it was written, deepest first
+            (as :attr:`pathlib.Path.parents` lists them).
+
+    Returns:
+        The folders from the top down (the top one is the one to remove to undo it), at most
+        :data:`MAX_FOLDERS_SAID` named and the rest counted (:func:`repogate._counted.listed`).
+    """
+    if not missing:
+        return ""
+    names = [str(p) for p in reversed(missing)]
+    noun = "the folder" if len(names) == 1 else f"{counted(len(names), 'folder')}:"
+    return f" (created {noun} {listed(names, MAX_FOLDERS_SAID)})"
 
 
 def _check_html(html: Path) -> None:

@@ -152,9 +152,23 @@ def import_cmd(
         "; a declared FAIL_TO_PASS id passing at the base in every run is graded as PASS_TO_PASS"
         " (recorded as relabelled) when another declared id fails there"
     )
+    flags = {
+        "INSTANCES": str(instances),
+        "--ids": ",".join(sorted(wanted)) if wanted else "all",
+        "--as": chosen,
+        **({"--sentinel-window": str(window)} if chosen == "lifecycle" else {}),
+        "--test-timeout": f"{test_timeout:g}" if test_timeout else "the contract's",
+        "--repeats": str(repeats),
+    }
     taskset = TaskSet.create(
         out,
-        Selection(source="swebench-import", origin=str(instances), rule=rule, repeats=repeats),
+        Selection(
+            source="swebench-import",
+            origin=str(instances),
+            rule=rule,
+            repeats=repeats,
+            flags=flags,
+        ),
     )
     drafts = (
         swebench.draft(i, instances, mapping, repo_cache, chosen, window)
@@ -236,7 +250,17 @@ def mine_cmd(
         + f": {counted(len(chosen), 'candidate')}"
         + (f", test timeout {test_timeout:g} s" if test_timeout else "")
     )
-    taskset = TaskSet.create(out, Selection(source="mined", origin=url, rule=rule, repeats=repeats))
+    flags = {
+        "REPO": url,
+        "--range": given,
+        "--paths": ",".join(globs) if globs else "all",
+        "--limit": str(limit) if limit else "none",
+        "--test-timeout": f"{test_timeout:g}" if test_timeout else "the contract's",
+        "--repeats": str(repeats),
+    }
+    taskset = TaskSet.create(
+        out, Selection(source="mined", origin=url, rule=rule, repeats=repeats, flags=flags)
+    )
     drafts = mine.candidates(url, source, span, globs, limit, mapping)
     options = IngestOptions(repo_cache=repo_cache, repeats=repeats, relabel=True)
     ingest(with_timeout(drafts, test_timeout), taskset, options, _say)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -289,12 +290,26 @@ def _stage(status: str) -> str:
     return "" if status == "skipped" else f"[{_STYLE[status]}]{status}"
 
 
+class StdoutConsole(Console):
+    """A rich console on standard output whose closed pipe is a :class:`BrokenPipeError`.
+
+    rich's own answer to a closed pipe is ``SystemExit(1)``, which a script reads as "not
+    accepted"; raised as the error it is, :func:`repogate.cli.main` exits quietly with
+    :attr:`~repogate.errors.ExitCode.OUTPUT_CLOSED`, as for any other write.
+    """
+
+    def on_broken_pipe(self) -> None:
+        """Stop printing and raise :class:`BrokenPipeError` (rich would exit 1)."""
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, "standard output was closed by its reader")
+
+
 def print_table(table: RenderableType) -> None:
     """Print ``table`` to standard output at the terminal's width (``COLUMNS`` when set).
 
     Off a terminal, with ``COLUMNS`` unset, at 100 columns.
     """
-    console = Console()
+    console = StdoutConsole()
     if not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
         console.width = WIDTH
     console.print(table)

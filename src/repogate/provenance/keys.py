@@ -101,10 +101,15 @@ def load_signer(source: str) -> CryptoSigner:
         source: a PEM file's path, or ``env:NAME`` for an environment variable holding the PEM.
 
     Raises:
-        SigningKeyError: the file or variable is missing, is not a PEM private key, is encrypted,
-            or is not ed25519; the message names where it looked, never the key.
+        SigningKeyError: the file or variable is missing, is not a PEM private key (a public key
+            is said to be one), is encrypted, or is not ed25519; the message names where it
+            looked, never the key.
     """
     pem, where = _private_pem(source)
+    if _is_public(pem) and not _is_private(pem):
+        raise SigningKeyError(
+            f"{where} is a public key, not the private one that signs", _FIX_PRIVATE
+        )
     try:
         key = load_pem_private_key(pem, password=None)
     except (ValueError, TypeError):
@@ -120,7 +125,8 @@ def load_public_key(path: Path) -> SSlibKey:
     """Read a public key: securesystemslib key JSON (with ``keyid``) or a PEM ``PUBLIC KEY``.
 
     Raises:
-        SigningKeyError: the file is missing, unreadable, or not an ed25519 public key.
+        SigningKeyError: the file is missing, unreadable, or not an ed25519 public key; a private
+            key (PEM, or key JSON with ``keyval.private``) is said to be one, never echoed.
     """
     try:
         data = path.read_bytes()
@@ -128,6 +134,11 @@ def load_public_key(path: Path) -> SSlibKey:
         raise SigningKeyError(
             f"key file {path} cannot be read ({exc.strerror})", _FIX_PUBLIC
         ) from None
+    if _is_private(data):
+        raise SigningKeyError(
+            f"key file {path} is a private key, not a public one (keep it secret)",
+            "give --key the public key: the .pub.json `repogate keygen` wrote beside it",
+        )
     if data.lstrip().startswith(b"-----BEGIN"):
         return _from_pem(path, data)
     try:
@@ -147,6 +158,33 @@ def load_public_key(path: Path) -> SSlibKey:
     if key.keyid != computed:
         raise SigningKeyError(f"key file {path}: its keyid does not match its key", _FIX_PUBLIC)
     return key
+
+
+def _is_private(data: bytes) -> bool:
+    """Whether ``data`` is a private key.
+
+    A PEM ``... PRIVATE KEY`` block (PKCS#8, encrypted, OpenSSH, RSA, EC), or securesystemslib key
+    JSON holding ``keyval.private``.
+    """
+    if data.lstrip().startswith(b"-----BEGIN") and b"PRIVATE KEY-----" in data:
+        return True
+    try:
+        raw = json.loads(data)
+    except ValueError:
+        return False
+    keyval = raw.get("keyval") if isinstance(raw, dict) else None
+    return isinstance(keyval, dict) and bool(keyval.get("private"))
+
+
+def _is_public(data: bytes) -> bool:
+    """Whether ``data`` is a public key: a PEM ``PUBLIC KEY`` block or key JSON with ``keyval``."""
+    if data.lstrip().startswith(b"-----BEGIN") and b"PUBLIC KEY-----" in data:
+        return True
+    try:
+        raw = json.loads(data)
+    except ValueError:
+        return False
+    return isinstance(raw, dict) and isinstance(raw.get("keyval"), dict)
 
 
 def _from_pem(path: Path, data: bytes) -> SSlibKey:

@@ -26,9 +26,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from repogate._counted import listed
 from repogate._folders import not_a_folder
 from repogate._model import FrozenModel, SchemaVersion
 from repogate.errors import ContractError, UserInputError
+from repogate.receipt import visible
 from repogate.tasks.validate import RejectionReason, Validation
 from repogate.vocabulary import is_task_id
 
@@ -47,6 +49,10 @@ class Selection(FrozenModel):
         origin: the instance file, or the repository mined.
         rule: the selection in words (range, path globs, limit, ids).
         repeats: runs of each state per candidate (N of N must agree).
+        flags: the command line's choices the selection was made with, by option as the user
+            writes it (``--repeats``: ``2``, ``--as``: ``lifecycle``; the input file or
+            repository under its metavar): a resumption with other ones names each that
+            differs (:func:`selection_changes`). Empty in a task set made before it.
     """
 
     schema_version: SchemaVersion = 1
@@ -54,6 +60,48 @@ class Selection(FrozenModel):
     origin: str
     rule: str
     repeats: int = Field(ge=1)
+    flags: dict[str, str] = Field(default_factory=dict)
+
+
+MAX_CHANGES_SAID = 4
+"""Options a refused resumption names at most; the others are counted (``and 2 more``)."""
+
+
+def selection_changes(before: Selection, now: Selection) -> list[str]:
+    """Say what differs between the selection a task set was made with and this command's.
+
+    Args:
+        before: the selection stored in the task set (``taskset.json``).
+        now: the one this command asks for.
+
+    Returns:
+        One phrase per option whose value differs, in the order the command line names them
+        (``--repeats 2 (the task set has 1)``; an option one side lacks reads ``not given``);
+        when the stored one has no :attr:`Selection.flags` (made before them) or no option
+        differs (a ``--range`` whose branch moved since), the fields that differ (``rule ...``).
+        Empty when the two are equal. Values are escaped (:func:`repogate.receipt.visible`).
+    """
+
+    def shown(value: object) -> str:
+        return "not given" if value is None else visible(str(value))
+
+    def phrase(what: str, new: object, old: object) -> str:
+        return f"{what} {shown(new)} (the task set has {shown(old)})"
+
+    if before.flags:
+        keys = list(dict.fromkeys([*now.flags, *before.flags]))
+        changed = [
+            phrase(key, now.flags.get(key), before.flags.get(key))
+            for key in keys
+            if now.flags.get(key) != before.flags.get(key)
+        ]
+        if changed:
+            return changed
+    return [
+        phrase(field, getattr(now, field), getattr(before, field))
+        for field in ("source", "origin", "rule", "repeats")
+        if getattr(now, field) != getattr(before, field)
+    ]
 
 
 class TaskEntry(FrozenModel):
@@ -113,6 +161,10 @@ def _read_jsonl(path: Path, model: type[BaseModel]) -> list[Any]:
     return rows
 
 
+def _without_flags(selection: Selection) -> Selection:
+    return selection.model_copy(update={"flags": {}})
+
+
 def _folder_name(task_id: str) -> str:
     if not is_task_id(task_id):
         raise ValueError(f"{task_id!r} is not a task id; it cannot name a folder")
@@ -152,9 +204,16 @@ class TaskSet:
                 before = Selection.model_validate_json(path.read_text(encoding="utf-8"))
             except ValidationError:
                 before = None
-            if before != selection:
+            # a task set made before flags were recorded resumes on the rest alike
+            wanted = selection if before is None or before.flags else _without_flags(selection)
+            if before != wanted:
+                said = (
+                    "; it cannot be read"
+                    if before is None
+                    else ": " + listed(selection_changes(before, selection), MAX_CHANGES_SAID)
+                )
                 raise UserInputError(
-                    f"the task set in {root} was made with another selection ({path})",
+                    f"the task set in {root} was made with another selection ({path}){said}",
                     "rerun with the same arguments to resume, or give a new --out",
                 )
         else:
