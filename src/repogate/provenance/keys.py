@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Literal
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import load_pem_private_key, load_pem_public_key
@@ -106,7 +107,7 @@ def load_signer(source: str) -> CryptoSigner:
             looked, never the key.
     """
     pem, where = _private_pem(source)
-    if _is_public(pem) and not _is_private(pem):
+    if _key_kind(pem) == "public":
         raise SigningKeyError(
             f"{where} is a public key, not the private one that signs", _FIX_PRIVATE
         )
@@ -134,7 +135,7 @@ def load_public_key(path: Path) -> SSlibKey:
         raise SigningKeyError(
             f"key file {path} cannot be read ({exc.strerror})", _FIX_PUBLIC
         ) from None
-    if _is_private(data):
+    if _key_kind(data) == "private":
         raise SigningKeyError(
             f"key file {path} is a private key, not a public one (keep it secret)",
             "give --key the public key: the .pub.json `repogate keygen` wrote beside it",
@@ -160,31 +161,25 @@ def load_public_key(path: Path) -> SSlibKey:
     return key
 
 
-def _is_private(data: bytes) -> bool:
-    """Whether ``data`` is a private key.
+def _key_kind(data: bytes) -> Literal["private", "public"] | None:
+    """Say whether ``data`` is a private key, a public key, or neither.
 
-    A PEM ``... PRIVATE KEY`` block (PKCS#8, encrypted, OpenSSH, RSA, EC), or securesystemslib key
-    JSON holding ``keyval.private``.
+    Private: a PEM ``... PRIVATE KEY`` block (PKCS#8, encrypted, OpenSSH, RSA, EC), or
+    securesystemslib key JSON holding ``keyval.private``. Public: a PEM ``PUBLIC KEY`` block, or
+    key JSON with a ``keyval`` and no private part.
     """
-    if data.lstrip().startswith(b"-----BEGIN") and b"PRIVATE KEY-----" in data:
-        return True
+    if data.lstrip().startswith(b"-----BEGIN"):
+        if b"PRIVATE KEY-----" in data:
+            return "private"
+        return "public" if b"PUBLIC KEY-----" in data else None
     try:
         raw = json.loads(data)
     except ValueError:
-        return False
+        return None
     keyval = raw.get("keyval") if isinstance(raw, dict) else None
-    return isinstance(keyval, dict) and bool(keyval.get("private"))
-
-
-def _is_public(data: bytes) -> bool:
-    """Whether ``data`` is a public key: a PEM ``PUBLIC KEY`` block or key JSON with ``keyval``."""
-    if data.lstrip().startswith(b"-----BEGIN") and b"PUBLIC KEY-----" in data:
-        return True
-    try:
-        raw = json.loads(data)
-    except ValueError:
-        return False
-    return isinstance(raw, dict) and isinstance(raw.get("keyval"), dict)
+    if not isinstance(keyval, dict):
+        return None
+    return "private" if keyval.get("private") else "public"
 
 
 def _from_pem(path: Path, data: bytes) -> SSlibKey:
