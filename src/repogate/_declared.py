@@ -35,7 +35,9 @@ def setup_cfg_list(text: str, key: str) -> tuple[str, ...]:
 def pyproject_dependencies(text: str) -> tuple[str, ...]:
     """Return ``[project] dependencies`` of a ``pyproject.toml``'s ``text`` (PEP 621), or ``()``."""
     try:
-        deps = tomllib.loads(text).get("project", {}).get("dependencies", [])
-    except tomllib.TOMLDecodeError:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):  # arrays nested past the stack
         return ()
+    project = data.get("project")
+    deps = project.get("dependencies") if isinstance(project, dict) else None
     return tuple(d for d in deps if isinstance(d, str)) if isinstance(deps, list) else ()

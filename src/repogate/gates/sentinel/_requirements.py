@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from packaging.markers import default_environment
+from packaging.markers import UndefinedComparison, UndefinedEnvironmentName, default_environment
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
@@ -80,7 +80,11 @@ def unmet(requirements: Sequence[str], packages: Sequence[str], python: str) -> 
             req = Requirement(text)
         except InvalidRequirement:
             continue
-        if req.marker is not None and not req.marker.evaluate(env):
+        try:
+            applies = req.marker is None or req.marker.evaluate(env)
+        except (UndefinedComparison, UndefinedEnvironmentName):  # ``python_version ~= '3'``
+            continue
+        if not applies:
             continue
         has = installed.get(canonicalize_name(req.name))
         if has is None:
