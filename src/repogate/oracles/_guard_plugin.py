@@ -50,6 +50,7 @@ import json
 import os
 import stat
 import sys
+import threading
 import types
 from collections.abc import Callable
 from typing import Any
@@ -150,6 +151,9 @@ _found: list[str] = []
 _finished = False
 _passed: set[str] = set()  # ids whose call phase passed, as pytest reported it
 _running: list[str] = []  # the test whose protocol is under way (logstart to logfinish)
+_interrupted: list[str] = []  # set when pytest's session was cut short (KeyboardInterrupt, exit)
+_PHASE = os.path.join("_pytest", "runner.py")
+_PHASE_RUNNERS = ("call_runtest_hook", "from_call")  # run one phase: pytest 3 to 8; pytest 9
 _crashed: list[str] = []  # per internal error: the test under way then ("" outside any test)
 _MAX_CRASHED = 10
 _FILES: dict[str, bool] = {}
@@ -446,6 +450,8 @@ def _write() -> None:
     }
     if _crashed:
         record["internal_errors"] = _crashed
+    if _interrupted:
+        record["interrupted"] = _interrupted[0]
     if _RUNNER:
         record["runner_under_test"] = True
         record["runner_files_trusted"] = len(_RUNNER_TRUSTED)
@@ -477,6 +483,28 @@ if _READS:  # the read trace, copied beside this file (runs on the base or the r
 _write()
 
 
+def _from_inside_a_test(what: str) -> None:
+    """Note ``what`` when it is done from inside a test's phase or from another thread.
+
+    pytest logs a test's start, reports and finish, and ends its session, from its own runner
+    loop on the main thread, never while a phase of a test runs (``call_runtest_hook`` of
+    ``_pytest/runner.py`` on the stack for pytest 3 to 8, ``CallInfo.from_call`` for pytest 9,
+    which calls the phase's hook directly). The candidate's code called by
+    a test can reach the same hooks through ``item.ihook`` and forge a passing report before
+    pytest makes the real one (red team); so can a thread it starts.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        _note(f"{what} from a thread the session's code started, not by pytest's runner")
+        return
+    frame: types.FrameType | None = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name in _PHASE_RUNNERS and code.co_filename.endswith(_PHASE):
+            _note(f"{what} from inside a running test, not by pytest's runner")
+            return
+        frame = frame.f_back
+
+
 def pytest_collection_finish(session: Any) -> None:
     """Tell the read trace which files hold a collected test (test code), when it runs."""
     if _READS:
@@ -485,6 +513,7 @@ def pytest_collection_finish(session: Any) -> None:
 
 def pytest_runtest_logreport(report: Any) -> None:
     """Count the calls that passed; after a teardown, check the hot functions are pytest's own."""
+    _from_inside_a_test(f"{report.nodeid}: a {report.when} report was logged")
     if report.when == "call" and report.outcome == "passed":
         _passed.add(report.nodeid)
     if report.when == "teardown" and _hot() != _HOT_BEFORE:
@@ -493,11 +522,13 @@ def pytest_runtest_logreport(report: Any) -> None:
 
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
     """Note the test under way, for an internal error that ends the session during it."""
+    _from_inside_a_test(f"{nodeid}: its start was logged")
     _running[:] = [nodeid]
 
 
 def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
     """Keep the record on disk current (a process that leaves early leaves what was seen)."""
+    _from_inside_a_test(f"{nodeid}: its finish was logged")
     _running.clear()
     if _found:
         _write()
@@ -505,12 +536,19 @@ def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
 
 def pytest_internalerror(excrepr: Any, excinfo: Any) -> None:
     """Note the test under way (or none) when pytest's internal error ended the session."""
+    _from_inside_a_test("pytest's internal error was reported")
     if len(_crashed) < _MAX_CRASHED:
         _crashed.append(_running[0] if _running else "")
 
 
+def pytest_keyboard_interrupt(excinfo: Any) -> None:
+    """Note a session cut short: pytest calls this for KeyboardInterrupt and ``pytest.exit``."""
+    _interrupted[:] = [getattr(excinfo, "typename", "") or "interrupted"]
+
+
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
     """Compare everything, and the hook implementations, at the end of the session."""
+    _from_inside_a_test("the session's finish was called")
     _compare(_BEFORE)
     _check_hooks(session.config)
     _check_relied()
@@ -525,6 +563,9 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
 def pytest_unconfigure(config: Any) -> None:
     """Check once more after every other plugin finished, and write the record."""
     global _finished
+    _from_inside_a_test("the session was ended")
+    if _running and not _crashed and not _interrupted:
+        _note(f"the session ended while {_running[0]} was under way, with no error of pytest's")
     _compare(_BEFORE)
     _check_hooks(config)
     _check_relied()

@@ -251,6 +251,20 @@ def internal_errors(guard: Guard) -> tuple[str, ...]:
     return tuple(found)
 
 
+def interrupted(guard: Guard) -> str:
+    """Return how pytest's session was cut short (``KeyboardInterrupt``, ``Exit``), or ``""``.
+
+    pytest calls ``pytest_keyboard_interrupt`` for both, and then writes the report of what ran
+    so far as if the session had finished (``pytest.exit(returncode=0)`` even exits 0); only
+    signed records of a finished session count.
+    """
+    for record in _finished_records(guard):
+        value = record.get("interrupted")
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
 def findings(guard: Guard, reported: bool, passed: int = 0) -> tuple[str, ...]:
     """Return what the guard saw changed in the run, empty when nothing was.
 

@@ -65,6 +65,7 @@ OUTPUT_NAME = "output.log"
 """The test command's whole captured output, kept beside its report."""
 _INTERNAL_ERROR = 3  # pytest's ExitCode.INTERNAL_ERROR
 _PYTEST_ERROR_EXITS = {
+    2: "pytest was interrupted",
     _INTERNAL_ERROR: "pytest internal error",
     4: "pytest usage error",
     5: "no tests collected",
@@ -374,6 +375,12 @@ def run_tests(
         # or without a name (pytest 8), and the internal error as an entry of its own
         outcomes.pop(INTERNAL_ERROR_ID, None)
         reason, outcomes = "", {**outcomes, **dict.fromkeys(crashed, "error")}
+    cut_short = guard_plugin.interrupted(guard)
+    if cut_short and not reason:
+        reason = (
+            f"pytest's session was interrupted ({cut_short}: KeyboardInterrupt or pytest.exit), "
+            "so its report holds what ran until then: no outcome of it is trusted"
+        )
     if not reason and written > MAX_REPORT_BYTES:
         reason = f"the report is larger than {MAX_REPORT_BYTES} bytes"
     passed = sum(1 for o in outcomes.values() if o == "passed")
