@@ -84,3 +84,55 @@ def test_a_build_configuration_edit_is_refused_and_an_unread_table_is_not(
             )
         else:
             assert verdicts(rows) == {"lints": "accepted"}, row
+
+
+ABOUT_PYPROJECT = (
+    '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+    '[project]\nname = "calc"\ndynamic = ["version"]\n\n'
+    '[tool.hatch.version]\npath = "calc/__about__.py"\n'
+)
+ABOUT = '__version__ = "1.0.0"\n'
+
+
+def test_a_version_bump_in_hatchlings_version_file_is_refused(
+    tmp_path: Path, cache: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team: ``pyproject.toml`` is untouched, the version is read by hatchling from
+    ``calc/__about__.py`` (``[tool.hatch.version] path``); the candidate bumps it there. The
+    base's install still says ``1.0.0``, so the test pinning it passed and the bump was
+    accepted. ``edits_permitted`` now names the file, the version change and the table naming
+    it; a fix leaving the version file alone is accepted."""
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    contract, _, _ = make_task(
+        tmp_path,
+        {
+            "pyproject.toml": ABOUT_PYPROJECT,
+            "calc/__about__.py": ABOUT,
+            "calc/__init__.py": BUGGY,
+            "tests/test_neg.py": TEST_NEG,
+            "tests/test_version.py": TEST_VERSION,
+        },
+        {"calc/__init__.py": FIXED, "tests/test_add.py": TEST_ADD},
+        install=["uv pip install pytest", INSTALL],
+        fail_to_pass=["tests/test_add.py::test_add"],
+        pass_to_pass=["tests/test_neg.py::test_neg", "tests/test_version.py::test_version"],
+        editable=["calc/**"],
+    )
+    bumps = scripted(
+        tmp_path,
+        "bumps",
+        {"calc/__init__.py": FIXED, "calc/__about__.py": ABOUT.replace("1.0.0", "2.0.0")},
+    )
+    fixes = scripted(tmp_path, "fixes", {"calc/__init__.py": FIXED + "\n# add adds\n"})
+    _code, rows = run_json(capsys, str(contract), "--agent", bumps, "--out", str(tmp_path / "b"))
+    assert verdicts(rows) == {"bumps": "rejected"}, rows[0]
+    assert rows[0]["failed"] == ["edits_permitted"], rows[0]
+    assert check_detail(tmp_path / "b", "edits_permitted") == (
+        "calc/__about__.py (the version in it changed, '1.0.0' -> '2.0.0'; pyproject.toml's "
+        "[tool.hatch.version] path names it: the environment was built once, at the base, by "
+        f"`{INSTALL}` reading the base's calc/__about__.py, so the candidate would be tested in "
+        "an environment that does not match it; the harness does not rebuild the environment "
+        "per candidate)"
+    )
+    _code, rows = run_json(capsys, str(contract), "--agent", fixes, "--out", str(tmp_path / "f"))
+    assert verdicts(rows) == {"fixes": "accepted"}, rows[0]

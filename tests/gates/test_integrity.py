@@ -468,6 +468,11 @@ BUILD_FILES = (
     "sub/**",
     "requirements-docs.txt",
     "MANIFEST.in",
+    "*.txt",
+    "VERSION",
+    "README.md",
+    "*.py",
+    "build_tools/**",
 )
 """Build files the checks below let the patch edit, so only the build rules can refuse them."""
 
@@ -690,4 +695,389 @@ def test_build_files_no_install_read_may_change(
     repo: Path, install: tuple[str, ...], edits: dict[str, str | None]
 ) -> None:
     check = _check_built(repo, edits, (), install)
+    assert check.status == "passed", check.detail
+
+
+HATCH = '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+"""A hatchling project's build system (its version, hooks and metadata read from files)."""
+DYNAMIC = '[project]\nname = "pkg"\ndynamic = ["version"]\n\n'
+MODULE = '"""The package."""\n\n__version__ = "1.0"\n\n\ndef g():\n    return 1\n'
+"""A package module holding the version beside ordinary code."""
+
+
+def _declared_check(
+    repo: Path,
+    base: dict[str, str],
+    edits: dict[str, str | None],
+    install: tuple[str, ...] = EDITABLE,
+) -> Check:
+    """``edits_permitted`` of ``edits`` on a base of ``repo`` with ``base`` committed over it."""
+    for path, text in base.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    git.commit_all(repo, "declared build inputs")
+    return _check_built(repo, edits, (), install)
+
+
+@pytest.mark.parametrize(
+    ("base", "edits", "named", "what"),
+    [
+        # red team 1: hatchling reads the version from the file [tool.hatch.version] names
+        (
+            {
+                "pyproject.toml": HATCH
+                + DYNAMIC
+                + '[tool.hatch.version]\npath = "pkg/__about__.py"\n',
+                "pkg/__about__.py": '__version__ = "1.0.0"\n',
+            },
+            {"pkg/__about__.py": '__version__ = "2.0.0"\n'},
+            "pkg/__about__.py",
+            "the version in it changed, '1.0.0' -> '2.0.0'; pyproject.toml's "
+            "[tool.hatch.version] path names it",
+        ),
+        # the version line deleted: hatchling finds no version any more
+        (
+            {
+                "pyproject.toml": HATCH
+                + DYNAMIC
+                + '[tool.hatch.version]\npath = "pkg/__about__.py"\n',
+                "pkg/__about__.py": '__version__ = "1.0.0"\n',
+            },
+            {"pkg/__about__.py": "# moved\n"},
+            "pkg/__about__.py",
+            "the version in it changed, '1.0.0' -> none; pyproject.toml's "
+            "[tool.hatch.version] path names it",
+        ),
+        # a custom pattern is the one hatchling searches with
+        (
+            {
+                "pyproject.toml": HATCH
+                + DYNAMIC
+                + '[tool.hatch.version]\npath = "pkg/ver.txt"\npattern = "v=(?P<version>.+)"\n',
+                "pkg/ver.txt": "v=1\n",
+            },
+            {"pkg/ver.txt": "v=2\n"},
+            "pkg/ver.txt",
+            "the version in it changed, '1' -> '2'; pyproject.toml's [tool.hatch.version] "
+            "path names it",
+        ),
+        # setuptools reads the version from a module attribute (statically, or by importing it)
+        (
+            {
+                "pyproject.toml": DYNAMIC
+                + '[tool.setuptools.dynamic]\nversion = {attr = "pkg.__version__"}\n',
+                "pkg/__init__.py": MODULE,
+            },
+            {"pkg/__init__.py": MODULE.replace('"1.0"', '"2.0"')},
+            "pkg/__init__.py",
+            "its __version__ changed, __version__ = '1.0' -> __version__ = '2.0'; "
+            "pyproject.toml's [tool.setuptools.dynamic] version names it",
+        ),
+        # ... or from a file, read whole
+        (
+            {
+                "pyproject.toml": DYNAMIC
+                + '[tool.setuptools.dynamic]\nversion = {file = "VERSION"}\n',
+                "VERSION": "1.0\n",
+            },
+            {"VERSION": "2.0\n"},
+            "VERSION",
+            "changed; pyproject.toml's [tool.setuptools.dynamic] version names it",
+        ),
+        # setuptools_scm writes the version file at build time: the candidate's copy is not it
+        (
+            {
+                "pyproject.toml": DYNAMIC + '[tool.setuptools_scm]\nwrite_to = "pkg/_version.py"\n',
+                "pkg/_version.py": 'version = "1.0"\n',
+            },
+            {"pkg/_version.py": 'version = "9.0"\n'},
+            "pkg/_version.py",
+            "changed; pyproject.toml's [tool.setuptools_scm] write_to names it",
+        ),
+        # a hatch metadata hook is code the build runs (hatch_build.py by default)
+        (
+            {
+                "pyproject.toml": HATCH + DYNAMIC + "[tool.hatch.metadata.hooks.custom]\n",
+                "hatch_build.py": "from hatchling.metadata.plugin.interface import "
+                "MetadataHookInterface\n",
+            },
+            {"hatch_build.py": "import os\n"},
+            "hatch_build.py",
+            "changed; pyproject.toml's [tool.hatch.metadata.hooks.custom] names it",
+        ),
+        # pdm-backend's file source: the __version__ it finds in the file
+        (
+            {
+                "pyproject.toml": '[build-system]\nrequires = ["pdm-backend"]\n'
+                'build-backend = "pdm.backend"\n\n'
+                + DYNAMIC
+                + '[tool.pdm.version]\nsource = "file"\npath = "pkg/__init__.py"\n',
+                "pkg/__init__.py": MODULE,
+            },
+            {"pkg/__init__.py": MODULE.replace('"1.0"', '"1.1"')},
+            "pkg/__init__.py",
+            "the version in it changed, '1.0' -> '1.1'; pyproject.toml's [tool.pdm.version] "
+            "path names it",
+        ),
+        # flit_core reads a dynamic version from the module's __version__
+        (
+            {
+                "pyproject.toml": '[build-system]\nrequires = ["flit_core"]\n'
+                'build-backend = "flit_core.buildapi"\n\n'
+                '[project]\nname = "pkg"\ndynamic = ["version", "description"]\n',
+                "pkg/__init__.py": MODULE,
+            },
+            {"pkg/__init__.py": MODULE.replace('"1.0"', '"3.0"')},
+            "pkg/__init__.py",
+            "its __version__ changed, __version__ = '1.0' -> __version__ = '3.0'; "
+            "flit_core reads it for pyproject.toml's dynamic version",
+        ),
+        # red team 2: setuptools reads the dependencies from a requirements file
+        (
+            {
+                "pyproject.toml": '[project]\nname = "pkg"\nversion = "1"\n'
+                'dynamic = ["dependencies", "optional-dependencies"]\n\n'
+                '[tool.setuptools.dynamic]\ndependencies = {file = ["requirements.txt"]}\n'
+                'optional-dependencies.test = {file = ["requirements-test.txt"]}\n',
+                "requirements.txt": "attrs\n",
+                "requirements-test.txt": "pytest\n",
+            },
+            {"requirements.txt": "attrs\nrich\n"},
+            "requirements.txt",
+            "changed; pyproject.toml's [tool.setuptools.dynamic] dependencies names it",
+        ),
+        (
+            {
+                "pyproject.toml": '[project]\nname = "pkg"\nversion = "1"\n'
+                'dynamic = ["optional-dependencies"]\n\n'
+                "[tool.setuptools.dynamic]\n"
+                'optional-dependencies.test = {file = ["requirements-test.txt"]}\n',
+                "requirements-test.txt": "pytest\n",
+            },
+            {"requirements-test.txt": "pytest\nhypothesis\n"},
+            "requirements-test.txt",
+            "changed; pyproject.toml's [tool.setuptools.dynamic] optional-dependencies names it",
+        ),
+        # red team 5: a hatchling build hook (hatch_build.py by default, or the path named)
+        (
+            {
+                "pyproject.toml": HATCH
+                + '[project]\nname = "pkg"\nversion = "1"\n\n[tool.hatch.build.hooks.custom]\n',
+                "hatch_build.py": "x = 1\n",
+            },
+            {"hatch_build.py": "x = 2\n"},
+            "hatch_build.py",
+            "changed; pyproject.toml's [tool.hatch.build.hooks.custom] names it",
+        ),
+        (
+            {
+                "pyproject.toml": HATCH + '[project]\nname = "pkg"\nversion = "1"\n\n'
+                '[tool.hatch.build.targets.wheel.hooks.custom]\npath = "build_tools/hook.py"\n',
+                "build_tools/hook.py": "x = 1\n",
+            },
+            {"build_tools/hook.py": "x = 2\n"},
+            "build_tools/hook.py",
+            "changed; pyproject.toml's [tool.hatch.build.targets.wheel.hooks.custom] names it",
+        ),
+        # poetry's build script
+        (
+            {
+                "pyproject.toml": '[build-system]\nrequires = ["poetry-core"]\n'
+                'build-backend = "poetry.core.masonry.api"\n\n'
+                '[tool.poetry]\nname = "pkg"\nversion = "1"\n\n'
+                '[tool.poetry.build]\nscript = "build.py"\n',
+                "build.py": "def build(setup_kwargs):\n    pass\n",
+            },
+            {"build.py": None},
+            "build.py",
+            "deleted; pyproject.toml's [tool.poetry.build] script names it",
+        ),
+        # setup.cfg's attr: directive, as pyproject's
+        (
+            {
+                "pyproject.toml": '[project]\nname = "pkg"\ndynamic = ["version"]\n',
+                "setup.cfg": "[metadata]\nname = pkg\nversion = attr: pkg.__version__\n",
+                "pkg/__init__.py": MODULE,
+            },
+            {"pkg/__init__.py": MODULE.replace('"1.0"', '"1.5"')},
+            "pkg/__init__.py",
+            "its __version__ changed, __version__ = '1.0' -> __version__ = '1.5'; "
+            "setup.cfg's [metadata] version names it",
+        ),
+    ],
+)
+def test_a_file_the_build_configuration_names_is_a_build_input(
+    repo: Path, base: dict[str, str], edits: dict[str, str | None], named: str, what: str
+) -> None:
+    """Red team: the install read the version, dependencies or hook code from a file the
+    project's build configuration names; the candidate's change to it was tested in the base's
+    build. A version the build reads from a module counts only when the value it reads
+    changes."""
+    check = _declared_check(repo, base, edits)
+    assert check.status == "failed"
+    assert check.detail == f"{named} ({what}: " + WHY.format(command=EDITABLE[0], path=named)
+
+
+@pytest.mark.parametrize(
+    ("install", "base", "edits", "named"),
+    [
+        # red team 3: a requirements file that installs the project reads its build files
+        (
+            "pip install -r requirements.txt",
+            {"requirements.txt": "-e .\npytest\n"},
+            {"pyproject.toml": '[project]\nname = "pkg"\nversion = "2"\n'},
+            "pyproject.toml",
+        ),
+        (
+            "uv pip install -r requirements.txt",
+            {"requirements.txt": "pytest\n.[test]\n"},
+            {"setup.cfg": "[metadata]\nname = pkg\nversion = 2\n"},
+            "setup.cfg",
+        ),
+        (
+            "pip install -r requirements/dev.txt",
+            {"requirements/dev.txt": "--editable=./sub\n", "sub/setup.py": "setup()\n"},
+            {"sub/setup.py": "setup(name='s')\n"},
+            "sub/setup.py",
+        ),
+        # ... and what the project's configuration names in turn
+        (
+            "pip install -r requirements.txt",
+            {
+                "requirements.txt": "-e.\n",
+                "pyproject.toml": HATCH + DYNAMIC + '[tool.hatch.version]\npath = "pkg/v.py"\n',
+                "pkg/v.py": "VERSION = '1'\n",
+            },
+            {"pkg/v.py": "VERSION = '2'\n"},
+            "pkg/v.py",
+        ),
+        # red team 4: pip's attached forms of an include inside a requirements file
+        (
+            "pip install -r requirements.txt",
+            {"requirements.txt": "-rbase.txt\n", "base.txt": "attrs\n"},
+            {"base.txt": "attrs==23.1\n"},
+            "base.txt",
+        ),
+        (
+            "pip install -r requirements.txt",
+            {"requirements.txt": "pytest\n-cconstraints.txt\n", "constraints.txt": "attrs<24\n"},
+            {"constraints.txt": "attrs<23\n"},
+            "constraints.txt",
+        ),
+        (
+            "pip install -r requirements.txt",
+            {"requirements.txt": "--requirement=base.txt\n", "base.txt": "attrs\n"},
+            {"base.txt": "attrs==23.1\n"},
+            "base.txt",
+        ),
+        # and on the command line
+        (
+            "pip install -rrequirements.txt",
+            {"requirements.txt": "attrs\n"},
+            {"requirements.txt": "attrs==23.1\n"},
+            "requirements.txt",
+        ),
+    ],
+)
+def test_a_requirements_file_that_installs_the_project_or_includes_another_reads_it(
+    repo: Path, install: str, base: dict[str, str], edits: dict[str, str | None], named: str
+) -> None:
+    check = _declared_check(repo, base, edits, (install,))
+    assert check.status == "failed"
+    assert check.detail.startswith(f"{named} (")
+    assert WHY.format(command=install, path=named) in check.detail
+
+
+@pytest.mark.parametrize(
+    ("install", "base", "edits"),
+    [
+        # ordinary source edits of the module the version is read from: the version unchanged
+        (
+            EDITABLE,
+            {
+                "pyproject.toml": DYNAMIC
+                + '[tool.setuptools.dynamic]\nversion = {attr = "pkg.__version__"}\n',
+                "pkg/__init__.py": MODULE,
+            },
+            {"pkg/__init__.py": MODULE.replace("return 1", "return 2") + "\n# note\n"},
+        ),
+        (
+            EDITABLE,
+            {
+                "pyproject.toml": '[build-system]\nrequires = ["flit_core"]\n'
+                'build-backend = "flit_core.buildapi"\n\n'
+                '[project]\nname = "pkg"\ndynamic = ["version", "description"]\n',
+                "pkg/__init__.py": MODULE,
+            },
+            {"pkg/__init__.py": MODULE.replace("return 1", "return 2")},
+        ),
+        (
+            EDITABLE,
+            {
+                "pyproject.toml": HATCH
+                + DYNAMIC
+                + '[tool.hatch.version]\npath = "pkg/__init__.py"\n',
+                "pkg/__init__.py": MODULE,
+            },
+            {"pkg/__init__.py": "import os\n\n" + MODULE.replace("return 1", "return os.sep")},
+        ),
+        (
+            EDITABLE,
+            {
+                "pyproject.toml": '[build-system]\nrequires = ["pdm-backend"]\n'
+                'build-backend = "pdm.backend"\n\n'
+                + DYNAMIC
+                + '[tool.pdm.version]\nsource = "file"\npath = "pkg/__init__.py"\n',
+                "pkg/__init__.py": MODULE,
+            },
+            {"pkg/__init__.py": MODULE.replace("return 1", "return 2")},
+        ),
+        # a flit project with a static version does not read the module's
+        (
+            EDITABLE,
+            {
+                "pyproject.toml": '[build-system]\nrequires = ["flit_core"]\n'
+                'build-backend = "flit_core.buildapi"\n\n'
+                '[project]\nname = "pkg"\nversion = "1.0"\ndynamic = ["description"]\n',
+                "pkg/__init__.py": MODULE,
+            },
+            {"pkg/__init__.py": MODULE.replace('"1.0"', '"2.0"')},
+        ),
+        # a comment beside the version in hatchling's version file: the version it finds stays
+        (
+            EDITABLE,
+            {
+                "pyproject.toml": HATCH
+                + DYNAMIC
+                + '[tool.hatch.version]\npath = "pkg/__about__.py"\n',
+                "pkg/__about__.py": '__version__ = "1.0.0"\n',
+            },
+            {"pkg/__about__.py": '# bumped by the release script\n__version__ = "1.0.0"\n'},
+        ),
+        # hatch_build.py with no custom hook table is not run by hatchling
+        (EDITABLE, {"pyproject.toml": HATCH + DYNAMIC}, {"hatch_build.py": "x = 1\n"}),
+        # a readme setuptools reads is no part of what is installed (as [project] readme)
+        (
+            EDITABLE,
+            {
+                "pyproject.toml": '[project]\nname = "pkg"\nversion = "1"\ndynamic = ["readme"]\n\n'
+                '[tool.setuptools.dynamic]\nreadme = {file = "README.md"}\n',
+                "README.md": "# pkg\n",
+            },
+            {"README.md": "# pkg\n\nMore.\n"},
+        ),
+        # a requirements file that does not install the project: its build files are unread
+        (
+            ("pip install -r requirements.txt",),
+            {"requirements.txt": "attrs\n-e git+https://example.org/x.git#egg=x\n"},
+            {"pyproject.toml": '[project]\nname = "pkg"\nversion = "2"\n'},
+        ),
+    ],
+)
+def test_the_source_a_build_reads_a_version_from_may_change_around_it(
+    repo: Path, install: tuple[str, ...], base: dict[str, str], edits: dict[str, str | None]
+) -> None:
+    """The module holding ``__version__`` is ordinary source: an edit keeping the value the
+    build reads (the assignment's text, hatchling's or pdm's match) is graded as it stands."""
+    check = _declared_check(repo, base, edits, install)
     assert check.status == "passed", check.detail

@@ -20,30 +20,52 @@ backend splits them, :func:`shlex.split`):
   ``pdm install``): ``pyproject.toml``, ``setup.cfg``, ``setup.py``, and the lockfile of the
   manager that installs it (``uv.lock``, ``poetry.lock``, ``pdm.lock``);
 - a requirements or constraints file it names (``-r``, ``--requirement``, ``-c``,
-  ``--constraint``, ``uv pip sync FILE``, ``pip-sync FILE``), and the files those name in turn
-  (read at the base).
+  ``--constraint``, attached as ``-rFILE``, ``uv pip sync FILE``, ``pip-sync FILE``), and the
+  files those include in turn in any of pip's forms (``-r base.txt``, ``-rbase.txt``,
+  ``--requirement=base.txt``, the same for ``-c``), read at the base; a requirements file that
+  installs a project folder (``-e .``, ``-e.``, ``--editable=./sub``, ``.[test]``) reads that
+  project's build files as a command naming the folder does;
+- the files a project's build configuration (its base ``pyproject.toml`` / ``setup.cfg``)
+  tells the backend to read (:func:`_declared`): hatchling's version file, custom build and
+  metadata hooks (``hatch_build.py``) and vcs ``version-file``; setuptools'
+  ``[tool.setuptools.dynamic]`` version / dependencies / optional-dependencies / entry-points
+  (``file`` or ``attr``) and ``setup.cfg``'s ``file:`` / ``attr:`` for them;
+  setuptools_scm's ``write_to`` / ``version_file``; pdm-backend's version file, ``write_to``
+  and ``pdm_build.py``; flit_core's module for a dynamic version; poetry's build script.
 
 Counted as changed: ``setup.py``, requirements and lockfiles, any byte changed (a build script is
 code); ``pyproject.toml``, only the tables an install reads (``[build-system]``, the ``[project]``
 keys that decide what is installed: name, version, requires-python, dependencies,
 optional-dependencies, scripts, gui-scripts, entry-points, dynamic; ``[dependency-groups]``; the
-build backends' ``[tool.*]`` tables), compared parsed; ``setup.cfg``, only its setuptools
-sections (``[metadata]``, ``[options]``, ``[options.*]``, the build commands'). A file added or
-deleted counts; one that does not parse on either side counts. Not counted: a ``pyproject.toml``
-edit of ``[tool.ruff]`` or a ``[project]`` description; ``MANIFEST.in`` (it decides what an sdist
-or wheel carries, but the environment serves the project from each graded tree's checkout, any
-installed copy removed, so the tests see the candidate's files whatever it says); a requirements
-file no install command names; ``tox.ini`` and ``noxfile.py`` (no install command reads them here;
-an edit of them already fails ``oracle_untouched``, :mod:`repogate.gates.integrity`).
+build backends' ``[tool.*]`` tables), compared parsed; ``setup.cfg``, only its setuptools sections
+(``[metadata]``, ``[options]``, ``[options.*]``, the build commands'). A version read from a
+package module (setuptools' ``attr``, flit_core's ``__version__``) counts only when the module's
+top-level statements binding that name change (compared parsed): the module is ordinary source the
+agent may edit, and the rest of it is not what the build reads. A version file hatchling or
+pdm-backend searches with a pattern counts when what the pattern finds changes (a file holding only
+the version counts on any change of it; a comment added beside it changes nothing a build reads). A
+file the build writes (setuptools_scm's ``write_to``) or runs (a hook) counts by any byte. A file
+added or deleted counts; one that does not parse on either side counts. Not counted: a
+``pyproject.toml`` edit of ``[tool.ruff]`` or a ``[project]`` description; ``MANIFEST.in`` (it
+decides what an sdist or wheel carries, but the environment serves the project from each graded
+tree's checkout, any installed copy removed, so the tests see the candidate's files whatever it
+says); a requirements file no install command names; a ``readme`` / ``description`` /
+``classifiers`` file setuptools reads dynamically (metadata text, as ``[project]`` description);
+``hatch_build.py`` with no custom hook table (hatchling does not run it); ``tox.ini`` and
+``noxfile.py`` (no install command reads them here; an edit of them already fails
+``oracle_untouched``, :mod:`repogate.gates.integrity`).
 """
 
 from __future__ import annotations
 
+import ast
 import configparser
 import posixpath
+import re
 import shlex
 import tomllib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from repogate.git import ChangedPath
@@ -222,6 +244,8 @@ class _Reads:
                 skip = True
             elif word.startswith("-e") and len(word) > 2:
                 self._take("-e", word[2:])
+            elif (attached := _attached(word)) is not None:
+                self.requirements.add(posixpath.normpath(attached))
             elif sync and not word.startswith("-") and word.endswith((".txt", ".in")):
                 self.requirements.add(posixpath.normpath(word))
             elif (folder := _local(word)) is not None:
@@ -240,19 +264,79 @@ class _Reads:
             self.folders.add(folder)
 
 
-def _included(text: str, where: str) -> set[str]:
-    """The files a requirements file names with ``-r`` / ``-c`` (relative to its folder)."""
-    found: set[str] = set()
+def _attached(word: str) -> str | None:
+    """The file of pip's attached include form (``-rbase.txt``, ``-cconstraints.txt``), else None."""
+    if word[:2] in ("-r", "-c") and len(word) > 2 and not word.startswith("--"):
+        return word[2:].removeprefix("=")
+    return None
+
+
+def _requirements_reads(text: str, where: str) -> tuple[set[str], set[str]]:
+    """What a requirements file at ``where`` reads in turn: (files it includes, projects it installs).
+
+    Includes are ``-r`` / ``-c`` / ``--requirement`` / ``--constraint`` in every form pip takes
+    (``-r base.txt``, ``-rbase.txt``, ``--requirement=base.txt``), relative to the file's
+    folder. A project is a line installing a folder (``-e .``, ``-e.``, ``--editable=./sub``,
+    ``.[test]``, ``./sub``): pip resolves it from the working directory (the checkout), uv from
+    the file's folder, so both are returned when they differ.
+    """
+    includes: set[str] = set()
+    projects: set[str] = set()
     folder = posixpath.dirname(where)
     for line in text.splitlines():
         parts = line.split("#", 1)[0].split()
         for i, part in enumerate(parts):
-            flag, _, value = part.partition("=")
-            if part in _REQUIREMENT_FLAGS and i + 1 < len(parts):
-                found.add(_in(folder, parts[i + 1]))
-            elif flag in _REQUIREMENT_FLAGS and value:
-                found.add(_in(folder, value))
-    return found
+            flag, eq, value = part.partition("=")
+            following = parts[i + 1] if i + 1 < len(parts) else ""
+            if part in _REQUIREMENT_FLAGS and following:
+                includes.add(_in(folder, following))
+            elif flag in _REQUIREMENT_FLAGS and eq and value:
+                includes.add(_in(folder, value))
+            elif (attached := _attached(part)) is not None:
+                includes.add(_in(folder, attached))
+            elif part in ("-e", "--editable") and following:
+                projects |= _project_at(following, folder)
+            elif flag == "--editable" and eq and value:
+                projects |= _project_at(value, folder)
+            elif part.startswith("-e") and len(part) > 2 and not part.startswith("--"):
+                projects |= _project_at(part[2:], folder)
+        if parts and not parts[0].startswith("-") and (local := _local(parts[0])) is not None:
+            projects |= {local, _in(folder, local)}
+    return includes, projects
+
+
+def _project_at(value: str, folder: str) -> set[str]:
+    """The folders an editable requirement ``value`` may name (cwd's and ``folder``'s reading)."""
+    local = _local(value if value.startswith((".", "/")) else f"./{value}")
+    return set() if local is None else {local, _in(folder, local)}
+
+
+@dataclass(frozen=True)
+class _Read:
+    """How an install reads one repository file.
+
+    Whole (``binding`` and ``pattern`` empty): every byte it reads counts, or the tables of a
+    ``pyproject.toml`` / ``setup.cfg`` that decide the build. ``binding``: only the module's
+    top-level statements binding that name (a version setuptools or flit_core reads from a
+    package module, ``__version__``). ``pattern``: only what the regular expression finds in it
+    (its ``version`` group; hatchling's and pdm-backend's version files).
+    """
+
+    command: str
+    why: str = ""
+    """Who names the file, when the build configuration does (``pyproject.toml's [tool.x] y``)."""
+    binding: str = ""
+    pattern: str = ""
+
+    @property
+    def whole(self) -> bool:
+        return not (self.binding or self.pattern)
+
+
+def _add(found: dict[str, _Read], path: str, how: _Read) -> None:
+    """Record ``how`` for ``path``: the first reading stays, unless a whole read comes after."""
+    if path not in found or (how.whole and not found[path].whole):
+        found[path] = how
 
 
 def build_inputs(install: Iterable[str], read: ReadFile, base: str) -> dict[str, str]:
@@ -262,13 +346,20 @@ def build_inputs(install: Iterable[str], read: ReadFile, base: str) -> dict[str,
         install: the install commands the environment was built with
             (:attr:`repogate.environments.Environment.commands`).
         read: reads a file at a revision.
-        base: the base commit (requirements files are followed as they are there).
+        base: the base commit (requirements files and the projects' build configuration are
+            read as they are there).
 
     Returns:
         path (``/``-separated, relative to the checkout) -> the install command that reads it.
         A command that does not split (an open quote) reads nothing here: its build failed.
     """
-    found: dict[str, str] = {}
+    return {path: how.command for path, how in _build_reads(install, read, base).items()}
+
+
+def _build_reads(install: Iterable[str], read: ReadFile, base: str) -> dict[str, _Read]:
+    """:func:`build_inputs` with how each file is read (:class:`_Read`)."""
+    found: dict[str, _Read] = {}
+    projects: list[tuple[str, str]] = []
     pending: list[tuple[str, str]] = []
     for command in install:
         try:
@@ -280,20 +371,260 @@ def build_inputs(install: Iterable[str], read: ReadFile, base: str) -> dict[str,
         reads = _Reads(argv)
         lockfile = [MANAGER_LOCKFILES[reads.manager]] if reads.manager else []
         for folder in sorted(reads.folders):
-            for name in (*PROJECT_FILES, *lockfile):
-                found.setdefault(_in(folder, name), command)
+            for name in lockfile:
+                _add(found, _in(folder, name), _Read(command))
+            projects.append((folder, command))
         pending += [(path, command) for path in sorted(reads.requirements)]
     followed = 0
     while pending and followed < _INCLUDES:
         path, command = pending.pop(0)
         if path in found:
             continue
-        found[path] = command
+        found[path] = _Read(command)
         followed += 1
         raw = read(base, path)
         if raw is not None:
-            text = raw.decode("utf-8", "replace")
-            pending += [(p, command) for p in sorted(_included(text, path)) if p not in found]
+            includes, installs = _requirements_reads(raw.decode("utf-8", "replace"), path)
+            pending += [(p, command) for p in sorted(includes) if p not in found]
+            projects += [(folder, command) for folder in sorted(installs)]
+    done: set[str] = set()
+    for folder, command in projects:
+        if folder in done:
+            continue
+        done.add(folder)
+        for name in PROJECT_FILES:
+            _add(found, _in(folder, name), _Read(command))
+        for path, how in _declared(_Project(folder, command, read, base)):
+            _add(found, path, how)
+    return found
+
+
+HATCH_VERSION_PATTERN = r"""(?i)^(__version__|VERSION) *= *(['"])v?(?P<version>.+?)\2"""
+"""hatchling's default ``[tool.hatch.version]`` pattern (``hatchling.version.core``)."""
+PDM_VERSION_PATTERN = r"""^__version__\s*=\s*["'](?P<version>.+?)["']"""
+"""What pdm-backend's ``source = "file"`` version searches a file for."""
+DYNAMIC_KEYS = ("version", "dependencies", "optional-dependencies", "entry-points")
+"""The ``[tool.setuptools.dynamic]`` fields that decide what is installed (not readme,
+description, classifiers: metadata text, as ``[project]`` description is not counted)."""
+
+
+def _table(data: object, *keys: str) -> dict[str, Any]:
+    """``data[k1][k2]...`` when each is a table, else an empty one."""
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def _strings(value: object) -> list[str]:
+    """A string or a list's strings (a ``file`` directive's one or many files)."""
+    if isinstance(value, str):
+        return [value]
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+@dataclass(frozen=True)
+class _Project:
+    """A project folder an install command builds, and how to read its files at the base."""
+
+    folder: str
+    command: str
+    read: ReadFile
+    base: str
+
+    @property
+    def pyproject(self) -> str:
+        return _in(self.folder, "pyproject.toml")
+
+    def named(self, path: object, key: str, pattern: str = "") -> Iterator[tuple[str, _Read]]:
+        """``path`` (relative to the folder), as ``pyproject.toml``'s ``key`` names it."""
+        if isinstance(path, str) and path:
+            why = f"{self.pyproject}'s {key} names it"
+            yield _in(self.folder, path), _Read(self.command, why, pattern=pattern)
+
+    def attribute(
+        self, attr: str, why: str, package_dir: dict[str, str]
+    ) -> Iterator[tuple[str, _Read]]:
+        """The module holding ``attr`` (``pkg.__version__``), read for that name's binding."""
+        for path, name in _attr_files(self.folder, attr, package_dir, self.read, self.base):
+            yield path, _Read(self.command, why, binding=name)
+
+
+def _declared(project: _Project) -> Iterator[tuple[str, _Read]]:
+    """The files a project's build configuration (at the base) tells its backend to read.
+
+    Yields (path, how) for each, paths relative to the checkout: hatchling's
+    (:func:`_hatch_declared`), setuptools' and setuptools_scm's (:func:`_setuptools_declared`,
+    :func:`_setup_cfg_declared`), pdm-backend's, flit_core's and poetry's
+    (:func:`_other_declared`). A ``pyproject.toml`` absent or not parsing at the base names
+    nothing (an edit of it is counted whole).
+    """
+    raw = project.read(project.base, project.pyproject)
+    try:
+        data: dict[str, Any] = tomllib.loads(raw.decode("utf-8")) if raw is not None else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        data = {}
+    yield from _hatch_declared(project, data)
+    yield from _setuptools_declared(project, data)
+    yield from _other_declared(project, data)
+    yield from _setup_cfg_declared(project)
+
+
+def _hatch_declared(project: _Project, data: dict[str, Any]) -> Iterator[tuple[str, _Read]]:
+    """What hatchling reads beside ``pyproject.toml``, each (path, how).
+
+    The version file (``[tool.hatch.version] path``), read by its ``pattern`` (hatchling's
+    default unless given), or whole for ``source = "code"`` (hatchling runs it);
+    each custom build or metadata hook (``hatch_build.py`` unless another ``path``), a vcs
+    hook's ``version-file`` (written by the build), the requirements_txt hook's files.
+    """
+    hatch = _table(data, "tool", "hatch")
+    version = _table(hatch, "version")
+    if version.get("source", "regex") == "regex":
+        pattern = version.get("pattern")
+        pattern = pattern if isinstance(pattern, str) and pattern else HATCH_VERSION_PATTERN
+        yield from project.named(version.get("path"), "[tool.hatch.version] path", pattern)
+    elif version.get("source") == "code":
+        yield from project.named(version.get("path"), "[tool.hatch.version] path")
+    targets = _table(hatch, "build", "targets")
+    hooks = {
+        "[tool.hatch.build.hooks": _table(hatch, "build", "hooks"),
+        "[tool.hatch.metadata.hooks": _table(hatch, "metadata", "hooks"),
+        **{f"[tool.hatch.build.targets.{t}.hooks": _table(targets, t, "hooks") for t in targets},
+    }
+    for where, table in hooks.items():
+        if "custom" in table:
+            path = _table(table, "custom").get("path", "hatch_build.py")
+            yield from project.named(path, f"{where}.custom]")
+        version_file = _table(table, "vcs").get("version-file")
+        yield from project.named(version_file, f"{where}.vcs] version-file")
+        requirements = _table(table, "requirements_txt")
+        for path in _strings(requirements.get("files")):
+            yield from project.named(path, f"{where}.requirements_txt] files")
+        for files in _table(requirements, "optional-dependencies").values():
+            for path in _strings(files):
+                yield from project.named(path, f"{where}.requirements_txt] optional-dependencies")
+
+
+def _setuptools_declared(project: _Project, data: dict[str, Any]) -> Iterator[tuple[str, _Read]]:
+    """What setuptools and setuptools_scm read beside ``pyproject.toml``, each (path, how).
+
+    ``[tool.setuptools.dynamic]``'s :data:`DYNAMIC_KEYS` (``file``: each file whole;
+    ``attr``: the module's binding of the name); setuptools_scm's ``write_to`` /
+    ``version_file`` (a file the build writes: the candidate's copy is not what it would make).
+    """
+    setuptools = _table(data, "tool", "setuptools")
+    dynamic = _table(setuptools, "dynamic")
+    package_dir = {k: v for k, v in _table(setuptools, "package-dir").items() if isinstance(v, str)}
+    for key in DYNAMIC_KEYS:
+        name = f"[tool.setuptools.dynamic] {key}"
+        specs = (
+            list(_table(dynamic, key).values())
+            if key == "optional-dependencies"
+            else [dynamic.get(key)]
+        )
+        for spec in specs:
+            directive = spec if isinstance(spec, dict) else {}
+            for path in _strings(directive.get("file")):
+                yield from project.named(path, name)
+            if isinstance(attr := directive.get("attr"), str):
+                why = f"{project.pyproject}'s {name} names it"
+                yield from project.attribute(attr, why, package_dir)
+    for scm in ("setuptools_scm", "setuptools-scm"):
+        for key in ("write_to", "version_file"):
+            yield from project.named(_table(data, "tool", scm).get(key), f"[tool.{scm}] {key}")
+
+
+def _other_declared(project: _Project, data: dict[str, Any]) -> Iterator[tuple[str, _Read]]:
+    """What pdm-backend, flit_core and poetry read beside ``pyproject.toml``, each (path, how).
+
+    pdm-backend's version file (``source = "file"``, read by its ``__version__`` pattern),
+    its ``write_to`` and custom hook (``pdm_build.py``, run when present); flit_core's module
+    when ``[project] dynamic`` has the version (its ``__version__``); poetry's build script.
+    """
+    pdm = _table(data, "tool", "pdm")
+    pdm_version = _table(pdm, "version")
+    if pdm_version.get("source") == "file":
+        path = pdm_version.get("path")
+        yield from project.named(path, "[tool.pdm.version] path", PDM_VERSION_PATTERN)
+    yield from project.named(pdm_version.get("write_to"), "[tool.pdm.version] write_to")
+    backend = _table(data, "build-system").get("build-backend", "")
+    backend = backend if isinstance(backend, str) else ""
+    if backend.startswith("pdm.backend"):
+        hook = _table(pdm, "build").get("custom-hook", "pdm_build.py")
+        yield from project.named(hook, "[tool.pdm.build] custom-hook")
+    meta = _table(data, "project")
+    if backend.startswith("flit_core") and "version" in _strings(meta.get("dynamic")):
+        module = _table(data, "tool", "flit", "module").get("name", meta.get("name"))
+        if isinstance(module, str):
+            why = f"flit_core reads it for {project.pyproject}'s dynamic version"
+            yield from project.attribute(f"{module.replace('-', '_')}.__version__", why, {})
+    poetry = _table(data, "tool", "poetry")
+    script = poetry.get("build")
+    script = _table(poetry, "build").get("script") if isinstance(script, dict) else script
+    yield from project.named(script, "[tool.poetry.build] script")
+
+
+def _setup_cfg_declared(project: _Project) -> Iterator[tuple[str, _Read]]:
+    """``setup.cfg``'s ``attr:`` / ``file:`` directives for what is installed.
+
+    As ``[tool.setuptools.dynamic]``: ``[metadata] version``, ``[options] install_requires``
+    and ``entry_points``, each of ``[options.extras_require]``. Yields (path, how); a
+    ``setup.cfg`` absent or not parsing at the base names nothing.
+    """
+    where = _in(project.folder, "setup.cfg")
+    raw = project.read(project.base, where)
+    if raw is None:
+        return
+    parser = configparser.RawConfigParser()
+    try:
+        parser.read_string(raw.decode("utf-8"))
+    except (configparser.Error, UnicodeDecodeError):
+        return
+    keys = [("metadata", "version"), ("options", "install_requires"), ("options", "entry_points")]
+    if parser.has_section("options.extras_require"):
+        keys += [("options.extras_require", k) for k in parser["options.extras_require"]]
+    package_dir: dict[str, str] = {}
+    if parser.has_option("options", "package_dir"):
+        for line in parser["options"]["package_dir"].replace(",", "\n").splitlines():
+            name, eq, path = line.partition("=")
+            if eq:
+                package_dir[name.strip()] = path.strip()
+    for section, key in keys:
+        value = parser.get(section, key, fallback="").strip()
+        why = f"{where}'s [{section}] {key} names it"
+        if value.startswith("file:"):
+            for path in value.removeprefix("file:").replace(",", " ").split():
+                yield _in(project.folder, path), _Read(project.command, why)
+        elif value.startswith("attr:"):
+            yield from project.attribute(value.removeprefix("attr:"), why, package_dir)
+
+
+def _attr_files(
+    folder: str, attr: str, package_dir: dict[str, str], read: ReadFile, base: str
+) -> list[tuple[str, str]]:
+    """The module file holding ``attr`` (``pkg.sub.__version__``), each with the name bound.
+
+    Looked for as setuptools and flit_core do: ``pkg/sub.py`` or ``pkg/sub/__init__.py`` under
+    the folder ``package_dir`` maps the package to (``{"": "src"}``), else the project's folder,
+    else ``src/``; those present at the base. A name with no module part names nothing.
+    """
+    module, dot, name = attr.strip().rpartition(".")
+    if not dot or not module or not name:
+        return []
+    parts = module.split(".")
+    roots = []
+    if parts[0] in package_dir:
+        roots.append((package_dir[parts[0]], parts[1:]))
+    roots += [(package_dir.get("", "."), parts), (".", parts), ("src", parts)]
+    found: list[tuple[str, str]] = []
+    for root, rest in roots:
+        stem = posixpath.join(folder, root, *rest) if rest else posixpath.join(folder, root)
+        for path in (f"{stem}.py", posixpath.join(stem, "__init__.py")):
+            path = posixpath.normpath(path)
+            if read(base, path) is not None and (path, name) not in found:
+                found.append((path, name))
+        if found:
+            break
     return found
 
 
@@ -338,18 +669,70 @@ _PARSED: dict[str, Callable[[bytes | None], dict[str, Any]]] = {
 }
 
 
-def _what_changed(path: str, before: bytes | None, after: bytes | None) -> str:
+def _what_changed(path: str, before: bytes | None, after: bytes | None, how: _Read) -> str:
     """Say what of ``path`` an install reads changed ("" when nothing it reads did)."""
     if before is None or after is None:
         return "added" if before is None else "deleted"
+    if how.pattern:
+        old, new = _found(before, how.pattern), _found(after, how.pattern)
+        return "" if old == new else f"the version in it changed, {old} -> {new}"
+    if how.binding:
+        was, now = _bound(before, how.binding), _bound(after, how.binding)
+        if None in (was, now):
+            return "changed (it does not parse on one side)" if was != now else ""
+        return "" if was == now else f"its {how.binding} changed, {was} -> {now}"
     parse = _PARSED.get(posixpath.basename(path))
     if parse is None:
         return "" if before == after else "changed"
-    old, new = parse(before), parse(after)
-    if _UNPARSED in (old.get(""), new.get("")):
+    old_read, new_read = parse(before), parse(after)
+    if _UNPARSED in (old_read.get(""), new_read.get("")):
         return "changed (it does not parse on one side)"
-    moved = sorted(k for k in {*old, *new} if old.get(k) != new.get(k))
+    moved = sorted(k for k in {*old_read, *new_read} if old_read.get(k) != new_read.get(k))
     return f"{', '.join(moved)} changed" if moved else ""
+
+
+def _found(raw: bytes, pattern: str) -> str:
+    """What ``pattern`` finds in ``raw`` as a build does: its ``version`` group, quoted.
+
+    ``none`` when it finds nothing; a pattern that does not compile finds the whole text (any
+    change counts).
+    """
+    text = raw.decode("utf-8", "replace")
+    try:
+        match = re.search(pattern, text, flags=re.MULTILINE)
+    except re.error:
+        return repr(text)
+    if match is None:
+        return "none"
+    return repr(match.group("version") if "version" in match.re.groupindex else match.group(0))
+
+
+def _bound(raw: bytes, name: str) -> str | None:
+    """The module's top-level statements binding ``name``, unparsed.
+
+    Assignments and imports of the name, joined with ``; `` (``none`` when none does), or None
+    when the module does not parse.
+    This is what setuptools' ``attr`` and flit_core read, first statically: the rest of the
+    module (its ordinary code, comments, layout) is not the value. A value computed by a call
+    or imported from another module counts only when that statement's text changes.
+    """
+    try:
+        tree = ast.parse(raw.decode("utf-8"))
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+    binds = [node for node in tree.body if _binds(node, name)]
+    return "; ".join(ast.unparse(node) for node in binds) if binds else "none"
+
+
+def _binds(node: ast.stmt, name: str) -> bool:
+    if isinstance(node, ast.Assign):
+        targets = [t for target in node.targets for t in ast.walk(target)]
+        return any(isinstance(t, ast.Name) and t.id == name for t in targets)
+    if isinstance(node, ast.AnnAssign | ast.AugAssign):
+        return isinstance(node.target, ast.Name) and node.target.id == name
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return any((a.asname or a.name.split(".")[0]) == name for a in node.names)
+    return False
 
 
 def stale_config_edits(
@@ -373,17 +756,19 @@ def stale_config_edits(
         One entry per such file, naming what of it changed and the command that read the base's
         copy, sorted.
     """
-    inputs = build_inputs(install, read, base)
+    inputs = _build_reads(install, read, base)
     if not inputs:
         return []
     paths = {c.path for c in changed} | {c.old_path for c in changed if c.old_path}
     found = []
     for path in sorted(paths & set(inputs)):
-        what = _what_changed(path, read(base, path), read(candidate, path))
+        how = inputs[path]
+        what = _what_changed(path, read(base, path), read(candidate, path), how)
         if what:
+            why = f"; {how.why}" if how.why else ""
             found.append(
-                f"{path} ({what}: the environment was built once, at the base, by "
-                f"`{inputs[path]}` reading the base's {path}, so the candidate would be tested "
+                f"{path} ({what}{why}: the environment was built once, at the base, by "
+                f"`{how.command}` reading the base's {path}, so the candidate would be tested "
                 "in an environment that does not match it; the harness does not rebuild the "
                 "environment per candidate)"
             )
