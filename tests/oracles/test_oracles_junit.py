@@ -158,6 +158,49 @@ def test_collection_error_is_an_error_keyed_by_file(tmp_path: Path) -> None:
     assert parse_junit(report, tmp_path) == {"tests/test_bad.py": "error"}
 
 
+@pytest.mark.parametrize(
+    "module",
+    [
+        "import pytest\n\npytest.importorskip('no_such_module_here')\n\ndef test_x():\n    pass\n",
+        "import pytest\n\npytest.skip('no backend', allow_module_level=True)\n",
+    ],
+    ids=["importorskip", "allow_module_level"],
+)
+def test_a_module_skipped_at_collection_is_skipped_not_failed(tmp_path: Path, module: str) -> None:
+    """pydata/xarray-4493: pytest 6.2.1 wrote ``test_dask.py`` (skipped without dask) as a
+    typeless ``<skipped message="collection skipped">``, read as ``failed``; the reference run was
+    refused as "pytest exited 0 but its report lists a failure". The real pytest here writes it."""
+    _write(
+        tmp_path,
+        {"tests/test_skipped.py": module, "tests/test_ok.py": "def test_ok():\n    pass\n"},
+    )
+    report = tmp_path / "out" / "junit.xml"
+    _pytest(tmp_path, "-o", "junit_family=xunit1", f"--junitxml={report}", "tests")
+    assert 'message="collection skipped"' in report.read_text()
+    assert parse_junit(report, tmp_path) == {
+        "tests/test_skipped.py": "skipped",
+        "tests/test_ok.py::test_ok": "passed",
+    }
+
+
+def test_the_typeless_skips_of_other_meanings_keep_theirs(tmp_path: Path) -> None:
+    """pytest 3's xfail and ``append_failure``'s strict-XPASS text are not collection skips."""
+    report = tmp_path / "junit.xml"
+    report.write_text(
+        '<testsuite><testcase classname="t" name="a" file="t.py">'
+        '<skipped message="expected test failure"/></testcase>'
+        '<testcase classname="t" name="b" file="t.py">'
+        '<skipped message="xfail-marked test passes unexpectedly"/></testcase>'
+        '<testcase classname="t" name="c" file="t.py"><skipped message="collection skipped"/>'
+        '<skipped message="something else"/></testcase></testsuite>'
+    )
+    assert parse_junit(report, tmp_path) == {
+        "t.py::a": "xfailed",
+        "t.py::b": "failed",
+        "t.py::c": "failed",
+    }
+
+
 def test_billion_laughs_is_refused_not_expanded(tmp_path: Path) -> None:
     """Threat: a report crafted to expand entities exponentially exhausts the evaluator's memory."""
     lol = ["<!ENTITY lol0 'lol'>"] + [
