@@ -567,3 +567,10 @@ the run manifest's warnings."""
 SKIP_SENTINEL_FLAG = "--skip-sentinel-when-rejected"
 """The ``run`` option that leaves gate S out of an attempt a hard check has already failed: named
 in gate S's receipt (``details.not_run``), in the resumed-run line, and in the report's notes."""
+
+REPO_CACHE_HELP = (
+    "Folder of local mirrors for repository URLs, one per repository as owner+name/ (also "
+    "owner+name.git, owner+name/repo, host/owner/name or owner/name), a clone or a bare mirror "
+    "(git clone --mirror); repogate never fetches."
+)
+"""The ``--repo-cache`` option's help: the layouts :func:`repogate.git.resolve_source` looks up."""

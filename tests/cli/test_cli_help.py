@@ -95,3 +95,14 @@ def test_a_misspelt_word_is_named_with_its_suggestion_in_one_clause(
     options" (two sentences glued by a semicolon, and "options" for a command)."""
     assert main(argv) == 2
     assert capsys.readouterr().err.rstrip("\n") == expected
+
+
+@pytest.mark.parametrize("command", [["run"], ["tasks", "import"], ["tasks", "mine"]])
+def test_the_repository_cache_help_gives_its_layout(
+    command: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New user: `--repo-cache DIR  Local mirrors of URLs.` did not say how to lay them out."""
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main([*command, "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "one per repository as owner+name/" in text and "git clone --mirror" in text, text

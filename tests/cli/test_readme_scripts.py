@@ -189,6 +189,24 @@ def test_setup_says_a_bubblewrap_that_is_not_executable_cannot_run(tmp_path: Pat
     assert "missing" not in done.stderr and "apt-get installed" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("make", "mode"),
+    [('ln -s /dev/null "$BWRAP"', "(crw-rw-rw-)"), ('mkfifo -m 644 "$BWRAP"', "(prw-r--r--)")],
+    ids=["dev-null", "fifo"],
+)
+def test_setup_says_a_bubblewrap_that_is_no_file_is_no_program(
+    tmp_path: Path, make: str, mode: str
+) -> None:
+    """New user: /dev/null bound over /usr/bin/bwrap was said to be "not executable", with the
+    advice to chmod 755 it (which would change /dev/null)."""
+    done = _setup_with_bwrap(tmp_path, make)
+    assert done.returncode == 0, done.stderr
+    said = "but cannot run: it is not a program but a device, pipe or socket " + mode
+    assert said in done.stderr, done.stderr
+    assert "chmod" not in done.stderr
+    assert "apt-get install --reinstall bubblewrap" in done.stderr
+
+
 def test_setup_says_a_bubblewrap_link_to_nothing_cannot_run(tmp_path: Path) -> None:
     done = _setup_with_bwrap(tmp_path, 'ln -s /nonexistent/bwrap "$BWRAP"')
     assert done.returncode == 0, done.stderr
@@ -205,3 +223,29 @@ def test_setup_says_a_bubblewrap_that_fails_with_its_status_and_words(tmp_path: 
     assert done.returncode == 0, done.stderr
     assert NOT_RUNNING in done.stderr, done.stderr
     assert "exit 1: bwrap: setting up uid map: Permission denied" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "said"),
+    [
+        (["--help"], 0, "usage: scripts/demo [OUT_DIR]"),
+        (["-h"], 0, "usage: scripts/demo [OUT_DIR]"),
+        (["--out", "x"], 2, "error: unknown option --out; run scripts/demo [OUT_DIR]"),
+    ],
+    ids=["help", "h", "unknown-option"],
+)
+def test_demo_answers_help_and_refuses_options(
+    tmp_path: Path, args: list[str], code: int, said: str
+) -> None:
+    """New user: `scripts/demo --help` started the 29-attempt run into a folder named `--help`."""
+    done = subprocess.run(
+        [str(SCRIPTS / "demo"), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == code, done.stderr
+    assert said in done.stdout + done.stderr
+    assert not (SCRIPTS.parent / args[0]).exists()  # no run into a folder named like the option

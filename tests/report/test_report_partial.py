@@ -64,7 +64,21 @@ def test_an_empty_run_is_a_one_line_error(
     assert main(["report", str(tmp_path / "run")]) == ExitCode.USAGE
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1
-    assert "no attempt" in err and "run `repogate run --out DIR` first" in err
+    assert "no attempt" in err and "run `repogate run ... --out DIR` first" in err
+
+
+def test_a_run_stopped_before_its_first_attempt_finished_says_how_to_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New user: the hint was `run repogate run --out DIR first`, which, with no contracts named,
+    means the embedded default, and was refused on a run of other contracts."""
+    with _store(tmp_path / "run", planned=2) as store:
+        store.begin_attempt("t1", GoldSpec(), 0)
+    assert main(["report", str(tmp_path / "run")]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+    assert "1 begun, none finished" in err
+    assert "rerun the `repogate run` command that made it (the same contracts and agents)" in err
 
 
 def test_several_runs_are_reported_as_one_set(

@@ -21,7 +21,7 @@ from repogate._interrupted import (
 from repogate._version import __version__
 from repogate.cli._help import OutputClosed, plain_app
 from repogate.errors import EvidenceError, ExitCode, RepogateError, RunDirError, UserInputError
-from repogate.vocabulary import attempt_state
+from repogate.vocabulary import REPO_CACHE_HELP, attempt_state
 
 if TYPE_CHECKING:  # each command loads what it uses: `version` and `--help` load none of them
     from repogate.cli.run import AgentOutcome
@@ -160,7 +160,7 @@ def run_cmd(
             "--repo-cache",
             metavar="DIR",
             envvar="REPOGATE_REPO_CACHE",
-            help="Local mirrors of URLs.",
+            help=REPO_CACHE_HELP,
         ),
     ] = None,
     epochs: Annotated[

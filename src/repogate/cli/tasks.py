@@ -16,7 +16,7 @@ import typer
 from repogate._counted import counted
 from repogate.cli._help import plain_app
 from repogate.errors import ContractError, ExitCode, UserInputError
-from repogate.vocabulary import DEFAULT_WINDOW
+from repogate.vocabulary import DEFAULT_WINDOW, REPO_CACHE_HELP
 
 if TYPE_CHECKING:  # loaded by the commands that use them: `--help` loads none of them
     from repogate.contract import TransitionContract
@@ -30,9 +30,7 @@ app = plain_app(
 
 RepoCache = Annotated[
     Path | None,
-    typer.Option(
-        "--repo-cache", metavar="DIR", envvar="REPOGATE_REPO_CACHE", help="Local mirrors of URLs."
-    ),
+    typer.Option("--repo-cache", metavar="DIR", envvar="REPOGATE_REPO_CACHE", help=REPO_CACHE_HELP),
 ]
 Repeats = Annotated[
     int,

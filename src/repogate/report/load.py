@@ -194,10 +194,13 @@ def load_runs(run_dirs: list[Path]) -> list[Run]:
     if not any(run.done for run in runs):
         begun = sum(len(run.attempts) for run in runs)
         what = f"{begun} begun, none finished" if begun else "no attempt"
-        raise RunDirError(
-            f"{', '.join(map(str, run_dirs))}: {what}",
-            "run `repogate run --out DIR` first, or wait for its first attempt to finish",
+        fix = (
+            "rerun the `repogate run` command that made it (the same contracts and agents) to "
+            "resume, or wait for its first attempt to finish"
+            if begun
+            else "run `repogate run ... --out DIR` first"
         )
+        raise RunDirError(f"{', '.join(map(str, run_dirs))}: {what}", fix)
     return runs
 
 
