@@ -327,7 +327,9 @@ def test_rerun_validates_nothing_twice_and_redoes_an_unfinished_one(
     before = (taskset.root / "tasks.jsonl").read_text()
     capsys.readouterr()
     assert main(args) == 0
-    assert ": " not in capsys.readouterr().out.split("task set")[0]  # no candidate line printed
+    # only the instance whose mirror is missing is tried again (the user's side, not the task's)
+    printed = capsys.readouterr().out.split("task set")[0]
+    assert printed == "acme__calc-missing-mirror: repository_missing\n"
     assert (taskset.root / "tasks.jsonl").read_text() == before
     # a run killed while validating the second task left it in neither file: only it is redone
     lines = before.splitlines(keepends=True)
@@ -336,7 +338,7 @@ def test_rerun_validates_nothing_twice_and_redoes_an_unfinished_one(
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert printed.startswith("acme__calc-bare: validated")
-    assert printed.split("task set")[0].count(": ") == 1
+    assert printed.split("task set")[0].count(": ") == 2  # and the missing mirror, once more
     assert len(TaskSet.open(taskset.root).tasks()) == 3
 
 
@@ -679,3 +681,38 @@ def test_a_broken_row_is_named_by_the_line_it_starts_on(
     assert main(["tasks", "import", str(bad), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {bad}{said}") and err.count("\n") == 1, err
+
+
+def test_a_missing_mirror_is_tried_again_when_the_import_resumes(
+    world: tuple[Path, dict[str, str]], cache: Path, tmp_path: Path
+) -> None:
+    """New user: a `repository_missing` rejection stayed for good; the mirror was missing on the
+    user's side, so a rerun with the mirror in place must try the instance again. Other
+    rejections stay finished, and each id is counted once."""
+    root, commits = world
+    good = _faults(root / "mirrors" / "acme+calc", commits)[0]
+    rows = [good, {**good, "instance_id": "acme__calc-nobase", "base_commit": "0" * 40}]
+    path = _write_jsonl(tmp_path / "i.jsonl", rows)
+    mirrors = tmp_path / "mirrors"
+    mirrors.mkdir()
+    mapping = load_env_map(root / "env.toml")
+    taskset = TaskSet.create(
+        tmp_path / "set",
+        Selection(source="swebench-import", origin="i.jsonl", rule="two", repeats=1),
+    )
+    options = IngestOptions(repo_cache=mirrors, cache_dir=cache, gold_check=False)
+
+    def drafts() -> list[Candidate | RejectedEntry]:
+        return [draft(i, path, mapping, mirrors) for i in read_instances(path)]
+
+    assert ingest(drafts(), taskset, options) == (0, 2)
+    assert {r.reason for r in taskset.rejected()} == {"repository_missing"}
+    assert ingest(drafts(), taskset, options) == (0, 2)  # tried again, still missing
+    assert len(taskset.rejected()) == 2  # each id counted once
+    (mirrors / "acme+calc").symlink_to(root / "mirrors" / "acme+calc")
+    assert ingest(drafts(), taskset, options) == (1, 1)
+    assert [t.id for t in taskset.tasks()] == ["acme__calc-good"]
+    expected = [("acme__calc-nobase", "base_commit_missing")]
+    assert [(r.id, r.reason) for r in taskset.rejected()] == expected
+    assert taskset.tally() == {"validated": 1, "base_commit_missing": 1}
+    assert ingest(drafts(), taskset, options) == (0, 0)  # a task's own fault stays finished

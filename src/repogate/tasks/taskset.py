@@ -36,6 +36,8 @@ from repogate.vocabulary import is_task_id
 
 TASKS_FILE = "tasks.jsonl"
 REJECTED_FILE = "rejected.jsonl"
+RETRIED_ON_RESUME = frozenset({"repository_missing"})
+"""Rejection reasons a resumed ``tasks import`` / ``tasks mine`` tries again (:meth:`TaskSet.finished`)."""
 SELECTION_FILE = "taskset.json"
 CONTRACTS_DIR = "contracts"
 CONTRACT_NAME = "contract.toml"
@@ -249,13 +251,26 @@ class TaskSet:
         return rows
 
     def rejected(self) -> list[RejectedEntry]:
-        """The rejected candidates, in the order they finished."""
+        """Return the rejected candidates, in the order they finished.
+
+        Each id's last rejection only, and none of an id validated since (a retried
+        ``repository_missing``, see :meth:`finished`).
+        """
         rows: list[RejectedEntry] = _read_jsonl(self.root / REJECTED_FILE, RejectedEntry)
-        return rows
+        validated = {t.id for t in self.tasks()}
+        last = {r.id: r for r in rows if r.id not in validated}
+        return [r for r in rows if last.get(r.id) is r]
 
     def finished(self) -> set[str]:
-        """Ids of every candidate already validated or rejected (skipped on resume)."""
-        return {t.id for t in self.tasks()} | {r.id for r in self.rejected()}
+        """Ids of every candidate already validated or rejected (skipped on resume).
+
+        A ``repository_missing`` rejection is not finished: the mirror was missing on the
+        user's side, not in the task, so a rerun with the mirror in place tries it again (new
+        user: it stayed rejected until its line was deleted by hand). Its new result is appended;
+        :meth:`rejected` keeps each id's last one.
+        """
+        kept = {r.id for r in self.rejected() if r.reason not in RETRIED_ON_RESUME}
+        return {t.id for t in self.tasks()} | kept
 
     def contract_dir(self, task_id: str) -> Path:
         """The folder of one task's contract (and its patch files).
