@@ -1081,3 +1081,25 @@ def test_the_source_a_build_reads_a_version_from_may_change_around_it(
     build reads (the assignment's text, hatchling's or pdm's match) is graded as it stands."""
     check = _declared_check(repo, base, edits, install)
     assert check.status == "passed", check.detail
+
+
+@pytest.mark.parametrize(
+    ("install", "base"),
+    [
+        # xarray-4493's derived recipe reads setup.cfg as requirements (`-r setup.cfg`)
+        (("uv pip install -r setup.cfg pytest",), {"setup.cfg": "[options]\nx =\n    -e ..\n"}),
+        # a requirements file in a subfolder installing the folder above the checkout
+        (("pip install -r ci/req.txt",), {"ci/req.txt": "-e ../..\n-r ../../outside.txt\n"}),
+        # an install argument naming a folder outside the checkout
+        (("uv pip install -e ../sibling",), {"setup.py": "from setuptools import setup\n"}),
+    ],
+    ids=["setup.cfg-as-requirements", "nested-requirements", "install-argument"],
+)
+def test_paths_outside_the_checkout_are_never_read(
+    repo: Path, install: tuple[str, ...], base: dict[str, str]
+) -> None:
+    """pydata/xarray-4493: the gold attempt's `edits_permitted` and `oracle_untouched` crashed
+    (`git ls-tree ... -- ../pyproject.toml`: outside repository); an install's path that leaves
+    the checkout names no file of it."""
+    check = _declared_check(repo, base, {"pkg/__init__.py": "X = 2\n"}, install)
+    assert check.status == "passed", check.detail

@@ -356,8 +356,27 @@ def build_inputs(install: Iterable[str], read: ReadFile, base: str) -> dict[str,
     return {path: how.command for path, how in _build_reads(install, read, base).items()}
 
 
-def _build_reads(install: Iterable[str], read: ReadFile, base: str) -> dict[str, _Read]:
-    """:func:`build_inputs` with how each file is read (:class:`_Read`)."""
+def _inside(path: str) -> bool:
+    """Whether ``/``-separated ``path`` (normalized) stays inside the checkout."""
+    return not (path == ".." or path.startswith(("../", "/")))
+
+
+def _build_reads(install: Iterable[str], read_any: ReadFile, base: str) -> dict[str, _Read]:
+    """:func:`build_inputs` with how each file is read (:class:`_Read`).
+
+    A path an install names outside the checkout (``-e ..``, ``-r ../x.txt``: pydata/xarray-4493's
+    ``-r setup.cfg`` read as requirements) is no file of it: never read, never returned.
+    """
+
+    def read(revision: str, path: str) -> bytes | None:
+        return read_any(revision, path) if _inside(path) else None
+
+    found = _reads_of(install, read, base)
+    return {path: how for path, how in found.items() if _inside(path)}
+
+
+def _reads_of(install: Iterable[str], read: ReadFile, base: str) -> dict[str, _Read]:
+    """:func:`_build_reads` before paths outside the checkout are dropped."""
     found: dict[str, _Read] = {}
     projects: list[tuple[str, str]] = []
     pending: list[tuple[str, str]] = []
