@@ -299,3 +299,93 @@ def test_a_base_passing_test_that_fails_alone_at_the_base_is_not_charged(
     assert "tests/test_describe.py::test_describe[2-gram-2 gram]" in broken["failing"]
     assert "tests/test_order.py::test_second_after_the_first" not in broken["failing"]
     assert broken["failing_alone_at_base"] == ["tests/test_order.py::test_second_after_the_first"]
+
+
+CONTEXT_TESTS = {
+    "tests/test_state.py": (  # sorted after test_describe.py: runs after it in the whole suite
+        "from units import unit\n\n\ndef test_a_short():\n    assert unit('second', short=True)"
+        " == 's'\n\n\ndef test_b_gram():\n    assert unit('gram') == 'gram'\n"
+    ),
+    "tests/test_zz.py": "def test_zz():\n    assert True\n",
+    # fails in the candidate's first regression run only (its tree is named "-selected-"), passes
+    # in every rerun, alone or with the same selection: a stand-in for a random failure (the
+    # sandbox gives each run fresh files, so no counter can outlive a run)
+    "tests/test_flaky.py": (
+        "import pathlib\n\nfrom units import unit\n\n"
+        "WHERE = str(pathlib.Path(__file__).resolve())\n"
+        "FIRST = '-selected-' in WHERE and '-rerun' not in WHERE\n\n\n"
+        "def test_flaky():\n    assert unit('metre') == 'metre' and not FIRST\n"
+    ),
+}
+# wrong only when another test module is loaded in the same session (the red team's add())
+ZZ_LOADED = FIXED_CODE.replace(
+    'SEP = " "',
+    'import sys\n\nSEP = " "',
+).replace(
+    "    if short:\n",
+    "    if name == 'gram' and any(m.endswith('test_zz') for m in sys.modules):\n"
+    "        return 'g'\n    if short:\n",
+)
+# wrong only after an earlier test of the same file called unit(short=True): module-level state
+POLLUTED = FIXED_CODE.replace('SEP = " "', 'SEP = " "\n_SHORT = []').replace(
+    "    if short:\n",
+    "    if name == 'gram' and _SHORT:\n        return 'g'\n    if short:\n"
+    "        _SHORT.append(name)\n",
+)
+
+
+def test_a_failure_only_in_its_selection_is_charged_and_only_a_same_selection_flip_is_flaky(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team (flaky-excuse): a candidate whose ``unit('gram')`` is wrong only when
+    ``test_zz`` is loaded failed ``test_describe[2-gram-2 gram]`` in the whole-suite regression
+    run, passed when rerun alone, and was excluded as flaky: ACCEPTED, the detail silent. A test
+    that passes alone is now run again with the selection it failed in; failing there again it
+    is charged as order-dependent on the candidate. So is a test failing only after an earlier
+    test of its file polluted the candidate's module state. A test that flips under the same
+    selection is still flaky, left out, and the detail says so."""
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    contract = _task(tmp_path, more=CONTEXT_TESTS)
+    out = tmp_path / "run"
+    code, rows = run_json(
+        capsys,
+        str(contract),
+        *("--agent", "gold"),
+        *("--agent", _agent(tmp_path, "zz-loaded", ZZ_LOADED)),
+        *("--agent", _agent(tmp_path, "polluted", POLLUTED)),
+        *("--out", str(out)),
+    )
+    assert code == ExitCode.OK
+    verdict = {str(r["agent"]).split(":")[-1].rsplit("/", 1)[-1]: r for r in rows}
+
+    zz = _regression_receipt(out, "zz-loaded")
+    assert verdict["zz-loaded.toml"]["failed"] == ["regression_tests_passed"], zz
+    gram = "tests/test_describe.py::test_describe[2-gram-2 gram]"
+    assert zz["failing"] == {gram: "failed", "tests/test_state.py::test_b_gram": "failed"}
+    assert zz["order_dependent_on_candidate"] == [gram, "tests/test_state.py::test_b_gram"]
+    flaky = "'tests/test_flaky.py::test_flaky'"
+    assert zz["flaky_excluded"] == ["tests/test_flaky.py::test_flaky"]  # it flips for everyone
+    assert zz["check"]["detail"].endswith(
+        f"; left out as flaky (failed, then passed with the same selection): {flaky}"
+    )
+    assert zz["check"]["detail"].startswith(
+        f"2 tests fail with the whole selection, pass alone (order-dependent on the candidate): "
+        f"{gram!r} (failed), 'tests/test_state.py::test_b_gram' (failed) ["
+    )
+    # selected, twice alone, twice with the same selection, that selection once at the base
+    assert [r["status"] for r in zz["runs"]] == ["ok"] * 6
+    assert zz["failing_alone_at_base"] == zz["failing_with_selection_at_base"] == []
+
+    polluted = _regression_receipt(out, "polluted")
+    assert verdict["polluted.toml"]["failed"] == ["regression_tests_passed"], polluted
+    assert polluted["failing"] == {"tests/test_state.py::test_b_gram": "failed"}
+    assert polluted["order_dependent_on_candidate"] == ["tests/test_state.py::test_b_gram"]
+
+    gold = _regression_receipt(out, "gold")
+    assert verdict["gold"]["outcome"] == "accepted", (verdict["gold"], gold)
+    assert gold["flaky_excluded"] == ["tests/test_flaky.py::test_flaky"]
+    assert gold["order_dependent_on_candidate"] == []
+    assert gold["check"]["detail"].endswith(
+        "; left out as flaky (failed, then passed with the same selection): "
+        "'tests/test_flaky.py::test_flaky'"
+    )

@@ -489,3 +489,51 @@ def test_a_regression_reruns_only_its_failing_tests_and_none_once_fail_to_pass_f
     wrong = attempts[order.index("wrong.toml")]
     assert _receipt(out, order.index("wrong.toml"), "V")["reruns"] == []
     assert [p for p in out.rglob("rerun*/junit.xml") if wrong in str(p)] == []
+
+
+def test_a_pass_to_pass_failure_only_with_the_graded_selection_is_charged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, cache: Path
+) -> None:
+    """Red team (flaky-excuse), on the declared PASS_TO_PASS: ``neg()`` wrong only when
+    ``test_zz`` is loaded fails ``test_neg`` in the graded run (both files) and passes rerun
+    alone; it was excused as flaky and accepted. Rerun with the graded selection it fails again:
+    charged, and the detail says it is order-dependent on the candidate."""
+    tests = "from calc import add, neg\n\n\ndef test_neg():\n    assert neg(2) == -2\n"
+    zz = "def test_zz():\n    assert True\n"
+    contract = _task(
+        tmp_path,
+        {"calc/__init__.py": CALC_BASE, "tests/test_calc.py": tests, "tests/test_zz.py": zz},
+        {
+            "calc/__init__.py": CALC_FIX,
+            "tests/test_calc.py": tests + "\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        },
+        ["tests/test_calc.py::test_add"],
+        ["tests/test_calc.py::test_neg", "tests/test_zz.py::test_zz"],
+        monkeypatch,
+        cache,
+    )
+    wrong = CALC_FIX.replace(
+        "def neg(a):\n",
+        "def neg(a):\n    import sys\n\n"
+        "    if any(m.endswith('test_zz') for m in sys.modules):\n        return a\n",
+    )
+    zz_loaded = _agent(tmp_path, "zz", {"calc/__init__.py": wrong})
+    rows = _run(capsys, contract, tmp_path / "run", zz_loaded)
+    assert rows["zz"]["failed"] == ["regression_tests_passed"], rows["zz"]
+    details = _receipt(tmp_path / "run", 0, "V")
+    assert details["flaky_excluded"] == []
+    neg = [r for r in details["reruns"] if r["test_id"] == "tests/test_calc.py::test_neg"]
+    assert [
+        (r["state"], r["outcomes"], r["again"], r["flaky"], r["order_dependent"]) for r in neg
+    ] == [
+        ("candidate", ["failed", "passed"], ["failed"] * 4, False, True),
+        ("base", ["passed"] * 5, [], False, False),  # alone at the base: it passes every time
+    ]
+    decision = stored_attempts(tmp_path / "run")[0].decision
+    assert decision is not None
+    regression = next(c for c in decision.checks if c.name == "regression_tests_passed")
+    assert (
+        "tests/test_calc.py::test_neg fails with the whole selection, passes alone "
+        "(order-dependent on the candidate: failed, passed; with the selection: failed, failed, "
+        "failed, failed)" in regression.detail
+    )

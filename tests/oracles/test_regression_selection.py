@@ -289,15 +289,94 @@ def test_a_reproducible_failure_outside_the_declared_ids_fails_the_check() -> No
     assert seen.details["failing"] == {"t/a.py::test_2": "failed"}
 
 
-def test_a_failure_that_passes_on_a_rerun_is_flaky_and_excluded_with_a_record() -> None:
+def test_a_failure_that_passes_on_a_rerun_with_the_same_selection_is_flaky_and_said() -> None:
+    """Passing alone is not enough: the same selection runs again, and only a pass there is a
+    flip under the same conditions; the exclusion is said in the check's detail."""
+    whole: dict[str, TestOutcome] = {
+        "t/a.py::test_1": "passed",
+        "t/a.py::test_2": "failed",
+        "t/b.py::test_3": "passed",
+    }
     replay = _Replay(
-        _run({"t/a.py::test_1": "passed", "t/a.py::test_2": "failed", "t/b.py::test_3": "passed"}),
+        _run(whole),
         _run({"t/a.py::test_2": "passed"}),
         _run({"t/a.py::test_2": "failed"}),
+        _run({**whole, "t/a.py::test_2": "passed"}),
     )
     seen = _regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay)
     assert seen.checks[0].status == "passed"
     assert seen.details["flaky_excluded"] == ["t/a.py::test_2"]
+    assert seen.details["order_dependent_on_candidate"] == []
+    selected = ("t/a.py::test_1", "t/a.py::test_2", "t/b.py::test_3")
+    assert replay.asked[1:] == [
+        (("t/a.py::test_2",), "rerun0", True),
+        (("t/a.py::test_2",), "rerun1", True),
+        (selected, "rerun-same-selected-0", True),  # the same ids as the run it failed in
+    ]
+    assert seen.checks[0].detail.endswith(
+        "; left out as flaky (failed, then passed with the same selection): 't/a.py::test_2'"
+    )
+
+
+def test_a_failure_that_passes_only_alone_is_order_dependent_and_charged() -> None:
+    """Red team: a test failing with the whole selection and passing alone was excused as flaky;
+    it fails every rerun with its selection, so it is charged, said as order-dependent, and not
+    run alone at the base (it passes alone on the candidate already)."""
+    whole: dict[str, TestOutcome] = {
+        "t/a.py::test_1": "passed",
+        "t/a.py::test_2": "failed",
+        "t/b.py::test_3": "passed",
+    }
+    alone = _run({"t/a.py::test_2": "passed"})
+    at_base = _run({**whole, "t/a.py::test_2": "passed"})
+    replay = _Replay(_run(whole), alone, alone, _run(whole), _run(whole), at_base)
+    seen = _regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay, base_runs=True)
+    assert seen.checks[0].status == "failed"
+    assert [a[1] for a in replay.asked] == [
+        "selected",
+        "rerun0",
+        "rerun1",
+        "rerun-same-selected-0",
+        "rerun-same-selected-1",
+        "base-same-selected",  # the same selection at the base: it passes there
+    ]
+    assert replay.asked[-1][0] == replay.asked[0][0]
+    assert seen.details["failing_with_selection_at_base"] == []
+    assert seen.details["failing"] == {"t/a.py::test_2": "failed"}
+    assert seen.details["flaky_excluded"] == []
+    assert seen.details["order_dependent_on_candidate"] == ["t/a.py::test_2"]
+    assert seen.details["failing_alone_at_base"] == []
+    assert seen.checks[0].detail.startswith(
+        "1 test fails with the whole selection, passes alone (order-dependent on the candidate): "
+        "'t/a.py::test_2' (failed) ["
+    )
+
+
+def test_a_graded_run_failure_passing_alone_is_confirmed_with_the_graded_files() -> None:
+    """A test observed failing in the graded run is run again with the graded ids' files."""
+    replay = _Replay(
+        _run({"t/a.py::test_1": "passed", "t/b.py::test_3": "passed"}),
+        _run({"t/a.py::test_2": "passed"}),
+        _run({"t/a.py::test_2": "passed"}),
+        _run({"t/a.py::test_2": "failed"}),
+        _run({"t/a.py::test_2": "failed"}),
+    )
+    step = start(
+        SUITE,
+        EVERYTHING,
+        {"t/a.py::test_2": "failed"},
+        {"t/b.py::test_graded"},
+        base_runs=False,
+        graded=["t/b.py::test_graded"],
+    )
+    while (ask := next_run(step)) is not None:
+        replay.asked.append((ask.ids, ask.label, ask.filtered))
+        step = seen(step, ask, replay.runs.pop(0))
+    assert replay.asked[3:] == [
+        (("t/b.py::test_graded",), "rerun-same-graded-0", False),
+        (("t/b.py::test_graded",), "rerun-same-graded-1", False),
+    ]
+    assert grade(step).details["order_dependent_on_candidate"] == ["t/a.py::test_2"]
 
 
 def test_an_id_the_filter_lost_is_run_with_its_whole_file_and_missing_is_a_failure() -> None:
@@ -419,4 +498,23 @@ def test_pass_to_pass_failures_say_they_passed_at_the_base_and_name_three() -> N
     )
     assert checks["focused_tests_passed"].detail == (
         "1 FAIL_TO_PASS test(s) do not pass on the candidate: 't/f.py::test_f' (xfailed)"
+    )
+
+
+def test_an_order_dependent_failure_the_base_shares_with_the_same_selection_is_left_out() -> None:
+    """As a test failing alone at the base too is not charged, one failing with the same
+    selection at the base too is left out, with a record and said in the detail."""
+    whole: dict[str, TestOutcome] = {
+        "t/a.py::test_1": "passed",
+        "t/a.py::test_2": "failed",
+        "t/b.py::test_3": "passed",
+    }
+    alone = _run({"t/a.py::test_2": "passed"})
+    replay = _Replay(_run(whole), alone, alone, _run(whole), _run(whole), _run(whole))
+    seen = _regressions(SUITE, EVERYTHING, {}, {"t/b.py::test_graded"}, replay, base_runs=True)
+    assert seen.checks[0].status == "passed"
+    assert seen.details["failing"] == {}
+    assert seen.details["failing_with_selection_at_base"] == ["t/a.py::test_2"]
+    assert seen.checks[0].detail.endswith(
+        "; left out: fail with the same selection at the base too: 't/a.py::test_2'"
     )

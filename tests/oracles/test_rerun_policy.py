@@ -10,7 +10,16 @@ from _test_runs import test_run as _run
 from repogate.gates.base_state import confirmed_verdict, to_rerun_at_base
 from repogate.gates.verification import expected_at_base, failures_to_confirm
 from repogate.oracles.junit import TestOutcome
-from repogate.oracles.reruns import Rerun, first_outcomes, pending, records, seen_again
+from repogate.oracles.reruns import (
+    Rerun,
+    describe,
+    first_outcomes,
+    pending,
+    pending_again,
+    records,
+    seen_again,
+    seen_with_selection,
+)
 
 
 def test_an_id_is_run_again_until_it_flips_and_the_record_keeps_every_outcome() -> None:
@@ -92,3 +101,36 @@ def test_a_wrong_base_outcome_is_rerun_and_only_one_that_flips_is_left_out() -> 
     reproduced = (flipped[0], flipped[1].model_copy(update={"flaky": False}))
     after = confirmed_verdict(outcomes, set(), *graded, reproduced)
     assert (after.valid, after.not_failing, after.not_passing) == (False, (), ("t.py::p",))
+
+
+def test_a_flip_alone_is_flaky_only_once_it_flips_with_the_first_runs_selection() -> None:
+    """Red team: an id failing in the graded run and passing alone was flaky; a flip alone is
+    now confirmed with the first run's selection, and one that never flips there is
+    order-dependent: not flaky, its first outcome stands, and the detail says it."""
+    seen = first_outcomes({"t.py::a": "failed", "t.py::b": "failed", "t.py::c": "failed"})
+    seen = seen_again(seen, {"t.py::a": "passed", "t.py::b": "passed", "t.py::c": "failed"})
+    assert pending_again(seen, {}) == ["t.py::a", "t.py::b"]  # c reproduced alone: no more
+    again = seen_with_selection(seen, {}, {"t.py::a": "failed", "t.py::b": "passed"})
+    assert pending_again(seen, again) == ["t.py::a"]  # b flipped with the selection
+    again = seen_with_selection(seen, again, {"t.py::a": "failed", "t.py::b": "failed"})
+    assert again == {"t.py::a": ("failed", "failed"), "t.py::b": ("passed",)}
+    found = records(seen, "candidate", again)
+    assert [(r.test_id, r.flaky, r.order_dependent, r.again) for r in found] == [
+        ("t.py::a", False, True, ("failed", "failed")),
+        ("t.py::b", True, False, ("passed",)),
+        ("t.py::c", False, False, ()),
+    ]
+    assert describe(found) == (
+        "flips on reruns: t.py::b (candidate: failed, passed); t.py::a fails with the whole "
+        "selection, passes alone (order-dependent on the candidate: failed, passed; with the "
+        "selection: failed, failed)"
+    )
+    # no usable rerun with the selection: nothing concluded, the first outcome stands
+    assert records(seen, "base", {})[0].model_dump() == {
+        "test_id": "t.py::a",
+        "state": "base",
+        "outcomes": ("failed", "passed"),
+        "flaky": False,
+        "again": (),
+        "order_dependent": False,
+    }

@@ -8,9 +8,13 @@ minus tests known to flip; the tests a change can affect are selected from per-t
 may narrow the set to the declared ids (``oracles.regression = "declared"``, SWE-bench's rule);
 the narrowing is recorded in this receipt and shown in the check's detail.
 
-A selected test that does not pass on the candidate is run twice more; one pass in those reruns
-marks it flaky, excluded from the verdict with a record. A failure that reproduces fails
-``regression_tests_passed``. Every run is on a fresh tree of the candidate, never one that earlier
+A selected test that does not pass on the candidate is run twice more, alone. One that passes alone
+is run again with the same selection as the run where it failed (the same ids, or the same files:
+:func:`next_run`), up to twice, stopping at its first pass: only a pass there marks it flaky,
+excluded from the verdict with a record and named in the check's detail. One that fails with the
+selection every time and passes alone is order-dependent on the candidate (red team: an ``add()``
+wrong only when another test module is loaded failed in the whole-suite run, passed alone and
+was excused as flaky): it is charged. A failure that reproduces fails ``regression_tests_passed``. Every run is on a fresh tree of the candidate, never one that earlier
 test code wrote (:func:`repogate.gates.graded_trees.fresh_tree`), so a failure kept away by a file
 an earlier run left in the checkout is not called flaky.
 
@@ -139,8 +143,10 @@ class RunRequest:
 
     Attributes:
         ids: the test ids to run.
-        label: the run's name: ``selected``, ``unfiltered``, ``rerun0``, ``rerun1`` or
-            ``base-alone`` (its report folder is named after it).
+        label: the run's name: ``selected``, ``unfiltered``, ``rerun0``, ``rerun1``,
+            ``rerun-same-<where>-<n>`` (the selection ``<where>`` again: ``selected``,
+            ``unfiltered`` or ``graded``), ``base-alone`` or ``base-same-<where>`` (that selection
+            at the base) (its report folder is named after it).
         filtered: True to run the ids alone; False to run their files whole (ids the filter lost).
         at_base: True to run on a fresh tree of the base (hidden tests applied), else on one of
             the candidate.
@@ -164,6 +170,8 @@ class Regressions:
         observed: outcome per id on the candidate: the graded run's, then the selected runs'.
         runs: each run made so far, with what asked for it, in order.
         base_runs: whether a reproducible failure is run at the base (order-dependent tests).
+        graded: the graded ids, whose files the graded run ran (the selection ``observed``'s
+            first outcomes come from; run again, files whole, to confirm a flip alone there).
     """
 
     suite: BaseSuite
@@ -173,6 +181,7 @@ class Regressions:
     observed: Mapping[str, TestOutcome]
     runs: tuple[tuple[RunRequest, TestRun], ...] = ()
     base_runs: bool = True
+    graded: tuple[str, ...] = ()
 
     def made(self, *labels: str) -> list[TestRun]:
         """Return the runs made under ``labels`` (every run when none is given), in order."""
@@ -189,31 +198,93 @@ class Regressions:
         seen = _observe(self.chosen, self.observed)
         return [t for t in self.chosen if seen[t] != "passed"]
 
-    def flaky(self) -> list[str]:
-        """Return the failing ids that passed in a rerun (with repeats, one per passing rerun)."""
-        failing = self.failing()
+    def passed_alone(self) -> list[str]:
+        """Return the failing ids that passed in a rerun alone, in order."""
+        alone = self.made(*(f"rerun{n}" for n in range(RERUNS)))
         return [
             t
-            for run in self.made(*(f"rerun{n}" for n in range(RERUNS)))
-            for t, o in _observe(failing, run.outcomes).items()
-            if o == "passed"
+            for t in self.failing()
+            if any(_observe([t], r.outcomes)[t] == "passed" for r in alone)
+        ]
+
+    def failed_in(self, test_id: str) -> Where:
+        """Return the selection ``test_id`` was observed in, as ``observed`` holds it.
+
+        The unfiltered run's outcome overrides the selected run's, and the graded run's
+        (``observed`` before any regression run) is the one when neither reported the id.
+        """
+        for where in ("unfiltered", "selected"):
+            for run in self.made(where):
+                if _observe([test_id], run.outcomes)[test_id] != "missing":
+                    return where
+        return "graded"
+
+    def context(self, where: Where) -> RunRequest:
+        """Return the run that repeats the selection ``where`` (its ids, filtered as it was)."""
+        label = f"rerun-same-{where}-{len(self.made(*_again(where)))}"
+        if where == "graded":
+            return RunRequest(self.graded, label, filtered=False)
+        ask = next(a for a, _ in self.runs if a.label == where)
+        return RunRequest(ask.ids, label, filtered=ask.filtered)
+
+    def flaky(self) -> list[str]:
+        """Return the ids that passed alone and then with the selection they failed in, in order."""
+        return [
+            t
+            for t in self.passed_alone()
+            if any(
+                _observe([t], r.outcomes)[t] == "passed"
+                for r in self.made(*_again(self.failed_in(t)))
+            )
+        ]
+
+    def pending_again(self) -> list[str]:
+        """Return the ids that passed alone and not yet with their selection, in order."""
+        flaky = set(self.flaky())
+        return [t for t in self.passed_alone() if t not in flaky]
+
+    def order_dependent(self) -> list[str]:
+        """Return the ids that passed alone and failed every usable rerun with their selection."""
+        flaky = set(self.flaky())
+        return [
+            t
+            for t in self.passed_alone()
+            if t not in flaky
+            and any(r.status == "ok" for r in self.made(*_again(self.failed_in(t))))
         ]
 
     def alone_at_base(self) -> list[str]:
         """Return the reproducible failures that did not pass alone at the base either."""
-        still = self.reproducible()
         return [
             t
-            for run in self.made("base-alone")
-            if run.status == "ok"
-            for t, o in _observe(still, run.outcomes).items()
+            for ask, run in self.runs
+            if ask.label == "base-alone" and run.status == "ok"
+            for t, o in _observe(ask.ids, run.outcomes).items()
             if o != "passed"
         ]
 
+    def with_selection_at_base(self) -> list[str]:
+        """Return the order-dependent ids that did not pass with their selection at the base."""
+        return [
+            t
+            for t in self.order_dependent()
+            for ask, run in self.runs
+            if ask.label == f"base-same-{self.failed_in(t)}" and run.status == "ok"
+            if _observe([t], run.outcomes)[t] != "passed"
+        ]
+
     def reproducible(self) -> list[str]:
-        """Return the failing ids no rerun saw pass, in order."""
+        """Return the failing ids not found flaky, in order (order-dependent ones included)."""
         flaky = set(self.flaky())
         return [t for t in self.failing() if t not in flaky]
+
+
+Where = Literal["selected", "unfiltered", "graded"]
+"""The selection a failing id was first seen failing in (the graded run's, or a regression run's)."""
+
+
+def _again(where: Where) -> tuple[str, ...]:
+    return tuple(f"rerun-same-{where}-{n}" for n in range(RERUNS))
 
 
 def start(
@@ -223,6 +294,7 @@ def start(
     exclude: Collection[str],
     *,
     base_runs: bool = True,
+    graded: Sequence[str] = (),
 ) -> Regressions:
     """Open the regression step's record.
 
@@ -235,21 +307,29 @@ def start(
         base_runs: run a failure that reproduces on the candidate alone at the base too; one that
             fails there as well (an order-dependent test: it passed in the base's whole-suite run,
             not alone) is left out and recorded as ``failing_alone_at_base``, as gate V's reruns
-            charge a PASS_TO_PASS failure only when the base passes it.
+            charge a PASS_TO_PASS failure only when the base passes it. Likewise an order-dependent
+            failure's selection is run at the base, and one failing there too is left out and
+            recorded as ``failing_with_selection_at_base``.
+        graded: the graded ids, whose files the graded run ran: an id of ``already`` that
+            failed there and passes alone is run with their files again before it is flaky.
     """
     skip = set(exclude)
     chosen = tuple(t for t in selection.tests if t not in skip)
     to_run = tuple(t for t in chosen if t not in already)
-    return Regressions(suite, selection, chosen, to_run, dict(already), base_runs=base_runs)
+    return Regressions(
+        suite, selection, chosen, to_run, dict(already), base_runs=base_runs, graded=tuple(graded)
+    )
 
 
 def next_run(step: Regressions) -> RunRequest | None:
     """Return the run to make next, or None when the step has all it needs.
 
     In order: the ids not yet observed, alone; those the filter lost (ids spelled differently),
-    with their files whole; the failures, :data:`RERUNS` times; the failures that reproduced,
-    alone at the base. Nothing when the base suite gave no usable report, and no rerun once a
-    selected run broke.
+    with their files whole; the failures, :data:`RERUNS` times alone; those that passed alone,
+    with the selection they failed in (:meth:`Regressions.context`), up to :data:`RERUNS` times,
+    stopping once each passed there; the failures that reproduced alone, alone at the base; the
+    selection of those that failed with it every time and passed alone (order-dependent on the
+    candidate), at the base. Nothing when the base suite gave no usable report, and no rerun once a selected run broke.
     """
     if step.suite.status != "ok":
         return None
@@ -267,9 +347,21 @@ def next_run(step: Regressions) -> RunRequest | None:
     reruns = len(step.made(*(f"rerun{n}" for n in range(RERUNS))))
     if reruns < RERUNS:
         return RunRequest(failing, f"rerun{reruns}")
-    still = tuple(step.reproducible())
+    for where in dict.fromkeys(step.failed_in(t) for t in step.pending_again()):
+        if where == "graded" and not step.graded:
+            continue  # no selection to repeat: the failure stands
+        again = step.made(*_again(where))
+        if len(again) < RERUNS and all(r.status == "ok" for r in again):
+            return step.context(where)
+    alone = set(step.passed_alone())
+    still = tuple(t for t in step.reproducible() if t not in alone)
     if still and step.base_runs and "base-alone" not in labels:
         return RunRequest(still, "base-alone", at_base=True)
+    if not step.base_runs:
+        return None
+    for where in dict.fromkeys(step.failed_in(t) for t in step.order_dependent()):
+        if f"base-same-{where}" not in labels:
+            return replace(step.context(where), label=f"base-same-{where}", at_base=True)
     return None
 
 
@@ -308,7 +400,11 @@ def grade(step: Regressions, edited: Sequence[str] = ()) -> Observation:
     broken = step.broken()
     outcome = _observe(chosen, step.observed)
     alone_at_base = step.alone_at_base()
-    failing = [t for t in step.reproducible() if t not in alone_at_base]
+    same_at_base = step.with_selection_at_base()
+    left_out = {*alone_at_base, *same_at_base}
+    failing = [t for t in step.reproducible() if t not in left_out]
+    order = [t for t in step.order_dependent() if t not in left_out]
+    flaky = step.flaky()
     details.update(
         base_passing=len(suite.passing),
         selection=selection.model_dump(exclude={"tests"}),
@@ -317,8 +413,10 @@ def grade(step: Regressions, edited: Sequence[str] = ()) -> Observation:
         run_seconds=round(sum(r.execution.duration_s for r in runs), 3),
         runs=[{"status": r.status, "reason": r.reason, "collected": r.collected} for r in runs],
         failing={t: outcome[t] for t in failing},
-        flaky_excluded=sorted(step.flaky()),
+        flaky_excluded=sorted(flaky),
+        order_dependent_on_candidate=order,
         failing_alone_at_base=sorted(alone_at_base),
+        failing_with_selection_at_base=sorted(same_at_base),
         coverage=suite.coverage is not None,
         coverage_reason=suite.coverage_reason,
         base_passing_without_coverage=len(suite.passing_only_plainly),
@@ -339,12 +437,64 @@ def grade(step: Regressions, edited: Sequence[str] = ()) -> Observation:
     problems = [f"edits what only tests passing at the base read: {'; '.join(edited)}"] * bool(
         edited
     )
-    if failing:
-        problems.append(failing_text(failing, outcome))
+    plain = [t for t in failing if t not in order]
+    if plain:
+        problems.append(failing_text(plain, outcome))
+    if order:
+        problems.append(order_text(order, outcome))
+    said = excluded_text(flaky, alone_at_base, same_at_base)
     if problems:
         details["oracle_edits"] = list(edited)
-        detail = f"{'; '.join(problems)} [{scope}]"
+        detail = f"{'; '.join(problems)} [{scope}]{said}"
         return Observation(
             checks=(Check(name=CHECK, status="failed", detail=detail),), details=details
         )
-    return Observation(checks=(Check(name=CHECK, status="passed", detail=scope),), details=details)
+    return Observation(
+        checks=(Check(name=CHECK, status="passed", detail=scope + said),), details=details
+    )
+
+
+def order_text(ids: Sequence[str], outcomes: Mapping[str, str]) -> str:
+    """Say which base-passing tests fail with their selection on the candidate and pass alone.
+
+    Args:
+        ids: the ids, in the order they are named (at least one).
+        outcomes: each id's outcome with the selection on the candidate.
+
+    Returns:
+        e.g. ``1 test fails with the whole selection, passes alone (order-dependent on the
+        candidate): 'tests/test_add.py::test_add' (failed)``.
+    """
+    return (
+        f"{counted(len(ids), 'test')} {'fails' if len(ids) == 1 else 'fail'} with the whole "
+        f"selection, {'passes' if len(ids) == 1 else 'pass'} alone (order-dependent on the "
+        f"candidate): {named(ids, outcomes)}"
+    )
+
+
+def excluded_text(
+    flaky: Sequence[str], alone_at_base: Sequence[str], same_at_base: Sequence[str] = ()
+) -> str:
+    """Say the tests left out of the verdict and why, for the end of the check's detail.
+
+    Args:
+        flaky: ids that failed once and passed on a rerun with the same selection.
+        alone_at_base: ids that failed on the candidate and alone at the base too.
+        same_at_base: order-dependent ids that failed with their selection at the base too.
+
+    Returns:
+        ``""`` when none is left out, else e.g. ``; left out as flaky (failed, then passed with
+        the same selection): 'a.py::test_x'; left out: fail alone at the base too
+        (order-dependent at the base): 'b.py::test_y'``.
+    """
+    said = ""
+    if flaky:
+        said += "; left out as flaky (failed, then passed with the same selection): "
+        said += named(sorted(flaky), {})
+    if alone_at_base:
+        said += "; left out: fail alone at the base too (order-dependent at the base): "
+        said += named(sorted(alone_at_base), {})
+    if same_at_base:
+        said += "; left out: fail with the same selection at the base too: "
+        said += named(sorted(same_at_base), {})
+    return said

@@ -58,8 +58,10 @@ from repogate.oracles.reruns import (
     first_outcomes,
     flaky_ids,
     pending,
+    pending_again,
     records,
     seen_again,
+    seen_with_selection,
     selection,
 )
 from repogate.receipt import Check, Observation
@@ -150,7 +152,11 @@ def rerun_state(
     more runs; one with no usable report ends them). Rerun ``n`` runs the ids still
     :func:`~repogate.oracles.reruns.pending` alone (not the rest of their files) on a fresh tree
     of ``state`` beside ``tree`` (:func:`~repogate.gates.graded_trees.fresh_tree`), its report
-    in ``report_dir / "rerun<n>"``. Nothing runs when ``first`` is empty.
+    in ``report_dir / "rerun<n>"``. An id that flipped alone is then confirmed under the first
+    run's selection (every graded id, their files whole), up to as many more times, stopping at
+    the first flip there (``rerun-same<n>``): only such a flip makes it flaky; one that never
+    flips there is ``order_dependent`` and its first outcome stands. Nothing runs when ``first``
+    is empty.
 
     Args:
         env: the environment built at the base.
@@ -175,7 +181,18 @@ def rerun_state(
         if ran.status != "ok":
             break
         seen = seen_again(seen, ran.outcomes)
-    return records(seen, which)
+    graded = [*contract.oracles.fail_to_pass, *contract.oracles.pass_to_pass]
+    again: dict[str, tuple[Observed, ...]] = {}
+    for n in range(RERUNS):
+        if not pending_again(seen, again):
+            break
+        # the first run's selection: every graded id, their files whole (as run_repeated runs)
+        fresh = fresh_tree(state, tree, f"rerun-same{n}")
+        ran = _graded_run(env, fresh, contract, graded, report_dir / f"rerun-same{n}", policy)
+        if ran.status != "ok":
+            break
+        again = seen_with_selection(seen, again, ran.outcomes)
+    return records(seen, which, again)
 
 
 def failures_to_confirm(

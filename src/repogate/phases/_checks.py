@@ -159,6 +159,7 @@ def verification(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgre
         cfg.work / "candidate",
         dict(progress.outcomes),
         [*graded_ids, *sorted(progress.base_flaky)],
+        graded_ids,
     )
     trees = _clean_trees(cfg, state.base_commit, state.candidate_commit)
     if contract.oracles.commands:

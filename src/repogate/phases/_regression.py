@@ -129,10 +129,13 @@ def regressions(
     tree: Path,
     already: dict[str, TestOutcome],
     exclude: Sequence[str],
+    graded_ids: Sequence[str] = (),
 ) -> AttemptProgress:
     """Emit the ``V-regression`` receipt for the tree of ``rev`` (tests already ran on ``tree``).
 
     Each regression run is on a fresh tree of ``rev`` beside ``tree``, never one test code wrote.
+    ``graded_ids`` are the graded ids, whose files the run that observed ``already`` ran: an id that
+    failed there and passes alone is run with their files again before it can be called flaky.
     """
     if cfg.contract.oracles.regression == "declared":
         return gate(cfg, progress, GATE, narrowed)
@@ -166,7 +169,7 @@ def regressions(
                 tools if ask.filtered and isinstance(tools, Path) else None,
             )
 
-        step = start(suite, selection, already, exclude)
+        step = start(suite, selection, already, exclude, graded=graded_ids)
         while (ask := next_run(step)) is not None:
             step = seen(step, ask, run(ask))
         added = suite_added_reads(
