@@ -186,7 +186,7 @@ def test_a_recipe_pinning_another_version_fails_at_reproduces(ran: Ran) -> None:
     status, detail = ran.check("pins-other", "environment_reproduced")
     assert status == "failed"
     assert ran.reached("pins-other") == [*ALL_STAGES[:3], ("reproduces", "failed")]
-    assert "tests/test_pinned.py::test_pinned (passed -> failed)" in detail, detail
+    assert "'tests/test_pinned.py::test_pinned' (passed -> failed)" in detail, detail
 
 
 def test_a_fake_pytest_in_the_agents_recipe_changes_nothing_in_gate_v(ran: Ran) -> None:
@@ -277,4 +277,4 @@ def test_a_recipe_patching_a_test_dependency_changes_nothing_in_gate_v(ran: Ran)
     status, detail = ran.check("patched-six", "environment_reproduced")
     assert status == "failed"
     assert ran.reached("patched-six") == [*ALL_STAGES[:3], ("reproduces", "failed")]
-    assert "tests/test_units.py::test_double (failed -> passed)" in detail, detail
+    assert "'tests/test_units.py::test_double' (failed -> passed)" in detail, detail
