@@ -33,14 +33,12 @@ TEST_ADD = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5
 INSTALL = "uv pip install -e ."
 
 
-def test_a_build_configuration_edit_is_refused_and_an_unread_table_is_not(
-    tmp_path: Path, cache: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+def _calc_task(tmp_path: Path, build: dict[str, str], editable: list[str]) -> Path:
+    """The calc task (fix ``add``; ``test_version`` pins the installed version) over ``build``."""
     contract, _, _ = make_task(
         tmp_path,
         {
-            "pyproject.toml": PYPROJECT,
+            **build,
             "calc/__init__.py": BUGGY,
             "tests/test_neg.py": TEST_NEG,
             "tests/test_version.py": TEST_VERSION,
@@ -49,8 +47,16 @@ def test_a_build_configuration_edit_is_refused_and_an_unread_table_is_not(
         install=["uv pip install pytest", INSTALL],
         fail_to_pass=["tests/test_add.py::test_add"],
         pass_to_pass=["tests/test_neg.py::test_neg", "tests/test_version.py::test_version"],
-        editable=["calc/**", "pyproject.toml"],
+        editable=editable,
     )
+    return contract
+
+
+def test_a_build_configuration_edit_is_refused_and_an_unread_table_is_not(
+    tmp_path: Path, cache: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    contract = _calc_task(tmp_path, {"pyproject.toml": PYPROJECT}, ["calc/**", "pyproject.toml"])
     bumps = scripted(
         tmp_path,
         "bumps",
@@ -103,20 +109,8 @@ def test_a_version_bump_in_hatchlings_version_file_is_refused(
     accepted. ``edits_permitted`` now names the file, the version change and the table naming
     it; a fix leaving the version file alone is accepted."""
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))
-    contract, _, _ = make_task(
-        tmp_path,
-        {
-            "pyproject.toml": ABOUT_PYPROJECT,
-            "calc/__about__.py": ABOUT,
-            "calc/__init__.py": BUGGY,
-            "tests/test_neg.py": TEST_NEG,
-            "tests/test_version.py": TEST_VERSION,
-        },
-        {"calc/__init__.py": FIXED, "tests/test_add.py": TEST_ADD},
-        install=["uv pip install pytest", INSTALL],
-        fail_to_pass=["tests/test_add.py::test_add"],
-        pass_to_pass=["tests/test_neg.py::test_neg", "tests/test_version.py::test_version"],
-        editable=["calc/**"],
+    contract = _calc_task(
+        tmp_path, {"pyproject.toml": ABOUT_PYPROJECT, "calc/__about__.py": ABOUT}, ["calc/**"]
     )
     bumps = scripted(
         tmp_path,
