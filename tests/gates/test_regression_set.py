@@ -100,6 +100,18 @@ BREAKS_DESCRIBE = FIXED_CODE.replace("str(value) + SEP + unit(name)", "str(value
 BREAKS_SEP = FIXED_CODE.replace('SEP = " "', 'SEP = "-"')
 
 
+def _verdicts(
+    capsys: pytest.CaptureFixture[str], contract: Path, out: Path, agents: list[str]
+) -> dict[str, dict[str, Any]]:
+    """Run ``agents`` (specs) on ``contract`` into ``out``; each row by its agent's file name
+    (``gold``, ``breaks-sep.toml``). The run must end with exit 0."""
+    code, rows = run_json(
+        capsys, str(contract), *(w for a in agents for w in ("--agent", a)), "--out", str(out)
+    )
+    assert code == ExitCode.OK
+    return {str(r["agent"]).split(":")[-1].rsplit("/", 1)[-1]: r for r in rows}
+
+
 def _regression_receipt(out: Path, agent: str) -> dict[str, Any]:
     with Store.open(out) as store:
         attempt = next(a for a in store.attempts() if agent in a.attempt_id)
@@ -116,16 +128,16 @@ def test_breaking_a_neighbouring_files_tests_is_a_regression(
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))
     contract = _task(tmp_path)
     out = tmp_path / "run"
-    code, rows = run_json(
+    verdict = _verdicts(
         capsys,
-        str(contract),
-        *("--agent", "gold"),
-        *("--agent", _agent(tmp_path, "breaks-describe", BREAKS_DESCRIBE)),
-        *("--agent", _agent(tmp_path, "breaks-sep", BREAKS_SEP)),
-        *("--out", str(out)),
+        contract,
+        out,
+        [
+            "gold",
+            _agent(tmp_path, "breaks-describe", BREAKS_DESCRIBE),
+            _agent(tmp_path, "breaks-sep", BREAKS_SEP),
+        ],
     )
-    assert code == ExitCode.OK
-    verdict = {str(r["agent"]).split(":")[-1].rsplit("/", 1)[-1]: r for r in rows}
     assert verdict["gold"]["outcome"] == "accepted", verdict["gold"]["failed"]
     for name in ("breaks-describe.toml", "breaks-sep.toml"):
         assert verdict[name]["outcome"] == "rejected"
@@ -234,15 +246,12 @@ def test_a_new_method_looked_up_by_name_is_not_inert(
     )
     unnamed = fixed.replace(method, method + "\n    def plain(self):\n        return 1\n")
     out = tmp_path / "run"
-    code, rows = run_json(
+    verdict = _verdicts(
         capsys,
-        str(contract),
-        *("--agent", _agent(tmp_path, "looked-up", looked_up)),
-        *("--agent", _agent(tmp_path, "unnamed", unnamed)),
-        *("--out", str(out)),
+        contract,
+        out,
+        [_agent(tmp_path, "looked-up", looked_up), _agent(tmp_path, "unnamed", unnamed)],
     )
-    assert code == ExitCode.OK
-    verdict = {str(r["agent"]).rsplit("/", 1)[-1]: r for r in rows}
     assert verdict["looked-up.toml"]["failed"] == ["regression_tests_passed"], verdict
     receipt = _regression_receipt(out, "looked-up")
     assert receipt["selection"]["whole"] is True
@@ -281,15 +290,9 @@ def test_a_base_passing_test_that_fails_alone_at_the_base_is_not_charged(
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))
     contract = _task(tmp_path, more=ORDER_DEPENDENT)
     out = tmp_path / "run"
-    code, rows = run_json(
-        capsys,
-        str(contract),
-        *("--agent", "gold"),
-        *("--agent", _agent(tmp_path, "breaks-describe", BREAKS_DESCRIBE)),
-        *("--out", str(out)),
+    verdict = _verdicts(
+        capsys, contract, out, ["gold", _agent(tmp_path, "breaks-describe", BREAKS_DESCRIBE)]
     )
-    assert code == ExitCode.OK
-    verdict = {str(r["agent"]).split(":")[-1].rsplit("/", 1)[-1]: r for r in rows}
     assert verdict["gold"]["outcome"] == "accepted", verdict["gold"]["failed"]
     gold = _regression_receipt(out, "gold")
     assert gold["check"]["status"] == "passed"
@@ -347,16 +350,12 @@ def test_a_failure_only_in_its_selection_is_charged_and_only_a_same_selection_fl
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))
     contract = _task(tmp_path, more=CONTEXT_TESTS)
     out = tmp_path / "run"
-    code, rows = run_json(
+    verdict = _verdicts(
         capsys,
-        str(contract),
-        *("--agent", "gold"),
-        *("--agent", _agent(tmp_path, "zz-loaded", ZZ_LOADED)),
-        *("--agent", _agent(tmp_path, "polluted", POLLUTED)),
-        *("--out", str(out)),
+        contract,
+        out,
+        ["gold", _agent(tmp_path, "zz-loaded", ZZ_LOADED), _agent(tmp_path, "polluted", POLLUTED)],
     )
-    assert code == ExitCode.OK
-    verdict = {str(r["agent"]).split(":")[-1].rsplit("/", 1)[-1]: r for r in rows}
 
     zz = _regression_receipt(out, "zz-loaded")
     assert verdict["zz-loaded.toml"]["failed"] == ["regression_tests_passed"], zz

@@ -19,7 +19,7 @@ def test_names_are_compared_normalized_and_markers_use_the_environments_python()
             "not a requirement !!",  # unparsable: skipped
             "pluggy==1.3.*",  # met
         ],
-        ["typing-extensions==4.7.1", "pluggy==1.3.0", "-e file:///work/checkout"],
+        ["typing-extensions==4.7.1", "pluggy==1.3.0", "-e file:///srv/checkout"],
         "3.9.18",
     )
     assert got == ("tomli>=1 (not installed)",)
