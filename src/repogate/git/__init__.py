@@ -38,6 +38,7 @@ from repogate.git._diff import (
     names_word,
     patch_paths,
     show_file,
+    show_text,
     status_porcelain,
 )
 from repogate.git._merge import (
@@ -150,6 +151,7 @@ __all__ = [
     "sealed",
     "set_branch",
     "show_file",
+    "show_text",
     "status_porcelain",
     "tree_from_dir",
     "tree_of",

@@ -192,6 +192,16 @@ def show_file(repo: Path, rev: str, path: str) -> bytes | None:
     return run_git(["cat-file", "blob", meta.split(b" ")[2].decode()], repo)
 
 
+def show_text(repo: Path, rev: str, path: str) -> str:
+    """Return ``path`` at commit ``rev`` as text (UTF-8, bad bytes replaced), ``""`` when absent.
+
+    Raises:
+        GitError: ``rev`` is unknown.
+    """
+    data = show_file(repo, rev, path)
+    return "" if data is None else data.decode("utf-8", "replace")
+
+
 def names_word(repo: Path, rev: str, word: str) -> bool:
     """Whether ``word`` occurs as a whole word in any file of commit ``rev`` (``git grep -w -F``).
 

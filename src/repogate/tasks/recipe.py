@@ -157,11 +157,6 @@ def _floor(pyproject: dict[str, Any], setup: str) -> tuple[int, int] | None:
     return (int(found[1]), int(found[2])) if found else None
 
 
-def _text(repo: Path, rev: str, path: str) -> str:
-    data = git.show_file(repo, rev, path)
-    return "" if data is None else data.decode("utf-8", "replace")
-
-
 def derive_recipe(repo: Path, base: str) -> dict[str, Any]:
     """Derive the environment recipe (contract ``[environment]`` data) from the base's own files.
 
@@ -172,8 +167,12 @@ def derive_recipe(repo: Path, base: str) -> dict[str, Any]:
     Returns:
         ``supplied_by``, ``python``, ``install``, ``network`` and ``lock_inputs``.
     """
-    pyproject_text = _text(repo, base, "pyproject.toml")
-    setup = _text(repo, base, "setup.py") + _text(repo, base, "setup.cfg")
+    pyproject_text = git.show_text(repo, base, "pyproject.toml")
+    setup_py, setup_cfg = (
+        git.show_text(repo, base, "setup.py"),
+        git.show_text(repo, base, "setup.cfg"),
+    )
+    setup = setup_py + setup_cfg
     try:
         pyproject = tomllib.loads(pyproject_text) if pyproject_text else {}
     except tomllib.TOMLDecodeError:
@@ -190,7 +189,10 @@ def derive_recipe(repo: Path, base: str) -> dict[str, Any]:
     layout = git.existing_paths(repo, base, ("setup.py", "setup.cfg"))
     develop = _develop_mode(pyproject, bool(setup), day)
     if develop:  # no build_editable in the era's setuptools: its build requirements, then develop
-        words += [shlex.quote(r) for r in _build_requires(pyproject) + _setup_requires(repo, base)]
+        words += [
+            shlex.quote(r)
+            for r in _build_requires(pyproject) + _setup_requires(setup_py, setup_cfg)
+        ]
         source = (
             "pyproject.toml" if "project" in pyproject else min(layout, default="pyproject.toml")
         )
@@ -213,7 +215,7 @@ def derive_recipe(repo: Path, base: str) -> dict[str, Any]:
         commands.append(f"python {script} develop --no-deps")
     if scm:
         commands = [f"env SETUPTOOLS_SCM_PRETEND_VERSION=9999.0 {c}" for c in commands]
-    if develop and _RELEASE_TAGS.search(_text(repo, base, "setup.cfg")):
+    if develop and _RELEASE_TAGS.search(setup_cfg):
         commands.insert(0, DROP_RELEASE_TAGS)
     manifests = sorted(git.existing_paths(repo, base, MANIFESTS) | present)
     return {
@@ -256,8 +258,8 @@ _SETUP_REQUIRES_PY = re.compile(r"\bsetup_requires\s*=\s*\[([^\]]*)\]")
 _QUOTED = re.compile(r"""(['"])([^'"]+)\1""")
 
 
-def _setup_requires(repo: Path, base: str) -> list[str]:
-    """Return the base's ``setup_requires`` (read as text, never run).
+def _setup_requires(setup_py: str, setup_cfg: str) -> list[str]:
+    """Return the base's ``setup_requires`` from its files' texts (never run).
 
     ``setup.cfg``'s ``[options]`` list, else a literal list of strings given to ``setup()`` in
     ``setup.py``.
@@ -266,10 +268,10 @@ def _setup_requires(repo: Path, base: str) -> list[str]:
     undated (pydata/xarray of 2020: today's setuptools_scm, which no longer runs on the era's
     Python 3.8 and 3.9); installed first by the dated uv command, they are already satisfied.
     """
-    listed = setup_cfg_list(_text(repo, base, "setup.cfg"), "setup_requires")
+    listed = setup_cfg_list(setup_cfg, "setup_requires")
     if listed:
         return list(listed)
-    found = _SETUP_REQUIRES_PY.search(_text(repo, base, "setup.py"))
+    found = _SETUP_REQUIRES_PY.search(setup_py)
     return [m.group(2) for m in _QUOTED.finditer(found.group(1))] if found else []
 
 

@@ -25,9 +25,6 @@ from packaging.version import InvalidVersion, Version
 
 from repogate import git
 from repogate._declared import pyproject_dependencies, setup_cfg_list
-from repogate.errors import GitError
-
-_MAX_BYTES = 1024 * 1024  # a packaging file larger than this is read in part
 
 
 def declared(repo: Path, sha: str) -> tuple[str, ...]:
@@ -35,19 +32,14 @@ def declared(repo: Path, sha: str) -> tuple[str, ...]:
 
     ``[project] dependencies`` of ``pyproject.toml``, then ``[options] install_requires`` of
     ``setup.cfg``; a file that is missing or cannot be parsed gives nothing (this is a diagnosis,
-    never a verdict). Raises nothing.
+    never a verdict).
+
+    Raises:
+        GitError: ``sha`` is unknown (the sentinel only asks of commits it replays).
     """
-    return pyproject_dependencies(_text(repo, sha, "pyproject.toml")) + setup_cfg_list(
-        _text(repo, sha, "setup.cfg"), "install_requires"
+    return pyproject_dependencies(git.show_text(repo, sha, "pyproject.toml")) + setup_cfg_list(
+        git.show_text(repo, sha, "setup.cfg"), "install_requires"
     )
-
-
-def _text(repo: Path, sha: str, path: str) -> str:
-    try:
-        data = git.show_file(repo, sha, path)
-    except GitError:
-        return ""
-    return (data or b"")[:_MAX_BYTES].decode("utf-8", errors="replace")
 
 
 def unmet(requirements: Sequence[str], packages: Sequence[str], python: str) -> tuple[str, ...]:

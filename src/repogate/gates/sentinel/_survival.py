@@ -109,8 +109,8 @@ def _lost_lines(
     for change in git.changed_paths(repo, base, candidate):
         if change.status == "D" or change.is_symlink or matches_any(change.path, outputs):
             continue
-        before = (git.show_file(repo, base, change.path) or b"").decode("utf-8", "replace")
-        after = (git.show_file(repo, candidate, change.path) or b"").decode("utf-8", "replace")
+        before = git.show_text(repo, base, change.path)
+        after = git.show_text(repo, candidate, change.path)
         try:  # the checkout ran generators: a link there is not followed
             data = read_bytes_nofollow(checkout, change.path) or b""
         except OSError:
