@@ -17,7 +17,6 @@ import typer
 from repogate._counted import counted
 from repogate.errors import ExitCode
 
-
 UNSIGNED = (
     "not signed: no decision or run summary carries a signature (give --sign-key FILE, a key "
     "from `repogate keygen`, to the `repogate run` or `repogate gate` command that made it and "
@@ -53,8 +52,7 @@ def verify_cmd(
     ],
 ) -> None:
     """Check signatures, every receipt's digest and state id; exit 1 naming every failing file."""
-    from repogate.provenance import load_public_key, verify_target
-    from repogate.provenance.verify import NOT_SIGNED
+    from repogate.provenance import NOT_SIGNED, load_public_key, verify_target
     from repogate.receipt import visible
 
     public = load_public_key(key)

@@ -330,6 +330,4 @@ def verify_target(target: Path, key: SSlibKey) -> Verified:
     run_problems = _check_run(target, key, folders)
     envelopes = [target / RUN_ENVELOPE, *(f / DECISION_ENVELOPE for f in folders)]
     unsigned = not any(map(_signed, envelopes))
-    return Verified(
-        good, not run_problems, tuple(dict.fromkeys(problems + run_problems)), unsigned
-    )
+    return Verified(good, not run_problems, tuple(dict.fromkeys(problems + run_problems)), unsigned)
