@@ -568,6 +568,24 @@ SKIP_SENTINEL_FLAG = "--skip-sentinel-when-rejected"
 """The ``run`` option that leaves gate S out of an attempt a hard check has already failed: named
 in gate S's receipt (``details.not_run``), in the resumed-run line, and in the report's notes."""
 
+PROFILE_STAGES: dict[Profile, tuple[StageName, ...]] = {
+    profile: tuple(
+        stage for stage in STAGE_NAMES if set(STAGE_CHECKS[stage]) & set(PROFILE_CHECKS[profile])
+    )
+    for profile in PROFILES
+}
+"""The funnel stages an attempt of each profile meets: those folding a check hard in it. Its
+other stages read ``skipped`` (a hermetic attempt has no review and runs no sentinel)."""
+
+SKIPPED_STAGES_LEGEND = (
+    "(N skipped): not applicable, e.g. the hermetic profile has no "
+    + " or ".join(s for s in STAGE_NAMES if s not in PROFILE_STAGES["hermetic"])
+)
+"""The funnel's legend for its ``(N skipped)`` counts, said under it (text and HTML) when a
+stage was skipped: ``... has no review accepted or sentinel passed``. The other reasons (a
+reconstruction stage of an attempt whose environment the contract supplied, a sentinel left out
+by :data:`SKIP_SENTINEL_FLAG`) are the "e.g." it leaves open."""
+
 REPO_CACHE_HELP = (
     "Folder of local mirrors for repository URLs, one per repository as owner+name/ (also "
     "owner+name.git, owner+name/repo, host/owner/name or owner/name), a clone or a bare mirror "

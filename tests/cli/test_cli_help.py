@@ -33,7 +33,7 @@ def test_help_names_values_and_cuts_nothing(
     monkeypatch.setenv("COLUMNS", "80")
     assert main([*command, "--help"]) == 0
     text = capsys.readouterr().out
-    options = [line.split() for line in text.splitlines() if line.startswith("  --")]
+    options = [line.split() for line in text.splitlines() if line.startswith("  -")]
     assert options, text
     for words in options:  # `--out DIR  Run directory ...`: a metavar, never a type in brackets
         assert not words[1].startswith("<"), words
@@ -106,3 +106,63 @@ def test_the_repository_cache_help_gives_its_layout(
     assert main([*command, "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "one per repository as owner+name/" in text and "git clone --mirror" in text, text
+
+
+def _help_text(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """What ``repogate ARGV`` prints, asserting it exits 0 and says nothing on standard error."""
+    assert main(argv) == 0
+    said = capsys.readouterr()
+    assert said.err == "", said.err
+    return said.out
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "repogate")
+def test_h_prints_the_same_help_as_help(
+    command: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New user: `repogate -h` said "no such option: -h" (exit 2); every command takes it."""
+    monkeypatch.setenv("COLUMNS", "80")
+    long = _help_text([*command, "--help"], capsys)
+    assert _help_text([*command, "-h"], capsys) == long
+    assert "  -h, --help " in long, long  # the help says it takes both
+
+
+def test_version_option_prints_the_program_and_its_version(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """New user: `repogate --version` said "no such option: --version" (exit 2)."""
+    from repogate._version import __version__
+
+    assert _help_text(["--version"], capsys) == f"repogate {__version__}\n"
+    assert "  --version " in _help_text(["--help"], capsys)
+
+
+@pytest.mark.parametrize(
+    ("command", "usage"),
+    [
+        (["show"], "Usage: repogate show [OPTIONS] RUN_DIR [N|ATTEMPT_ID]"),
+        (["report"], "Usage: repogate report [OPTIONS] RUN_DIR..."),
+        (["tasks", "check"], "Usage: repogate tasks check [OPTIONS] CONTRACT.toml|DIR..."),
+        (["verify"], "Usage: repogate verify [OPTIONS] TARGET"),
+    ],
+    ids=["show", "report", "tasks-check", "verify"],
+)
+def test_a_required_argument_is_shown_plainly_in_the_usage_line(
+    command: list[str],
+    usage: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """New user: usage lines said `{RUN_DIR}`, in braces no other argument or option has."""
+    monkeypatch.setenv("COLUMNS", "200")
+    text = _help_text([*command, "--help"], capsys)
+    assert text.splitlines()[0] == usage
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "repogate")
+def test_no_usage_line_has_braces(
+    command: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    usage = _help_text([*command, "--help"], capsys).splitlines()[0]
+    assert "{" not in usage and "}" not in usage, usage

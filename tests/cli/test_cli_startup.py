@@ -15,7 +15,16 @@ HEAVY = ("scipy", "numpy", "matplotlib", "repogate.report", "repogate.runner", "
 
 
 @pytest.mark.parametrize(
-    "args", [["version"], ["--help"], ["run", "--help"], ["tasks", "mine", "--help"]]
+    "args",
+    [
+        ["version"],
+        ["--version"],
+        ["--help"],
+        ["-h"],
+        ["run", "--help"],
+        ["tasks", "mine", "--help"],
+        ["show", "-h"],
+    ],
 )
 def test_the_command_line_alone_is_loaded(args: list[str]) -> None:
     loaded = modules_loaded_by(args)

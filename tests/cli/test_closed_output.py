@@ -45,6 +45,8 @@ def _closed_early(args: list[str]) -> tuple[int, bytes]:
         ["--help"],  # printed while the command line is read
         ["tasks", "--help"],  # a group's help
         ["version"],
+        ["--version"],  # printed while the command line is read, as --help
+        ["-h"],
     ],
 )
 def test_a_closed_output_exits_141_and_prints_nothing(run_dir: Path, args: list[str]) -> None:

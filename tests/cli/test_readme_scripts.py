@@ -153,20 +153,24 @@ def test_setup_says_nothing_of_a_bubblewrap_that_runs(tmp_path: Path) -> None:
     assert "bubblewrap" not in done.stderr and "bwrap" not in done.stderr, done.stderr
 
 
-def _setup_with_bwrap(tmp_path: Path, make: str) -> subprocess.CompletedProcess[str]:
+def _setup_with_bwrap(
+    tmp_path: Path, make: str, uv_at: str = "bin/uv"
+) -> subprocess.CompletedProcess[str]:
     """Run scripts/setup where the only ``bwrap`` on PATH is the one ``make`` (shell) writes at
-    ``$BWRAP``: every other program of /usr/bin stays reachable, apt-get not (nothing is
-    installed), and uv is on PATH."""
+    ``$BWRAP``: every other program of /usr/bin stays reachable, apt-get and uv not (nothing is
+    installed), and the only uv is at ``uv_at`` below ``tmp_path``, the home folder (``bin/``
+    is on PATH)."""
     shadow = tmp_path / "usr-bin"
     shadow.mkdir()
     for program in Path("/usr/bin").iterdir():
-        if program.name not in ("bwrap", "apt-get"):
+        if program.name not in ("bwrap", "apt-get", "uv"):
             (shadow / program.name).symlink_to(program)
     tools = tmp_path / "bin"
     tools.mkdir()
     uv = shutil.which("uv")
     assert uv is not None
-    (tools / "uv").symlink_to(uv)
+    (tmp_path / uv_at).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / uv_at).symlink_to(uv)
     env = {"PATH": f"{tools}:{shadow}", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
     subprocess.run(["sh", "-c", make], env={**env, "BWRAP": str(shadow / "bwrap")}, check=True)
     return subprocess.run(
@@ -249,3 +253,22 @@ def test_demo_answers_help_and_refuses_options(
     assert done.returncode == code, done.stderr
     assert said in done.stdout + done.stderr
     assert not (SCRIPTS.parent / args[0]).exists()  # no run into a folder named like the option
+
+
+RUNS = 'printf "#!/bin/sh\\nexit 0\\n" > "$BWRAP"; chmod 755 "$BWRAP"'
+"""A ``bwrap`` that runs (``make`` for :func:`_setup_with_bwrap`)."""
+
+
+@pytest.mark.parametrize(
+    "uv_at",
+    ["bin/uv", ".local/share/repogate/uv/bin/uv", ".local/bin/uv"],
+    ids=["on-path", "setup-venv", "user-site"],
+)
+def test_setup_names_the_uv_it_reuses(tmp_path: Path, uv_at: str) -> None:
+    """New user: setup said `setup: uv: PATH` of a uv it installed, and nothing of one it found
+    (on PATH, in its own venv from an earlier run, or in ~/.local/bin) and reused."""
+    done = _setup_with_bwrap(tmp_path, RUNS, uv_at)
+    assert done.returncode == 0, done.stderr
+    uv = tmp_path / uv_at
+    assert done.stdout == f"{uv}\n"
+    assert done.stderr.splitlines() == [f"setup: uv: {uv} (found here; reused, nothing installed)"]

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from repogate.cli import load_evidence
+from repogate.cli import ExitCode, load_evidence, main
 from repogate.cli.progress import RunProgress
 from repogate.cli.terminal import attempts_table
 from repogate.decision import Decision, decide
 from repogate.receipt import Crash
 from repogate.store import AttemptRecord
+from repogate.tasks.scenarios import BuiltScenario
 
 
 def _records(root: Path) -> list[AttemptRecord]:
@@ -129,7 +130,7 @@ def test_each_progress_line_gives_the_attempts_place_among_all(root: Path) -> No
     with RunProgress(3, Console(file=resumed, force_terminal=False)) as bar:
         bar.tick("a", done)  # found done in the store: not run again
         bar.tick("b", None)
-    assert resumed.getvalue() == "running [2/3] b\n"
+    assert resumed.getvalue() == "1 of 3 attempts already done\nrunning [2/3] b\n"
     side_by_side = io.StringIO()
     with RunProgress(4, Console(file=side_by_side, force_terminal=False)) as bar:
         bar.tick("a", None)
@@ -272,3 +273,40 @@ def test_show_prints_at_the_terminals_width_with_every_id_whole(
     widest = max(len(line.rstrip()) for line in table.splitlines())
     assert widest <= width and (width > 100 or widest > width - 10), text
     assert _column_cells(table, "contract", "agent") == ids, text
+
+
+@pytest.mark.parametrize("terminal", [False, True], ids=["log", "terminal"])
+def test_a_resume_with_nothing_left_says_every_attempt_is_already_done(
+    root: Path, terminal: bool
+) -> None:
+    """New user: rerunning `repogate run --out DIR` on a finished run printed its table and not
+    a word on progress; it says how many of its attempts were found done, as a partial resume
+    does before its first `running [N/TOTAL]` line."""
+    done, *_ = _records(root)
+    shown = io.StringIO()
+    with RunProgress(2, Console(file=shown, force_terminal=terminal, width=100)) as bar:
+        bar.tick("a", done)
+        bar.tick("b", done)
+    said = "2 of 2 attempts already done\n"  # on a terminal, above the bar it then clears
+    assert said in shown.getvalue() if terminal else shown.getvalue() == said
+    quiet = io.StringIO()  # --json: no progress at all
+    with RunProgress(1, Console(file=quiet, force_terminal=terminal), quiet=True) as bar:
+        bar.tick("a", done)
+    assert quiet.getvalue() == ""
+
+
+def test_a_rerun_says_how_many_attempts_it_found_done(
+    parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same, from `repogate run` itself: a rerun of a finished run, then one extending it."""
+    contract, out = str(parser.contracts[0]), str(tmp_path / "run")
+    gold = ["run", contract, "--agent", "gold", "--out", out]
+    assert main(gold) == ExitCode.OK
+    assert "already done" not in capsys.readouterr().err
+    assert main(gold) == ExitCode.OK
+    err = capsys.readouterr().err.splitlines()
+    assert "1 of 1 attempt already done" in err and not any("running [" in e for e in err), err
+    assert main([*gold, "--agent", "null"]) == ExitCode.OK
+    err = capsys.readouterr().err.splitlines()
+    at = err.index("1 of 2 attempts already done")
+    assert err[at + 1].startswith("running [2/2] ") and err[at + 1].endswith(" · null · epoch 0")

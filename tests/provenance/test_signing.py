@@ -548,3 +548,40 @@ def test_verify_says_what_its_target_is_when_it_holds_no_verdict(
     code, said = _verify(target, public, capsys)
     assert code == ExitCode.USAGE and said.count("\n") == 1, said
     assert said.startswith(f"error: {target} {said_of_it}; "), said
+
+
+UNSIGNED = (
+    "not signed: no decision or run summary carries a signature (give --sign-key FILE, a key "
+    "from `repogate keygen`, to the `repogate run` or `repogate gate` command that made it and "
+    "rerun it: its finished attempts are kept and signed)"
+)
+
+
+@pytest.mark.parametrize("shape", ["run", "attempt", "decision"])
+def test_an_unsigned_run_is_said_once_to_be_unsigned_and_how_to_sign_it(
+    shape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New user: `verify RUN_DIR` on an unsigned run printed a FAIL line per attempt and one for
+    the run summary, each "missing: this verdict is not signed", and not how to sign it."""
+    _, public = _keys(tmp_path)
+    ids = _run(tmp_path / "run")
+    attempt = tmp_path / "run" / "attempts" / ids[0]
+    target = {"run": tmp_path / "run", "attempt": attempt, "decision": attempt / DECISION_FILE}
+    code, said = _verify(target[shape], public, capsys)
+    assert code == ExitCode.NOT_ACCEPTED  # as any failed verification (docs/signing.md)
+    assert said == f"{target[shape]}: {UNSIGNED}\n"
+
+
+def test_a_run_with_one_decision_unsigned_names_that_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only a run with no signature at all is called unsigned: one envelope gone from a signed
+    run is a FAIL line naming it, as any other missing signed file."""
+    private, public = _keys(tmp_path)
+    ids = _run(tmp_path / "run")
+    sign_run(tmp_path / "run", load_signer(str(private)))
+    (tmp_path / "run" / RUN_ENVELOPE).unlink()
+    code, said = _verify(tmp_path / "run", public, capsys)
+    assert code == ExitCode.NOT_ACCEPTED
+    assert said.splitlines()[0] == f"FAIL {RUN_ENVELOPE}: missing: this verdict is not signed"
+    assert "not signed: no decision" not in said and ids

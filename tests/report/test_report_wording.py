@@ -81,3 +81,32 @@ def test_the_reports_say_when_a_run_started_as_a_person_reads_it(
     for shown in (text, page.read_text()):
         assert "2026-12-02 19:40 UTC" in shown
         assert re.search(r"2026-12-02T|\+00:00|1796240412", shown) is None
+
+
+SKIPPED_LEGEND = (
+    "(N skipped): not applicable, e.g. the hermetic profile has no review accepted or sentinel "
+    "passed"
+)
+
+
+def test_the_text_funnel_says_why_a_hermetic_attempts_stages_are_skipped(
+    run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New user: the funnel's sentinel row read `0/0/0 (1 skipped)` for a hermetic-profile
+    attempt, which runs no sentinel, and nothing said why (nor for its review row)."""
+    capsys.readouterr()
+    assert main(["report", str(run_dir)]) == ExitCode.OK
+    text = capsys.readouterr().out
+    funnel = text.split("stage funnel", 1)[1].split("evaluator and environment errors", 1)[0]
+    funnel = " ".join(funnel.split())
+    assert "review accepted 0/0/0 (1 skipped) n/a" in funnel, funnel
+    assert "sentinel passed 0/0/0 (1 skipped) n/a" in funnel, funnel
+    assert SKIPPED_LEGEND in funnel, funnel
+    assert text.count("(N skipped)") == 1
+
+
+def test_the_html_funnel_says_why_a_stage_is_skipped(run_dir: Path, tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    assert main(["report", str(run_dir), "--html", str(page)]) == ExitCode.OK
+    after = page.read_text().split('<table id="funnel">', 1)[1].split("</table>", 1)[1]
+    assert after.startswith(f"<p class=note>{SKIPPED_LEGEND}.</p>"), after[:300]

@@ -37,6 +37,28 @@ app = plain_app(
 )
 
 
+def _print_version(given: bool) -> None:
+    """``--version``: print ``repogate <version>`` and end the command line with exit 0."""
+    if given:
+        typer.echo(f"repogate {__version__}")
+        raise typer.Exit(ExitCode.OK)
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            is_eager=True,
+            callback=_print_version,
+            help=f"Print the program and its version (repogate {__version__}) and exit.",
+        ),
+    ] = False,
+) -> None:
+    """The options of ``repogate`` itself, before a command: ``--version`` (``-h``/``--help``)."""
+
+
 def _register_tasks() -> None:
     from repogate.cli.tasks import app as tasks_app
 

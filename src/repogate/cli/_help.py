@@ -17,7 +17,10 @@ import typer
 from typer import _click  # typer vendors its own click: its Context and Command
 from typer.core import TyperArgument, TyperGroup
 
-__all__ = ["OutputClosed", "PlainGroup", "output_closed", "plain_app"]
+__all__ = ["HELP_OPTIONS", "OutputClosed", "PlainGroup", "output_closed", "plain_app"]
+
+HELP_OPTIONS = ("-h", "--help")
+"""The options that print a command's help, on every command and group of the command line."""
 
 
 class OutputClosed(Exception):
@@ -43,6 +46,15 @@ class _PlainArgument(TyperArgument):
 
     def _rich_display_name(self) -> str:
         return self.display_name_raw + ("..." if self.nargs != 1 else "")
+
+    def _usage_display_name(self) -> str:
+        """The usage line's name: ``RUN_DIR``, ``[N|ATTEMPT_ID]`` when optional, ``...`` when several.
+
+        typer puts a required argument in braces (``{RUN_DIR}``), which no option or other
+        argument has; a required one is written plainly, as click writes it.
+        """
+        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+        return name + ("..." if self.nargs != 1 else "")
 
 
 def output_closed(stream: IO[str] | None = None) -> bool:
@@ -106,8 +118,9 @@ def plain_app(name: str, help: str, **settings: Any) -> typer.Typer:
     """Return a typer application of the command line named ``name``, with ``help`` as its help.
 
     A :class:`PlainGroup`, help shown plainly (``--out PATH``, never ``<bool>`` or a name cut
-    short), no completion commands, its help shown when called with nothing; ``settings`` are
-    further :class:`typer.Typer` arguments.
+    short), no completion commands, its help shown when called with nothing or with ``-h`` or
+    ``--help`` (:data:`HELP_OPTIONS`, which its commands inherit); ``settings`` are further
+    :class:`typer.Typer` arguments.
     """
     return typer.Typer(
         cls=PlainGroup,
@@ -116,5 +129,6 @@ def plain_app(name: str, help: str, **settings: Any) -> typer.Typer:
         no_args_is_help=True,
         add_completion=False,
         rich_markup_mode=None,
+        context_settings={"help_option_names": list(HELP_OPTIONS)},
         **settings,
     )

@@ -4,6 +4,10 @@ Shown only on a terminal and never with ``--json``; elsewhere a plain ``running 
 line per attempt goes to standard error, so logs still tell what is running and how far the run
 is: N is the attempt's place (attempts begun before it, those found done on resume first, plus
 one), and ``(K finished)`` follows when attempts run side by side and K differs from N - 1.
+
+A resumed run first says how many of its attempts it found done (``2 of 3 attempts already
+done``), before its first ``running`` line, or alone when nothing is left to run; on a terminal
+too, above the bar.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from repogate._counted import counted
 from repogate.store import AttemptRecord
 
 COUNTS = (
@@ -66,6 +71,9 @@ class RunProgress:
         self._task = self._bar.add_task("attempts", total=total, accepted=0, rejected=0, error=0)
         self.total = total
         self.begun = 0
+        self.found_done = 0
+        self._said_found = False
+        self._started = False
         self._running: set[str] = set()
 
     def __enter__(self) -> RunProgress:
@@ -73,7 +81,20 @@ class RunProgress:
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
+        if exc_info[0] is None:  # nothing was left to run: said now
+            self._say_found_done()
         self._bar.__exit__(*exc_info)
+
+    def _say(self, line: str) -> None:
+        """Print ``line`` above the bar on a terminal, else as it is (never when quiet)."""
+        if not self.quiet:
+            self._bar.console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    def _say_found_done(self) -> None:
+        """Once: ``2 of 3 attempts already done``, when the store held finished attempts."""
+        if self.found_done and not self._said_found:
+            self._said_found = True
+            self._say(f"{self.found_done} of {counted(self.total, 'attempt')} already done")
 
     @property
     def finished(self) -> int:
@@ -96,6 +117,8 @@ class RunProgress:
             )
             self._warning = None
         if record is None:
+            self._say_found_done()
+            self._started = True
             self.begun += 1
             self._running.add(label)
             self._bar.update(self._task, description=label[:40])
@@ -106,6 +129,8 @@ class RunProgress:
             self._running.discard(label)
         else:  # found done in the store (a resumed run): it counts before those still to run
             self.begun += 1
+            if not self._started:  # the store's done attempts are all told before any starts
+                self.found_done += 1
         decision = record.decision
         outcome = decision.outcome if decision is not None else "error"
         self.counts[outcome if outcome in self.counts else "error"] += 1

@@ -3,7 +3,8 @@
 ``verify`` exits 0 when every signature, digest and state id checks out, 1 naming every failing
 file (one line each, ``FAIL file: what``; a folder it cannot list or a file it cannot read is
 such a line too, never skipped), and 2 for bad input (a missing or unreadable key, a folder
-holding no verdict).
+holding no verdict). A target with no signature at all (a run made without ``--sign-key``) is
+said once to be unsigned, with how to sign it (:data:`UNSIGNED`), and exits 1 as well.
 """
 
 from __future__ import annotations
@@ -15,6 +16,13 @@ import typer
 
 from repogate._counted import counted
 from repogate.errors import ExitCode
+
+UNSIGNED = (
+    "not signed: no decision or run summary carries a signature (give --sign-key FILE, a key "
+    "from `repogate keygen`, to the `repogate run` or `repogate gate` command that made it and "
+    "rerun it: its finished attempts are kept and signed)"
+)
+"""What ``verify`` says of a target nothing in which is signed, in place of a line per verdict."""
 
 
 def keygen_cmd(
@@ -44,14 +52,19 @@ def verify_cmd(
     ],
 ) -> None:
     """Check signatures, every receipt's digest and state id; exit 1 naming every failing file."""
-    from repogate.provenance import load_public_key, verify_target
+    from repogate.provenance import NOT_SIGNED, load_public_key, verify_target
     from repogate.receipt import visible
 
     public = load_public_key(key)
     found = verify_target(target, public)
     for problem in found.problems:
+        if found.unsigned and problem.message == NOT_SIGNED:
+            continue  # said once, below, for the whole target
         # a file name is the writer's choice: one line, escaped (a non-UTF-8 name is a surrogate)
         typer.echo(f"FAIL {visible(problem.file)}: {visible(problem.message)}")
+    if found.unsigned:
+        typer.echo(f"{target}: {UNSIGNED}")
+        raise typer.Exit(ExitCode.NOT_ACCEPTED)
     summary = " and the run summary" if found.run_summary else ""
     if found.problems:
         failing = len({p.file for p in found.problems})

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from repogate.provenance.keys import generate, load_public_key, load_signer
 from repogate.provenance.sign import sign_attempt, sign_run
-from repogate.provenance.verify import Problem, Verified, verify_target
+from repogate.provenance.verify import NOT_SIGNED, Problem, Verified, verify_target
 
 __all__ = [
+    "NOT_SIGNED",
     "Problem",
     "Verified",
     "generate",

@@ -54,7 +54,7 @@ from repogate.receipt import IN_TOTO_STATEMENT
 from repogate.state import patch_digest
 from repogate.store import DECISION_FILE, file_sha256
 
-__all__ = ["Problem", "Verified", "verify_target"]
+__all__ = ["NOT_SIGNED", "Problem", "Verified", "verify_target"]
 
 PATCH_FILE = "patch.diff"
 
@@ -75,19 +75,31 @@ class Verified:
         decisions: decisions whose every check passed.
         run_summary: whether a run summary was verified (a run folder only).
         problems: every failed check; empty when all is intact.
+        unsigned: nothing in the target is signed (no decision envelope, no run summary): each
+            of them is a :data:`NOT_SIGNED` problem, said once as the target's.
     """
 
     decisions: int
     run_summary: bool
     problems: tuple[Problem, ...]
+    unsigned: bool = False
+
+
+NOT_SIGNED = "missing: this verdict is not signed"
+"""The problem of an envelope that is not there (or is a link, never followed)."""
+
+
+def _signed(path: Path) -> bool:
+    """Whether the envelope at ``path`` is there to be checked: a regular file, not a link."""
+    return path.is_file() and not path.is_symlink()
 
 
 def _statement(
     path: Path, shown: str, key: SSlibKey, predicate_type: str
 ) -> tuple[dict[str, Any] | None, list[Problem]]:
     """Open the envelope at ``path``, check its signature and return its Statement."""
-    if not path.is_file() or path.is_symlink():
-        return None, [Problem(shown, "missing: this verdict is not signed")]
+    if not _signed(path):
+        return None, [Problem(shown, NOT_SIGNED)]
     try:
         envelope = Envelope.from_dict(json.loads(path.read_bytes()))
     except (ValueError, KeyError, TypeError, AttributeError, FormatError, binascii.Error):
@@ -284,7 +296,8 @@ def verify_target(target: Path, key: SSlibKey) -> Verified:
         key: the signer's public key (:func:`repogate.provenance.keys.load_public_key`).
 
     Returns:
-        How many decisions verified, whether a run summary did, and every problem found.
+        How many decisions verified, whether a run summary did, every problem found, and
+        whether nothing in ``target`` is signed at all.
 
     Raises:
         RunDirError: ``target`` does not exist or is none of those (nothing to verify).
@@ -298,7 +311,8 @@ def verify_target(target: Path, key: SSlibKey) -> Verified:
         target = target.parent
     if (target / DECISION_FILE).is_file():
         problems = _check_decision(target, "", key)
-        return Verified(0 if problems else 1, False, tuple(problems))
+        unsigned = not _signed(target / DECISION_ENVELOPE)
+        return Verified(0 if problems else 1, False, tuple(problems), unsigned)
     unlisted = _unlisted_attempts(target)
     try:
         folders = decided_attempts(target)
@@ -314,4 +328,6 @@ def verify_target(target: Path, key: SSlibKey) -> Verified:
         good += not found
         problems += found
     run_problems = _check_run(target, key, folders)
-    return Verified(good, not run_problems, tuple(dict.fromkeys(problems + run_problems)))
+    envelopes = [target / RUN_ENVELOPE, *(f / DECISION_ENVELOPE for f in folders)]
+    unsigned = not any(map(_signed, envelopes))
+    return Verified(good, not run_problems, tuple(dict.fromkeys(problems + run_problems)), unsigned)

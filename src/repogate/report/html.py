@@ -140,7 +140,9 @@ def _funnel(report: Report) -> str:
     ]
     head = ["agent", "stage", "passed/failed/errored (skipped)", "own pass rate", "cumulative"]
     head.append("cumulative [95%], SE (per-task mean)")
-    return _table("funnel", head, rows)
+    legend = report.funnel_legend
+    note = f"<p class=note>{escape(legend)}.</p>" if legend else ""
+    return _table("funnel", head, rows) + note
 
 
 def _small_tables(report: Report) -> str:

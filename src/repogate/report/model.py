@@ -17,7 +17,7 @@ from repogate.report.injections import InjectionPair
 from repogate.report.policy import Policy
 from repogate.report.stats import Interval
 from repogate.vocabulary import ERROR_KINDS as _ERROR_KINDS
-from repogate.vocabulary import ErrorKind
+from repogate.vocabulary import SKIPPED_STAGES_LEGEND, ErrorKind
 
 ERROR_KINDS: tuple[ErrorKind, ...] = tuple(_ERROR_KINDS)
 """The error kinds in the order the report's tables list them (:data:`repogate.vocabulary.ERROR_KINDS`)."""
@@ -431,3 +431,9 @@ class Report(FrozenModel):
     attempts: tuple[AttemptRow, ...]
     injections: tuple[InjectionPair, ...] = ()
     """Acceptance with and without each injection, paired by task (:mod:`.injections`)."""
+
+    @property
+    def funnel_legend(self) -> str | None:
+        """What ``(N skipped)`` in the funnel means, when a stage was skipped; else None."""
+        skipped = any(stage.skipped for funnel in self.funnels for stage in funnel.stages)
+        return SKIPPED_STAGES_LEGEND if skipped else None

@@ -161,7 +161,8 @@ def _funnel(report: Report) -> Table:
                 f"{interval_text(stage.cumulative)} of {funnel.scored}",
             )
     methods = {s.cumulative.method for f in report.funnels for s in f.stages if s.cumulative.n}
-    return _captioned(table, f"intervals: {'; '.join(sorted(methods))}; SE in --json")
+    legend = f"\n{report.funnel_legend}" if report.funnel_legend else ""
+    return _captioned(table, f"intervals: {'; '.join(sorted(methods))}; SE in --json{legend}")
 
 
 def _errors(report: Report) -> Table:
