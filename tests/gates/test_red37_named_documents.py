@@ -14,11 +14,11 @@ import json
 from pathlib import Path
 
 import pytest
+from test_regression_set import BASE_CODE, FIXED_CODE, HIDDEN, TESTS, _regression_receipt
 
 from _lifecycle_git import commit, new_repo
 from conftest import run_json
 from repogate.cli import ExitCode
-from test_regression_set import BASE_CODE, FIXED_CODE, HIDDEN, TESTS, _regression_receipt
 
 pytestmark = pytest.mark.slow
 
