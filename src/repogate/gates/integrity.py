@@ -136,10 +136,39 @@ def _setup_cfg_test_config(raw: bytes | None) -> list[Any]:
         return []
     parser = configparser.RawConfigParser()
     try:
-        parser.read_string(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        parser.read_string(text)
     except (configparser.Error, UnicodeDecodeError):
         return ["<unparseable>"]
-    return [dict(parser[s]) if parser.has_section(s) else None for s in _SETUP_CFG_SECTIONS]
+    sections = [dict(parser[s]) if parser.has_section(s) else None for s in _SETUP_CFG_SECTIONS]
+    return [*sections, _iniconfig_sections(text)]
+
+
+def _iniconfig_sections(text: str) -> dict[str, list[str]]:
+    """The lines of each test section of an INI file as pytest's parser (``iniconfig``) reads it.
+
+    ``iniconfig`` cuts a section header line at its first ``#`` or ``;`` (``[tool:pytest]#]`` is
+    ``[tool:pytest]``), where :mod:`configparser` keeps the line whole and reads a greedy header
+    (a section named ``tool:pytest]#``): a patch adding that line with ``addopts`` passed the
+    configparser comparison while pytest ran its options (red team red37). Comment and blank
+    lines are skipped as iniconfig skips them; every other line belongs to the last header.
+    """
+    found: dict[str, list[str]] = {}
+    current = ""
+    for line in text.removeprefix("\ufeff").splitlines():  # iniconfig drops a BOM, splits so
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        if line[0] == "[":
+            header = line.split("#", 1)[0].split(";", 1)[0].rstrip()
+            if header.endswith("]"):
+                current = header[1:-1].strip()  # iniconfig may strip it (strip_section_whitespace)
+                if current in _SETUP_CFG_SECTIONS:
+                    found.setdefault(current, []).append(line.rstrip())
+                continue
+        if current in _SETUP_CFG_SECTIONS:
+            found.setdefault(current, []).append(line.rstrip())
+    return found
 
 
 _SECTIONED = {"pyproject.toml": _pyproject_test_config, "setup.cfg": _setup_cfg_test_config}

@@ -49,6 +49,10 @@ _HIDDEN = os.environ.get("REPOGATE_HIDDEN_TESTS")
 XPASS_PROPERTY = "repogate_xpass"
 HIDDEN_MARK = "hidden"
 _cov: Any = None
+try:  # now, before any checkout code runs (the checkout is first on sys.path)
+    import resource as _resource
+except ImportError:
+    _resource = None  # type: ignore[assignment]
 CHILDREN_SUFFIX = ".children.json"
 """Beside the coverage data file: which tests started child processes (read by
 :func:`repogate.oracles.regress_tools.read_coverage`)."""
@@ -68,12 +72,9 @@ def _audit(event: str, args: Any) -> None:
 
 def _children_usage() -> Any:
     """What the waited-for child processes used so far (a new one always adds page faults)."""
-    try:
-        import resource
-
-        used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    except Exception:  # not on this platform
+    if _resource is None:  # not on this platform
         return None
+    used = _resource.getrusage(_resource.RUSAGE_CHILDREN)
     return (used.ru_utime, used.ru_stime, used.ru_minflt, used.ru_majflt, used.ru_nvcsw)
 
 
