@@ -43,13 +43,13 @@ def test_plural():
 """
 
 
-def _task(root: Path) -> Path:
+def _task(root: Path, setup_cfg: str = SETUP_CFG) -> Path:
     tests = {p: t for p, t in TESTS.items() if p != "tests/__init__.py"}  # rootdir-based modules
     repo, base = new_repo(
         root / "repo",
         {
             "pyproject.toml": '[project]\nname = "units"\nversion = "1"\n',
-            "setup.cfg": SETUP_CFG,
+            "setup.cfg": setup_cfg,
             "units/__init__.py": BASE_CODE,
             **tests,
         },
@@ -97,6 +97,27 @@ def test_a_pytest_section_configparser_names_otherwise_is_test_configuration(
         f"[[edit]]\npath = 'setup.cfg'\nwrite = {json.dumps(setup_cfg)}\n\n"
         f"[[edit]]\npath = 'test_unit.py'\nwrite = {json.dumps(SHADOW)}\n"
     )
+    out = tmp_path / "run"
+    status, rows = run_json(
+        capsys, str(contract), "--agent", f"scripted:{agent}", "--out", str(out)
+    )
+    assert status == ExitCode.OK
+    (row,) = rows
+    assert row["outcome"] == "rejected", row
+    failed = row["failed"]
+    assert isinstance(failed, list) and "oracle_untouched" in failed, row
+
+
+def test_a_shadowing_test_module_is_refused_where_the_base_appends_test_folders(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same shadow needs no configuration edit where the project runs pytest with
+    ``--import-mode=append`` itself: the new top-level ``test_unit.py`` alone was accepted."""
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    appends = f"{SETUP_CFG}\n[tool:pytest]\naddopts = --import-mode=append\n"
+    contract = _task(tmp_path, appends)
+    agent = tmp_path / "shadow.toml"
+    agent.write_text(f"[[edit]]\npath = 'test_unit.py'\nwrite = {json.dumps(SHADOW)}\n")
     out = tmp_path / "run"
     status, rows = run_json(
         capsys, str(contract), "--agent", f"scripted:{agent}", "--out", str(out)

@@ -12,6 +12,7 @@ import configparser
 import iniconfig
 import pytest
 
+from repogate.gates.imports import import_names_of_tests, shadowed_tests
 from repogate.gates.integrity import oracle_edits
 from repogate.git import ChangedPath
 
@@ -73,3 +74,46 @@ def test_an_edit_inside_the_real_section_is_still_seen() -> None:
         "setup.cfg (its test configuration changed)"
     ]
     assert _edits(before + b"# a comment\n", before) == []
+
+
+TREE = (
+    "tests/test_unit.py",
+    "tests/test_describe.py",
+    "pkgtests/__init__.py",
+    "pkgtests/test_api.py",
+    "units/__init__.py",
+)
+
+
+def _shadowed(added: str, tree: tuple[str, ...] = TREE) -> list[str]:
+    paths = {*tree, added}
+    names = import_names_of_tests(tree, lambda folder: f"{folder}/__init__.py" in tree)
+    changed = [ChangedPath(status="A", path=added, old_path=None, is_symlink=False)]
+
+    def read(rev: str, path: str) -> bytes | None:
+        return b"" if path in paths else None
+
+    return shadowed_tests(changed, read, "candidate", names)
+
+
+@pytest.mark.parametrize(
+    "added",
+    [
+        "test_unit.py",
+        "src/test_unit.py",
+        "other/test_describe.py",
+        "pkgtests.py",
+        "test_unit/__init__.py",
+    ],
+)
+def test_a_new_module_named_like_a_test_module_elsewhere_is_refused(added: str) -> None:
+    """The kind of the shadowing ``test_unit.py``: whatever import mode or path brings it first."""
+    found = _shadowed(added)
+    assert len(found) == 1 and "pytest may import it in that one's place" in found[0], found
+
+
+@pytest.mark.parametrize(
+    "added", ["tests/test_plural.py", "pkgtests/test_new.py", "units/helpers.py", "test_new.py"]
+)
+def test_a_new_test_of_its_own_name_or_package_is_allowed(added: str) -> None:
+    assert _shadowed(added) == []

@@ -39,13 +39,13 @@ import configparser
 import posixpath
 import re
 import tomllib
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from repogate.contract import Permissions
 from repogate.gates.build_config import stale_config_edits
 from repogate.gates.graded_oracle import GradedOracle, graded_edits
-from repogate.gates.imports import native_modules, shadowing, unsafe_cookies
+from repogate.gates.imports import native_modules, shadowed_tests, shadowing, unsafe_cookies
 from repogate.gates.prebuilt import stale_build_edits
 from repogate.gates.runner_files import (
     misplaced_runner,
@@ -274,6 +274,7 @@ def check_integrity(
     reference_paths: Collection[str] = (),
     prebuilt: Sequence[str] = (),
     install: Sequence[str] = (),
+    test_modules: Mapping[str, Collection[str]] | None = None,
 ) -> Observation:
     """Return the ``edits_permitted`` and ``oracle_untouched`` checks for one candidate.
 
@@ -307,6 +308,9 @@ def check_integrity(
             (:attr:`repogate.environments.Environment.commands`); an edit of a build file they
             read is not in the environment the tests run in, so it fails ``edits_permitted``
             (:mod:`repogate.gates.build_config`).
+        test_modules: the import names of the base tree's and the hidden tests' test modules
+            (:func:`repogate.gates.imports.import_names_of_tests`); a new module of one of those
+            names may be imported in that test file's place, so it is an oracle edit.
     """
     reads = graded_edits(changed, graded or GradedOracle())
     refused, allowed = verdict_edits(changed, reference_paths) if runner_under_test else ([], [])
@@ -331,6 +335,7 @@ def check_integrity(
             *report_lines,
             *misplaced,
             *shadowing(changed, read, base, candidate, importable),
+            *shadowed_tests(changed, read, candidate, test_modules or {}),
             *reads.oracle,
         }
     )
