@@ -40,7 +40,7 @@ raises the bar; it is no boundary. It must run on every pytest the target may pi
 only old, stable hooks and tolerates missing names.
 """
 
-# ruff: noqa: PTH105, PTH109, PTH112, PTH118, PTH120, PTH123, PTH206
+# ruff: noqa: PTH105, PTH109, PTH112, PTH113, PTH118, PTH120, PTH123, PTH206
 # (os.path and open(): the guard imports as little as it can into the session it watches)
 from __future__ import annotations
 
@@ -476,6 +476,40 @@ for _early in _EARLY:  # its code ran before the guard, with the key in memory: 
 for _key, _value in _BEFORE.items():  # changed before this plugin loaded (a shadowed import)
     if _planted(_value):
         _note(f"{_key} comes from {_where(_value)}")
+_BYTECODE = (".pyc", ".pyo")
+
+
+def _bytecode_opened(event: str, args: Any) -> None:
+    """Note compiled bytecode of the checkout being opened (a PEP 578 ``open`` event).
+
+    Nothing of the harness's writes bytecode into the checkout (``PYTHONDONTWRITEBYTECODE=1``,
+    pytest then writes no cache) and gate I refuses a committed one, so a ``.pyc`` there was
+    written by the session's code: pytest's assertion rewriter loads its cache of a test module
+    (``tests/__pycache__/test_unit.cpython-311-pytest-9.2.0.pyc``) instead of the source when
+    the header matches, and Python a module's ``__pycache__`` entry. Red team red37: product
+    code imported by the first graded file wrote one of no-op tests for the second, which was
+    collected from it, the bug unfixed. Only a file that exists is noted (every import first
+    tries its cache path).
+    """
+    if event != "open" or not args:
+        return
+    path = args[0]
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str) or not path.endswith(_BYTECODE):
+        return
+    real = os.path.realpath(path)
+    if real.startswith(_ROOT + os.sep) and os.path.isfile(real):
+        _note(
+            f"{os.path.relpath(real, _ROOT)} (compiled bytecode in the checkout, written during "
+            "the run) was opened: Python or pytest runs it instead of its source"
+        )
+
+
+if hasattr(sys, "addaudithook"):
+    sys.addaudithook(_bytecode_opened)
 if _READS:  # the read trace, copied beside this file (runs on the base or the reference only)
     import repogate_reads as _trace  # type: ignore[import-not-found]
 
