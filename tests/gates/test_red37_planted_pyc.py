@@ -157,3 +157,62 @@ def test_a_module_cache_written_during_the_run_is_never_read(
     assert row["outcome"] == "rejected", row
     failed = row["failed"]
     assert isinstance(failed, list) and "harness_untampered" in failed, row
+
+
+# The same cache, written under a ``sys.pycache_prefix`` the session's code sets (outside the
+# checkout: pytest then reads every cache there).
+PRIME_PREFIX = PRIME.replace(
+    '    cache = here / "__pycache__"\n',
+    "    import tempfile\n\n"
+    "    sys.pycache_prefix = tempfile.mkdtemp()\n"
+    "    cache = pathlib.Path(sys.pycache_prefix, *real.parts[1:-1])\n",
+).replace("cache.mkdir(exist_ok=True)", "cache.mkdir(parents=True, exist_ok=True)")
+
+
+def test_a_test_module_cache_under_a_prefix_the_session_sets_is_never_read(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert "sys.pycache_prefix = tempfile.mkdtemp()" in PRIME_PREFIX
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    contract = _task(tmp_path)
+    agent = tmp_path / "primes.toml"
+    code = BASE_CODE + PRIME_PREFIX
+    agent.write_text(f"[[edit]]\npath = 'units/__init__.py'\nwrite = {json.dumps(code)}\n")
+    out = tmp_path / "run"
+    status, rows = run_json(
+        capsys, str(contract), "--agent", f"scripted:{agent}", "--out", str(out)
+    )
+    assert status == ExitCode.OK
+    (row,) = rows
+    assert row["outcome"] == "rejected", row
+    failed = row["failed"]
+    assert isinstance(failed, list) and "harness_untampered" in failed, row
+
+
+# The same cache, in a folder elsewhere that ``tests/__pycache__`` is made a link to.
+PRIME_LINK = PRIME.replace(
+    '    cache = here / "__pycache__"\n    cache.mkdir(exist_ok=True)\n',
+    "    import os\n    import tempfile\n\n"
+    "    cache = pathlib.Path(tempfile.mkdtemp())\n"
+    '    os.symlink(cache, here / "__pycache__")\n',
+)
+
+
+def test_a_test_module_cache_behind_a_linked_cache_folder_is_never_read(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert "os.symlink(cache" in PRIME_LINK
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    contract = _task(tmp_path)
+    agent = tmp_path / "primes.toml"
+    code = BASE_CODE + PRIME_LINK
+    agent.write_text(f"[[edit]]\npath = 'units/__init__.py'\nwrite = {json.dumps(code)}\n")
+    out = tmp_path / "run"
+    status, rows = run_json(
+        capsys, str(contract), "--agent", f"scripted:{agent}", "--out", str(out)
+    )
+    assert status == ExitCode.OK
+    (row,) = rows
+    assert row["outcome"] == "rejected", row
+    failed = row["failed"]
+    assert isinstance(failed, list) and "harness_untampered" in failed, row

@@ -40,7 +40,7 @@ raises the bar; it is no boundary. It must run on every pytest the target may pi
 only old, stable hooks and tolerates missing names.
 """
 
-# ruff: noqa: PTH105, PTH109, PTH112, PTH113, PTH118, PTH120, PTH123, PTH206
+# ruff: noqa: PTH100, PTH105, PTH109, PTH112, PTH113, PTH118, PTH120, PTH123, PTH206
 # (os.path and open(): the guard imports as little as it can into the session it watches)
 from __future__ import annotations
 
@@ -477,6 +477,8 @@ for _key, _value in _BEFORE.items():  # changed before this plugin loaded (a sha
     if _planted(_value):
         _note(f"{_key} comes from {_where(_value)}")
 _BYTECODE = (".pyc", ".pyo")
+_CWD = os.path.abspath(os.getcwd())
+_PYCACHE_PREFIX = getattr(sys, "pycache_prefix", None)  # the harness sets none
 
 
 def _bytecode_opened(event: str, args: Any) -> None:
@@ -488,8 +490,11 @@ def _bytecode_opened(event: str, args: Any) -> None:
     (``tests/__pycache__/test_unit.cpython-311-pytest-9.2.0.pyc``) instead of the source when
     the header matches, and Python a module's ``__pycache__`` entry. Red team red37: product
     code imported by the first graded file wrote one of no-op tests for the second, which was
-    collected from it, the bug unfixed. Only a file that exists is noted (every import first
-    tries its cache path).
+    collected from it, the bug unfixed. The path is judged as given and as resolved (a
+    ``__pycache__`` made a link to a folder elsewhere), and any bytecode opened while
+    ``sys.pycache_prefix`` is not what it was at load counts too (pytest and Python then read
+    every cache under the prefix the code chose). Only a file that exists is noted (every
+    import first tries its cache path).
     """
     if event != "open" or not args:
         return
@@ -500,12 +505,16 @@ def _bytecode_opened(event: str, args: Any) -> None:
         path = os.fsdecode(path)
     if not isinstance(path, str) or not path.endswith(_BYTECODE):
         return
-    real = os.path.realpath(path)
-    if real.startswith(_ROOT + os.sep) and os.path.isfile(real):
-        _note(
-            f"{os.path.relpath(real, _ROOT)} (compiled bytecode in the checkout, written during "
-            "the run) was opened: Python or pytest runs it instead of its source"
-        )
+    given, real = os.path.abspath(path), os.path.realpath(path)
+    inside = any(p.startswith(r + os.sep) for p in (given, real) for r in (_ROOT, _CWD))
+    moved = getattr(sys, "pycache_prefix", None) != _PYCACHE_PREFIX
+    if not (inside or moved) or not os.path.isfile(real):
+        return
+    if moved:
+        where = f"{path} (compiled bytecode under a sys.pycache_prefix the session's code set)"
+    else:
+        where = f"{os.path.relpath(given, _CWD)} (compiled bytecode in the checkout, written during the run)"
+    _note(f"{where} was opened: Python or pytest runs it instead of its source")
 
 
 if hasattr(sys, "addaudithook"):
