@@ -58,7 +58,7 @@ HIDDEN_WITH_HELPER = (
 )
 
 
-def _task(root: Path, hidden: str = HIDDEN) -> Path:
+def _task(root: Path, hidden: str = HIDDEN, extra: dict[str, str] | None = None) -> Path:
     repo, base = new_repo(
         root / "repo",
         {
@@ -66,6 +66,7 @@ def _task(root: Path, hidden: str = HIDDEN) -> Path:
             "units/__init__.py": BASE_CODE,
             "tests/helpers.py": HELPERS,
             **TESTS,
+            **(extra or {}),
         },
     )
     fix = commit(
@@ -216,3 +217,45 @@ def test_a_test_module_cache_behind_a_linked_cache_folder_is_never_read(
     assert row["outcome"] == "rejected", row
     failed = row["failed"]
     assert isinstance(failed, list) and "harness_untampered" in failed, row
+
+
+# The project's own tests write bytecode of product modules into the checkout, and a later test
+# imports such a module in the session: pytest-dev/pytest-5103's suite did (a child process with
+# its own environment compiled ``src/_pytest/cacheprovider.py``), and the first bytecode watch
+# voided its base run. Product bytecode is no oracle (the candidate writes product source
+# anyway); only the test suite's own files are watched.
+EXTRA_MODULES = {
+    "units/extra.py": "VALUE = 1\n",
+    "units/other.py": "VALUE = 2\n",
+    "tests/test_bytecode.py": (
+        "import os\nimport pathlib\nimport subprocess\nimport sys\n\n"
+        "ROOT = pathlib.Path(__file__).resolve().parent.parent\n\n\n"
+        "def test_a_child_with_its_own_environment_compiles_a_module():\n"
+        "    env = {k: v for k, v in os.environ.items() if k != 'PYTHONDONTWRITEBYTECODE'}\n"
+        "    code = 'import sys; sys.path.insert(0, \"\"); import units.extra'\n"
+        "    subprocess.run([sys.executable, '-c', code], check=True, env=env, cwd=ROOT)\n"
+        "    assert list((ROOT / 'units' / '__pycache__').glob('extra.*.pyc'))\n\n\n"
+        "def test_the_session_writes_bytecode_itself(monkeypatch):\n"
+        "    import importlib\n\n"
+        "    monkeypatch.setattr(sys, 'dont_write_bytecode', False)\n"
+        "    importlib.import_module('units.other')\n"
+        "    sys.modules.pop('units.other')\n"
+        "    assert list((ROOT / 'units' / '__pycache__').glob('other.*.pyc'))\n\n\n"
+        "def test_then_imports_them_from_their_bytecode():\n"
+        "    import units.extra\n"
+        "    import units.other\n\n"
+        "    assert (units.extra.VALUE, units.other.VALUE) == (1, 2)\n"
+    ),
+}
+
+
+def test_product_bytecode_the_project_s_own_tests_write_is_no_tampering(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("REPOGATE_CACHE", str(cache))
+    contract = _task(tmp_path, extra=EXTRA_MODULES)
+    out = tmp_path / "run"
+    status, rows = run_json(capsys, str(contract), "--agent", "gold", "--out", str(out))
+    assert status == ExitCode.OK
+    (row,) = rows
+    assert row["outcome"] == "accepted", row

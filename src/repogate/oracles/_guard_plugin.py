@@ -481,8 +481,31 @@ _CWD = os.path.abspath(os.getcwd())
 _PYCACHE_PREFIX = getattr(sys, "pycache_prefix", None)  # the harness sets none
 
 
+_TEST_DIRS = frozenset({"tests", "test", "testing"})
+
+
+def _test_side(bytecode: str) -> bool:
+    """Whether checkout-relative ``bytecode`` caches a file of the test suite.
+
+    ``a/__pycache__/name.<tag>.pyc`` caches ``a/name.py`` (a legacy ``a/name.pyc`` sits beside
+    it); the source is the suite's as :func:`repogate.tasks.mine.is_test_path` says (under a
+    ``tests``/``test``/``testing`` folder, ``test_*.py``, ``*_test.py``, ``conftest.py``), a
+    copy here because this plugin imports nothing of repogate (``tests/oracles`` checks they
+    agree).
+    """
+    parts = bytecode.replace(os.sep, "/").split("/")
+    folders = parts[:-2] if len(parts) > 1 and parts[-2] == "__pycache__" else parts[:-1]
+    name = parts[-1].split(".", 1)[0]
+    return (
+        bool(_TEST_DIRS.intersection(folders))
+        or name.startswith("test_")
+        or name.endswith("_test")
+        or name == "conftest"
+    )
+
+
 def _bytecode_opened(event: str, args: Any) -> None:
-    """Note compiled bytecode of the checkout being opened (a PEP 578 ``open`` event).
+    """Note compiled bytecode of the checkout's tests being opened (a PEP 578 ``open`` event).
 
     Nothing of the harness's writes bytecode into the checkout (``PYTHONDONTWRITEBYTECODE=1``,
     pytest then writes no cache) and gate I refuses a committed one, so a ``.pyc`` there was
@@ -495,6 +518,12 @@ def _bytecode_opened(event: str, args: Any) -> None:
     ``sys.pycache_prefix`` is not what it was at load counts too (pytest and Python then read
     every cache under the prefix the code chose). Only a file that exists is noted (every
     import first tries its cache path).
+
+    In the checkout only bytecode of the test suite's own files counts (:func:`_test_side`):
+    product bytecode is no oracle (the candidate writes product source as it likes), and a
+    project's own tests write it legitimately (pytest-dev/pytest-5103's suite compiled
+    ``src/_pytest/cacheprovider.py`` in a child process with its own environment, and a later
+    test imported it: the first version of this watch voided that base run).
     """
     if event != "open" or not args:
         return
@@ -506,7 +535,12 @@ def _bytecode_opened(event: str, args: Any) -> None:
     if not isinstance(path, str) or not path.endswith(_BYTECODE):
         return
     given, real = os.path.abspath(path), os.path.realpath(path)
-    inside = any(p.startswith(r + os.sep) for p in (given, real) for r in (_ROOT, _CWD))
+    inside = any(
+        _test_side(os.path.relpath(p, r))
+        for p in (given, real)
+        for r in (_ROOT, _CWD)
+        if p.startswith(r + os.sep)
+    )
     moved = getattr(sys, "pycache_prefix", None) != _PYCACHE_PREFIX
     if not (inside or moved) or not os.path.isfile(real):
         return
