@@ -10,6 +10,7 @@ beside it (``-wal``, ``-shm``) is never followed (SQLite opens them with ``O_NOF
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -25,12 +26,51 @@ def _data(folder: Path) -> Path:
     data.set_context("tests/test_a.py::test_a")
     data.add_lines({str(folder / "tree" / "a.py"): [1, 2]})
     data.write()
+    children = {"spawning": [], "lingering": [], "outside": False}
+    (folder / "coverage.sqlite.children.json").write_text(json.dumps(children))
     return data_file
 
 
 def test_a_well_formed_file_is_read(tmp_path: Path) -> None:
     found = read_coverage(_data(tmp_path), tmp_path / "tree")
     assert found.tests == {"tests/test_a.py::test_a": {"a.py": (1, 2)}}
+    assert (found.spawning, found.lingering, found.spawned_outside) == ((), (), False)
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        None,  # the plugin wrote no record: what ran in child processes cannot be told
+        "not json",
+        '{"spawning": [1], "lingering": [], "outside": false}',
+        '{"spawning": [], "lingering": [], "outside": "no"}',
+        '{"spawning": []}',
+        "[]",
+    ],
+)
+def test_no_usable_record_of_child_processes_is_no_coverage(
+    tmp_path: Path, record: str | None
+) -> None:
+    """Red team red37: a test running product code in a child process is in no context; without
+    the plugin's record of such tests, selection cannot be trusted."""
+    data_file = _data(tmp_path)
+    sidecar = tmp_path / "coverage.sqlite.children.json"
+    sidecar.unlink()
+    if record is not None:
+        sidecar.write_text(record)
+    with pytest.raises(ValueError, match="child processes"):
+        read_coverage(data_file, tmp_path / "tree")
+
+
+def test_a_linked_record_of_child_processes_is_not_followed(tmp_path: Path) -> None:
+    data_file = _data(tmp_path)
+    sidecar = tmp_path / "coverage.sqlite.children.json"
+    target = tmp_path / "elsewhere.json"
+    target.write_text(sidecar.read_text())
+    sidecar.unlink()
+    sidecar.symlink_to(target)
+    with pytest.raises(ValueError, match="child processes"):
+        read_coverage(data_file, tmp_path / "tree")
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+import pytest
+
 from _test_runs import test_run as _run
 from repogate.gates.regression import grade, narrowed, next_run, seen, start
 from repogate.gates.verification import check_tests
@@ -518,3 +520,41 @@ def test_an_order_dependent_failure_the_base_shares_with_the_same_selection_is_l
     assert seen.checks[0].detail.endswith(
         "; left out: fail with the same selection at the base too: 't/a.py::test_2'"
     )
+
+
+def test_a_test_that_started_a_child_process_is_selected_by_any_change() -> None:
+    """Red team red37: the child runs code no context records (a CLI run with ``subprocess``),
+    so a change to a function only it ran selected nothing and a broken ``main()`` passed."""
+    spawning = COVERAGE.model_copy(update={"spawning": ("t/test_box.py::test_w",)})
+    after = BASE.replace(b"return name.upper()\n", b"return name\n")
+    changed = [FileChange(path="fmt.py", status="M", before=BASE, after=after)]
+    result = select(changed, PASSING, spawning, (), ())
+    assert not result.whole
+    assert "t/test_box.py::test_w" in result.tests  # it never ran label() in process
+    assert select(changed, PASSING, COVERAGE, (), ()).tests == tuple(sorted(PASSING[:2]))
+
+
+@pytest.mark.parametrize(
+    ("update", "reason"),
+    [
+        (
+            {"lingering": ("t/test_usage.py::test_usage[a]",)},
+            "a child process the base's tests started was still running after "
+            "t/test_usage.py::test_usage[a] (a server or worker later tests may use: what runs "
+            "in it is in no test's coverage)",
+        ),
+        (
+            {"spawned_outside": True},
+            "the base's tests started a child process outside every test (import or "
+            "collection): what runs in it is in no test's coverage",
+        ),
+    ],
+)
+def test_a_child_process_no_one_test_owns_falls_back(
+    update: dict[str, object], reason: str
+) -> None:
+    after = BASE.replace(b"return name.upper()\n", b"return name\n")
+    changed = [FileChange(path="fmt.py", status="M", before=BASE, after=after)]
+    result = select(changed, PASSING, COVERAGE.model_copy(update=update), (), ())
+    assert result.whole
+    assert result.reasons == (reason,)

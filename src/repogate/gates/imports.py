@@ -29,11 +29,12 @@ has none.
 from __future__ import annotations
 
 import codecs
+import fnmatch
 import importlib.machinery
 import posixpath
 import re
 import tempfile
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -182,6 +183,70 @@ def shadowing(
                 f"{where} (a new top-level module {name!r} shadowing the installed or standard"
                 " one: the checkout comes first on sys.path)"
             )
+    return sorted(found)
+
+
+def import_names_of_tests(
+    paths: Collection[str], has_init: Callable[[str], bool]
+) -> dict[str, frozenset[str]]:
+    """Return the top-level import names of the test modules among ``paths``, with their paths.
+
+    A test module outside a package (``tests/test_unit.py`` with no ``tests/__init__.py``) is
+    imported by its own name, ``test_unit`` (its path: the file); one in a package by its
+    package's top name (its path: that package's folder).
+
+    Args:
+        paths: file paths of a tree (``/`` separators), the hidden tests' too.
+        has_init: whether a folder of that tree holds an ``__init__.py``.
+    """
+    found: dict[str, set[str]] = {}
+    for path in paths:
+        name = posixpath.basename(path)
+        if fnmatch.fnmatchcase(name, "test_*.py") or fnmatch.fnmatchcase(name, "*_test.py"):
+            top = top_level_name(path, has_init)
+            if top is not None:
+                found.setdefault(top[0], set()).add(top[1])
+    return {name: frozenset(where) for name, where in found.items()}
+
+
+def shadowed_tests(
+    changed: Sequence[ChangedPath],
+    read: ReadFile,
+    candidate: str,
+    test_modules: Mapping[str, Collection[str]],
+) -> list[str]:
+    """Return added modules named like a test module of the tree elsewhere, each with why.
+
+    pytest imports a test module outside a package by its bare name (``test_unit``), with its
+    folder put on ``sys.path``: first by default, last with ``--import-mode=append``. A new
+    ``test_unit.py`` at the checkout's top (on ``sys.path`` ahead of ``tests/`` then) was imported
+    for ``tests/test_unit.py``, set its ``__file__`` to the real file's so pytest's mismatch check
+    passed, and its no-op tests were reported under the graded ids (red team red37). Two such
+    modules of one name cannot both be collected anyway (pytest's "import file mismatch"). A new
+    module inside a test package (``tests/test_new.py`` beside ``tests/__init__.py``) is that
+    package's, not another of its name.
+
+    Args:
+        changed: the patch's changed paths.
+        read: reads a file at a revision.
+        candidate: the candidate commit.
+        test_modules: :func:`import_names_of_tests` of the base tree and the hidden tests.
+    """
+
+    def has_init(folder: str) -> bool:
+        return read(candidate, f"{folder}/__init__.py") is not None
+
+    found = set()
+    for change in changed:
+        if change.status != "A":
+            continue
+        top = top_level_name(change.path, has_init)
+        if top is None or top[0] not in test_modules or top[1] in test_modules[top[0]]:
+            continue
+        found.add(
+            f"{top[1]} (a new module {top[0]!r} named like the test module "
+            f"{sorted(test_modules[top[0]])[0]}: pytest may import it in that one's place)"
+        )
     return sorted(found)
 
 

@@ -39,13 +39,13 @@ import configparser
 import posixpath
 import re
 import tomllib
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from repogate.contract import Permissions
 from repogate.gates.build_config import stale_config_edits
 from repogate.gates.graded_oracle import GradedOracle, graded_edits
-from repogate.gates.imports import native_modules, shadowing, unsafe_cookies
+from repogate.gates.imports import native_modules, shadowed_tests, shadowing, unsafe_cookies
 from repogate.gates.prebuilt import stale_build_edits
 from repogate.gates.runner_files import (
     misplaced_runner,
@@ -136,10 +136,39 @@ def _setup_cfg_test_config(raw: bytes | None) -> list[Any]:
         return []
     parser = configparser.RawConfigParser()
     try:
-        parser.read_string(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        parser.read_string(text)
     except (configparser.Error, UnicodeDecodeError):
         return ["<unparseable>"]
-    return [dict(parser[s]) if parser.has_section(s) else None for s in _SETUP_CFG_SECTIONS]
+    sections = [dict(parser[s]) if parser.has_section(s) else None for s in _SETUP_CFG_SECTIONS]
+    return [*sections, _iniconfig_sections(text)]
+
+
+def _iniconfig_sections(text: str) -> dict[str, list[str]]:
+    """The lines of each test section of an INI file as pytest's parser (``iniconfig``) reads it.
+
+    ``iniconfig`` cuts a section header line at its first ``#`` or ``;`` (``[tool:pytest]#]`` is
+    ``[tool:pytest]``), where :mod:`configparser` keeps the line whole and reads a greedy header
+    (a section named ``tool:pytest]#``): a patch adding that line with ``addopts`` passed the
+    configparser comparison while pytest ran its options (red team red37). Comment and blank
+    lines are skipped as iniconfig skips them; every other line belongs to the last header.
+    """
+    found: dict[str, list[str]] = {}
+    current = ""
+    for line in text.removeprefix("\ufeff").splitlines():  # iniconfig drops a BOM, splits so
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        if line[0] == "[":
+            header = line.split("#", 1)[0].split(";", 1)[0].rstrip()
+            if header.endswith("]"):
+                current = header[1:-1].strip()  # iniconfig may strip it (strip_section_whitespace)
+                if current in _SETUP_CFG_SECTIONS:
+                    found.setdefault(current, []).append(line.rstrip())
+                continue
+        if current in _SETUP_CFG_SECTIONS:
+            found.setdefault(current, []).append(line.rstrip())
+    return found
 
 
 _SECTIONED = {"pyproject.toml": _pyproject_test_config, "setup.cfg": _setup_cfg_test_config}
@@ -245,6 +274,7 @@ def check_integrity(
     reference_paths: Collection[str] = (),
     prebuilt: Sequence[str] = (),
     install: Sequence[str] = (),
+    test_modules: Mapping[str, Collection[str]] | None = None,
 ) -> Observation:
     """Return the ``edits_permitted`` and ``oracle_untouched`` checks for one candidate.
 
@@ -278,6 +308,9 @@ def check_integrity(
             (:attr:`repogate.environments.Environment.commands`); an edit of a build file they
             read is not in the environment the tests run in, so it fails ``edits_permitted``
             (:mod:`repogate.gates.build_config`).
+        test_modules: the import names of the base tree's and the hidden tests' test modules
+            (:func:`repogate.gates.imports.import_names_of_tests`); a new module of one of those
+            names may be imported in that test file's place, so it is an oracle edit.
     """
     reads = graded_edits(changed, graded or GradedOracle())
     refused, allowed = verdict_edits(changed, reference_paths) if runner_under_test else ([], [])
@@ -302,6 +335,7 @@ def check_integrity(
             *report_lines,
             *misplaced,
             *shadowing(changed, read, base, candidate, importable),
+            *shadowed_tests(changed, read, candidate, test_modules or {}),
             *reads.oracle,
         }
     )

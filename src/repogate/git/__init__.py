@@ -76,6 +76,7 @@ from repogate.git._trees import (
     holds_post_image,
     last_change_date,
     tree_from_dir,
+    tree_paths,
     tree_with_files,
 )
 from repogate.git._workspace import (
@@ -155,5 +156,6 @@ __all__ = [
     "status_porcelain",
     "tree_from_dir",
     "tree_of",
+    "tree_paths",
     "tree_with_files",
 ]

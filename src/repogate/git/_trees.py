@@ -89,6 +89,16 @@ def existing_paths(repo: Path, rev: str, paths: Sequence[str]) -> frozenset[str]
     return frozenset(p for p in (os.fsdecode(x) for x in out.split(b"\0") if x) if p in wanted)
 
 
+def tree_paths(repo: Path, rev: str) -> tuple[str, ...]:
+    """Return every file path (blobs and links) of commit or tree ``rev``.
+
+    Raises:
+        GitError: ``rev`` is unknown.
+    """
+    args = ["ls-tree", "-r", "-z", "--name-only", "--full-tree", f"{_checked_rev(rev)}^{{tree}}"]
+    return tuple(os.fsdecode(x) for x in run_git(args, repo).split(b"\0") if x)
+
+
 def holds_post_image(repo: Path, rev: str, patch: bytes) -> bool:
     """Return True when commit or tree ``rev`` holds ``patch``'s post-image.
 

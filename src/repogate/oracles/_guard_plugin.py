@@ -40,7 +40,7 @@ raises the bar; it is no boundary. It must run on every pytest the target may pi
 only old, stable hooks and tolerates missing names.
 """
 
-# ruff: noqa: PTH105, PTH109, PTH112, PTH118, PTH120, PTH123, PTH206
+# ruff: noqa: PTH100, PTH105, PTH109, PTH112, PTH113, PTH118, PTH120, PTH123, PTH206
 # (os.path and open(): the guard imports as little as it can into the session it watches)
 from __future__ import annotations
 
@@ -476,6 +476,83 @@ for _early in _EARLY:  # its code ran before the guard, with the key in memory: 
 for _key, _value in _BEFORE.items():  # changed before this plugin loaded (a shadowed import)
     if _planted(_value):
         _note(f"{_key} comes from {_where(_value)}")
+_BYTECODE = (".pyc", ".pyo")
+_CWD = os.path.abspath(os.getcwd())
+_PYCACHE_PREFIX = getattr(sys, "pycache_prefix", None)  # the harness sets none
+
+
+_TEST_DIRS = frozenset({"tests", "test", "testing"})
+
+
+def _test_side(bytecode: str) -> bool:
+    """Whether checkout-relative ``bytecode`` caches a file of the test suite.
+
+    ``a/__pycache__/name.<tag>.pyc`` caches ``a/name.py`` (a legacy ``a/name.pyc`` sits beside
+    it); the source is the suite's as :func:`repogate.tasks.mine.is_test_path` says (under a
+    ``tests``/``test``/``testing`` folder, ``test_*.py``, ``*_test.py``, ``conftest.py``), a
+    copy here because this plugin imports nothing of repogate (``tests/oracles`` checks they
+    agree).
+    """
+    parts = bytecode.replace(os.sep, "/").split("/")
+    folders = parts[:-2] if len(parts) > 1 and parts[-2] == "__pycache__" else parts[:-1]
+    name = parts[-1].split(".", 1)[0]
+    return (
+        bool(_TEST_DIRS.intersection(folders))
+        or name.startswith("test_")
+        or name.endswith("_test")
+        or name == "conftest"
+    )
+
+
+def _bytecode_opened(event: str, args: Any) -> None:
+    """Note compiled bytecode of the checkout's tests being opened (a PEP 578 ``open`` event).
+
+    Nothing of the harness's writes bytecode into the checkout (``PYTHONDONTWRITEBYTECODE=1``,
+    pytest then writes no cache) and gate I refuses a committed one, so a ``.pyc`` there was
+    written by the session's code: pytest's assertion rewriter loads its cache of a test module
+    (``tests/__pycache__/test_unit.cpython-311-pytest-9.2.0.pyc``) instead of the source when
+    the header matches, and Python a module's ``__pycache__`` entry. Red team red37: product
+    code imported by the first graded file wrote one of no-op tests for the second, which was
+    collected from it, the bug unfixed. The path is judged as given and as resolved (a
+    ``__pycache__`` made a link to a folder elsewhere), and any bytecode opened while
+    ``sys.pycache_prefix`` is not what it was at load counts too (pytest and Python then read
+    every cache under the prefix the code chose). Only a file that exists is noted (every
+    import first tries its cache path).
+
+    In the checkout only bytecode of the test suite's own files counts (:func:`_test_side`):
+    product bytecode is no oracle (the candidate writes product source as it likes), and a
+    project's own tests write it legitimately (pytest-dev/pytest-5103's suite compiled
+    ``src/_pytest/cacheprovider.py`` in a child process with its own environment, and a later
+    test imported it: the first version of this watch voided that base run).
+    """
+    if event != "open" or not args:
+        return
+    path = args[0]
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str) or not path.endswith(_BYTECODE):
+        return
+    given, real = os.path.abspath(path), os.path.realpath(path)
+    inside = any(
+        _test_side(os.path.relpath(p, r))
+        for p in (given, real)
+        for r in (_ROOT, _CWD)
+        if p.startswith(r + os.sep)
+    )
+    moved = getattr(sys, "pycache_prefix", None) != _PYCACHE_PREFIX
+    if not (inside or moved) or not os.path.isfile(real):
+        return
+    if moved:
+        where = f"{path} (compiled bytecode under a sys.pycache_prefix the session's code set)"
+    else:
+        where = f"{os.path.relpath(given, _CWD)} (compiled bytecode in the checkout, written during the run)"
+    _note(f"{where} was opened: Python or pytest runs it instead of its source")
+
+
+if hasattr(sys, "addaudithook"):
+    sys.addaudithook(_bytecode_opened)
 if _READS:  # the read trace, copied beside this file (runs on the base or the reference only)
     import repogate_reads as _trace  # type: ignore[import-not-found]
 

@@ -6,7 +6,10 @@ PYTHONPATH); repogate itself never imports it. Three switches, all environment v
 - ``REPOGATE_COVERAGE_FILE``: record coverage (``coverage`` from the tool folder) of files under
   the working directory into that data file, switching the dynamic context to each test's node id
   for its setup, call and teardown, and back to the empty context between tests (what
-  ``pytest-cov --cov-context=test`` does, minus the phase suffix);
+  ``pytest-cov --cov-context=test`` does, minus the phase suffix); and beside it
+  (``<file>.children.json``, :data:`CHILDREN_SUFFIX`) the tests that started a child process
+  (what runs there is measured in no context) and those after which one was still running (a
+  server or worker other tests may use): see :func:`_children_now`;
 - ``REPOGATE_SELECT``: a file of node ids, one a line; tests whose id is not listed are
   deselected, as with ``--deselect`` (a line may also give an id cut at its first blank, as
   SWE-bench's datasets do, or a file path, keeping the whole file: see :func:`selected`);
@@ -31,7 +34,9 @@ It must run on every pytest the target may pin, so it uses only old, stable hook
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -44,6 +49,54 @@ _HIDDEN = os.environ.get("REPOGATE_HIDDEN_TESTS")
 XPASS_PROPERTY = "repogate_xpass"
 HIDDEN_MARK = "hidden"
 _cov: Any = None
+try:  # now, before any checkout code runs (the checkout is first on sys.path)
+    import resource as _resource
+except ImportError:
+    _resource = None  # type: ignore[assignment]
+CHILDREN_SUFFIX = ".children.json"
+"""Beside the coverage data file: which tests started child processes (read by
+:func:`repogate.oracles.regress_tools.read_coverage`)."""
+_SPAWN_EVENTS = frozenset(
+    {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+     "os.forkpty", "pty.spawn"}
+)  # fmt: skip
+_current = [""]  # the test under way ("" between tests)
+_spawning: set[str] = set()  # ids whose setup, call or teardown started a child process
+_lingering: list[str] = []  # ids after which a child process was still running
+
+
+def _audit(event: str, args: Any) -> None:
+    if event in _SPAWN_EVENTS:
+        _spawning.add(_current[0])
+
+
+def _children_usage() -> Any:
+    """What the waited-for child processes used so far (a new one always adds page faults)."""
+    if _resource is None:  # not on this platform
+        return None
+    used = _resource.getrusage(_resource.RUSAGE_CHILDREN)
+    return (used.ru_utime, used.ru_stime, used.ru_minflt, used.ru_majflt, used.ru_nvcsw)
+
+
+def _children_now() -> bool:
+    """Whether a child process of this one is running (Linux's ``/proc/self/task/*/children``).
+
+    A multiprocessing ``spawn`` or ``forkserver`` worker starts with no audit event; it is seen
+    by its resource use once waited for, or here while it runs.
+    """
+    try:
+        tasks = os.listdir("/proc/self/task")  # noqa: PTH208 (Python 3.8 runs this too)
+    except OSError:
+        return False
+    for task in tasks:
+        try:
+            with open(f"/proc/self/task/{task}/children") as found:  # noqa: PTH123
+                if found.read().split():
+                    return True
+        except OSError:
+            continue
+    return False
+
 
 if _COVERAGE_FILE:
     import coverage
@@ -52,16 +105,29 @@ if _COVERAGE_FILE:
         data_file=_COVERAGE_FILE, source=[str(Path.cwd())], config_file=False, branch=False
     )
     _cov.start()
+    if hasattr(sys, "addaudithook"):
+        sys.addaudithook(_audit)
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: Any, nextitem: Any) -> Generator[None, None, None]:
-    """Record what one test executes (setup, call, teardown) under its node id."""
+    """Record what one test executes (setup, call, teardown) under its node id.
+
+    Also whether it started a child process (an audit event, or children's resource use grew)
+    or left one running.
+    """
     if _cov is not None:
         _cov.switch_context(item.nodeid)
+        _current[0] = item.nodeid
+        before = _children_usage()
     yield
     if _cov is not None:
         _cov.switch_context("")
+        _current[0] = ""
+        if _children_usage() != before:
+            _spawning.add(item.nodeid)
+        if _children_now():
+            _lingering.append(item.nodeid)
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
@@ -149,7 +215,14 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
 
 
 def pytest_unconfigure(config: Any) -> None:
-    """Stop and save the coverage data."""
+    """Stop and save the coverage data, and which tests started child processes."""
     if _cov is not None:
         _cov.stop()
         _cov.save()
+        children = {
+            "spawning": sorted(_spawning - {""}),
+            "lingering": _lingering,
+            "outside": "" in _spawning,  # at import or collection, outside every test
+        }
+        with open(f"{_COVERAGE_FILE}{CHILDREN_SUFFIX}", "w", encoding="utf-8") as out:  # noqa: PTH123
+            json.dump(children, out)

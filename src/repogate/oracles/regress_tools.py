@@ -13,15 +13,18 @@ never a crash.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import stat
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import coverage
 
 from repogate import sandbox
+from repogate._files import read_bytes_nofollow
 from repogate._toolchain import SYSTEM_PATH, tool, trust, uv_bin
 from repogate.environments import Environment
 from repogate.errors import EnvironmentBuildError, IsolationError
@@ -133,7 +136,41 @@ def read_coverage(data_file: Path, workdir: Path) -> CoverageMap:
         raise ValueError(f"the coverage data is not coverage's ({type(exc).__name__})") from None
     if not tests:
         raise ValueError("the coverage data holds no per-test context")
-    return CoverageMap(tests=tests, untested=untested)
+    return CoverageMap(tests=tests, untested=untested, **_children(data_file))
+
+
+_CHILDREN_SUFFIX = ".children.json"  # _pytest_plugin.CHILDREN_SUFFIX (never imported here)
+_MAX_CHILDREN_BYTES = 64 * 1024 * 1024
+
+
+def _children(data_file: Path) -> dict[str, Any]:
+    """The plugin's record of child processes beside ``data_file``, as CoverageMap fields.
+
+    Without it, what runs in child processes cannot be told from the data: no coverage.
+    """
+    name = data_file.name + _CHILDREN_SUFFIX
+    try:
+        raw = read_bytes_nofollow(data_file.parent, name, _MAX_CHILDREN_BYTES)
+    except OSError as exc:
+        raise ValueError(f"the record of child processes cannot be read ({exc})") from None
+    if raw is None:
+        raise ValueError("the coverage run did not record which tests started child processes")
+    try:
+        record = json.loads(raw)
+        spawning, lingering = record["spawning"], record["lingering"]
+        outside = record["outside"]
+    except (ValueError, TypeError, KeyError, RecursionError):
+        raise ValueError("the record of child processes is not the plugin's") from None
+    names = (spawning, lingering)
+    if not all(isinstance(n, list) and all(isinstance(i, str) for i in n) for n in names):
+        raise ValueError("the record of child processes is not the plugin's")
+    if not isinstance(outside, bool):
+        raise ValueError("the record of child processes is not the plugin's")
+    return {
+        "spawning": tuple(spawning),
+        "lingering": tuple(lingering),
+        "spawned_outside": outside,
+    }
 
 
 def _contexts(

@@ -35,10 +35,16 @@ that triggered it, is recorded as the fallback reason:
 - a changed function that ran outside every test (at import or collection time);
 - a changed Python file that never ran under coverage at the base (not imported by the tests, run in
   a subprocess, or installed outside the checkout), or that does not parse;
+- a child process the base's tests started was still running after a test (a server or worker
+  other tests may use), or one was started outside every test (at import or collection): what
+  runs in a child is measured in no context, whoever uses it;
 - no coverage at all (it could not be installed or recorded).
 
 Base-passing tests that have no context in the coverage run (they failed there, or their id was
-spelled differently) are always selected.
+spelled differently) are always selected, and so are those that started a child process at the
+base (a CLI run with ``subprocess``, a ``multiprocessing`` pool): the child runs code of the
+checkout no context records (red team red37: a broken ``main()`` that only a ``subprocess`` test
+ran selected no test and was accepted).
 """
 
 from __future__ import annotations
@@ -90,10 +96,18 @@ class CoverageMap(FrozenModel):
         tests: test id -> checkout-relative file -> executed line numbers (1-based).
         untested: checkout-relative file -> lines executed outside every test's context (import,
             collection, session fixtures set up before the first test).
+        spawning: the tests whose setup, call or teardown started a child process (what runs
+            there is in no context).
+        lingering: the tests after which a child process was still running (it may serve later
+            tests).
+        spawned_outside: a child process was started outside every test (import, collection).
     """
 
     tests: dict[str, dict[str, tuple[int, ...]]]
     untested: dict[str, tuple[int, ...]]
+    spawning: tuple[str, ...] = ()
+    lingering: tuple[str, ...] = ()
+    spawned_outside: bool = False
 
     def files(self) -> set[str]:
         """Return every file with at least one executed line, in any context."""
@@ -362,6 +376,17 @@ def select(
         )
     measured = coverage.files()
     reasons: list[str] = []
+    if coverage.lingering:
+        reasons.append(
+            f"a child process the base's tests started was still running after "
+            f"{coverage.lingering[0]} (a server or worker later tests may use: what runs in it is "
+            "in no test's coverage)"
+        )
+    if coverage.spawned_outside:
+        reasons.append(
+            "the base's tests started a child process outside every test (import or collection): "
+            "what runs in it is in no test's coverage"
+        )
     units: list[tuple[str, _Unit]] = []
     scopes: list[tuple[str, str, range]] = []
     for change in changes:
@@ -385,7 +410,8 @@ def select(
             scopes += [(change.path, label, lines) for label, lines in verdict.scopes]
     if reasons:
         return Selection(whole=True, reasons=tuple(reasons), tests=everything, changed_units=())
-    chosen = {t for t in base_passing if t not in coverage.tests}
+    spawning = set(coverage.spawning)
+    chosen = {t for t in base_passing if t not in coverage.tests or t in spawning}
     reached = [(path, set(unit.all_lines)) for path, unit in units]
     reached += [(path, set(lines)) for path, _label, lines in scopes]
     for test, files in coverage.tests.items():

@@ -12,7 +12,7 @@ from repogate.attempt import AttemptConfig, AttemptProgress, emit, gate, gate_se
 from repogate.gates.dependency import LockCache, check_dependency_policy
 from repogate.gates.graded_oracle import GradedOracle, graded_modules
 from repogate.gates.graded_trees import write_tree
-from repogate.gates.imports import environment_names
+from repogate.gates.imports import environment_names, import_names_of_tests
 from repogate.gates.integrity import check_integrity
 from repogate.gates.oracle_commands import check_commands
 from repogate.gates.requirements import check_requirements
@@ -66,6 +66,10 @@ def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
     def read(rev: str, path: str) -> bytes | None:
         return git.show_file(ws, rev, path)
 
+    def test_modules() -> dict[str, frozenset[str]]:
+        paths = {*git.tree_paths(ws, state.base_commit), *progress.hidden_paths}
+        return import_names_of_tests(paths, lambda folder: f"{folder}/__init__.py" in paths)
+
     def check() -> Observation:
         carried = _carried_hidden(ws, progress)
         return check_integrity(
@@ -90,6 +94,7 @@ def integrity(cfg: AttemptConfig, progress: AttemptProgress) -> AttemptProgress:
             reference_paths=_reference_paths(cfg) if cfg.contract.oracles.runner_under_test else (),
             prebuilt=progress.workspace_env.prebuilt_extensions(),
             install=progress.workspace_env.commands,
+            test_modules=test_modules(),
         )
 
     return gate(cfg, progress, "I", check)

@@ -113,6 +113,21 @@ def _changes(cfg: AttemptConfig, progress: AttemptProgress, rev: str) -> list[Fi
     ]
 
 
+def _named_in_state(
+    cfg: AttemptConfig, progress: AttemptProgress, rev: str, tree: Path, names: Sequence[str]
+) -> set[str]:
+    """Return the ``names`` that a Python file of ``rev``'s graded tree contains.
+
+    Read from a fresh export beside ``tree`` (made only when there are names to look up), never
+    from ``tree``: the graded run's test-time code wrote that one, and dropping a name from it (or
+    deleting the module naming a changelog it reads) made an edited changelog inert for selection
+    and left the base-passing test of what the module reads from it unrun (red team red37).
+    """
+    if not names:
+        return set()
+    return _named_in_tree(fresh_tree(graded_state(cfg, progress, rev), tree, "names"), names)
+
+
 def _named_in_tree(tree: Path, names: Sequence[str]) -> set[str]:
     """Return the ``names`` that a Python file of ``tree`` contains (no file read when none)."""
     if not names:
@@ -151,7 +166,7 @@ def regressions(
             changes,
             suite.passing,
             suite.coverage,
-            _named_in_tree(tree, asks.documents),
+            _named_in_state(cfg, progress, rev, tree, asks.documents),
             named_at_base,
             no_coverage_reason=suite.coverage_reason or "no coverage was recorded at the base",
         )
