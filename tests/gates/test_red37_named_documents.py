@@ -10,15 +10,18 @@ of what the module reads from it was never run: ACCEPTED though it fails on the 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from test_regression_set import BASE_CODE, FIXED_CODE, HIDDEN, TESTS, _regression_receipt
-
-from _lifecycle_git import commit, new_repo
-from conftest import run_json
-from repogate.cli import ExitCode
+from test_regression_set import (
+    BASE_CODE,
+    FIXED_CODE,
+    PYPROJECT,
+    TESTS,
+    _regression_receipt,
+    scripted_row,
+    units_task,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -34,38 +37,16 @@ LATEST_TEST = "from units import latest\n\n\ndef test_latest():\n    assert late
 
 
 def _task(root: Path) -> Path:
-    repo, base = new_repo(
-        root / "repo",
-        {
-            "pyproject.toml": '[project]\nname = "units"\nversion = "1"\n',
-            "units/__init__.py": BASE_CODE + LATEST,
-            "CHANGES.rst": "1.0\n\nFirst release.\n",
-            "NEWS.rst": "Nothing yet.\n",
-            "tests/test_latest.py": LATEST_TEST,
-            **TESTS,
-        },
-    )
-    fix = commit(
-        repo,
-        {
-            "units/__init__.py": FIXED_CODE + LATEST,
-            "tests/test_unit.py": TESTS["tests/test_unit.py"] + HIDDEN,
-        },
-    )
-    contract = root / "contract.toml"
-    contract.write_text(
-        f'id = "units-plural"\nrepo = "repo"\nbase_commit = "{base}"\n\n'
-        '[requirement]\nstatement = "unit() takes plural=True"\n\n'
-        '[[requirement.criteria]]\nid = "R1"\nclaim = "plural adds an s"\n'
-        'oracles = ["tests/test_unit.py::test_plural"]\n\n'
-        '[environment]\ninstall = ["uv pip install pytest"]\n\n'
-        '[permissions]\neditable = ["units/**", "CHANGES.rst", "NEWS.rst"]\ntime_budget_s = 60\n\n'
-        f'[oracles]\nhidden_tests = {{ commit = "{fix}", paths = ["tests/"] }}\n'
-        'fail_to_pass = ["tests/test_unit.py::test_plural"]\n'
-        'pass_to_pass = ["tests/test_unit.py::test_long", "tests/test_unit.py::test_short"]\n\n'
-        f'[reference]\ncommit = "{fix}"\nexclude = ["tests/"]\n'
-    )
-    return contract
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "units/__init__.py": BASE_CODE + LATEST,
+        "CHANGES.rst": "1.0\n\nFirst release.\n",
+        "NEWS.rst": "Nothing yet.\n",
+        "tests/test_latest.py": LATEST_TEST,
+        **TESTS,
+    }
+    editable = 'editable = ["units/**", "CHANGES.rst", "NEWS.rst"]\n'
+    return units_task(root, files, FIXED_CODE + LATEST, permissions=editable)
 
 
 # Run by the fixed unit() during the graded run, in the graded tree: the name leaves the tree.
@@ -97,18 +78,10 @@ def test_a_document_named_in_the_committed_tree_selects_the_whole_suite(
         "def unit(name, short=False, plural=False):\n" + hide,
     )
     assert code.count("def unit(name, short=False, plural=False):\n" + hide) == 1
-    agent = tmp_path / "bumps.toml"
-    agent.write_text(
-        f"[[edit]]\npath = 'units/__init__.py'\nwrite = {json.dumps(code)}\n\n"
-        "[[edit]]\npath = 'CHANGES.rst'\nwrite = '2.0\\n\\nPlural units.\\n\\n1.0\\n'\n"
-    )
-    out = tmp_path / "run"
-    status, rows = run_json(
-        capsys, str(contract), "--agent", f"scripted:{agent}", "--out", str(out)
-    )
-    assert status == ExitCode.OK
-    assert rows[0]["failed"] == ["regression_tests_passed"], rows
-    receipt = _regression_receipt(out, "bumps")
+    edits = {"units/__init__.py": code, "CHANGES.rst": "2.0\n\nPlural units.\n\n1.0\n"}
+    row = scripted_row(capsys, tmp_path, contract, edits, "bumps")
+    assert row["failed"] == ["regression_tests_passed"], row
+    receipt = _regression_receipt(tmp_path / "run", "bumps")
     assert receipt["failing"] == {"tests/test_latest.py::test_latest": "failed"}
     assert receipt["selection"]["whole"] is True
 
@@ -120,18 +93,10 @@ def test_a_document_nothing_names_stays_inert(
     nothing, and the fix with it is accepted."""
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))
     contract = _task(tmp_path)
-    agent = tmp_path / "news.toml"
-    agent.write_text(
-        f"[[edit]]\npath = 'units/__init__.py'\nwrite = {json.dumps(FIXED_CODE + LATEST)}\n\n"
-        "[[edit]]\npath = 'NEWS.rst'\nwrite = 'Plural units.\\n'\n"
-    )
-    out = tmp_path / "run"
-    status, rows = run_json(
-        capsys, str(contract), "--agent", f"scripted:{agent}", "--out", str(out)
-    )
-    assert status == ExitCode.OK
-    assert rows[0]["outcome"] == "accepted", rows
-    receipt = _regression_receipt(out, "news")
+    edits = {"units/__init__.py": FIXED_CODE + LATEST, "NEWS.rst": "Plural units.\n"}
+    row = scripted_row(capsys, tmp_path, contract, edits, "news")
+    assert row["outcome"] == "accepted", row
+    receipt = _regression_receipt(tmp_path / "run", "news")
     assert receipt["selection"] == {
         "whole": False,
         "reasons": [],

@@ -10,13 +10,19 @@ second graded file was collected from it: the bug unfixed, no pytest object chan
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from test_regression_set import BASE_CODE, FIXED_CODE, HIDDEN, TESTS
+from test_regression_set import (
+    BASE_CODE,
+    FIXED_CODE,
+    HIDDEN,
+    PYPROJECT,
+    TESTS,
+    scripted_row,
+    units_task,
+)
 
-from _lifecycle_git import commit, new_repo
 from conftest import run_json
 from repogate.cli import ExitCode
 
@@ -59,38 +65,23 @@ HIDDEN_WITH_HELPER = (
 
 
 def _task(root: Path, hidden: str = HIDDEN, extra: dict[str, str] | None = None) -> Path:
-    repo, base = new_repo(
-        root / "repo",
-        {
-            "pyproject.toml": '[project]\nname = "units"\nversion = "1"\n',
-            "units/__init__.py": BASE_CODE,
-            "tests/helpers.py": HELPERS,
-            **TESTS,
-            **(extra or {}),
-        },
-    )
-    fix = commit(
-        repo,
-        {
-            "units/__init__.py": FIXED_CODE,
-            "tests/test_unit.py": TESTS["tests/test_unit.py"] + hidden,
-        },
-    )
-    contract = root / "contract.toml"
-    contract.write_text(
-        f'id = "units-plural"\nrepo = "repo"\nbase_commit = "{base}"\n\n'
-        '[requirement]\nstatement = "unit() takes plural=True"\n\n'
-        '[[requirement.criteria]]\nid = "R1"\nclaim = "plural adds an s"\n'
-        'oracles = ["tests/test_unit.py::test_plural"]\n\n'
-        '[environment]\ninstall = ["uv pip install pytest"]\n\n'
-        "[permissions]\ntime_budget_s = 60\n\n"
-        f'[oracles]\nhidden_tests = {{ commit = "{fix}", paths = ["tests/"] }}\n'
-        'fail_to_pass = ["tests/test_unit.py::test_plural"]\n'
-        'pass_to_pass = ["tests/test_unit.py::test_long", "tests/test_unit.py::test_short", '
-        f'"{DESCRIBED}"]\n\n'
-        f'[reference]\ncommit = "{fix}"\nexclude = ["tests/"]\n'
-    )
-    return contract
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "units/__init__.py": BASE_CODE,
+        "tests/helpers.py": HELPERS,
+        **TESTS,
+        **(extra or {}),
+    }
+    declared = ("tests/test_unit.py::test_long", "tests/test_unit.py::test_short", DESCRIBED)
+    return units_task(root, files, FIXED_CODE, hidden=hidden, permissions="", pass_to_pass=declared)
+
+
+def _voided(capsys: pytest.CaptureFixture[str], root: Path, contract: Path, code: str) -> None:
+    """Run a candidate writing ``code`` to ``units/__init__.py``: rejected, tampering seen."""
+    row = scripted_row(capsys, root, contract, {"units/__init__.py": code}, "primes")
+    assert row["outcome"] == "rejected", row
+    failed = row["failed"]
+    assert isinstance(failed, list) and "harness_untampered" in failed, row
 
 
 def test_a_test_module_cache_written_during_the_run_is_never_read(
@@ -98,18 +89,7 @@ def test_a_test_module_cache_written_during_the_run_is_never_read(
 ) -> None:
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))
     contract = _task(tmp_path)
-    agent = tmp_path / "primes.toml"
-    code = BASE_CODE + PRIME
-    agent.write_text(f"[[edit]]\npath = 'units/__init__.py'\nwrite = {json.dumps(code)}\n")
-    out = tmp_path / "run"
-    status, rows = run_json(
-        capsys, str(contract), "--agent", f"scripted:{agent}", "--out", str(out)
-    )
-    assert status == ExitCode.OK
-    (row,) = rows
-    assert row["outcome"] == "rejected", row
-    failed = row["failed"]
-    assert isinstance(failed, list) and "harness_untampered" in failed, row
+    _voided(capsys, tmp_path, contract, BASE_CODE + PRIME)
 
 
 # Python's own cache of a helper the hidden test imports (timestamp-checked: mtime and size).
@@ -146,18 +126,12 @@ def test_a_module_cache_written_during_the_run_is_never_read(
     value came from the candidate's code, and a ``plural`` argument that does nothing passed."""
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))
     contract = _task(tmp_path, HIDDEN_WITH_HELPER)
-    agent = tmp_path / "primes.toml"
-    code = BASE_CODE.replace("short=False):", "short=False, plural=False):") + PRIME_HELPER
-    agent.write_text(f"[[edit]]\npath = 'units/__init__.py'\nwrite = {json.dumps(code)}\n")
-    out = tmp_path / "run"
-    status, rows = run_json(
-        capsys, str(contract), "--agent", f"scripted:{agent}", "--out", str(out)
+    _voided(
+        capsys,
+        tmp_path,
+        contract,
+        BASE_CODE.replace("short=False):", "short=False, plural=False):") + PRIME_HELPER,
     )
-    assert status == ExitCode.OK
-    (row,) = rows
-    assert row["outcome"] == "rejected", row
-    failed = row["failed"]
-    assert isinstance(failed, list) and "harness_untampered" in failed, row
 
 
 # The same cache, written under a ``sys.pycache_prefix`` the session's code sets (outside the
@@ -176,18 +150,7 @@ def test_a_test_module_cache_under_a_prefix_the_session_sets_is_never_read(
     assert "sys.pycache_prefix = tempfile.mkdtemp()" in PRIME_PREFIX
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))
     contract = _task(tmp_path)
-    agent = tmp_path / "primes.toml"
-    code = BASE_CODE + PRIME_PREFIX
-    agent.write_text(f"[[edit]]\npath = 'units/__init__.py'\nwrite = {json.dumps(code)}\n")
-    out = tmp_path / "run"
-    status, rows = run_json(
-        capsys, str(contract), "--agent", f"scripted:{agent}", "--out", str(out)
-    )
-    assert status == ExitCode.OK
-    (row,) = rows
-    assert row["outcome"] == "rejected", row
-    failed = row["failed"]
-    assert isinstance(failed, list) and "harness_untampered" in failed, row
+    _voided(capsys, tmp_path, contract, BASE_CODE + PRIME_PREFIX)
 
 
 # The same cache, in a folder elsewhere that ``tests/__pycache__`` is made a link to.
@@ -205,18 +168,7 @@ def test_a_test_module_cache_behind_a_linked_cache_folder_is_never_read(
     assert "os.symlink(cache" in PRIME_LINK
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))
     contract = _task(tmp_path)
-    agent = tmp_path / "primes.toml"
-    code = BASE_CODE + PRIME_LINK
-    agent.write_text(f"[[edit]]\npath = 'units/__init__.py'\nwrite = {json.dumps(code)}\n")
-    out = tmp_path / "run"
-    status, rows = run_json(
-        capsys, str(contract), "--agent", f"scripted:{agent}", "--out", str(out)
-    )
-    assert status == ExitCode.OK
-    (row,) = rows
-    assert row["outcome"] == "rejected", row
-    failed = row["failed"]
-    assert isinstance(failed, list) and "harness_untampered" in failed, row
+    _voided(capsys, tmp_path, contract, BASE_CODE + PRIME_LINK)
 
 
 # The project's own tests write bytecode of product modules into the checkout, and a later test

@@ -12,15 +12,17 @@ passes, and its no-op ``test_plural`` is reported under the graded id: the bug u
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from test_regression_set import BASE_CODE, FIXED_CODE, HIDDEN, TESTS
-
-from _lifecycle_git import commit, new_repo
-from conftest import run_json
-from repogate.cli import ExitCode
+from test_regression_set import (
+    BASE_CODE,
+    FIXED_CODE,
+    PYPROJECT,
+    TESTS,
+    scripted_row,
+    units_task,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -45,36 +47,18 @@ def test_plural():
 
 def _task(root: Path, setup_cfg: str = SETUP_CFG) -> Path:
     tests = {p: t for p, t in TESTS.items() if p != "tests/__init__.py"}  # rootdir-based modules
-    repo, base = new_repo(
-        root / "repo",
-        {
-            "pyproject.toml": '[project]\nname = "units"\nversion = "1"\n',
-            "setup.cfg": setup_cfg,
-            "units/__init__.py": BASE_CODE,
-            **tests,
-        },
-    )
-    fix = commit(
-        repo,
-        {
-            "units/__init__.py": FIXED_CODE,
-            "tests/test_unit.py": TESTS["tests/test_unit.py"] + HIDDEN,
-        },
-    )
-    contract = root / "contract.toml"
-    contract.write_text(
-        f'id = "units-plural"\nrepo = "repo"\nbase_commit = "{base}"\n\n'
-        '[requirement]\nstatement = "unit() takes plural=True"\n\n'
-        '[[requirement.criteria]]\nid = "R1"\nclaim = "plural adds an s"\n'
-        'oracles = ["tests/test_unit.py::test_plural"]\n\n'
-        '[environment]\ninstall = ["uv pip install pytest"]\n\n'
-        "[permissions]\ntime_budget_s = 60\n\n"
-        f'[oracles]\nhidden_tests = {{ commit = "{fix}", paths = ["tests/"] }}\n'
-        'fail_to_pass = ["tests/test_unit.py::test_plural"]\n'
-        'pass_to_pass = ["tests/test_unit.py::test_long", "tests/test_unit.py::test_short"]\n\n'
-        f'[reference]\ncommit = "{fix}"\nexclude = ["tests/"]\n'
-    )
-    return contract
+    files = {"pyproject.toml": PYPROJECT, "setup.cfg": setup_cfg, "units/__init__.py": BASE_CODE}
+    return units_task(root, {**files, **tests}, FIXED_CODE, permissions="")
+
+
+def _refused(
+    capsys: pytest.CaptureFixture[str], root: Path, contract: Path, edits: dict[str, str]
+) -> None:
+    """Run a candidate writing ``edits``: rejected, its oracle edit seen."""
+    row = scripted_row(capsys, root, contract, edits, "shadow")
+    assert row["outcome"] == "rejected", row
+    failed = row["failed"]
+    assert isinstance(failed, list) and "oracle_untouched" in failed, row
 
 
 @pytest.mark.parametrize(
@@ -92,20 +76,7 @@ def test_a_pytest_section_configparser_names_otherwise_is_test_configuration(
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))
     contract = _task(tmp_path)
     setup_cfg = f"{SETUP_CFG}\n{header}\naddopts = --import-mode=append\n"
-    agent = tmp_path / "shadow.toml"
-    agent.write_text(
-        f"[[edit]]\npath = 'setup.cfg'\nwrite = {json.dumps(setup_cfg)}\n\n"
-        f"[[edit]]\npath = 'test_unit.py'\nwrite = {json.dumps(SHADOW)}\n"
-    )
-    out = tmp_path / "run"
-    status, rows = run_json(
-        capsys, str(contract), "--agent", f"scripted:{agent}", "--out", str(out)
-    )
-    assert status == ExitCode.OK
-    (row,) = rows
-    assert row["outcome"] == "rejected", row
-    failed = row["failed"]
-    assert isinstance(failed, list) and "oracle_untouched" in failed, row
+    _refused(capsys, tmp_path, contract, {"setup.cfg": setup_cfg, "test_unit.py": SHADOW})
 
 
 def test_a_shadowing_test_module_is_refused_where_the_base_appends_test_folders(
@@ -116,14 +87,4 @@ def test_a_shadowing_test_module_is_refused_where_the_base_appends_test_folders(
     monkeypatch.setenv("REPOGATE_CACHE", str(cache))
     appends = f"{SETUP_CFG}\n[tool:pytest]\naddopts = --import-mode=append\n"
     contract = _task(tmp_path, appends)
-    agent = tmp_path / "shadow.toml"
-    agent.write_text(f"[[edit]]\npath = 'test_unit.py'\nwrite = {json.dumps(SHADOW)}\n")
-    out = tmp_path / "run"
-    status, rows = run_json(
-        capsys, str(contract), "--agent", f"scripted:{agent}", "--out", str(out)
-    )
-    assert status == ExitCode.OK
-    (row,) = rows
-    assert row["outcome"] == "rejected", row
-    failed = row["failed"]
-    assert isinstance(failed, list) and "oracle_untouched" in failed, row
+    _refused(capsys, tmp_path, contract, {"test_unit.py": SHADOW})

@@ -52,28 +52,32 @@ TESTS = {
 HIDDEN = "\n\ndef test_plural():\n    assert unit('metre', plural=True) == 'metres'\n"
 
 
-def _task(
+PYPROJECT = '[project]\nname = "units"\nversion = "1"\n'
+DECLARED = ("tests/test_unit.py::test_long", "tests/test_unit.py::test_short")
+
+
+def units_task(
     root: Path,
+    files: dict[str, str],
+    fixed: str,
+    *,
+    hidden: str = HIDDEN,
+    permissions: str = 'editable = ["units/**"]\n',
     extra_oracles: str = "",
-    base_code: str = BASE_CODE,
-    more: dict[str, str] | None = None,
+    pass_to_pass: tuple[str, ...] = DECLARED,
 ) -> Path:
-    repo, base = new_repo(
-        root / "repo",
-        {
-            "pyproject.toml": '[project]\nname = "units"\nversion = "1"\n',
-            "units/__init__.py": base_code,
-            **TESTS,
-            **(more or {}),
-        },
-    )
+    """Write the units task: a repository of ``files`` at the base, and its contract.
+
+    The reference commit writes ``fixed`` to ``units/__init__.py`` and adds ``hidden`` to
+    ``tests/test_unit.py`` (the hidden tests); ``permissions`` and ``extra_oracles`` are lines
+    of those tables. Returns the contract's path.
+    """
+    repo, base = new_repo(root / "repo", files)
     fix = commit(
         repo,
-        {
-            "units/__init__.py": base_code.replace(BASE_CODE, FIXED_CODE),
-            "tests/test_unit.py": TESTS["tests/test_unit.py"] + HIDDEN,
-        },
+        {"units/__init__.py": fixed, "tests/test_unit.py": TESTS["tests/test_unit.py"] + hidden},
     )
+    declared = ", ".join(f'"{test}"' for test in pass_to_pass)
     contract = root / "contract.toml"
     contract.write_text(
         f'id = "units-plural"\nrepo = "repo"\nbase_commit = "{base}"\n\n'
@@ -81,13 +85,49 @@ def _task(
         '[[requirement.criteria]]\nid = "R1"\nclaim = "plural adds an s"\n'
         'oracles = ["tests/test_unit.py::test_plural"]\n\n'
         '[environment]\ninstall = ["uv pip install pytest"]\n\n'
-        '[permissions]\neditable = ["units/**"]\ntime_budget_s = 60\n\n'
+        f"[permissions]\n{permissions}time_budget_s = 60\n\n"
         f'[oracles]\n{extra_oracles}hidden_tests = {{ commit = "{fix}", paths = ["tests/"] }}\n'
         'fail_to_pass = ["tests/test_unit.py::test_plural"]\n'
-        'pass_to_pass = ["tests/test_unit.py::test_long", "tests/test_unit.py::test_short"]\n\n'
+        f"pass_to_pass = [{declared}]\n\n"
         f'[reference]\ncommit = "{fix}"\nexclude = ["tests/"]\n'
     )
     return contract
+
+
+def scripted_row(
+    capsys: pytest.CaptureFixture[str],
+    root: Path,
+    contract: Path,
+    edits: dict[str, str],
+    name: str = "edits",
+) -> dict[str, object]:
+    """Run one scripted agent ``name`` writing ``edits`` (path -> text) on ``contract`` into
+    ``root/run``; return its decision's JSON row."""
+    agent = root / f"{name}.toml"
+    agent.write_text(
+        "\n".join(
+            f"[[edit]]\npath = {json.dumps(path)}\nwrite = {json.dumps(text)}\n"
+            for path, text in edits.items()
+        )
+    )
+    status, rows = run_json(
+        capsys, str(contract), "--agent", f"scripted:{agent}", "--out", str(root / "run")
+    )
+    assert status == ExitCode.OK
+    (row,) = rows
+    assert isinstance(row, dict)
+    return row
+
+
+def _task(
+    root: Path,
+    extra_oracles: str = "",
+    base_code: str = BASE_CODE,
+    more: dict[str, str] | None = None,
+) -> Path:
+    files = {"pyproject.toml": PYPROJECT, "units/__init__.py": base_code, **TESTS, **(more or {})}
+    fixed = base_code.replace(BASE_CODE, FIXED_CODE)
+    return units_task(root, files, fixed, extra_oracles=extra_oracles)
 
 
 def _agent(root: Path, name: str, code: str) -> str:
