@@ -25,7 +25,7 @@ from repogate.vocabulary import REPO_CACHE_HELP, attempt_state
 
 if TYPE_CHECKING:  # each command loads what it uses: `version` and `--help` load none of them
     from repogate.cli.run import AgentOutcome
-    from repogate.decision import Evidence
+    from repogate.decision import Decision, Evidence
     from repogate.receipt import Receipt
     from repogate.store import AttemptRecord, Store
 
@@ -376,7 +376,7 @@ def show_cmd(
         if attempt is not None:
             run_isolation = _run_isolation(store)
             record = _pick(records, attempt)
-            sentinel = _sentinel_not_run(store.receipts(record.attempt_id))
+            sentinel = _sentinel_lines(store.receipts(record.attempt_id), record.decision)
             receipts = [
                 p.name
                 for p in sorted((store.attempt_dir(record.attempt_id) / "receipts").glob("*.json"))
@@ -458,17 +458,37 @@ def _run_isolation(store: Store) -> list[str]:
     ]
 
 
-def _sentinel_not_run(receipts: list[Receipt]) -> list[str]:
-    """The line saying gate S was not run and why (``--skip-sentinel-when-rejected``), if so.
+def _sentinel_lines(receipts: list[Receipt], decision: Decision | None) -> list[str]:
+    """The lines saying what gate S observed where the checks table does not.
 
-    For example ``sentinel: not run: already rejected by focused_tests_passed
-    (--skip-sentinel-when-rejected)``; empty when the sentinel ran or had no window.
+    Gate S left out (``--skip-sentinel-when-rejected``): ``sentinel: not run: already rejected
+    by focused_tests_passed (--skip-sentinel-when-rejected)``. Gate S run where its check is no
+    check of the profile (hermetic: observed beside the verdict, as the run table's sentinel
+    column shows it): ``sentinel: failed: <its detail> (observed, not a check of the hermetic
+    profile: no part of the verdict)``. Empty when its check is a row of the decision's table
+    (lifecycle) or gate S did not run.
     """
-    return [
+    gate_s = [r for r in receipts if r.gate == "S"]
+    skipped = [
         f"sentinel: {check.detail} ({receipt.details['not_run']})"
-        for receipt in receipts
-        if receipt.gate == "S" and receipt.details.get("not_run")
+        for receipt in gate_s
+        if receipt.details.get("not_run")
         for check in receipt.checks
+    ]
+    if skipped or decision is None:
+        return skipped
+    from repogate.receipt import visible
+
+    tabled = {c.name for c in (*decision.checks, *decision.advisory)}
+    why = f"observed, not a check of the {decision.profile} profile: no part of the verdict"
+    return [
+        *(f"sentinel: error: {r.crash} ({why})" for r in gate_s if r.crash is not None),
+        *(
+            f"sentinel: {c.status}: {visible(c.detail)} ({why})"
+            for r in gate_s
+            for c in r.checks
+            if c.name not in tabled
+        ),
     ]
 
 
@@ -487,8 +507,9 @@ def _show_one(
     ``agent`` is the agent's own account from its ``propose`` receipt: when it did not finish
     (crashed, stopped, ...), the reason it recorded is printed under its status.
 
-    ``sentinel`` holds the line saying gate S was not run and why (:func:`_sentinel_not_run`),
-    printed under the checks, where a hermetic attempt (whose sentinel is no check) shows it too.
+    ``sentinel`` holds the lines saying what gate S observed that the checks table does not
+    show (:func:`_sentinel_lines`: not run and why, or a hermetic attempt's observed sentinel),
+    printed under the checks.
 
     The attempt's own isolation (that of its tests' commands) is in its decision; an attempt
     not decided has none, and the run's (the weakest of its commands, from the manifest, with
