@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer import _click  # typer's vendored click: its usage errors
 
 from repogate._interrupted import (
     interrupted_message,
@@ -740,6 +741,9 @@ def _main(argv: list[str] | None) -> int:
         result = ExitCode.INTERRUPTED
     except OutputClosed:
         return _output_closed()
+    except _click.exceptions.NoArgsIsHelpError as exc:  # `repogate`, `repogate tasks` alone
+        typer.echo(exc.ctx.get_help(), err=True)  # the help as --help prints it, not one line
+        return ExitCode.USAGE
     except typer.TyperException as exc:  # the command line's own: a bad or unknown option
         typer.echo(f"error: {_usage_line(exc, sys.argv[1:] if argv is None else argv)}", err=True)
         return ExitCode.USAGE
