@@ -163,6 +163,8 @@ def test_version_option_prints_the_program_and_its_version(
     from repogate._version import __version__
 
     assert _help_text(["--version"], capsys) == f"repogate {__version__}\n"
+    # new user: `repogate version` printed the bare `0.1.0`; both say it the same
+    assert _help_text(["version"], capsys) == f"repogate {__version__}\n"
     assert "  --version " in _help_text(["--help"], capsys)
 
 

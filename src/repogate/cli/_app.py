@@ -38,10 +38,14 @@ app = plain_app(
 )
 
 
+PROGRAM_VERSION = f"repogate {__version__}"
+"""What ``repogate --version`` and ``repogate version`` print."""
+
+
 def _print_version(given: bool) -> None:
-    """``--version``: print ``repogate <version>`` and end the command line with exit 0."""
+    """``--version``: print :data:`PROGRAM_VERSION` and end the command line with exit 0."""
     if given:
-        typer.echo(f"repogate {__version__}")
+        typer.echo(PROGRAM_VERSION)
         raise typer.Exit(ExitCode.OK)
 
 
@@ -53,7 +57,7 @@ def _options(
             "--version",
             is_eager=True,
             callback=_print_version,
-            help=f"Print the program and its version (repogate {__version__}) and exit.",
+            help=f"Print the program and its version ({PROGRAM_VERSION}) and exit.",
         ),
     ] = False,
 ) -> None:
@@ -557,8 +561,8 @@ def _show_one(
 
 @app.command("version")
 def version_cmd() -> None:
-    """Print the evaluator version."""
-    typer.echo(__version__)
+    """Print the program and its version, as --version does."""
+    typer.echo(PROGRAM_VERSION)
 
 
 _register_provenance()  # after the commands above, so `--help` lists them first
