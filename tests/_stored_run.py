@@ -12,7 +12,7 @@ from repogate.receipt import Check, Observation, Status, observe
 from repogate.sandbox import Isolation
 from repogate.state import CandidateState
 from repogate.store import AgentEntry, RunManifest, Store
-from repogate.vocabulary import GateId
+from repogate.vocabulary import GateId, Profile
 
 
 def _same(seen: Observation) -> Observation:
@@ -62,14 +62,23 @@ def finished_run(tmp_path: Path) -> tuple[Path, str, str]:
 
 
 def one_attempt_run(
-    run_dir: Path, isolation: str, soft: SoftMetrics, *, weak: bool = False, decided: bool = True
+    run_dir: Path,
+    isolation: str,
+    soft: SoftMetrics,
+    *,
+    weak: bool = False,
+    decided: bool = True,
+    gate_s: Observation | None = None,
+    profile: Profile = "hermetic",
 ) -> None:
     """A run of one attempt on task ``t`` with its manifest, through the store.
 
     The attempt (gold) is decided on :data:`STATE` with ``soft`` and ``isolation`` (no receipts,
     so it is rejected); with ``decided`` False it is null's, begun and never started. The
     manifest records ``isolation`` for agents and tests: bubblewrap with the network off, or with
-    ``weak`` no isolation, allowed by the flag, with ``isolation`` as its warning.
+    ``weak`` no isolation, allowed by the flag, with ``isolation`` as its warning. With
+    ``gate_s``, the attempt has one receipt, gate S's with that observation, and is decided in
+    ``profile``.
     """
     kind = "none" if weak else "bwrap"
     iso = Isolation(kind=kind, network_off=not weak, detail=isolation)
@@ -86,9 +95,13 @@ def one_attempt_run(
             )
         )
         record = store.begin_attempt("t", GoldSpec() if decided else NullSpec(), 0)
+        if gate_s is not None:
+            receipt = observe("S", STATE.state_id, partial(_same, gate_s))
+            store.add_receipt(record.attempt_id, receipt, STATE)
         evidence = Evidence(
             task_id="t",
-            profile="hermetic",
+            profile=profile,
+            receipts=tuple(store.receipts(record.attempt_id)),
             state=STATE,
             submitted_patch_digest=STATE.patch_digest,
             soft=soft,

@@ -11,7 +11,7 @@ import re
 import pytest
 import typer
 
-from repogate.cli import app, main
+from repogate.cli import ExitCode, app, main
 
 
 def _commands(group: object, path: list[str]) -> list[list[str]]:
@@ -24,6 +24,20 @@ def _commands(group: object, path: list[str]) -> list[list[str]]:
 
 
 COMMANDS = _commands(typer.main.get_command(app), [])
+
+
+def _groups(group: object, path: list[str]) -> list[list[str]]:
+    """Every group at or below ``group`` (the root as ``[]``): commands that take a command."""
+    commands: dict[str, object] = getattr(group, "commands", {})
+    if not commands:
+        return []
+    return [
+        path,
+        *(g for name, sub in sorted(commands.items()) for g in _groups(sub, [*path, name])),
+    ]
+
+
+GROUPS = _groups(typer.main.get_command(app), [])
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "repogate")
@@ -127,6 +141,21 @@ def test_h_prints_the_same_help_as_help(
     assert "  -h, --help " in long, long  # the help says it takes both
 
 
+@pytest.mark.parametrize("group", GROUPS, ids=lambda c: " ".join(c) or "repogate")
+def test_a_group_given_no_command_prints_its_help_as_help_does(
+    group: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New user: `repogate` and `repogate tasks` alone printed `error: usage: repogate [OPTIONS]
+    COMMAND ...`, the whole help squashed into one line. The help as `--help` prints it, on
+    standard error (no command was given: a usage error), exit 2 unchanged."""
+    monkeypatch.setenv("COLUMNS", "80")
+    long = _help_text([*group, "--help"], capsys)
+    assert main(group) == ExitCode.USAGE
+    said = capsys.readouterr()
+    assert (said.out, said.err) == ("", long)
+    assert len(long.splitlines()) > 5 and "Commands:" in long, long
+
+
 def test_version_option_prints_the_program_and_its_version(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -134,6 +163,8 @@ def test_version_option_prints_the_program_and_its_version(
     from repogate._version import __version__
 
     assert _help_text(["--version"], capsys) == f"repogate {__version__}\n"
+    # new user: `repogate version` printed the bare `0.1.0`; both say it the same
+    assert _help_text(["version"], capsys) == f"repogate {__version__}\n"
     assert "  --version " in _help_text(["--help"], capsys)
 
 

@@ -2,7 +2,9 @@
 
 New user: the one-attempt view did not say which isolation the attempt ran under (bubblewrap,
 unshare or none, with its warnings), though the decision and the run manifest record it; and
-its soft measures read ``wall_time_s=12.4167``: a field name and a raw float.
+its soft measures read ``wall_time_s=12.4167``: a field name and a raw float. And a hermetic
+attempt's sentinel (observed, no check of that profile) was in the run table's sentinel column
+(``failed``) but nowhere in the one-attempt view: its reason was only in ``receipts/08-S``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import pytest
 from _stored_run import one_attempt_run
 from repogate.cli import ExitCode, main
 from repogate.decision import SoftMetrics
+from repogate.receipt import Check, Observation
 
 BWRAP = "bwrap: filesystem allowlist, own PID namespace, no network"
 WEAK = (
@@ -92,3 +95,68 @@ def test_one_attempt_says_when_it_started_and_finished_in_utc(
     one_attempt_run(tmp_path / "planned", BWRAP, SoftMetrics(), decided=False)
     lines = _show(tmp_path / "planned", capsys)
     assert not [line for line in lines if line.startswith("started")], lines
+
+
+CONFLICT = (
+    "follow-up 9d9e76487136 conflicts (the follow-up conflicts with the candidate in "
+    "shipping/rates.py)"
+)
+
+
+def _gate_s(status: str, detail: str, **details: str) -> Observation:
+    check = Check(name="post_merge_sentinel_passed", status=status, detail=detail)
+    return Observation(checks=(check,), details=details)
+
+
+def test_a_hermetic_attempt_shows_its_observed_sentinel_and_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one_attempt_run(tmp_path, BWRAP, SoftMetrics(), gate_s=_gate_s("failed", CONFLICT))
+    lines = _show(tmp_path, capsys)
+    assert (
+        f"sentinel: failed: {CONFLICT} (observed, not a check of the hermetic profile: "
+        "no part of the verdict)"
+    ) in lines, lines
+    row = main_table(tmp_path, capsys).splitlines()[3].split()
+    assert row[-2:] == ["failed", "0.0"]  # the run table's sentinel column says the same
+
+
+def test_a_passed_sentinel_in_hermetic_is_shown_as_observed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one_attempt_run(tmp_path, BWRAP, SoftMetrics(), gate_s=_gate_s("passed", "3 follow-ups"))
+    lines = _show(tmp_path, capsys)
+    assert (
+        "sentinel: passed: 3 follow-ups (observed, not a check of the hermetic profile: "
+        "no part of the verdict)"
+    ) in lines, lines
+
+
+def test_a_lifecycle_sentinel_is_a_row_of_the_checks_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one_attempt_run(
+        tmp_path, BWRAP, SoftMetrics(), gate_s=_gate_s("failed", CONFLICT), profile="lifecycle"
+    )
+    lines = _show(tmp_path, capsys)
+    assert [line for line in lines if "post_merge_sentinel_passed" in line], lines
+    assert not [line for line in lines if line.startswith("sentinel:")], lines
+
+
+def test_a_skipped_hermetic_sentinel_says_why_it_was_not_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    why = "not run: already rejected by focused_tests_passed"
+    flag = "--skip-sentinel-when-rejected"
+    one_attempt_run(tmp_path, BWRAP, SoftMetrics(), gate_s=_gate_s("skipped", why, not_run=flag))
+    lines = _show(tmp_path, capsys)
+    assert [line for line in lines if line.startswith("sentinel:")] == [
+        f"sentinel: {why} ({flag})"
+    ], lines
+
+
+def main_table(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """The run table's one row, as ``repogate show RUN_DIR`` prints it."""
+    capsys.readouterr()
+    assert main(["show", str(run_dir)]) == ExitCode.OK
+    return capsys.readouterr().out

@@ -585,3 +585,34 @@ def test_a_run_with_one_decision_unsigned_names_that_file(
     assert code == ExitCode.NOT_ACCEPTED
     assert said.splitlines()[0] == f"FAIL {RUN_ENVELOPE}: missing: this verdict is not signed"
     assert "not signed: no decision" not in said and ids
+
+
+@pytest.mark.parametrize("shape", ["run", "attempt", "decision"])
+def test_an_unsigned_run_whose_receipt_changed_is_named_and_not_sent_to_a_rerun(
+    shape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New user: `verify` on an unsigned run said only "not signed" and "rerun it: its finished
+    attempts are kept and signed", though a receipt had been edited (`show` and `report` caught
+    it, exit 3) and a rerun into that folder is refused. The receipts' digests are checked as
+    `show` checks them; a changed one is a FAIL line, exit 1, and no rerun advice."""
+    _, public = _keys(tmp_path)
+    run_dir = tmp_path / "run"
+    ids = _run(run_dir)
+    attempt = run_dir / "attempts" / ids[0]
+    receipt = sorted((attempt / "receipts").glob("*.json"))[0]
+    receipt.write_text(receipt.read_text().replace('"passed"', '"failed"', 1))
+    assert main(["show", str(run_dir)]) == ExitCode.INTERNAL  # show catches it
+    shown = capsys.readouterr().err
+    target = {"run": run_dir, "attempt": attempt, "decision": attempt / DECISION_FILE}
+    code, said = _verify(target[shape], public, capsys)
+    assert code == ExitCode.NOT_ACCEPTED
+    problems = shown.split("evidence changed since it was stored (", 1)[1].split(")")[0]
+    assert said.splitlines() == [
+        f"FAIL attempts/{ids[0]}: evidence changed since it was stored ({problems})",
+        f"{target[shape]}: not signed, and 1 attempt's evidence changed since it was stored: "
+        "its verdict is not trusted (a rerun into this folder is refused); rerun into a new "
+        "--out folder, with --sign-key FILE to sign it",
+    ], said
+    # the other attempt of the run, intact, is unsigned only: the rerun advice stands
+    other = run_dir / "attempts" / ids[1]
+    assert _verify(other, public, capsys) == (ExitCode.NOT_ACCEPTED, f"{other}: {UNSIGNED}\n")

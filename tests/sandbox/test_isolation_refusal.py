@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -72,8 +73,9 @@ def test_network_is_never_opened_silently(parser: BuiltScenario, tmp_path: Path)
 def test_the_flag_runs_with_weak_isolation_warned_and_recorded_everywhere(
     parser: BuiltScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Isolation never weakens silently: warned at the start and in the summary, recorded in
-    the manifest and in every decision."""
+    """Isolation never weakens silently: warned once at the start, naming why bubblewrap is not
+    used, recorded in the manifest and in every decision. (New user: the same line twice on
+    standard error, saying "(no bubblewrap)" though setup had said bwrap is present.)"""
     out = tmp_path / "run"
     code = main(
         [
@@ -86,7 +88,11 @@ def test_the_flag_runs_with_weak_isolation_warned_and_recorded_everywhere(
     err = capsys.readouterr().err
     assert code == ExitCode.OK
     warnings = [line for line in err.splitlines() if line.startswith("warning: WEAK ISOLATION")]
-    assert len(warnings) == 2, err  # at the start and after the summary
+    assert len(warnings) == 1, err  # once, at the start
+    assert warnings[0].startswith(
+        "warning: WEAK ISOLATION: filesystem not restricted "
+        "(REPOGATE_SANDBOX=unshare leaves bubblewrap out), so untrusted code"
+    ), warnings
     assert "allowed by --allow-weak-isolation" in warnings[0]
     assert "unshare: own PID namespace, no network" in warnings[0]
     manifest = json.loads((out / "manifest.json").read_text())
@@ -212,3 +218,65 @@ def test_a_finished_run_done_again_keeps_its_manifest(
     assert shown["isolation"] == "agents: bwrap, network off; tests: bwrap, network off"
     assert shown["warnings"] == []
     assert "WEAK" not in shown
+
+
+@pytest.fixture
+def probed_again() -> Iterator[None]:
+    """The isolation probe runs again in the test, and again after it (its answer is cached)."""
+    probe = sandbox._isolation._available  # the process-wide probe's cache
+    probe.cache_clear()
+    yield
+    probe.cache_clear()
+
+
+NO_NAMESPACE = (
+    "bwrap: No permissions to create new namespace, likely because the kernel does not allow "
+    "non-privileged user namespaces."
+)
+
+
+@pytest.mark.usefixtures("probed_again")
+@pytest.mark.parametrize(
+    ("bwrap", "why"),
+    [
+        (None, "bubblewrap (bwrap) is not installed"),
+        (
+            f"#!/bin/sh\necho '{NO_NAMESPACE}' >&2\nexit 1\n",
+            f"bubblewrap (bwrap) is present but cannot run here: exit 1: {NO_NAMESPACE}",
+        ),
+        (
+            "\x7fELF garbage",
+            "bubblewrap (bwrap) is present but cannot run here: [Errno 8] Exec format error: "
+            "'bwrap'",
+        ),
+        (
+            "link",
+            "bubblewrap (bwrap) is present at {bin}/bwrap but cannot run here: not an "
+            "executable file",
+        ),
+    ],
+    ids=["missing", "no-namespaces", "not-a-program", "a-device"],
+)
+def test_the_weak_isolation_warning_says_why_bubblewrap_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bwrap: str | None, why: str
+) -> None:
+    """New user: setup said bwrap is present but cannot run; the run said "(no bubblewrap)"."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    if bwrap == "link":
+        (folder / "bwrap").symlink_to("/dev/null")  # a device: no program to run
+    elif bwrap is not None:
+        (folder / "bwrap").write_text(bwrap)
+        (folder / "bwrap").chmod(0o755)
+    monkeypatch.setenv("PATH", str(folder))  # no unshare either
+    monkeypatch.setenv(sandbox.SANDBOX_ENV, "auto")
+    said = sandbox.isolation(False).detail
+    assert said == (
+        "NETWORK NOT ISOLATED: neither bubblewrap nor unshare could make a network namespace on "
+        "this machine, so the command could reach the network; install bubblewrap or allow user "
+        f"namespaces; WEAK ISOLATION: filesystem not restricted ({why.format(bin=folder)}), so "
+        "untrusted code can read and write the user's files"
+    )
+    monkeypatch.delenv(sandbox.WEAK_ENV, raising=False)
+    with pytest.raises(sandbox.IsolationError, match=r"^bubblewrap \(bwrap\) is "):
+        sandbox.require_isolation(False)

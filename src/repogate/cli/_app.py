@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer import _click  # typer's vendored click: its usage errors
 
 from repogate._interrupted import (
     interrupted_message,
@@ -25,7 +26,7 @@ from repogate.vocabulary import REPO_CACHE_HELP, attempt_state
 
 if TYPE_CHECKING:  # each command loads what it uses: `version` and `--help` load none of them
     from repogate.cli.run import AgentOutcome
-    from repogate.decision import Evidence
+    from repogate.decision import Decision, Evidence
     from repogate.receipt import Receipt
     from repogate.store import AttemptRecord, Store
 
@@ -37,10 +38,14 @@ app = plain_app(
 )
 
 
+PROGRAM_VERSION = f"repogate {__version__}"
+"""What ``repogate --version`` and ``repogate version`` print."""
+
+
 def _print_version(given: bool) -> None:
-    """``--version``: print ``repogate <version>`` and end the command line with exit 0."""
+    """``--version``: print :data:`PROGRAM_VERSION` and end the command line with exit 0."""
     if given:
-        typer.echo(f"repogate {__version__}")
+        typer.echo(PROGRAM_VERSION)
         raise typer.Exit(ExitCode.OK)
 
 
@@ -52,7 +57,7 @@ def _options(
             "--version",
             is_eager=True,
             callback=_print_version,
-            help=f"Print the program and its version (repogate {__version__}) and exit.",
+            help=f"Print the program and its version ({PROGRAM_VERSION}) and exit.",
         ),
     ] = False,
 ) -> None:
@@ -376,7 +381,7 @@ def show_cmd(
         if attempt is not None:
             run_isolation = _run_isolation(store)
             record = _pick(records, attempt)
-            sentinel = _sentinel_not_run(store.receipts(record.attempt_id))
+            sentinel = _sentinel_lines(store.receipts(record.attempt_id), record.decision)
             receipts = [
                 p.name
                 for p in sorted((store.attempt_dir(record.attempt_id) / "receipts").glob("*.json"))
@@ -458,17 +463,37 @@ def _run_isolation(store: Store) -> list[str]:
     ]
 
 
-def _sentinel_not_run(receipts: list[Receipt]) -> list[str]:
-    """The line saying gate S was not run and why (``--skip-sentinel-when-rejected``), if so.
+def _sentinel_lines(receipts: list[Receipt], decision: Decision | None) -> list[str]:
+    """The lines saying what gate S observed where the checks table does not.
 
-    For example ``sentinel: not run: already rejected by focused_tests_passed
-    (--skip-sentinel-when-rejected)``; empty when the sentinel ran or had no window.
+    Gate S left out (``--skip-sentinel-when-rejected``): ``sentinel: not run: already rejected
+    by focused_tests_passed (--skip-sentinel-when-rejected)``. Gate S run where its check is no
+    check of the profile (hermetic: observed beside the verdict, as the run table's sentinel
+    column shows it): ``sentinel: failed: <its detail> (observed, not a check of the hermetic
+    profile: no part of the verdict)``. Empty when its check is a row of the decision's table
+    (lifecycle) or gate S did not run.
     """
-    return [
+    gate_s = [r for r in receipts if r.gate == "S"]
+    skipped = [
         f"sentinel: {check.detail} ({receipt.details['not_run']})"
-        for receipt in receipts
-        if receipt.gate == "S" and receipt.details.get("not_run")
+        for receipt in gate_s
+        if receipt.details.get("not_run")
         for check in receipt.checks
+    ]
+    if skipped or decision is None:
+        return skipped
+    from repogate.receipt import visible
+
+    tabled = {c.name for c in (*decision.checks, *decision.advisory)}
+    why = f"observed, not a check of the {decision.profile} profile: no part of the verdict"
+    return [
+        *(f"sentinel: error: {r.crash} ({why})" for r in gate_s if r.crash is not None),
+        *(
+            f"sentinel: {c.status}: {visible(c.detail)} ({why})"
+            for r in gate_s
+            for c in r.checks
+            if c.name not in tabled
+        ),
     ]
 
 
@@ -487,8 +512,9 @@ def _show_one(
     ``agent`` is the agent's own account from its ``propose`` receipt: when it did not finish
     (crashed, stopped, ...), the reason it recorded is printed under its status.
 
-    ``sentinel`` holds the line saying gate S was not run and why (:func:`_sentinel_not_run`),
-    printed under the checks, where a hermetic attempt (whose sentinel is no check) shows it too.
+    ``sentinel`` holds the lines saying what gate S observed that the checks table does not
+    show (:func:`_sentinel_lines`: not run and why, or a hermetic attempt's observed sentinel),
+    printed under the checks.
 
     The attempt's own isolation (that of its tests' commands) is in its decision; an attempt
     not decided has none, and the run's (the weakest of its commands, from the manifest, with
@@ -535,8 +561,8 @@ def _show_one(
 
 @app.command("version")
 def version_cmd() -> None:
-    """Print the evaluator version."""
-    typer.echo(__version__)
+    """Print the program and its version, as --version does."""
+    typer.echo(PROGRAM_VERSION)
 
 
 _register_provenance()  # after the commands above, so `--help` lists them first
@@ -719,6 +745,9 @@ def _main(argv: list[str] | None) -> int:
         result = ExitCode.INTERRUPTED
     except OutputClosed:
         return _output_closed()
+    except _click.exceptions.NoArgsIsHelpError as exc:  # `repogate`, `repogate tasks` alone
+        typer.echo(exc.ctx.get_help(), err=True)  # the help as --help prints it, not one line
+        return ExitCode.USAGE
     except typer.TyperException as exc:  # the command line's own: a bad or unknown option
         typer.echo(f"error: {_usage_line(exc, sys.argv[1:] if argv is None else argv)}", err=True)
         return ExitCode.USAGE

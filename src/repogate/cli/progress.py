@@ -41,7 +41,8 @@ class RunProgress:
         console: where to draw (standard error by default).
         quiet: draw nothing and print no progress lines (``--json``).
         warning: printed once (even when quiet), after the inputs are checked and before the
-            first attempt, e.g. that isolation is weakened.
+            first attempt (at the end when none was left to run), e.g. that isolation is
+            weakened.
     """
 
     def __init__(
@@ -82,6 +83,7 @@ class RunProgress:
 
     def __exit__(self, *exc_info: Any) -> None:
         if exc_info[0] is None:  # nothing was left to run: said now
+            self._say_warning()
             self._say_found_done()
         self._bar.__exit__(*exc_info)
 
@@ -89,6 +91,14 @@ class RunProgress:
         """Print ``line`` above the bar on a terminal, else as it is (never when quiet)."""
         if not self.quiet:
             self._bar.console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    def _say_warning(self) -> None:
+        """Once, even when quiet: the warning given (``warning: WEAK ISOLATION ...``), if any."""
+        if self._warning is not None:
+            self._bar.console.print(
+                f"warning: {self._warning}", markup=False, highlight=False, soft_wrap=True
+            )
+            self._warning = None
 
     def _say_found_done(self) -> None:
         """Once: ``2 of 3 attempts already done``, when the store held finished attempts."""
@@ -111,11 +121,7 @@ class RunProgress:
 
     def tick(self, label: str, record: AttemptRecord | None) -> None:
         """Before an attempt (``record`` None) show its label; after it, count its outcome."""
-        if self._warning is not None:
-            self._bar.console.print(
-                f"warning: {self._warning}", markup=False, highlight=False, soft_wrap=True
-            )
-            self._warning = None
+        self._say_warning()
         if record is None:
             self._say_found_done()
             self._started = True

@@ -4,7 +4,10 @@
 file (one line each, ``FAIL file: what``; a folder it cannot list or a file it cannot read is
 such a line too, never skipped), and 2 for bad input (a missing or unreadable key, a folder
 holding no verdict). A target with no signature at all (a run made without ``--sign-key``) is
-said once to be unsigned, with how to sign it (:data:`UNSIGNED`), and exits 1 as well.
+said once to be unsigned, and exits 1 as well; its finished attempts' evidence is then checked
+as ``show`` and ``report`` check it (:meth:`repogate.store.Store.changed_evidence`): a changed
+one is a ``FAIL attempts/ID: evidence changed ...`` line, and only a run whose evidence is intact
+is told to rerun with ``--sign-key`` into the same folder (:data:`UNSIGNED`).
 """
 
 from __future__ import annotations
@@ -63,7 +66,20 @@ def verify_cmd(
         # a file name is the writer's choice: one line, escaped (a non-UTF-8 name is a surrogate)
         typer.echo(f"FAIL {visible(problem.file)}: {visible(problem.message)}")
     if found.unsigned:
-        typer.echo(f"{target}: {UNSIGNED}")
+        changed = _changed_evidence(target)
+        for attempt_id, problems in changed.items():
+            typer.echo(
+                f"FAIL attempts/{visible(attempt_id)}: evidence changed since it was stored "
+                f"({visible(', '.join(problems))})"
+            )
+        if changed:
+            typer.echo(
+                f"{target}: not signed, and {counted(len(changed), 'attempt')}'s evidence "
+                "changed since it was stored: its verdict is not trusted (a rerun into this "
+                "folder is refused); rerun into a new --out folder, with --sign-key FILE to sign it"
+            )
+        else:
+            typer.echo(f"{target}: {UNSIGNED}")
         raise typer.Exit(ExitCode.NOT_ACCEPTED)
     summary = " and the run summary" if found.run_summary else ""
     if found.problems:
@@ -77,6 +93,29 @@ def verify_cmd(
         f"{target}: verified {counted(found.decisions, 'decision')}{summary} with key "
         f"{public.keyid[:16]}"
     )
+
+
+def _changed_evidence(target: Path) -> dict[str, tuple[str, ...]]:
+    """What changed since it was stored in ``target``'s finished attempts, by attempt id.
+
+    ``target`` is a run folder, an attempt folder of one or its ``decision.json``; its run's
+    store checks every finished attempt's digest chain as for ``show`` and ``report``
+    (:meth:`repogate.store.Store.changed_evidence`), and an attempt's own is kept. Empty when
+    nothing changed, or when ``target`` is in no run folder (a copied verdict: no store to check).
+    """
+    from repogate.errors import RunDirError
+    from repogate.store import DB_NAME, DECISION_FILE, Store
+
+    folder = target.parent if target.name == DECISION_FILE and not target.is_dir() else target
+    run_dir, only = (
+        (folder, None) if (folder / DB_NAME).is_file() else (folder.parent.parent, folder.name)
+    )
+    try:
+        with Store.open(run_dir) as store:
+            changed = store.changed_evidence()
+    except RunDirError:
+        return {}
+    return {k: v for k, v in changed.items() if only is None or k == only}
 
 
 def register(app: typer.Typer) -> None:

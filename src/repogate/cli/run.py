@@ -309,8 +309,6 @@ def execute(
         else:
             statuses = {key: said.status for key, said in agents_said.items()}
             print_table(attempts_table(records, f"run {out}", statuses))
-        if warning:
-            bar.console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
         return ExitCode.INTERNAL if any(r.status == "crashed" for r in records) else ExitCode.OK
 
 

@@ -50,7 +50,7 @@ _NOT_ISOLATED = (
     "machine, so the command could reach the network; install bubblewrap or allow user namespaces"
 )
 _WEAK_FS = (
-    "WEAK ISOLATION: filesystem not restricted (no bubblewrap), so untrusted code can read and "
+    "WEAK ISOLATION: filesystem not restricted ({why}), so untrusted code can read and "
     "write the user's files"
 )
 INSTALL_HINT = (
@@ -74,9 +74,14 @@ def unshare_prefix() -> list[str]:
     return ["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount-proc", *user, "--"]
 
 
-def _works(argv: list[str]) -> bool:
+def _fault(argv: list[str]) -> str | None:
+    """Why ``argv`` does not run here (not installed, cannot run, its exit and words), or None."""
     if shutil.which(argv[0]) is None:
-        return False
+        folders = os.environ.get("PATH", os.defpath).split(os.pathsep)
+        found = [p for d in folders if (p := Path(d or ".") / argv[0]).is_symlink() or p.exists()]
+        if found:  # a device, a folder, a file without its execute bit, a broken link
+            return f"present at {found[0]} but cannot run here: not an executable file"
+        return "not installed"
     try:
         done = subprocess.run(
             argv,
@@ -85,20 +90,36 @@ def _works(argv: list[str]) -> bool:
             timeout=_PROBE_TIMEOUT_S,
             check=False,
         )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0
+    except (OSError, subprocess.SubprocessError) as exc:  # not a program, no permission, hung
+        return f"present but cannot run here: {' '.join(str(exc).split())}"
+    if done.returncode == 0:
+        return None
+    words = " ".join(done.stderr.decode(errors="replace").split()) or "no message"
+    return f"present but cannot run here: exit {done.returncode}: {words}"
 
 
 @functools.cache
-def _available(choice: str) -> IsolationKind:
-    """Probe once per process which allowed network-isolation mechanism really works here."""
+def _available(choice: str) -> tuple[IsolationKind, str]:
+    """Probe once per process which allowed network-isolation mechanism really works here.
+
+    Returns:
+        The mechanism, and why bubblewrap is not it (empty when it is): ``bubblewrap (bwrap) is
+        not installed``, ``bubblewrap (bwrap) is present but cannot run here: exit 1: bwrap: No
+        permissions to create new namespace ...`` (what the probe met), or the choice of
+        ``REPOGATE_SANDBOX`` (``REPOGATE_SANDBOX=unshare leaves bubblewrap out``).
+    """
     probe = bwrap_prefix(False, Path("/"), mount_arguments([], [], []))
-    if choice in ("auto", "bwrap") and _works([*probe, "true"]):
-        return "bwrap"
-    if choice in ("auto", "unshare") and _works([*unshare_prefix(), "true"]):
-        return "unshare"
-    return "none"
+    fault = _fault([*probe, "true"]) if choice in ("auto", "bwrap") else None
+    if choice in ("auto", "bwrap") and fault is None:
+        return "bwrap", ""
+    why = (
+        f"bubblewrap (bwrap) is {fault}"
+        if fault
+        else f"{SANDBOX_ENV}={choice} leaves bubblewrap out"
+    )
+    if choice in ("auto", "unshare") and _fault([*unshare_prefix(), "true"]) is None:
+        return "unshare", why
+    return "none", why
 
 
 def isolation(network: bool) -> Isolation:
@@ -116,18 +137,24 @@ def isolation(network: bool) -> Isolation:
         network namespace is really in force; when none could be had for a command without a
         grant, ``detail`` starts with ``NETWORK NOT ISOLATED`` (print it and record it).
     """
-    kind = _available(os.environ.get(SANDBOX_ENV, "auto").strip().lower() or "auto")
+    kind, why = _available(_choice())
+    weak_fs = _WEAK_FS.format(why=why)
     if kind == "bwrap":
         net = "network granted by policy" if network else "no network"
         detail = f"bwrap: filesystem allowlist, own PID namespace, {net}"
         return Isolation(kind="bwrap", network_off=not network, detail=detail)
     if kind == "unshare":
         net = "network granted by policy" if network else "no network"
-        detail = f"{_WEAK_FS}; unshare: own PID namespace, {net}"
+        detail = f"{weak_fs}; unshare: own PID namespace, {net}"
         return Isolation(kind="unshare", network_off=not network, detail=detail)
     if network:
-        return Isolation(kind="none", network_off=False, detail=f"{_WEAK_FS}; network granted")
-    return Isolation(kind="none", network_off=False, detail=f"{_NOT_ISOLATED}; {_WEAK_FS}")
+        return Isolation(kind="none", network_off=False, detail=f"{weak_fs}; network granted")
+    return Isolation(kind="none", network_off=False, detail=f"{_NOT_ISOLATED}; {weak_fs}")
+
+
+def _choice() -> str:
+    """``REPOGATE_SANDBOX``'s mechanism, ``auto`` when unset or empty."""
+    return os.environ.get(SANDBOX_ENV, "auto").strip().lower() or "auto"
 
 
 _STRENGTH: dict[IsolationKind, int] = {"bwrap": 2, "unshare": 1, "none": 0}
@@ -197,7 +224,7 @@ def require_isolation(network: bool, image: bool = False) -> Isolation:
         why = (
             f"{SANDBOX_ENV}={choice} chooses weaker isolation"
             if choice.strip().lower() in ("unshare", "none")
-            else "bubblewrap (bwrap) is not installed or cannot create namespaces here"
+            else _available(_choice())[1]
         )
         raise IsolationError(
             f"{why}, so untrusted code would run without file-system isolation", INSTALL_HINT
