@@ -236,3 +236,32 @@ def test_the_one_run_traces_what_the_plain_run_traced_and_covers_what_the_covera
     assert new.coverage.tests == {
         t: lines for t, lines in old_coverage.tests.items() if t not in PLAINLY
     }
+
+
+@pytest.mark.parametrize(
+    ("started", "outside"),
+    [
+        ("subprocess.run(['true'], check=True)", False),  # a program: none of the checkout's code
+        ("os.system('true')", False),
+        ("subprocess.run([sys.executable, '-c', 'pass'], check=True)", True),
+        ("os.system(sys.executable + ' -c pass')", True),
+        ("subprocess.run(['sh', 'tests/start.sh'], check=True)", True),  # a script of the checkout
+    ],
+    ids=["program", "shell-program", "python", "shell-python", "checkout-script"],
+)
+def test_a_child_started_outside_every_test_counts_when_it_may_run_the_checkout_s_code(
+    tmp_path: Path, built: tuple[Environment, Path], started: str, outside: bool
+) -> None:
+    """A child started at import or collection makes the whole suite the selection only when it
+    may run code of the checkout: seaborn's base started a program at import (matplotlib's font
+    cache), and every seaborn candidate then ran its whole suite."""
+    env, tools = built
+    tree = _checkout(tmp_path / "base")
+    (tree / "tests" / "start.sh").write_text("true\n")
+    (tree / "conftest.py").write_text(f"import os\nimport subprocess\nimport sys\n\n{started}\n")
+    suite = record_base_suite(env, tree, COMMAND, tmp_path / "evidence", POLICY, tools)
+    assert suite.status == "ok", suite.reason
+    assert suite.coverage is not None, suite.coverage_reason
+    assert suite.coverage.spawned_outside is outside
+    chosen = select([_changed("2 * x", "x + x")], suite.passing, suite.coverage, (), ())
+    assert chosen.whole is outside, chosen.reasons

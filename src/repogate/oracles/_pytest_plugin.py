@@ -65,8 +65,44 @@ _spawning: set[str] = set()  # ids whose setup, call or teardown started a child
 _lingering: list[str] = []  # ids after which a child process was still running
 
 
+def _words(value: Any) -> list[str]:
+    """The strings of an audit event's argument: a command line, a path, a list of either."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        text = os.fsdecode(value)
+        return [text, *text.split()]
+    if isinstance(value, (list, tuple)):
+        return [w for item in value for w in _words(item)]
+    return []
+
+
+def _may_run_checkout_code(event: str, args: Any) -> bool:
+    """Whether a child process an audit event starts may run code of the checkout.
+
+    A fork runs this very Python; a program is taken to run the checkout's code when any word of
+    its command line names a Python (``python``, ``sys.executable``) or an existing path under the
+    working directory (a script of the checkout, a ``bash ./run.sh`` that may start Python).
+    Another program (matplotlib's ``fc-list`` at import, ``git``, ``true``) runs none of it, and
+    coverage could record none of it anyway (seaborn's base started one at import, and with the
+    first version of this rule every seaborn candidate ran its whole suite).
+    """
+    if event in ("os.fork", "os.forkpty"):
+        return True
+    words = _words(list(args) if isinstance(args, tuple) else args)
+    cwd = Path.cwd()
+    for word in words:
+        if "python" in word.lower() or word == sys.executable:
+            return True
+        try:
+            path = cwd / word  # an absolute word stays itself
+            if cwd in path.parents and path.exists():
+                return True
+        except (OSError, ValueError):  # a word no file system takes (a NUL)
+            continue
+    return False
+
+
 def _audit(event: str, args: Any) -> None:
-    if event in _SPAWN_EVENTS:
+    if event in _SPAWN_EVENTS and (_current[0] or _may_run_checkout_code(event, args)):
         _spawning.add(_current[0])
 
 

@@ -36,8 +36,10 @@ that triggered it, is recorded as the fallback reason:
 - a changed Python file that never ran under coverage at the base (not imported by the tests, run in
   a subprocess, or installed outside the checkout), or that does not parse;
 - a child process the base's tests started was still running after a test (a server or worker
-  other tests may use), or one was started outside every test (at import or collection): what
-  runs in a child is measured in no context, whoever uses it;
+  other tests may use), or one that may run the checkout's code (a fork, or a Python or a path
+  of the checkout on its command line; not a program such as matplotlib's ``fc-list``) was
+  started outside every test (at import or collection): what runs in a child is measured in
+  no context, whoever uses it;
 - no coverage at all (it could not be installed or recorded).
 
 Base-passing tests that have no context in the coverage run (they failed there, or their id was
@@ -100,7 +102,8 @@ class CoverageMap(FrozenModel):
             there is in no context).
         lingering: the tests after which a child process was still running (it may serve later
             tests).
-        spawned_outside: a child process was started outside every test (import, collection).
+        spawned_outside: a child process that may run the checkout's code was started outside
+            every test (import, collection).
     """
 
     tests: dict[str, dict[str, tuple[int, ...]]]
