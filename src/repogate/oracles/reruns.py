@@ -181,12 +181,9 @@ def records(
     """
     out: list[Rerun] = []
     for t, o in seen.items():
-        if again is None:
-            out.append(Rerun(test_id=t, state=state, outcomes=tuple(o), flaky=len(set(o)) > 1))
-            continue
-        same = tuple(again.get(t, ()))
-        flaky = len(set(o)) > 1 and any(x != o[0] for x in same)
-        order = len(set(o)) > 1 and bool(same) and not flaky
+        flips = len(set(o)) > 1
+        same = () if again is None else tuple(again.get(t, ()))
+        flaky = flips and (again is None or any(x != o[0] for x in same))
         out.append(
             Rerun(
                 test_id=t,
@@ -194,7 +191,7 @@ def records(
                 outcomes=tuple(o),
                 flaky=flaky,
                 again=same,
-                order_dependent=order,
+                order_dependent=flips and bool(same) and not flaky,
             )
         )
     return tuple(out)

@@ -129,10 +129,10 @@ def _named_in_state(
 
 
 def _named_in_tree(tree: Path, names: Sequence[str]) -> set[str]:
-    """Return the ``names`` that a Python file of ``tree`` contains (no file read when none)."""
-    if not names:
-        return set()
-    # test-time code ran in the tree: no link followed, no FIFO opened
+    """Return the ``names`` that a Python file of ``tree`` contains.
+
+    No link is followed and no FIFO opened (:func:`read_tree_files`).
+    """
     sources = b"\n".join(data for _, data in read_tree_files(tree, ".py"))
     return {name for name in names if name.encode() in sources}
 
